@@ -1,0 +1,64 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the tests drive for real: the MQTT broker and the browser
+DEB_TEST := mosquitto chromium
+
+.PHONY: help venv deps test test-fast demo bench eval-vision race-table install-pi lint clean
+
+help:
+	@echo "make demo         set up and run a simulated table with its dashboard"
+	@echo "make test         set up and run the whole test suite"
+	@echo "make bench        benchmarks -> bench/results.json"
+	@echo "make eval-vision  accuracy of the dice and track readers"
+	@echo "make install-pi   install on Raspberry Pi OS (systemd units, camera, broker)"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Installs the Debian packages the tests need, only when one is missing.
+deps:
+	@missing=""; \
+	command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$$missing mosquitto"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing fonts-dejavu-core; \
+	fi
+
+test: deps venv
+	$(PY) -m pytest -q
+
+test-fast: venv
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+demo: deps venv
+	$(VENV)/bin/pyramid demo
+
+bench: deps venv
+	$(PY) -m bench.run
+
+eval-vision: venv
+	$(PY) -m vision.evaluate
+
+race-table: venv
+	$(PY) scripts/build_race_table.py
+
+install-pi:
+	bash firmware/install/install-pi.sh
+
+lint: venv
+	$(VENV)/bin/ruff check . || true
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,70 @@
+"""Run every benchmark suite and write bench/results.json.
+
+Each suite is a module in this folder with a ``run() -> dict`` function. Timings are medians and
+percentiles over repeated runs on this machine; they belong here, never in timed tests, because
+shared machines are noisy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+SUITES = [
+    "bench.camelup_odds",
+    "bench.camelup_advisor",
+    "bench.vision_dice",
+    "bench.vision_track",
+    "bench.hub",
+    "bench.firmware",
+    "bench.othergames",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    wanted = argv if argv is not None else sys.argv[1:]
+    out_path = Path(__file__).with_name("results.json")
+    previous = json.loads(out_path.read_text()) if out_path.exists() else {}
+    results: dict = dict(previous.get("suites", {}))
+    failed = False
+    for name in SUITES:
+        short = name.rsplit(".", 1)[1]
+        if wanted and short not in wanted:
+            continue
+        print(f"== {short}", flush=True)
+        t0 = time.perf_counter()
+        try:
+            module = importlib.import_module(name)
+            results[short] = module.run()
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            print(f"   (no suite {name} yet)")
+            continue
+        except Exception:  # one broken suite must not hide the others' figures
+            traceback.print_exc()
+            results[short] = {"error": traceback.format_exc(limit=3)}
+            failed = True
+        results[short]["_seconds"] = round(time.perf_counter() - t0, 1)
+        print(json.dumps(results[short], indent=2), flush=True)
+    report = {
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.machine(),
+            "system": platform.platform(),
+        },
+        "written": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "suites": results,
+    }
+    out_path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"written {out_path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Command-line adapters of the firmware."""

@@ -1,0 +1,1 @@
+"""The hub: rules engines, odds, the event log, MQTT and the dashboard."""

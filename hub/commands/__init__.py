@@ -1,0 +1,1 @@
+"""Command-line adapters of the hub; each module is one `pyramid` subcommand."""

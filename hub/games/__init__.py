@@ -1,0 +1,1 @@
+"""One package per game the table serves. Each is pure rules: state + action -> events."""

@@ -1,0 +1,217 @@
+"""The rules: a state and an action in, the events the action causes out — or a refusal.
+
+``apply`` checks everything and returns events; it never changes the state (``fold`` does, in
+state.py). A refusal is an ``IllegalAction`` with a reason code and a sentence for the player.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .actions import Action, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
+from .errors import IllegalAction
+from .model import (
+    COLOURS,
+    FACES,
+    PILES,
+    SIDES,
+    SPACES,
+    move_camel,
+    overall_payout,
+    race_over,
+    ranking,
+)
+from .state import GameState
+
+Event = dict[str, Any]
+
+
+def roll_rng(state: GameState) -> random.Random:
+    """The simulator's generator for the next roll, seeded by the game seed and the action count.
+
+    Deriving it from (seed, actions so far) instead of keeping one generator running makes a game
+    replayed from its log after a crash roll exactly what the uninterrupted game would have.
+    """
+    return random.Random(f"camelup/{state.seed}/{state.actions}")
+
+
+def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
+    """The events ``action`` causes for the player to move; raise IllegalAction if it is illegal."""
+    if state.finished or state.current is None:
+        raise IllegalAction("game_over", "The race is over: no more actions this game.")
+    mover = state.players[state.current].name
+    if player is not None and player != mover:
+        if player not in state.names:
+            raise IllegalAction("unknown_player", f"There is no player called {player!r} here.")
+        raise IllegalAction("not_your_turn", f"It is {mover}'s turn, not {player}'s.")
+    if isinstance(action, TakeLegTile):
+        return _take_leg_tile(state, mover, action)
+    if isinstance(action, PlaceDesert):
+        return _place_desert(state, mover, action)
+    if isinstance(action, ReleaseDie):
+        return _release_die(state, mover, action)
+    if isinstance(action, BetOverall):
+        return _bet_overall(state, mover, action)
+    raise IllegalAction("bad_action", f"{action!r} is not a Camel Up action.")
+
+
+def _check_colour(colour: object) -> str:
+    if colour not in COLOURS:
+        raise IllegalAction("bad_action", f"{colour!r} is not a camel colour.")
+    return str(colour)
+
+
+def _take_leg_tile(state: GameState, mover: str, a: TakeLegTile) -> list[Event]:
+    colour = _check_colour(a.colour)
+    pile = state.leg_piles[colour]
+    if not pile:
+        raise IllegalAction("no_leg_tile", f"No {colour} leg betting tile is left this leg.")
+    return [{"type": "leg_tile_taken", "player": mover, "colour": colour, "value": pile[0]}]
+
+
+def desert_refusal(state: GameState, owner: int, space: int, side: str) -> IllegalAction | None:
+    """Why ``owner`` may not put their desert tile on ``space`` with ``side`` up, or None."""
+    if side not in SIDES:
+        return IllegalAction("bad_action", f"A desert tile shows oasis or mirage, not {side!r}.")
+    if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= SPACES:
+        return IllegalAction("desert_illegal_space",
+                             f"Space {space!r} is not on the track (spaces 1 to {SPACES}).")
+    if space == 1:
+        return IllegalAction("desert_space_one", "A desert tile may not go on space 1.")
+    if state.track.get(space):
+        return IllegalAction("desert_on_camel",
+                             f"Space {space} holds a camel; desert tiles go on empty spaces.")
+    here = state.desert.get(space)
+    if here is not None and here[1] != owner:
+        return IllegalAction("desert_occupied", f"Space {space} already holds "
+                             f"{state.players[here[1]].name}'s desert tile.")
+    if here == (side, owner):
+        return IllegalAction("desert_no_change",
+                             f"Your tile already lies on space {space} with the {side} side up.")
+    for near in (space - 1, space + 1):
+        other = state.desert.get(near)
+        if other is not None and other[1] != owner:
+            return IllegalAction("desert_adjacent", f"Space {space} is next to "
+                                 f"{state.players[other[1]].name}'s tile on space {near}.")
+    return None
+
+
+def _place_desert(state: GameState, mover: str, a: PlaceDesert) -> list[Event]:
+    owner = state.index(mover)
+    refusal = desert_refusal(state, owner, a.space, a.side)
+    if refusal is not None:
+        raise refusal
+    old = state.players[owner].desert
+    return [{"type": "desert_placed", "player": mover, "space": a.space, "side": a.side,
+             "moved_from": old[0] if old else None}]
+
+
+def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
+    if (a.colour is None) != (a.face is None):
+        raise IllegalAction("bad_action", "An observed die needs both its colour and its face.")
+    if a.colour is None:
+        rng = roll_rng(state)
+        colour, face = rng.choice(state.dice_left), rng.choice(FACES)
+    else:
+        colour = _check_colour(a.colour)
+        face = a.face  # type: ignore[assignment]
+        if face not in FACES:
+            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
+        if colour not in state.dice_left:
+            raise IllegalAction("colour_already_rolled",
+                                f"The {colour} die was already released this leg.")
+    track, move = move_camel(state.track, state.desert_sides(), colour, face)
+    desert = None
+    if move.desert_space is not None:
+        owner = state.desert[move.desert_space][1]
+        desert = {"space": move.desert_space, "side": move.desert_side,
+                  "owner": state.players[owner].name}
+    events: list[Event] = [
+        {"type": "die_read", "player": mover, "colour": colour, "face": face},
+        {"type": "camel_moved", "colour": colour, "unit": list(move.unit), "from": move.start,
+         "to": move.end, "desert": desert, "under": move.under},
+    ]
+    # money after the desert income, for the scoring that may follow in the same action
+    money = {p.name: p.money for p in state.players}
+    if desert:
+        money[desert["owner"]] += 1
+    ended = race_over(track)
+    if ended or len(state.dice_left) == 1:
+        pyramid = {p.name: p.pyramid_tiles for p in state.players}
+        pyramid[mover] += 1
+        scored = leg_scoring(state, track, money, pyramid, final=ended)
+        events.append(scored)
+        if ended:
+            events.append(final_scoring(state, track, scored["money"]))
+    return events
+
+
+def leg_scoring(state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int],
+                pyramid: dict[str, int], final: bool = False) -> Event:
+    """The leg_scored event: 5/3/2 for the leader's tiles, 1 for the runner-up's, -1 otherwise.
+
+    Each player's tiles are settled together (one net change), then the floor at 0 applies: a
+    player who would owe more than they have pays what they have.
+    """
+    order = ranking(track)
+    first, second = order[0], order[1]
+    changes, after, tiles = {}, {}, {}
+    for p in state.players:
+        delta = pyramid[p.name]
+        for colour, value in p.leg_tiles:
+            delta += value if colour == first else 1 if colour == second else -1
+        after[p.name] = max(0, money[p.name] + delta)
+        changes[p.name] = after[p.name] - state.players[state.index(p.name)].money
+        tiles[p.name] = [{"colour": c, "value": v} for c, v in p.leg_tiles]
+    return {"type": "leg_scored", "leg": state.leg, "first": first, "second": second,
+            "changes": changes, "money": after, "tiles": tiles, "pyramid_tiles": pyramid,
+            "final": final}
+
+
+def final_scoring(state: GameState, track: dict[int, tuple[str, ...]],
+                  money: dict[str, int]) -> Event:
+    """The game_over event: both overall piles turned card by card in the order placed."""
+    order = ranking(track)
+    result = {"winner": order[0], "loser": order[-1]}
+    money = dict(money)
+    revealed = []
+    for pile in PILES:
+        correct = 0
+        for i, colour in state.overall[pile]:
+            name = state.players[i].name
+            if colour == result[pile]:
+                payout = overall_payout(correct)
+                correct += 1
+            else:
+                payout = -min(1, money[name])
+            money[name] += payout
+            revealed.append({"pile": pile, "player": name, "colour": colour,
+                             "correct": colour == result[pile], "payout": payout})
+    best = max(money.values())
+    return {"type": "game_over", "winner": order[0], "loser": order[-1], "ranking": order,
+            "overall": revealed, "money": money,
+            "winners": [n for n in state.names if money[n] == best]}
+
+
+def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
+    if a.pile not in PILES:
+        raise IllegalAction("bad_action", f"The piles are winner and loser, not {a.pile!r}.")
+    colour = _check_colour(a.colour)
+    if colour not in state.players[state.index(mover)].race_cards:
+        raise IllegalAction("no_race_card", f"{mover} has already played the {colour} race card.")
+    return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every legal action of the player to move (empty once the game is over)."""
+    if state.finished or state.current is None:
+        return []
+    me = state.current
+    acts: list[Action] = [TakeLegTile(c) for c in COLOURS if state.leg_piles[c]]
+    acts += [PlaceDesert(s, side) for s in range(2, SPACES + 1) for side in SIDES
+             if desert_refusal(state, me, s, side) is None]
+    acts.append(ReleaseDie())
+    cards = state.players[me].race_cards
+    acts += [BetOverall(pile, c) for pile in PILES for c in COLOURS if c in cards]
+    return acts

@@ -161,5 +161,5 @@ class Game:
         mark = self._marks.pop()
         removed = self._log[mark:]
         del self._log[mark:]
-        del self._states[mark + 1:]
+        del self._states[mark:]
         return removed

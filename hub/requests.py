@@ -1,0 +1,286 @@
+"""The one command dispatcher, shared by MQTT ``request/<cmd>`` and the dashboard's HTTP posts.
+
+Why one: the same command must be checked the same way whichever door it came in by. A request
+is validated (shape, types, sizes), authorised (table PIN, a player's own token, or the firmware
+in-process), then applied by the session. The answer is always a JSON-safe dict:
+
+    {"ok": true, "cmd": "action", "seq": 42, ...}
+    {"ok": false, "cmd": "action", "error": "It is Bob's turn, not Ann's.", "reason": "not_your_turn"}
+
+Malformed input, a wrong PIN or a guest changes nothing at all. A well-formed, authorised action
+the rules refuse also changes nothing in the game, but is logged as an ``action_refused`` event so
+every screen at the table can say why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hub.auth import Access, AuthError
+from hub.games.camelup import COLOURS, IllegalAction
+from hub.observations import TrackError
+
+if TYPE_CHECKING:
+    from hub.session import TableSession
+
+log = logging.getLogger(__name__)
+
+__all__ = ["COMMANDS", "dispatch", "error"]
+
+MAX_TEXT = 64
+MAX_CROP_B64 = 2_000_000
+CHANNELS = ("local", "mqtt", "http")
+
+
+class _Bad(ValueError):
+    def __init__(self, message: str, reason: str = "bad_payload") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def error(cmd: str, message: str, reason: str, **extra: Any) -> dict[str, Any]:
+    return {"ok": False, "cmd": cmd, "error": message, "reason": reason, **extra}
+
+
+# -- validation helpers -------------------------------------------------------------------------
+
+def _keys(p: Mapping[str, Any], allowed: set[str], required: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    unknown = sorted(set(p) - allowed - {"transaction"})
+    if unknown:
+        raise _Bad(f"unknown field {unknown[0]!r} (expected: {', '.join(sorted(allowed)) or 'none'})")
+    missing = sorted(required - set(p))
+    if missing:
+        raise _Bad(f"missing field {missing[0]!r}")
+
+
+def _text(p: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
+    v = p.get(key)
+    if v is None and optional:
+        return None
+    if not isinstance(v, str) or not v.strip() or len(v) > MAX_TEXT:
+        raise _Bad(f"{key!r} must be a non-empty text of at most {MAX_TEXT} characters")
+    return v
+
+
+def _int(p: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
+    v = p.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise _Bad(f"{key!r} must be a whole number from {lo} to {hi}")
+    return v
+
+
+def _bool(p: Mapping[str, Any], key: str) -> bool:
+    v = p.get(key, False)
+    if not isinstance(v, bool):
+        raise _Bad(f"{key!r} must be true or false")
+    return v
+
+
+# -- the commands -------------------------------------------------------------------------------
+
+def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, {"players", "setup", "seed", "first_player", "abandon"}, {"players"})
+    players = p["players"]
+    if not isinstance(players, list) or not 2 <= len(players) <= 8:
+        raise _Bad("'players' must be a list of 2 to 8 names, in seating order")
+    for name in players:
+        if not isinstance(name, str) or not name.strip() or len(name) > 32:
+            raise _Bad("every player name must be a text of 1 to 32 characters")
+        if any(c in name for c in "/+#\x00"):
+            raise _Bad(f"the name {name!r} may not contain / + # (they are MQTT topic characters)")
+    setup = p.get("setup")
+    if setup is not None:
+        if isinstance(setup, list):
+            for item in setup:
+                if (not isinstance(item, list | tuple) or len(item) != 2
+                        or item[0] not in COLOURS or isinstance(item[1], bool)
+                        or not isinstance(item[1], int)):
+                    raise _Bad("'setup' is the setup roll: [[colour, face], ...] for the five dice")
+        elif isinstance(setup, dict):
+            for space, stack in setup.items():
+                if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
+                    raise _Bad(f"'setup' as a track: space {space!r} needs a list of colours")
+        else:
+            raise _Bad("'setup' is a setup roll [[colour, face], ...] or a track {space: [...]}")
+    seed = p.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)
+                             or (isinstance(seed, str) and len(seed) > MAX_TEXT)):
+        raise _Bad("'seed' must be a number or a short text")
+    first = p.get("first_player", 0)
+    if isinstance(first, bool) or not isinstance(first, int | str):
+        raise _Bad("'first_player' is a seat number or a player's name")
+    return s.cmd_start_game({**p, "abandon": _bool(p, "abandon")}, a)
+
+
+def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _keys(p, {"player", "action"}, {"player", "action"})
+    player = _text(p, "player")
+    action = _text(p, "action")
+    assert player is not None and action is not None
+    if player not in s._players():
+        raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
+    if not a.may_act_for(player):
+        raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
+                        "forbidden")
+    return s.cmd_action(player, action, a)
+
+
+def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _keys(p, {"prompt", "accept", "colour", "face", "dismiss"}, {"prompt"})
+    pid = _text(p, "prompt")
+    q: dict[str, Any] = {"prompt": pid, "accept": _bool(p, "accept"),
+                         "dismiss": _bool(p, "dismiss")}
+    if "colour" in p:
+        if p["colour"] not in COLOURS:
+            raise _Bad(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
+        q["colour"] = p["colour"]
+    if "face" in p:
+        q["face"] = _int(p, "face", 1, 3)
+    prompt = s.pending.get(pid or "")
+    if not a.is_table and not (prompt is not None and prompt.get("kind") == "bet_colour"
+                               and a.player == prompt.get("player")):
+        raise AuthError("confirming needs the table PIN", "forbidden")
+    return s.cmd_confirm(q, a)
+
+
+def _undo(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, set())
+    return s.cmd_undo(a)
+
+
+def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, {"ts"})
+    if "ts" in p and (isinstance(p["ts"], bool) or not isinstance(p["ts"], int | float)):
+        raise _Bad("'ts' is a Unix time in seconds")
+    return s.cmd_observe_release(dict(p))
+
+
+def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, {"colour", "face", "confidence", "colour_confidence", "face_confidence", "box",
+              "crop_jpeg", "crop_b64", "ts", "reason"})
+    for key in ("confidence", "colour_confidence", "face_confidence", "ts"):
+        v = p.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+            raise _Bad(f"{key!r} must be a number")
+    if p.get("colour") is not None and not isinstance(p["colour"], str):
+        raise _Bad("'colour' must be a colour name or null")
+    if p.get("face") is not None and (isinstance(p["face"], bool) or not isinstance(p["face"], int)):
+        raise _Bad("'face' must be a whole number or null")
+    crop = p.get("crop_b64", p.get("crop_jpeg"))
+    if crop is not None and not isinstance(crop, str | bytes | bytearray):
+        raise _Bad("the crop is a JPEG, as bytes or base64 text")
+    if isinstance(crop, str | bytes | bytearray) and len(crop) > MAX_CROP_B64:
+        raise _Bad("the crop image is too large (2 MB at most)")
+    return s.cmd_observe_die(dict(p))
+
+
+def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, {"track", "uncertain", "desert", "confidence", "reason", "ts"}, {"track"})
+    return s.cmd_observe_track(dict(p))
+
+
+def _observe_status(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    if len(repr(p)) > 10_000:
+        raise _Bad("the status is too large")
+    return s.cmd_observe_status(dict(p))
+
+
+def _snapshot(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _keys(p, {"log", "game_id"})
+    if p.get("game_id") is not None:
+        return {"snapshot": s.game(_text(p, "game_id") or "")}
+    if a.level == "player" and a.player is not None:
+        snap = s.snapshot(log=_bool(p, "log"))
+        snap["me"] = a.player
+        return {"snapshot": snap, "private": s.player_snapshot(s.player_token(a.player))}
+    return {"snapshot": s.snapshot(log=_bool(p, "log") if "log" in p else True)}
+
+
+def _games(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _keys(p, set())
+    return {"games": s.games()}
+
+
+def _tokens(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    _need_table(a)
+    _keys(p, set())
+    return {"tokens": {n: s.player_token(n) for n in s._players()}}
+
+
+def _need_table(a: Access) -> None:
+    if not a.is_table:
+        raise AuthError("this needs the table PIN", "forbidden" if a.level == "player"
+                        else "pin_required")
+
+
+Handler = Callable[["TableSession", Mapping[str, Any], Access], dict[str, Any]]
+
+COMMANDS: dict[str, Handler] = {
+    "start_game": _start_game,
+    "action": _action,
+    "confirm": _confirm,
+    "undo": _undo,
+    "observe_release": _observe_release,
+    "observe_die": _observe_die,
+    "observe_track": _observe_track,
+    "observe_status": _observe_status,
+    "snapshot": _snapshot,
+    "games": _games,
+    "tokens": _tokens,
+}
+
+#: Commands a device on the MQTT broker may send without a PIN: the broker's own credentials
+#: are the gate for the firmware (it does not know the table PIN). See docs/mqtt.md.
+MQTT_TRUSTED = frozenset({"observe_release", "observe_die", "observe_track", "observe_status"})
+
+
+def dispatch(
+    session: TableSession,
+    cmd: Any,
+    payload: Any,
+    auth: Any = None,
+    *,
+    channel: str = "local",
+    trust_mqtt_observations: bool = True,
+) -> dict[str, Any]:
+    """Validate, authorise and apply one command; always answer a dict, never raise."""
+    from hub.session import RequestError
+
+    name = cmd if isinstance(cmd, str) else repr(cmd)
+    if not isinstance(cmd, str) or cmd not in COMMANDS:
+        return error(name[:MAX_TEXT], f"unknown command {name[:MAX_TEXT]!r} (one of "
+                     f"{', '.join(COMMANDS)})", "bad_command")
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, Mapping):
+        return error(cmd, "the request must be a JSON object", "bad_payload")
+    try:
+        if channel == "local" and auth is None:
+            auth = {"local": True}
+        elif isinstance(auth, Mapping) and auth.get("local") and channel != "local":
+            raise AuthError("only the hub's own process may act as local", "bad_auth")
+        with session._lock:
+            access = session.authority.check(auth, session.game_id, session._players())
+            if (channel == "mqtt" and trust_mqtt_observations and cmd in MQTT_TRUSTED
+                    and access.level == "guest"):
+                access = Access("table")
+            result = COMMANDS[cmd](session, payload, access)
+            return {"ok": True, "cmd": cmd, "seq": session.seq, **result}
+    except (AuthError, _Bad, TrackError) as exc:
+        return error(cmd, str(exc), getattr(exc, "reason", "bad_payload"))
+    except RequestError as exc:
+        extra = {} if exc.seq is None else {"seq": exc.seq}
+        return error(cmd, str(exc), exc.reason, **extra)
+    except IllegalAction as exc:
+        return error(cmd, str(exc), exc.reason)
+    except Exception as exc:  # a bug must answer, not kill the MQTT loop or the HTTP worker
+        log.exception("command %s failed", cmd)
+        return error(cmd, f"internal error: {type(exc).__name__}", "internal")

@@ -1,0 +1,658 @@
+"""A table's session: one game at a time, kept in the durable event log.
+
+Why the session is shaped this way:
+
+- The log is the truth. Every command ends in :meth:`TableSession._commit`, which appends the
+  events to SQLite (one transaction, fsync'd) *before* the in-memory game changes and before the
+  bus tells anyone. After a crash, :meth:`TableSession.__init__` replays the log through the engine
+  and the table is exactly as it was, pending prompts included.
+- Undo and corrections are new events, never edits: an ``undo`` hub event pops the last engine
+  action on replay; a ``correction`` event records what a person changed in a vision reading.
+- The engine's own events are stored untouched (so replay is plain ``Game.replay``); what the hub
+  knows beside them (the crop of a die read, its confidence) rides in the batch's ``cause``.
+- Secrets: envelopes, snapshots and the log served to anyone carry ``public_event``s only.
+
+Commands arrive through :mod:`hub.requests` (validation and authorisation, shared by MQTT and
+HTTP); the methods here named ``cmd_*`` assume their arguments were checked there. Firmware on
+the same Pi calls :meth:`TableSession.observe` directly.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from hub import observations
+from hub.auth import Access, Authority
+from hub.bus import Envelope, EventBus
+from hub.games.camelup import (
+    COLOURS,
+    BetOverall,
+    Game,
+    IllegalAction,
+    ReleaseDie,
+    full_view,
+    parse_action,
+    player_view,
+    public_event,
+    public_view,
+)
+from hub.store import GameRecord, Store, StoredEvent
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TableSession", "RequestError", "HUB_EVENTS", "DEFAULT_THRESHOLD"]
+
+DEFAULT_THRESHOLD = 0.8
+
+#: Events the hub itself writes (the engine writes the others).
+HUB_EVENTS = (
+    "die_released",
+    "vision_uncertain",
+    "track_mismatch",
+    "action_refused",
+    "correction",
+    "undo",
+    "bet_pending",
+    "prompt_dismissed",
+    "game_abandoned",
+)
+
+
+class RequestError(ValueError):
+    """A command that cannot be carried out; nothing changed. ``reason`` is a machine code."""
+
+    def __init__(self, message: str, reason: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.seq = seq  # the action_refused event logged for it, if any
+
+
+def _bet_text(pile: str, colour: str | None = None) -> str:
+    return f"bet:{pile}" if colour is None else f"bet:{pile}:{colour}"
+
+
+def _redact_action(action: str) -> str:
+    """An action as everyone may see it: a bet without its colour."""
+    parts = str(action).split(":")
+    return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
+
+
+class TableSession:
+    """One table: its current game, its past games, its pending prompts.
+
+    Thread-safe: every command runs under one lock, and publishes on the bus under it, so the
+    bus sees events in seq order.
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        store: Store,
+        bus: EventBus | None = None,
+        pin: str | None = None,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        odds: bool = True,
+        advice: bool = True,
+    ) -> None:
+        if not isinstance(table_id, str) or not table_id or any(c in table_id for c in "/+#"):
+            raise ValueError(f"a table id is a non-empty name without / + #, not {table_id!r}")
+        self.table_id = table_id
+        self.store = store
+        self.bus = bus if bus is not None else EventBus(table_id)
+        self.authority = Authority(table_id, store, pin)
+        self.threshold = float(threshold)
+        self.with_odds = odds
+        self.with_advice = advice
+        self.firmware: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        self._derived: tuple[int, dict[str, Any]] | None = None
+        self.record: GameRecord | None = None
+        self.game: Game | None = None
+        self.pending: dict[str, dict[str, Any]] = {}
+        self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
+        self._recover()
+
+    # -- public API --------------------------------------------------------------------------
+
+    @property
+    def game_id(self) -> str | None:
+        return None if self.record is None else self.record.game_id
+
+    @property
+    def active(self) -> bool:
+        """A game is being played (started, not finished or abandoned)."""
+        return self.record is not None and self.record.status == "playing" and self.game is not None
+
+    @property
+    def seq(self) -> int:
+        return self.store.last_seq(self.table_id)
+
+    def request(self, cmd: str, payload: Any, auth: Any = None, *, channel: str = "local") -> dict:
+        """Run one command (see :mod:`hub.requests`) and answer {"ok": ...}."""
+        from hub.requests import dispatch
+
+        return dispatch(self, cmd, payload, auth, channel=channel)
+
+    def start_game(
+        self,
+        players: list[str],
+        setup: list[Any] | dict[Any, Any] | None = None,
+        seed: int | str | None = None,
+        *,
+        first_player: int | str = 0,
+        abandon: bool = False,
+    ) -> dict[str, Any]:
+        """Start a game as the table (in-process callers); raises RequestError on bad input.
+
+        ``setup`` is the observed setup roll ``[["blue", 2], ...]`` (stacked in roll order) or a
+        track ``{space: [colours bottom->top]}``; None rolls it from ``seed``.
+        """
+        return self.cmd_start_game(
+            {"players": players, "setup": setup, "seed": seed, "first_player": first_player,
+             "abandon": abandon},
+            Access("table"),
+        )
+
+    def player_token(self, name: str) -> str:
+        """The private token of a player of the current game (for their QR-code link)."""
+        if self.record is None or name not in self.record.params.get("players", []):
+            raise RequestError(f"there is no player called {name!r} in this game", "unknown_player")
+        return self.authority.token(self.record.game_id, name)
+
+    def observe(self, kind: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An observation from the firmware on this Pi: "release", "die", "track" or "status"."""
+        cmd = {"release": "observe_release", "die": "observe_die", "track": "observe_track",
+               "status": "observe_status"}.get(kind)
+        if cmd is None:
+            return {"ok": False, "error": f"unknown observation kind {kind!r} (release, die, "
+                    "track or status)", "reason": "bad_command"}
+        return self.request(cmd, payload if payload is not None else {}, {"local": True})
+
+    def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:
+        """The public picture of the table: game view, seq, prompts, odds, advice, log."""
+        with self._lock:
+            seq = self.seq
+            game = self.game
+            record = self.record
+            snap: dict[str, Any] = {
+                "table": self.table_id,
+                "game_id": None if record is None else record.game_id,
+                "status": "none" if record is None else record.status,
+                "seq": seq,
+                "game": None if game is None else public_view(game.state),
+                "pending": [dict(p) for p in self.pending.values()],
+                "firmware": dict(self.firmware),
+                "threshold": self.threshold,
+                "pin_required": self.authority.pin is not None,
+            }
+            if log:
+                snap["log"] = (
+                    [] if record is None
+                    else [e.to_dict() for e in self._envelopes(
+                        self.store.events(self.table_id, game_id=record.game_id))]
+                )
+        if derived:
+            snap.update(self._odds_and_advice(seq, game))
+        return snap
+
+    def player_snapshot(self, token: str) -> dict[str, Any]:
+        """What a player's private page shows: the snapshot plus their cards and bet colours."""
+        with self._lock:
+            access = self.authority.check({"token": token}, self.game_id, self._players())
+            snap = self.snapshot(log=False, derived=False)
+            if self.game is not None and access.player is not None:
+                snap["game"] = player_view(self.game.state, access.player)
+            snap["me"] = access.player
+            return snap
+
+    def events_since(self, seq: int = 0, limit: int | None = None) -> list[Envelope]:
+        """Public envelopes of this table with seq > ``seq`` (all games), for catching up."""
+        return self._envelopes(self.store.events(self.table_id, since=int(seq), limit=limit))
+
+    def games(self) -> list[dict[str, Any]]:
+        """The table's games, oldest first, with the winner of finished ones."""
+        out = []
+        for rec in self.store.games(self.table_id):
+            d = rec.to_dict()
+            if rec.status == "finished":
+                over = [e for e in self.store.events(self.table_id, game_id=rec.game_id)
+                        if e.type == "game_over"]
+                if over:
+                    d["winners"] = over[-1].event.get("winners")
+                    d["money"] = over[-1].event.get("money")
+            out.append(d)
+        return out
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """A past (or the current) game's public snapshot, rebuilt from the log."""
+        rec = self.store.game(self.table_id, str(game_id))
+        if rec is None:
+            raise RequestError(f"there is no game {game_id!r} at this table", "unknown_game")
+        events = self.store.events(self.table_id, game_id=rec.game_id)
+        game, pending, _ = self._rebuild(rec, events)
+        return {
+            "table": self.table_id,
+            "game_id": rec.game_id,
+            "status": rec.status,
+            "seq": events[-1].seq if events else 0,
+            "game": None if game is None else public_view(game.state),
+            "pending": list(pending.values()),
+            "log": [e.to_dict() for e in self._envelopes(events)],
+            "record": rec.to_dict(),
+        }
+
+    def crop(self, crop_id: str) -> bytes | None:
+        """The JPEG crop of a die reading, or None."""
+        return self.store.get_crop(self.table_id, str(crop_id))
+
+    def full_state(self) -> dict[str, Any] | None:
+        """Everything about the current game, secrets included (tests and the hub itself)."""
+        with self._lock:
+            return None if self.game is None else full_view(self.game.state)
+
+    def engine_log(self) -> list[dict[str, Any]]:
+        """The current game's engine events (secrets included), as the engine holds them."""
+        with self._lock:
+            return [] if self.game is None else self.game.log
+
+    def close(self) -> None:
+        self.bus.flush()
+
+    # -- commands (validated and authorised by hub.requests) ---------------------------------
+
+    def cmd_start_game(self, p: dict[str, Any], access: Access) -> dict[str, Any]:
+        with self._lock:
+            if self.active and not p.get("abandon"):
+                raise RequestError(
+                    "a game is already being played at this table; finish it, or start with "
+                    "\"abandon\": true", "game_in_progress")
+            players = p["players"]
+            params: dict[str, Any] = {"players": list(players), "seed": p.get("seed"),
+                                      "first_player": p.get("first_player", 0)}
+            setup = p.get("setup")
+            if isinstance(setup, dict):
+                params["track"] = {str(k): list(v) for k, v in setup.items()}
+            elif setup is not None:
+                params["setup"] = [[str(c), f] for c, f in setup]
+            game = self._new_game(params)  # raises IllegalAction on a bad setup
+            if self.active and self.record is not None:
+                self._commit([("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
+                             {"cmd": "abandon"}, game_status="abandoned")
+                self.record = None
+            number = len(self.store.games(self.table_id)) + 1
+            game_id = f"g{number}"
+            self._commit(
+                [("engine", e) for e in game.log],
+                {"cmd": "start_game"},
+                game_id=game_id,
+                new_game={"number": number, "kind": "camelup", "params": params},
+            )
+            self.record = self.store.game(self.table_id, game_id)
+            self.game = game
+            self.pending = {}
+            self._engine_batches = []
+            out: dict[str, Any] = {"game_id": game_id, "players": list(game.state.names)}
+            if access.is_table:
+                out["tokens"] = {n: self.authority.token(game_id, n) for n in game.state.names}
+            return out
+
+    def cmd_action(self, player: str, action: str, access: Access) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game()
+            parts = action.strip().lower().split(":")
+            if parts[0] == "bet" and len(parts) == 2:
+                return self._bet_pending(game, player, parts[1])
+            try:
+                act = parse_action(action)
+                if isinstance(act, BetOverall) and not access.may_act_for(player):
+                    raise RequestError("only the player may choose their bet's colour, from "
+                                       "their own link", "forbidden")
+                events = game.check(act, player)
+            except IllegalAction as exc:
+                return self._refuse(player, action, exc)
+            resolves = [k for k, v in self.pending.items()
+                        if v["kind"] == "bet_colour" and v["player"] == player]
+            return self._play(act, player, events, {"cmd": "action", "action": str(act),
+                                                    "player": player, "resolves": resolves})
+
+    def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game()
+            pid = p["prompt"]
+            prompt = self.pending.get(pid)
+            if prompt is None:
+                raise RequestError(f"there is no open prompt {pid!r} (already answered?)",
+                                   "unknown_prompt")
+            if p.get("dismiss"):
+                self._commit([("hub", {"type": "prompt_dismissed", "prompt": pid})],
+                             {"cmd": "confirm", "resolves": [pid]})
+                return {"dismissed": pid}
+            if prompt["kind"] == "bet_colour":
+                colour = p.get("colour")
+                if colour is None:
+                    raise RequestError("choose the colour of the bet", "bad_payload")
+                return self.cmd_action(prompt["player"], _bet_text(prompt["pile"], colour),
+                                       access)
+            reading = prompt.get("reading", {})
+            colour = p.get("colour", reading.get("colour"))
+            face = p.get("face", reading.get("face"))
+            if not p.get("accept") and "colour" not in p and "face" not in p:
+                raise RequestError("say accept, or give the colour and face seen", "bad_payload")
+            if colour not in COLOURS or face not in (1, 2, 3):
+                raise RequestError(
+                    f"the reading cannot be accepted as it is ({colour} {face}): give the colour "
+                    "and the face seen", "bad_face" if colour in COLOURS else "bad_colour")
+            player = game.current_player
+            act = ReleaseDie(colour, int(face))
+            try:
+                events = game.check(act, player)
+            except IllegalAction as exc:
+                raise RequestError(str(exc), exc.reason) from None
+            correction = {"type": "correction", "prompt": pid, "colour": colour, "face": face,
+                          "read": {"colour": reading.get("colour"), "face": reading.get("face")},
+                          "changed": colour != reading.get("colour") or face != reading.get("face"),
+                          "by": access.player or "table"}
+            return self._play(act, player, events,
+                              {"cmd": "confirm", "action": str(act), "player": player,
+                               "resolves": [pid], "crop": prompt.get("crop"),
+                               "confidence": reading.get("confidence")},
+                              before=[("hub", correction)])
+
+    def cmd_undo(self, access: Access) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game(allow_finished=True)
+            bets = [k for k, v in self.pending.items() if v["kind"] == "bet_colour"]
+            if bets:  # undoing a "bet:winner" tapped by mistake: drop the open colour prompt
+                self._commit([("hub", {"type": "prompt_dismissed", "prompt": k}) for k in bets],
+                             {"cmd": "undo", "resolves": bets})
+                return {"dismissed": bets}
+            if not self._engine_batches:
+                raise RequestError("there is nothing to undo", "nothing_to_undo")
+            undone = self._engine_batches[-1]
+            batch = self.store.events(self.table_id, since=undone[0] - 1, limit=1)
+            action = (batch[0].cause or {}).get("action", "") if batch else ""
+            was_finished = game.finished
+            removed = game.undo()
+            self._engine_batches.pop()
+            ev = {"type": "undo", "undone": undone, "action": _redact_action(action),
+                  "events": len(removed), "by": access.player or "table"}
+            try:
+                self._commit([("hub", ev)], {"cmd": "undo"},
+                             game_status="playing" if was_finished else None)
+            except BaseException:
+                self.game = self._rebuild(self.record, self.store.events(
+                    self.table_id, game_id=self.game_id))[0]  # type: ignore[arg-type]
+                raise
+            if was_finished:
+                self.record = self.store.game(self.table_id, self.game_id or "")
+            return {"undone": undone, "action": _redact_action(action)}
+
+    def cmd_observe_release(self, p: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game()
+            ev = {"type": "die_released", "player": game.current_player,
+                  "at": float(p.get("ts", time.time()))}
+            self._commit([("hub", ev)], {"cmd": "observe_release"})
+            return {}
+
+    def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game()
+            state = game.state
+            verdict = observations.judge_die(p, list(state.dice_left), self.threshold)
+            crop_id = None
+            crop = _crop_bytes(p)
+            if crop is not None:
+                crop_id = f"c{self.seq + 1}"
+                self.store.put_crop(self.table_id, crop_id, self.game_id, crop)
+            player = game.current_player
+            if verdict.ok:
+                act = ReleaseDie(verdict.colour, verdict.face)
+                try:
+                    events = game.check(act, player)
+                except IllegalAction as exc:  # judge_die let through what the rules refuse
+                    verdict = verdict.refused(str(exc))
+                else:
+                    return self._play(act, player, events,
+                                      {"cmd": "observe_die", "action": str(act), "player": player,
+                                       "crop": crop_id, "confidence": verdict.confidence,
+                                       "inferred": verdict.inferred})
+            pid = f"p{self.seq + 1}"
+            ev = {"type": "vision_uncertain", "prompt": pid, "player": player,
+                  "reading": verdict.reading, "problems": verdict.problems,
+                  "expected_colours": list(state.dice_left), "crop": crop_id}
+            self._commit([("hub", ev)], {"cmd": "observe_die", "crop": crop_id})
+            return {"uncertain": True, "prompt": pid, "problems": verdict.problems}
+
+    def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            game = self._need_game(allow_finished=True)
+            view = public_view(game.state)
+            diffs = observations.compare_track(view["track"], view["desert"], p)
+            if not diffs:
+                return {"match": True}
+            ev = {"type": "track_mismatch", "differences": [d["text"] for d in diffs],
+                  "spaces": sorted({d["space"] for d in diffs})}
+            self._commit([("hub", ev)], {"cmd": "observe_track"})
+            return {"match": False, "differences": ev["differences"]}
+
+    def cmd_observe_status(self, p: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.firmware = {**p, "received": time.time()}
+            return {}
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _players(self) -> list[str]:
+        return [] if self.record is None else list(self.record.params.get("players", []))
+
+    def _need_game(self, allow_finished: bool = False) -> Game:
+        if self.game is None or self.record is None or self.record.status == "abandoned":
+            raise RequestError("no game is being played at this table: start one first",
+                               "no_game")
+        if self.record.status != "playing" and not allow_finished:
+            raise RequestError("the race is over: start another game", "game_over")
+        return self.game
+
+    @staticmethod
+    def _new_game(params: dict[str, Any]) -> Game:
+        kwargs: dict[str, Any] = {"seed": params.get("seed"),
+                                  "first_player": params.get("first_player", 0)}
+        if params.get("track") is not None:
+            kwargs["track"] = params["track"]
+        elif params.get("setup") is not None:
+            kwargs["setup"] = [(c, f) for c, f in params["setup"]]
+        return Game.new(params["players"], **kwargs)
+
+    def _bet_pending(self, game: Game, player: str, pile: str) -> dict[str, Any]:
+        """"bet:winner" from the shared screen: check it could be legal, then ask the player
+        for the colour on their own page (a ``bet_colour`` prompt)."""
+        if game.current_player != player:
+            try:  # the engine words the refusal (unknown player, not your turn, game over)
+                game.check(BetOverall(pile, COLOURS[0]), player)
+            except IllegalAction as exc:
+                return self._refuse(player, _bet_text(pile), exc)
+        if not any(isinstance(a, BetOverall) and a.pile == pile for a in game.legal_actions()):
+            return self._refuse(player, _bet_text(pile), IllegalAction(
+                "no_race_card", f"{player} has no race card left to bet with."))
+        for k, v in self.pending.items():
+            if v["kind"] == "bet_colour" and v["player"] == player:
+                return {"prompt": k, "pending": True}
+        pid = f"p{self.seq + 1}"
+        self._commit([("hub", {"type": "bet_pending", "prompt": pid, "player": player,
+                               "pile": pile})], {"cmd": "action", "action": _bet_text(pile)})
+        return {"prompt": pid, "pending": True}
+
+    def _refuse(self, player: str | None, action: str, exc: IllegalAction) -> dict[str, Any]:
+        """Log an authorised but illegal action (so the table sees why), change nothing else."""
+        ev = {"type": "action_refused", "player": player, "action": _redact_action(action),
+              "reason": exc.reason, "error": str(exc)}
+        seqs = self._commit([("hub", ev)], {"cmd": "action"})
+        raise RequestError(str(exc), exc.reason, seq=seqs[-1][0])
+
+    def _play(
+        self,
+        act: Any,
+        player: str | None,
+        events: list[dict[str, Any]],
+        cause: dict[str, Any],
+        before: Iterable[tuple[str, dict[str, Any]]] = (),
+    ) -> dict[str, Any]:
+        assert self.game is not None
+        finished = any(e["type"] == "game_over" for e in events)
+        items = [*before, *(("engine", e) for e in events)]
+        seqs = self._commit(items, cause, game_status="finished" if finished else None,
+                            apply=lambda: self.game.play(act, player))  # type: ignore[union-attr]
+        n_before = len(items) - len(events)
+        self._engine_batches.append([s for s, _ in seqs[n_before:]])
+        if finished:
+            self.record = self.store.game(self.table_id, self.game_id or "")
+        return {"events": [_redact(e) for e in events]}
+
+    def _commit(
+        self,
+        items: list[tuple[str, dict[str, Any]]],
+        cause: dict[str, Any],
+        *,
+        game_id: str | None = None,
+        new_game: dict[str, Any] | None = None,
+        game_status: str | None = None,
+        apply: Any = None,
+    ) -> list[tuple[int, float]]:
+        """Durably append, then change memory, then publish. The one way anything changes."""
+        gid = game_id if game_id is not None else self.game_id
+        seqs = self.store.append(self.table_id, gid, items, cause=cause, new_game=new_game,
+                                 game_status=game_status)
+        if apply is not None:
+            apply()
+        for pid in cause.get("resolves") or []:
+            self.pending.pop(pid, None)
+        for (_origin, ev), (seq, _ts) in zip(items, seqs, strict=True):
+            _track_prompt(self.pending, ev, seq)
+        if game_status is not None and self.record is not None:
+            self.record = self.store.game(self.table_id, self.record.game_id)
+        n = len(items)
+        for i, ((_origin, ev), (seq, ts)) in enumerate(zip(items, seqs, strict=True)):
+            self.bus.publish(Envelope(seq, self.table_id, gid, _annotate(_redact(ev), cause),
+                                      ts, batch_end=i == n - 1))
+        return seqs
+
+    def _envelopes(self, rows: list[StoredEvent]) -> list[Envelope]:
+        out = []
+        for i, r in enumerate(rows):
+            end = i == len(rows) - 1 or rows[i + 1].batch != r.batch
+            out.append(Envelope(r.seq, r.table_id, r.game_id,
+                                _annotate(_redact(r.event), r.cause or {}), r.ts, batch_end=end))
+        return out
+
+    def _recover(self) -> None:
+        """Rebuild the table from the log (start-up, and after a crash or a power cut)."""
+        records = self.store.games(self.table_id)
+        if not records:
+            return
+        rec = records[-1]
+        events = self.store.events(self.table_id, game_id=rec.game_id)
+        game, pending, batches = self._rebuild(rec, events)
+        self.record, self.game, self.pending, self._engine_batches = rec, game, pending, batches
+        if game is not None and rec.status == "playing" and game.finished:
+            log.warning("game %s ended in the log but was not marked finished", rec.game_id)
+
+    def _rebuild(
+        self, rec: GameRecord, events: list[StoredEvent]
+    ) -> tuple[Game | None, dict[str, dict[str, Any]], list[list[int]]]:
+        batches: list[list[StoredEvent]] = []  # engine batches still in force
+        pending: dict[str, dict[str, Any]] = {}
+        for e in events:
+            if e.origin == "hub":
+                if e.type == "undo" and len(batches) > 1:
+                    batches.pop()
+            elif batches and batches[-1][0].batch == e.batch:
+                batches[-1].append(e)
+            else:
+                batches.append([e])
+        for e in events:
+            for pid in (e.cause or {}).get("resolves") or []:
+                pending.pop(pid, None)
+            _track_prompt(pending, e.event, e.seq)
+        flat = [e.event for b in batches for e in b]
+        if not flat:
+            return None, pending, []
+        game = Game.replay(flat)
+        return game, pending, [[e.seq for e in b] for b in batches[1:]]
+
+    def _odds_and_advice(self, seq: int, game: Game | None) -> dict[str, Any]:
+        """Odds and advice of the current position, computed once per seq (they are slow-ish)."""
+        cached = self._derived
+        if cached is not None and cached[0] == seq:
+            return cached[1]
+        out: dict[str, Any] = {"odds": None, "advice": []}
+        if game is not None and not game.finished:
+            if self.with_odds:
+                try:
+                    from hub.games.camelup.odds import odds_for_state
+
+                    out["odds"] = odds_for_state(game.state)
+                except ImportError:
+                    pass
+                except Exception:  # odds are advice: never let them break the snapshot
+                    log.exception("odds failed at seq %s", seq)
+            if self.with_advice and game.current_player is not None:
+                try:
+                    from hub.games.camelup.advisor import advise
+
+                    out["advice"] = advise(game.state, game.current_player)[:5]
+                except ImportError:
+                    pass
+                except Exception:
+                    log.exception("advice failed at seq %s", seq)
+        self._derived = (seq, out)
+        return out
+
+
+def _redact(event: dict[str, Any]) -> dict[str, Any]:
+    return public_event(event)
+
+
+def _annotate(event: dict[str, Any], cause: dict[str, Any]) -> dict[str, Any]:
+    """Add what the hub knows beside an engine event: the crop and confidence of a die read."""
+    if event.get("type") == "die_read" and cause.get("cmd") in ("observe_die", "confirm"):
+        event = {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
+                 "source": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
+    return event
+
+
+def _track_prompt(pending: dict[str, dict[str, Any]], ev: dict[str, Any], seq: int) -> None:
+    t = ev.get("type")
+    if t == "vision_uncertain":
+        pending[ev["prompt"]] = {"id": ev["prompt"], "kind": "die_reading", "seq": seq,
+                                 "player": ev.get("player"), "reading": ev.get("reading", {}),
+                                 "problems": ev.get("problems", []), "crop": ev.get("crop"),
+                                 "expected_colours": ev.get("expected_colours", [])}
+    elif t == "bet_pending":
+        pending[ev["prompt"]] = {"id": ev["prompt"], "kind": "bet_colour", "seq": seq,
+                                 "player": ev["player"], "pile": ev["pile"]}
+    elif t == "prompt_dismissed":
+        pending.pop(ev.get("prompt", ""), None)
+    elif t in ("game_started", "game_abandoned"):
+        pending.clear()
+
+
+def _crop_bytes(p: dict[str, Any]) -> bytes | None:
+    """The crop of a reading: raw bytes in-process, base64 text over MQTT/HTTP."""
+    raw = p.get("crop_jpeg")
+    if isinstance(raw, bytes | bytearray):
+        return bytes(raw) or None
+    text = raw if isinstance(raw, str) else p.get("crop_b64")
+    if isinstance(text, str) and text:
+        try:
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    return None

@@ -1,0 +1,332 @@
+"""The durable event log of the tables: SQLite in WAL mode with ``synchronous=FULL``.
+
+Why these settings: the log is the truth of every game. ``synchronous=FULL`` makes SQLite fsync
+the write-ahead log on every commit, so once :meth:`Store.append` returns, the events survive a
+power cut; only then does the session tell anyone about them. WAL lets readers (the dashboard's
+history pages) read while the game writes. All events of one command go in one transaction: after
+a crash either all of them are there or none.
+
+Rows are never updated or deleted: undo and corrections are new events. The only mutable rows are
+a game's status (playing -> finished / abandoned) and the ``meta`` key-value pairs (the table's
+token secret, the MQTT bridge's delivery mark).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    table_id TEXT NOT NULL,
+    game_id  TEXT NOT NULL,
+    number   INTEGER NOT NULL,
+    kind     TEXT NOT NULL DEFAULT 'camelup',
+    params   TEXT NOT NULL,          -- JSON: how Game.new was called (players, seed, setup, track)
+    started  REAL NOT NULL,
+    finished REAL,
+    status   TEXT NOT NULL,          -- playing | finished | abandoned
+    PRIMARY KEY (table_id, game_id)
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq      INTEGER NOT NULL,       -- per table, strictly increasing, never reused
+    game_id  TEXT,
+    origin   TEXT NOT NULL,          -- engine | hub
+    type     TEXT NOT NULL,
+    data     TEXT NOT NULL,          -- the full event JSON (secrets included; redacted on output)
+    ts       REAL NOT NULL,
+    batch    INTEGER NOT NULL,       -- seq of the first event written by the same command
+    cause    TEXT,                   -- JSON of the command that caused the batch
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS crops (
+    table_id TEXT NOT NULL,
+    crop_id  TEXT NOT NULL,
+    game_id  TEXT,
+    ts       REAL NOT NULL,
+    jpeg     BLOB NOT NULL,
+    PRIMARY KEY (table_id, crop_id)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The log cannot be opened or written (wrong file, disk full, ...)."""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One row of the log, the event with its full (unredacted) data."""
+
+    table_id: str
+    seq: int
+    game_id: str | None
+    origin: str
+    event: dict[str, Any]
+    ts: float
+    batch: int
+    cause: dict[str, Any] | None
+
+    @property
+    def type(self) -> str:
+        return str(self.event.get("type", ""))
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    table_id: str
+    game_id: str
+    number: int
+    kind: str
+    params: dict[str, Any]
+    started: float
+    finished: float | None
+    status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table_id,
+            "game_id": self.game_id,
+            "number": self.number,
+            "kind": self.kind,
+            "players": list(self.params.get("players", [])),
+            "started": self.started,
+            "finished": self.finished,
+            "status": self.status,
+        }
+
+
+class Store:
+    """The SQLite event log. Thread-safe: one connection behind a lock.
+
+    ``Store(":memory:")`` works for quick tests, but is of course not durable.
+    """
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            if synchronous.upper() not in ("FULL", "NORMAL", "OFF", "EXTRA"):
+                raise ValueError(f"synchronous must be FULL, EXTRA, NORMAL or OFF, not {synchronous}")
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the event log {self.path}: {exc}") from exc
+        self._lock = threading.RLock()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(
+        self,
+        table_id: str,
+        game_id: str | None,
+        events: Sequence[tuple[str, dict[str, Any]]],
+        *,
+        cause: dict[str, Any] | None = None,
+        new_game: dict[str, Any] | None = None,
+        game_status: str | None = None,
+    ) -> list[tuple[int, float]]:
+        """Append ``(origin, event)`` pairs in one durable transaction; return their (seq, ts).
+
+        ``new_game`` ({"number", "kind", "params"}) creates the game row in the same
+        transaction; ``game_status`` ("finished" / "abandoned") closes the game with it.
+        """
+        ts = time.time()
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    if new_game is not None:
+                        self._db.execute(
+                            "INSERT INTO games(table_id, game_id, number, kind, params, started,"
+                            " status) VALUES (?, ?, ?, ?, ?, ?, 'playing')",
+                            (
+                                table_id,
+                                game_id,
+                                int(new_game["number"]),
+                                str(new_game.get("kind", "camelup")),
+                                json.dumps(new_game["params"], sort_keys=True),
+                                ts,
+                            ),
+                        )
+                    row = self._db.execute(
+                        "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
+                    ).fetchone()
+                    seq = int(row[0] or 0)
+                    batch = seq + 1
+                    cause_json = json.dumps(cause, sort_keys=True) if cause is not None else None
+                    out: list[tuple[int, float]] = []
+                    for origin, event in events:
+                        seq += 1
+                        self._db.execute(
+                            "INSERT INTO events(table_id, seq, game_id, origin, type, data, ts,"
+                            " batch, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (
+                                table_id,
+                                seq,
+                                game_id,
+                                origin,
+                                str(event["type"]),
+                                json.dumps(event, sort_keys=True),
+                                ts,
+                                batch,
+                                cause_json,
+                            ),
+                        )
+                        out.append((seq, ts))
+                    if game_status is not None:
+                        self._db.execute(
+                            "UPDATE games SET status = ?, finished = ? WHERE table_id = ? AND"
+                            " game_id = ?",
+                            (game_status, None if game_status == "playing" else ts, table_id,
+                             game_id),
+                        )
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot write to the event log {self.path}: {exc}") from exc
+        return out
+
+    def put_crop(self, table_id: str, crop_id: str, game_id: str | None, jpeg: bytes) -> None:
+        """Keep the crop image of a die reading (served to the dashboard beside the prompt)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO crops(table_id, crop_id, game_id, ts, jpeg)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (table_id, crop_id, game_id, time.time(), sqlite3.Binary(jpeg)),
+            )
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
+                " value = excluded.value",
+                (key, value),
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def get_crop(self, table_id: str, crop_id: str) -> bytes | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT jpeg FROM crops WHERE table_id = ? AND crop_id = ?", (table_id, crop_id)
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def last_seq(self, table_id: str) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+    def events(
+        self, table_id: str, *, game_id: str | None = None, since: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Events of a table with seq > since, in order; only one game's if game_id is given."""
+        sql = "SELECT * FROM events WHERE table_id = ? AND seq > ?"
+        args: list[Any] = [table_id, since]
+        if game_id is not None:
+            sql += " AND game_id = ?"
+            args.append(game_id)
+        sql += " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [_row_event(r) for r in rows]
+
+    def games(self, table_id: str | None = None) -> list[GameRecord]:
+        """Games of one table (or all tables), oldest first."""
+        with self._lock:
+            if table_id is None:
+                rows = self._db.execute(
+                    "SELECT * FROM games ORDER BY table_id, number"
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT * FROM games WHERE table_id = ? ORDER BY number", (table_id,)
+                ).fetchall()
+        return [_row_game(r) for r in rows]
+
+    def game(self, table_id: str, game_id: str) -> GameRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM games WHERE table_id = ? AND game_id = ?", (table_id, game_id)
+            ).fetchone()
+        return None if row is None else _row_game(row)
+
+    def tables(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT table_id FROM games ORDER BY 1").fetchall()
+        return [str(r[0]) for r in rows]
+
+    def iter_all(self) -> Iterator[StoredEvent]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM events ORDER BY table_id, seq").fetchall()
+        for r in rows:
+            yield _row_event(r)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _row_event(r: tuple[Any, ...]) -> StoredEvent:
+    table_id, seq, game_id, origin, _type, data, ts, batch, cause = r
+    return StoredEvent(
+        table_id=table_id,
+        seq=int(seq),
+        game_id=game_id,
+        origin=origin,
+        event=json.loads(data),
+        ts=float(ts),
+        batch=int(batch),
+        cause=json.loads(cause) if cause else None,
+    )
+
+
+def _row_game(r: tuple[Any, ...]) -> GameRecord:
+    table_id, game_id, number, kind, params, started, finished, status = r
+    return GameRecord(
+        table_id=table_id,
+        game_id=game_id,
+        number=int(number),
+        kind=kind,
+        params=json.loads(params),
+        started=float(started),
+        finished=None if finished is None else float(finished),
+        status=status,
+    )

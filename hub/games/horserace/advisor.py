@@ -23,7 +23,7 @@ from hub.games.common import IllegalAction
 from hub.games.horserace.montecarlo import mean_and_error, sample_places, token_points
 from hub.games.horserace.state import State
 
-DEFAULT_SAMPLES = 4000
+DEFAULT_SAMPLES = 6000
 Z95 = 1.96
 POLICY = "rest of the race: each remaining roll given to a random not-yet-moved horse"
 

@@ -29,49 +29,43 @@ def sample_places(state: State, samples: int, seed: int = 0,
     then the rest of the round and race follow the random policy. The same ``seed`` gives the same
     random draws whatever ``forced`` is (common random numbers), so the difference between two
     choices is measured far more precisely than either value alone.
+
+    No loop over rounds: under the policy every racing horse gets one fair die per round, so each
+    horse's space after r rounds is a cumulative sum and the round it crosses the line is the
+    first r where that sum reaches the finish. Arrival order is (crossing round, order of moving
+    within that round). The within-round order is one random key per horse and playout: each horse
+    crosses only once, so the horses crossing together in one round are ordered by a uniformly
+    random permutation, exactly as a random move order would. Horses after the podium is full
+    finishing "later" changes nothing, since only the first places are read.
     """
     s = state.settings
     n_h, length, k = len(state.horses), s.track_length, s.podium_size
-    rng = np.random.default_rng(seed)
-    pos = np.tile(np.asarray(state.positions, dtype=np.int32), (samples, 1))
     places = np.zeros((samples, n_h), dtype=np.int8)
-    racing = np.ones((samples, n_h), dtype=bool)
     for i, h in enumerate(state.podium):
         places[:, h] = i + 1
-        racing[:, h] = False
-    count = np.full(samples, len(state.podium), dtype=np.int32)
-
-    def step(moving: np.ndarray, faces: np.ndarray, keys: np.ndarray) -> None:
-        nonlocal pos
-        active = moving & (count < k)[:, None]
-        new = pos + faces * active
-        cross = active & (new >= length)
-        if cross.any():
-            kk = np.where(cross, keys, np.inf)
-            rank = (kk[:, None, :] < kk[:, :, None]).sum(axis=2)   # earlier movers arrive first
-            place = count[:, None] + rank + 1
-            got = cross & (place <= k)
-            places[got] = place[got]
-            count[:] += cross.sum(axis=1)
-            racing[cross] = False
-        pos = new
-
-    # the rest of the current round: the horses not yet moved (and the forced one first)
-    unmoved = np.zeros(n_h, dtype=bool)
-    unmoved[state.unmoved()] = True
-    faces = rng.integers(1, 7, size=(samples, n_h), dtype=np.int32)
+    open_places = k - len(state.podium)
+    racing = state.racing()
+    if open_places <= 0 or not racing:
+        return places
+    rng = np.random.default_rng(seed)
+    start = np.asarray(state.positions, dtype=np.int16)
+    rounds = int(length - start[racing].min()) + 1      # enough: every full round moves >= 1
+    faces = rng.integers(1, 7, size=(rounds + 1, samples, n_h), dtype=np.int16)
     keys = rng.random((samples, n_h))
+    moved0 = [h for h in range(n_h) if h not in state.unmoved()]
+    faces[0][:, moved0] = 0                              # already moved this round
     if forced is not None:
         fh, face = forced
-        faces[:, fh] = face
-        keys[:, fh] = -1.0
-    step(racing & unmoved, faces, keys)     # (in the betting phase no horse has moved yet)
-    for _ in range(length + 1):              # each round moves every racing horse >= 1 space
-        if (count >= k).all():
-            break
-        faces = rng.integers(1, 7, size=(samples, n_h), dtype=np.int32)
-        keys = rng.random((samples, n_h))
-        step(racing.copy(), faces, keys)
+        faces[0][:, fh] = face
+    reach = np.cumsum(faces, axis=0, dtype=np.int16) + start >= length
+    cross_round = reach.argmax(axis=0).astype(np.float64)   # first round at/after the line
+    value = cross_round * 2.0 + keys
+    if forced is not None:
+        value[:, fh] = np.where(cross_round[:, fh] == 0, -1.0, value[:, fh])
+    value[:, list(state.podium)] = np.inf
+    order = np.argsort(value, axis=1)[:, :open_places]
+    rows = np.arange(samples)[:, None]
+    places[rows, order] = np.arange(len(state.podium) + 1, k + 1, dtype=np.int8)
     return places
 
 

@@ -1,0 +1,14 @@
+"""Read dice from a camera frame: where each die is, its face (by pips) and its colour.
+
+Pure: a numpy BGR image in, ``DieReading`` dataclasses out. See ``reader`` for the pipeline.
+"""
+
+from vision.dice.reader import (
+    DiceReport,
+    DieReading,
+    read_dice,
+    read_dice_report,
+    read_die_in_zone,
+)
+
+__all__ = ["DiceReport", "DieReading", "read_dice", "read_dice_report", "read_die_in_zone"]

@@ -1,0 +1,259 @@
+"""The die reader API: image in, one ``DieReading`` per die out.
+
+Pipeline: pip candidates (``pips``) -> groups of pips on one face (``face.group_pips``) -> the
+group's count checked against the die layouts (``face.fit_face``) -> the face colour (the median
+ring colour round the pips, white-balanced) against the palette. Faces that overlap are the same
+die seen on two sides: the one with the larger, rounder pips is the top. Every part abstains (None)
+below its confidence threshold: the hub asks a person rather than trust a doubtful reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.dice.face import FaceFit, fit_face, group_pips
+from vision.dice.pips import Pip, find_pips
+from vision.palette import Palette, default_palette
+from vision.whitebalance import balance_colour
+
+FACE_THRESHOLD = 0.5
+COLOUR_THRESHOLD = 0.3
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die: box (x, y, w, h) in pixels of the image given, face 1..6 or None, colour or None."""
+
+    box: tuple[int, int, int, int]
+    face: int | None
+    colour: str | None
+    confidence: float
+    face_confidence: float
+    colour_confidence: float
+    pips: int = 0
+    face_bgr: tuple[float, float, float] | None = None
+    reason: str | None = None  # why face or colour is None
+
+    @property
+    def crop_box(self) -> tuple[int, int, int, int]:
+        """The box grown by half its size on each side: what the hub shows a person to confirm."""
+        x, y, w, h = self.box
+        m = max(w, h) // 2
+        return (x - m, y - m, w + 2 * m, h + 2 * m)
+
+    def crop(self, image: np.ndarray) -> np.ndarray:
+        """The ``crop_box`` of ``image`` (clipped to the frame), a copy."""
+        x, y, w, h = self.crop_box
+        H, W = image.shape[:2]
+        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+        return image[y0:y1, x0:x1].copy()
+
+    def to_json(self) -> dict:
+        return {"box": list(self.box), "face": self.face, "colour": self.colour,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class DiceReport:
+    """All dice of a frame, and why the list is empty or partial when it is."""
+
+    dice: list[DieReading] = field(default_factory=list)
+    reason: str | None = None
+
+
+def as_bgr(image: object) -> np.ndarray:
+    """Validate and normalise an image argument: uint8 BGR. ValueError for a non-image."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"expected a numpy image, got {type(image).__name__}")
+    if image.size == 0 or image.ndim not in (2, 3):
+        raise ValueError(f"expected an HxW or HxWx3 image, got shape {image.shape}")
+    if image.dtype != np.uint8:
+        raise ValueError(f"expected a uint8 image, got {image.dtype}")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.shape[2] != 3:
+        raise ValueError(f"expected 1, 3 or 4 channels, got {image.shape[2]}")
+    return image
+
+
+def _zone_rect(zone: object, shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int],
+                                                              np.ndarray | None]:
+    """(x, y, w, h) clipped to the frame, and the polygon if the zone was one."""
+    pts = np.asarray(zone, np.float64)
+    poly = None
+    if pts.shape == (4,):
+        x, y, w, h = pts
+    elif pts.ndim == 2 and pts.shape[1] == 2 and len(pts) >= 3:
+        poly = pts
+        x, y = pts.min(axis=0)
+        w, h = pts.max(axis=0) - (x, y)
+    else:
+        raise ValueError(f"zone must be (x, y, w, h) or a polygon of (x, y) points, got {zone!r}")
+    H, W = shape[:2]
+    x0, y0 = int(max(np.floor(x), 0)), int(max(np.floor(y), 0))
+    x1, y1 = int(min(np.ceil(x + w), W)), int(min(np.ceil(y + h), H))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        raise ValueError(f"zone {zone!r} lies outside the {W}x{H} frame")
+    return (x0, y0, x1 - x0, y1 - y0), poly
+
+
+def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
+                     expected_colours: Sequence[str] | None = None, zone: object = None,
+                     white_gains: Sequence[float] | None = None) -> DiceReport:
+    """Like ``read_dice`` but also says why nothing was read (black frame, blur, no pips)."""
+    img = as_bgr(image_bgr)
+    pal = (palette or default_palette()).restricted(expected_colours)
+    ox = oy = 0
+    poly = None
+    if zone is not None:
+        (ox, oy, w, h), poly = _zone_rect(zone, img.shape)
+        img = img[oy:oy + h, ox:ox + w]
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    if float(gray.std()) < 4.0:
+        why = "frame is black" if gray.mean() < 20 else "frame is uniform (nothing to read)"
+        return DiceReport([], why)
+    pips = find_pips(img)
+    if not pips:
+        sharp = float(cv2.Laplacian(gray, cv2.CV_32F).var())
+        return DiceReport([], "no pips found" + (" (frame is blurred)" if sharp < 15 else ""))
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    groups = group_pips(pips, lab)
+    cands = [c for g in groups for c in _candidates(g)]
+    cands = _keep_top_faces(cands)
+    out: list[DieReading] = []
+    for group, fit in cands:
+        reading = _reading(group, fit, pal, white_gains, img.shape, ox, oy)
+        if reading is None:
+            continue
+        if poly is not None:
+            cx = reading.box[0] + reading.box[2] / 2
+            cy = reading.box[1] + reading.box[3] / 2
+            if cv2.pointPolygonTest(poly.astype(np.float32), (cx, cy), False) < 0:
+                continue
+        out.append(reading)
+    out.sort(key=lambda r: (r.box[1], r.box[0]))
+    return DiceReport(out, None if out else "no die-like pip pattern found")
+
+
+def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,
+              expected_colours: Sequence[str] | None = None, zone: object = None,
+              white_gains: Sequence[float] | None = None) -> list[DieReading]:
+    """Every die in the frame (or in ``zone``: a box (x, y, w, h) or a polygon).
+
+    ``expected_colours`` narrows the palette to the colours that can still appear (the hub knows
+    which dice are left in the pyramid). ``white_gains`` come from
+    ``vision.whitebalance.gains_from_patch`` on a neutral reference in the same frame.
+    """
+    return read_dice_report(image_bgr, palette=palette, expected_colours=expected_colours,
+                            zone=zone, white_gains=white_gains).dice
+
+
+def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
+                     expected_colours: Sequence[str] | None = None,
+                     white_gains: Sequence[float] | None = None) -> DieReading | None:
+    """The one die in the reveal zone, or None. With several candidates, the most confident."""
+    dice = read_dice(image_bgr, palette=palette, expected_colours=expected_colours, zone=zone,
+                     white_gains=white_gains)
+    if not dice:
+        return None
+    return max(dice, key=lambda d: d.confidence)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _candidates(group: list[Pip]) -> list[tuple[list[Pip], FaceFit | None]]:
+    """A group and its fit. Foreshortened pips (a side face seen edge-on) are dropped first."""
+    if len(group) > 1:
+        rmax = max(p.r for p in group)
+        core = [p for p in group if p.axis_ratio >= 0.6 and p.r >= 0.7 * rmax]
+        if core:
+            group = core
+    if len(group) > 6:
+        return [(group, None)]
+    return [(group, fit_face(group))]
+
+
+def _extent(group: list[Pip], fit: FaceFit | None) -> tuple[float, float, float, float]:
+    if fit is not None:
+        xs, ys = fit.corners[:, 0], fit.corners[:, 1]
+        return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
+    xs = np.array([p.x for p in group])
+    ys = np.array([p.y for p in group])
+    r = max(p.r for p in group) * 3
+    return float(xs.min() - r), float(ys.min() - r), float(xs.max() + r), float(ys.max() + r)
+
+
+def _keep_top_faces(cands: list[tuple[list[Pip], FaceFit | None]]
+                    ) -> list[tuple[list[Pip], FaceFit | None]]:
+    """One reading per die: of overlapping faces keep the one with larger pips, then more pips."""
+    def rank(c: tuple[list[Pip], FaceFit | None]) -> tuple[float, float]:
+        g, fit = c
+        return (float(np.median([p.r for p in g])) * (1.0 if fit and fit.confidence > 0 else 0.8),
+                len(g))
+
+    order = sorted(cands, key=rank, reverse=True)
+    kept: list[tuple[list[Pip], FaceFit | None]] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for c in order:
+        x0, y0, x1, y1 = _extent(*c)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        clash = False
+        for bx0, by0, bx1, by1 in boxes:
+            # a candidate whose centre falls in a kept face, or that contains a kept face's centre
+            if (bx0 <= cx <= bx1 and by0 <= cy <= by1) or (
+                    x0 <= (bx0 + bx1) / 2 <= x1 and y0 <= (by0 + by1) / 2 <= y1):
+                clash = True
+                break
+        if not clash:
+            kept.append(c)
+            boxes.append((x0, y0, x1, y1))
+    return kept
+
+
+def _reading(group: list[Pip], fit: FaceFit | None, pal: Palette,
+             gains: Sequence[float] | None, shape: tuple[int, ...], ox: int, oy: int
+             ) -> DieReading | None:
+    H, W = shape[:2]
+    x0, y0, x1, y1 = _extent(group, fit)
+    pad = 0.06 * max(x1 - x0, y1 - y0)
+    bx0, by0 = int(max(np.floor(x0 - pad), 0)), int(max(np.floor(y0 - pad), 0))
+    bx1, by1 = int(min(np.ceil(x1 + pad), W)), int(min(np.ceil(y1 + pad), H))
+    if bx1 - bx0 < 3 or by1 - by0 < 3:
+        return None
+    reasons = []
+    face: int | None = None
+    face_conf = 0.0
+    if fit is None:
+        reasons.append(f"{len(group)} pips do not make a face")
+    else:
+        face_conf = fit.confidence
+        if len(group) == 1:
+            p = group[0]
+            # a lone blob is a face 1 only if it is large enough to be sure it is not a speck
+            face_conf *= float(np.clip((p.r - 2.0) / 2.0, 0, 1))
+        if face_conf >= FACE_THRESHOLD:
+            face = fit.face
+        else:
+            reasons.append(f"pips do not fit face {fit.face} (confidence {face_conf:.2f})")
+    bgr = np.median(np.array([p.ring_bgr for p in group]), axis=0)
+    balanced = balance_colour(bgr, gains)
+    colour, colour_conf = pal.classify(balanced)
+    if colour is not None and colour_conf < COLOUR_THRESHOLD:
+        colour = None
+    if colour is None:
+        reasons.append("colour is between palette entries")
+    parts = [c for c, v in ((face_conf, face), (colour_conf, colour)) if v is not None]
+    confidence = float(min(parts)) if parts else 0.0
+    return DieReading(
+        box=(bx0 + ox, by0 + oy, bx1 - bx0, by1 - by0), face=face, colour=colour,
+        confidence=confidence, face_confidence=float(face_conf),
+        colour_confidence=float(colour_conf), pips=len(group),
+        face_bgr=(float(balanced[0]), float(balanced[1]), float(balanced[2])),
+        reason="; ".join(reasons) or None)

@@ -1,0 +1,65 @@
+"""White balance from a reference in the scene, so a warm lamp does not turn white into yellow.
+
+The reference is something we know is neutral: the white border of an ArUco marker on the board,
+or a printed grey patch. Its median colour gives per-channel gains that make it grey again; the
+same gains applied to a die make its colour comparable with the calibrated palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+
+def _polygon_mask(shape: tuple[int, int], polygon: Sequence[Sequence[float]]) -> np.ndarray:
+    pts = np.asarray(polygon, np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3:
+        raise ValueError(f"a reference polygon needs at least 3 (x, y) points, got {pts.shape}")
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255)
+    return mask > 0
+
+
+def gains_from_patch(image: np.ndarray, polygon: Sequence[Sequence[float]], *,
+                     bright_fraction: float = 0.5) -> tuple[float, float, float]:
+    """(b, g, r) gains that make the patch inside ``polygon`` neutral.
+
+    Only the brightest ``bright_fraction`` of the patch counts, so a marker's black inner square
+    (or a shadow across the patch) does not pull the estimate. The gains keep the patch's
+    brightness: they change colour, not exposure. Raises ValueError if the patch is too small,
+    too dark or clipped to be a reference.
+    """
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("gains_from_patch needs an HxWx3 BGR image")
+    mask = _polygon_mask(image.shape[:2], polygon)
+    px = image[mask].astype(np.float64)
+    if len(px) < 20:
+        raise ValueError(f"reference patch covers only {len(px)} pixels; need at least 20")
+    lum = px.mean(axis=1)
+    cut = np.quantile(lum, 1.0 - bright_fraction)
+    px = px[lum >= cut]
+    med = np.median(px, axis=0)
+    if med.min() < 25:
+        raise ValueError(f"reference patch is too dark to balance on (median BGR {med.round()})")
+    gains = med.mean() / med
+    return float(gains[0]), float(gains[1]), float(gains[2])
+
+
+def apply_gains(image: np.ndarray, gains: Sequence[float]) -> np.ndarray:
+    """Multiply each channel by its gain, saturating at 255. Returns a new uint8 image."""
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("apply_gains needs an HxWx3 BGR image")
+    g = np.asarray(gains, np.float32)
+    if g.shape != (3,) or not np.all(np.isfinite(g)) or np.any(g <= 0) or np.any(g > 10):
+        raise ValueError(f"gains must be three positive numbers up to 10, got {gains}")
+    return np.clip(image.astype(np.float32) * g.reshape(1, 1, 3), 0, 255).astype(np.uint8)
+
+
+def balance_colour(bgr: Sequence[float], gains: Sequence[float] | None) -> tuple[float, float, float]:
+    """One colour through the gains (used for a die's face colour)."""
+    if gains is None:
+        return float(bgr[0]), float(bgr[1]), float(bgr[2])
+    out = np.clip(np.asarray(bgr, np.float64) * np.asarray(gains, np.float64), 0, 255)
+    return float(out[0]), float(out[1]), float(out[2])

@@ -1,0 +1,1 @@
+"""MQTT: the bridge of a table, the embedded broker, Home Assistant discovery."""

@@ -1,0 +1,427 @@
+"""The MQTT bridge of one table: events out, retained state, scores and tallies, requests in.
+
+Why it is built this way (Frigate's conventions, paho-mqtt 2.x):
+
+- ``connect_async`` + ``loop_start``: paho reconnects by itself; the hub never waits for the
+  broker. ``available`` is retained with a last will of ``offline``.
+- Every retained topic (available, state, scores, leg tallies, Home Assistant discovery) is
+  published again on every connect, so a restarted broker gets it all back.
+- Events are QoS 1 and delivered in seq order, even across a broker outage: while the broker is
+  away, events wait in the bridge's outbox; on reconnect, paho first re-sends what was in flight,
+  and only when all of that is acknowledged (``on_publish``) does the outbox drain, in order.
+- A hub killed before the broker acknowledged some events sends them again on its next start:
+  the highest contiguously acknowledged seq is kept in the store (``mqtt_acked/<table>``). A
+  receiver may so see an event twice; ``seq`` lets it drop the second.
+- Requests (``request/<cmd>``) are handled on a worker thread, never on paho's network thread, and
+  answered on ``response/<cmd>`` with the request's ``transaction``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import ssl
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from hub.bus import Envelope
+from hub.mqtt import discovery
+
+if TYPE_CHECKING:
+    from hub.session import TableSession
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BrokerConfig", "MqttBridge", "parse_broker_url"]
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def url(self) -> str:
+        scheme = "mqtts" if self.tls else "mqtt"
+        user = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{user}{self.host}:{self.port}"
+
+
+def parse_broker_url(url: str) -> BrokerConfig:
+    """``mqtt://host[:1883]``, ``mqtts://user:pass@host[:8883]`` -> BrokerConfig.
+
+    >>> parse_broker_url("mqtts://ann:s3cret@broker.local").port
+    8883
+    """
+    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
+        raise ValueError(f"broker URL {url!r}: the scheme must be mqtt:// or mqtts://")
+    if not parts.hostname:
+        raise ValueError(f"broker URL {url!r} has no host")
+    tls = parts.scheme in ("mqtts", "ssl")
+    try:
+        port = parts.port or (8883 if tls else 1883)
+    except ValueError:
+        raise ValueError(f"broker URL {url!r} has a bad port") from None
+    return BrokerConfig(
+        host=parts.hostname, port=port, tls=tls,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+    )
+
+
+def _json(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=False).encode()
+
+
+class MqttBridge:
+    """Connects one :class:`TableSession` to a broker. ``start()``, then ``stop()``."""
+
+    def __init__(
+        self,
+        session: TableSession,
+        broker: str | BrokerConfig,
+        *,
+        prefix: str = "camelup",
+        discovery_prefix: str | None = "homeassistant",
+        client_id: str | None = None,
+        keepalive: int = 30,
+        state_odds: bool = True,
+        mark_interval: float = 1.0,
+    ) -> None:
+        self.session = session
+        self.config = broker if isinstance(broker, BrokerConfig) else parse_broker_url(broker)
+        self.base = f"{prefix}/{session.table_id}"
+        self.discovery_prefix = discovery_prefix
+        self.keepalive = keepalive
+        self.state_odds = state_odds
+        self.mark_interval = mark_interval
+        self.client_id = client_id or f"camel-pyramid-{session.table_id}-{uuid.uuid4().hex[:6]}"
+        self._lock = threading.RLock()
+        self._online = False
+        self._draining = False
+        self._outbox: deque[Envelope] = deque()
+        self._inflight: dict[int, int] = {}  # paho mid -> event seq
+        self._mark_key = f"mqtt_acked/{session.table_id}"
+        self._acked_upto = int(session.store.get_meta(self._mark_key, "0") or 0)
+        self._acked_above: set[int] = set()
+        self._mark_saved = self._acked_upto
+        self._dirty = threading.Event()
+        self._stopping = threading.Event()
+        self._requests: queue.Queue[Any] = queue.Queue()
+        self._scores: dict[str, Any] = {}
+        self._tallies: dict[int, bytes] = {}
+        self._disc_players: list[str] = []
+        self._unsubscribe: Any = None
+        self._threads: list[threading.Thread] = []
+        self.connected = threading.Event()
+        self.connects = 0
+        self.events_sent = 0
+        self.requests_handled = 0
+        self.client = self._make_client()
+
+    # -- topics ------------------------------------------------------------------------------
+
+    def topic(self, name: str) -> str:
+        return f"{self.base}/{name}"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _make_client(self) -> mqtt.Client:
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
+                        protocol=mqtt.MQTTv311, clean_session=True)
+        c.max_inflight_messages_set(100)
+        c.will_set(self.topic("available"), "offline", qos=1, retain=True)
+        if self.config.username:
+            c.username_pw_set(self.config.username, self.config.password)
+        if self.config.tls:
+            c.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+        c.reconnect_delay_set(1, 5)
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_publish = self._on_publish
+        c.on_message = self._on_message
+        return c
+
+    def start(self) -> MqttBridge:
+        # Events logged but never acknowledged by a broker (the hub died first) go out first;
+        # holding the session lock while subscribing means none is missed or sent twice.
+        with self.session._lock:
+            for env in self.session.events_since(self._acked_upto):
+                self._outbox.append(env)
+            self._unsubscribe = self.session.bus.subscribe(self._on_envelope)
+        for target, name in ((self._state_loop, "state"), (self._request_loop, "requests")):
+            t = threading.Thread(target=target, name=f"mqtt-{name}-{self.session.table_id}",
+                                 daemon=True)
+            t.start()
+            self._threads.append(t)
+        self.client.connect_async(self.config.host, self.config.port, self.keepalive)
+        self.client.loop_start()
+        self._dirty.set()
+        return self
+
+    def wait_connected(self, timeout: float = 10.0) -> bool:
+        return self.connected.wait(timeout)
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every event so far is acknowledged by the broker (tests, shutdown)."""
+        self.session.bus.flush(timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._outbox and not self._inflight:
+                    return True
+            time.sleep(0.01)
+        return False
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Say offline (retained), send what is queued, disconnect."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.connected.is_set():
+            self.flush(timeout)
+            info = self.client.publish(self.topic("available"), "offline", qos=1, retain=True)
+            try:
+                info.wait_for_publish(timeout)
+            except (RuntimeError, ValueError):
+                pass
+        self._stopping.set()
+        self._dirty.set()
+        self._requests.put(None)
+        self.client.disconnect()
+        self.client.loop_stop()
+        for t in self._threads:
+            t.join(timeout)
+        self._save_mark(force=True)
+
+    @property
+    def outbox(self) -> int:
+        """Events not yet acknowledged by the broker."""
+        with self._lock:
+            return len(self._outbox) + len(self._inflight)
+
+    @property
+    def acked_upto(self) -> int:
+        return self._acked_upto
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _on_envelope(self, env: Envelope) -> None:
+        with self._lock:
+            if self._online and not self._draining and not self._outbox:
+                self._send(env)
+            else:
+                self._outbox.append(env)
+        if env.batch_end:
+            self._dirty.set()
+
+    def _send(self, env: Envelope) -> None:
+        """Hand one event to paho (lock held)."""
+        info = self.client.publish(self.topic("event"), _json(env.to_dict()), qos=1)
+        self._inflight[info.mid] = env.seq
+        self.events_sent += 1
+
+    def _drain(self) -> None:
+        """Send the outbox in order (lock held); called once paho has nothing older in flight."""
+        self._draining = False
+        while self._outbox:
+            self._send(self._outbox.popleft())
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        with self._lock:
+            seq = self._inflight.pop(mid, None)
+            if seq is not None:
+                self._ack(seq)
+            if self._draining and not self._inflight and self._online:
+                self._drain()
+
+    def _ack(self, seq: int) -> None:
+        if seq <= self._acked_upto:
+            return
+        self._acked_above.add(seq)
+        while self._acked_upto + 1 in self._acked_above:
+            self._acked_upto += 1
+            self._acked_above.discard(self._acked_upto)
+
+    def _save_mark(self, force: bool = False) -> None:
+        mark = self._acked_upto
+        if mark != self._mark_saved:
+            try:
+                self.session.store.set_meta(self._mark_key, str(mark))
+                self._mark_saved = mark
+            except Exception:
+                log.exception("cannot save the MQTT delivery mark")
+
+    # -- connection ----------------------------------------------------------------------------
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.warning("broker %s refused the connection: %s", self.config.url, reason)
+            return
+        self.connects += 1
+        client.subscribe([(self.topic("request/+"), 1), (discovery.STATUS_TOPIC, 1)])
+        self._publish_retained(force=True)
+        with self._lock:
+            self._online = True
+            if self._inflight:
+                self._draining = True  # paho re-sends these first; the outbox waits for them
+            else:
+                self._drain()
+        self.connected.set()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       props: Any) -> None:
+        with self._lock:
+            self._online = False
+        self.connected.clear()
+        if not self._stopping.is_set():
+            log.info("broker %s gone (%s): reconnecting", self.config.url, reason)
+
+    # -- retained topics -----------------------------------------------------------------------
+
+    def _state_loop(self) -> None:
+        last_mark = time.monotonic()
+        while not self._stopping.is_set():
+            self._dirty.wait(self.mark_interval)
+            if self._stopping.is_set():
+                break
+            if self._dirty.is_set():
+                self._dirty.clear()
+                if self.connected.is_set():
+                    try:
+                        self._publish_retained()
+                    except Exception:
+                        log.exception("publishing the retained state failed")
+            if time.monotonic() - last_mark >= self.mark_interval:
+                self._save_mark()
+                last_mark = time.monotonic()
+
+    def _publish_retained(self, force: bool = False) -> None:
+        """available, state, score/<player>, leg/<n>/tally, discovery; all if ``force``."""
+        s = self.session
+        snap = s.snapshot(log=False, derived=self.state_odds)
+        pub = self.client.publish
+        if force:
+            pub(self.topic("available"), "online", qos=1, retain=True)
+        pub(self.topic("state"), _json(snap), qos=1, retain=True)
+        game = snap.get("game") or {}
+        players = list(game.get("players", []))
+        scores = {n: h.get("money") for n, h in (game.get("holdings") or {}).items()}
+        for name, money in scores.items():
+            if force or self._scores.get(name) != money:
+                pub(self.topic(f"score/{name}"), str(money), qos=1, retain=True)
+        for name in set(self._scores) - set(scores):
+            pub(self.topic(f"score/{name}"), b"", qos=1, retain=True)  # clears the retained one
+        self._scores = scores
+        tallies = {t["leg"]: _json(t) for t in leg_tallies(s)}
+        for leg, payload in tallies.items():
+            if force or self._tallies.get(leg) != payload:
+                pub(self.topic(f"leg/{leg}/tally"), payload, qos=1, retain=True)
+        for leg in set(self._tallies) - set(tallies):
+            pub(self.topic(f"leg/{leg}/tally"), b"", qos=1, retain=True)
+        self._tallies = tallies
+        if self.discovery_prefix and (force or players != self._disc_players):
+            self._publish_discovery(players)
+
+    def _publish_discovery(self, players: list[str] | None = None) -> None:
+        if not self.discovery_prefix:
+            return
+        if players is None:
+            game = (self.session.snapshot(log=False, derived=False).get("game") or {})
+            players = list(game.get("players", []))
+        payload = discovery.discovery_payload(self.session.table_id, players, self.base,
+                                              removed=self._disc_players)
+        self.client.publish(discovery.discovery_topic(self.session.table_id,
+                                                      self.discovery_prefix),
+                            _json(payload), qos=1, retain=True)
+        self._disc_players = players
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _on_message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == discovery.STATUS_TOPIC:
+            if msg.payload.strip().lower() == b"online":
+                self._requests.put(("__discovery__", b""))
+            return
+        cmd = msg.topic.rsplit("/", 1)[-1]
+        self._requests.put((cmd, msg.payload))
+
+    def _request_loop(self) -> None:
+        while True:
+            item = self._requests.get()
+            if item is None:
+                return
+            cmd, raw = item
+            try:
+                if cmd == "__discovery__":
+                    self._publish_discovery()
+                    continue
+                answer = self.handle_request(cmd, raw)
+                self.client.publish(self.topic(f"response/{cmd}"), _json(answer), qos=1)
+                self.requests_handled += 1
+            except Exception:
+                log.exception("request %s failed", cmd)
+
+    def handle_request(self, cmd: str, raw: bytes) -> dict[str, Any]:
+        """Decode one MQTT request and run it; the answer echoes ``transaction``."""
+        from hub.requests import error
+
+        try:
+            payload = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return {**error(cmd, f"the request is not JSON: {exc}", "bad_json"),
+                    "transaction": None}
+        if not isinstance(payload, dict):
+            return {**error(cmd, "the request must be a JSON object", "bad_payload"),
+                    "transaction": None}
+        payload = dict(payload)
+        transaction = payload.pop("transaction", None)
+        if transaction is not None and not isinstance(transaction, str | int):
+            transaction = str(transaction)[:64]
+        auth: Any = payload.pop("auth", None)
+        for key in ("pin", "token"):
+            if key in payload:
+                if not isinstance(auth, dict):
+                    auth = {} if auth is None else auth
+                if isinstance(auth, dict):
+                    auth = {**auth, key: payload.pop(key)}
+        answer = self.session.request(cmd, payload, auth, channel="mqtt")
+        return {**answer, "transaction": transaction}
+
+
+def leg_tallies(session: TableSession) -> list[dict[str, Any]]:
+    """The stage-end tally of every leg scored in the current game (undone legs left out)."""
+    live = {seq for batch in session._engine_batches for seq in batch}
+    gid = session.game_id
+    if gid is None:
+        return []
+    out = []
+    for e in session.store.events(session.table_id, game_id=gid):
+        if e.type != "leg_scored" or e.seq not in live:
+            continue
+        ev = e.event
+        money = ev.get("money", {})
+        changes = ev.get("changes", {})
+        tiles = ev.get("tiles", {})
+        pyramid = ev.get("pyramid_tiles", {})
+        out.append({
+            "table": session.table_id, "game_id": gid, "seq": e.seq, "leg": ev.get("leg"),
+            "winner": ev.get("first"), "runner_up": ev.get("second"),
+            "players": {name: {"tiles": tiles.get(name, []), "pyramid_tiles": pyramid.get(name, 0),
+                               "change": changes.get(name, 0), "money": money.get(name)}
+                        for name in money},
+        })
+    return out

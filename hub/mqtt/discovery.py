@@ -1,0 +1,75 @@
+"""Home Assistant MQTT device discovery for a table (one device, several entities).
+
+Why device discovery (``homeassistant/device/<id>/config``): one retained message describes the
+whole table — leg, player to move, leader, status, and one money sensor per player — instead of a
+message per entity. Home Assistant forgets retained discovery when it restarts without a
+persistent broker, and announces itself on ``homeassistant/status`` ("online"): the bridge then
+sends this again. Players change with every game; a player who left is removed by sending their
+component with its platform only, as Home Assistant asks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["discovery_topic", "discovery_payload", "STATUS_TOPIC"]
+
+STATUS_TOPIC = "homeassistant/status"
+VERSION = "0.1.0"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "x"
+
+
+def device_id(table: str) -> str:
+    return f"camel_pyramid_{_slug(table)}"
+
+
+def discovery_topic(table: str, prefix: str = "homeassistant") -> str:
+    return f"{prefix}/device/{device_id(table)}/config"
+
+
+def discovery_payload(
+    table: str, players: list[str], base: str, removed: list[str] | None = None
+) -> dict[str, Any]:
+    """The device config: ``base`` is the table's topic prefix (``camelup/<table>``)."""
+    dev = device_id(table)
+    state = f"{base}/state"
+
+    def sensor(key: str, name: str, template: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+        return f"{dev}_{key}", {"platform": "sensor", "name": name, "unique_id": f"{dev}_{key}",
+                                "state_topic": state, "value_template": template, **extra}
+
+    comps = dict([
+        sensor("status", "Status", "{{ value_json.status }}", icon="mdi:cards-playing"),
+        sensor("game", "Game", "{{ value_json.game_id or 'none' }}"),
+        sensor("leg", "Leg", "{{ value_json.game.leg if value_json.game else 0 }}",
+               icon="mdi:flag-checkered"),
+        sensor("to_move", "Player to move",
+               "{{ (value_json.game.current_player if value_json.game else none) or 'nobody' }}",
+               icon="mdi:account-arrow-right"),
+        sensor("dice_left", "Dice in the pyramid",
+               "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
+               icon="mdi:dice-multiple"),
+        sensor("seq", "Events", "{{ value_json.seq }}", entity_category="diagnostic"),
+    ])
+    for name in players:
+        key = f"score_{_slug(name)}"
+        comps[f"{dev}_{key}"] = {
+            "platform": "sensor", "name": f"{name} money", "unique_id": f"{dev}_{key}",
+            "state_topic": f"{base}/score/{name}", "unit_of_measurement": "coins",
+            "state_class": "measurement", "icon": "mdi:cash",
+        }
+    for name in removed or []:
+        if name not in players:
+            comps[f"{dev}_score_{_slug(name)}"] = {"platform": "sensor"}
+    return {
+        "device": {"identifiers": [dev], "name": f"Camel Pyramid {table}",
+                   "manufacturer": "Camel Pyramid", "model": "table hub", "sw_version": VERSION},
+        "origin": {"name": "camel-pyramid", "sw_version": VERSION},
+        "availability_topic": f"{base}/available",
+        "qos": 1,
+        "components": comps,
+    }

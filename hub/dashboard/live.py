@@ -1,0 +1,183 @@
+"""The live side of the dashboard: what a page is sent, and the stream that sends it.
+
+A page's stream, in order:
+
+1. ``snapshot`` (id = seq): the current game's public log and its state; or, when the page comes
+   back with ``Last-Event-ID`` (or ``?last=``), the events it missed as ``game`` messages, then
+   ``state``. The subscription to the bus is opened *before* the log is read, so nothing that
+   happens in between is lost; whatever arrives twice is dropped here by seq, and the page
+   drops it again by seq (belt and braces: every delivery is safe twice).
+2. ``game`` (id = seq) for every event, then one ``state`` when a command's events are all out.
+3. A comment every ``heartbeat_s`` seconds so phones and proxies keep the connection open.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import nullcontext
+from typing import Any
+
+from hub.dashboard.sse import Fanout, comment, format_sse
+
+__all__ = ["Live", "page_event", "redact_legal"]
+
+#: More missed events than this and a fresh snapshot is cheaper than the replay.
+MAX_REPLAY = 2000
+
+
+def page_event(env: Any) -> dict[str, Any]:
+    """An envelope (or its dict) as the page reads it: the event's fields, type, seq, ts."""
+    d = env.to_dict() if hasattr(env, "to_dict") else dict(env)
+    d["type"] = d.get("event_type") or d.get("type")
+    return d
+
+
+def redact_legal(actions: list[str]) -> list[str]:
+    """Legal actions as the shared screen may see them.
+
+    The colours a player may still bet on tell which colours they already bet on, so the public
+    list carries only "bet:winner" / "bet:loser" (the hub then asks the player for the colour on
+    their own phone).
+
+    >>> redact_legal(["leg:blue", "bet:winner:blue", "bet:winner:green", "bet:loser:white"])
+    ['leg:blue', 'bet:winner', 'bet:loser']
+    """
+    out: list[str] = []
+    for a in actions:
+        if a.startswith("bet:"):
+            a = ":".join(a.split(":")[:2])
+        if a not in out:
+            out.append(a)
+    return out
+
+
+class Live:
+    """Builds the page's messages from a TableSession and runs each page's stream."""
+
+    def __init__(self, session: Any, *, heartbeat_s: float = 15.0, retry_ms: int = 2000) -> None:
+        self.session = session
+        self.heartbeat_s = float(heartbeat_s)
+        self.retry_ms = int(retry_ms)
+        self.fanout = Fanout(session.bus.subscribe)
+        self._cache_lock = threading.Lock()
+        self._public: tuple[int, str | None, dict[str, Any]] | None = None
+        self.states_built = 0
+
+    # -- what a page is sent ------------------------------------------------------------------
+
+    def state(self, player: str | None = None) -> dict[str, Any]:
+        """The engine's picture now: view, legal actions of the player to move, open prompts.
+
+        Built under the session's lock so view, seq and legal actions agree. The public one is
+        built once per seq and shared by every page.
+        """
+        session = self.session
+        if player is None:
+            cached = self._public
+            if cached is not None and cached[0] == session.seq and cached[1] == session.game_id:
+                return cached[2]
+        with getattr(session, "_lock", nullcontext()):
+            snap = session.snapshot(log=False, derived=False)
+            game = session.game
+            state = game.state if game is not None else None
+            view = snap.get("game")
+            legal: list[str] = []
+            if state is not None and snap.get("status") == "playing" and not state.finished:
+                legal = [str(a) for a in game.legal_actions()]
+            current = view.get("current_player") if view else None
+            pending = snap.get("pending", [])
+            if player is not None and state is not None:
+                from hub.games.camelup import player_view
+
+                try:
+                    view = player_view(state, player)
+                except (KeyError, ValueError):
+                    pass
+                if player != current:
+                    legal = []
+            else:
+                legal = redact_legal(legal)
+        out = {
+            "seq": snap["seq"],
+            "game_id": snap.get("game_id"),
+            "status": snap.get("status"),
+            "view": view,
+            "legal": legal,
+            "pending": pending,
+            "pin_required": snap.get("pin_required"),
+        }
+        self.states_built += 1
+        if player is None:
+            with self._cache_lock:
+                self._public = (out["seq"], out["game_id"], out)
+        return out
+
+    def snapshot(self, player: str | None = None) -> dict[str, Any]:
+        """The whole current game for a page that has nothing: its public log and its state."""
+        session = self.session
+        with getattr(session, "_lock", nullcontext()):
+            snap = session.snapshot(log=True, derived=False)
+            state = self.state(player)
+        log = [page_event(e) for e in snap.get("log", [])]
+        return {"game_id": snap.get("game_id"), "seq": snap["seq"], "log": log, "state": state}
+
+    # -- the stream ---------------------------------------------------------------------------
+
+    def stream(self, last_id: int | None, player: str | None = None) -> Iterator[str]:
+        """The SSE text of one page's connection; ends when the page goes or drop_all() is called."""
+        info: dict[str, Any] = {"last_id": last_id, "player": player, "replayed": 0,
+                                "snapshot": False, "opened": time.time()}
+        sub = self.fanout.open(**info)
+        try:
+            sent = -1
+            yield f"retry: {self.retry_ms}\n\n"
+            replay = None
+            if last_id is not None and last_id <= self.session.seq:
+                replay = self.session.events_since(last_id, limit=MAX_REPLAY + 1)
+                if len(replay) > MAX_REPLAY:
+                    replay = None
+            if replay is None:
+                snap = self.snapshot(player)
+                sub.info["snapshot"] = True
+                sent = snap["seq"]
+                yield format_sse(snap, event="snapshot", id=sent)
+            else:
+                sent = last_id if last_id is not None else -1
+                for env in replay:
+                    if env.seq <= sent:
+                        continue
+                    sent = env.seq
+                    yield format_sse(page_event(env), event="game", id=env.seq)
+                sub.info["replayed"] = len(replay)
+                yield format_sse(self.state(player), event="state")
+            while True:
+                try:
+                    env = sub.get(self.heartbeat_s)
+                    if env is None:
+                        yield comment("heartbeat")
+                        continue
+                    batch = [env, *sub.pending()]
+                except StopIteration:
+                    return
+                if sub.stale:  # this page fell too far behind: start it afresh
+                    sub.stale = False
+                    snap = self.snapshot(player)
+                    sent = snap["seq"]
+                    yield format_sse(snap, event="snapshot", id=sent)
+                    continue
+                fresh = False
+                for env in batch:
+                    if env.seq <= sent:
+                        continue
+                    sent = env.seq
+                    fresh = True
+                    yield format_sse(page_event(env), event="game", id=env.seq)
+                if fresh:
+                    yield format_sse(self.state(player), event="state")
+        finally:
+            self.fanout.close(sub)
+
+    def close(self) -> None:
+        self.fanout.shutdown()

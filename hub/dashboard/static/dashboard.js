@@ -1,0 +1,769 @@
+/* Camel Pyramid dashboard: plain JavaScript, no build step, nothing fetched from the internet
+ * (the table's Wi-Fi may have none).
+ *
+ * Data flow: the server sends a snapshot first (view + the game's public event log), then every
+ * event with its `seq` as the SSE id, then a fresh `state` (the engine's public view) once the
+ * events of an action have gone out. The page keeps the log, drops any event whose seq it already
+ * has (a reconnect may replay a few), and redraws. Everything the log can tell (dice log, tallies,
+ * money over time) is derived from it here; everything only the engine knows (the track, holdings,
+ * legal actions) comes from `state`; odds and advice are fetched separately because they cost more
+ * than a move and must never delay one.
+ */
+"use strict";
+
+(function () {
+  const COLOURS = ["blue", "green", "orange", "yellow", "white"];
+  const body = document.body;
+  const $ = (id) => document.getElementById(id);
+  const ROOT = body.dataset.root || "/";   // where the dashboard is mounted, ending in "/"
+
+  const S = {
+    gameId: body.dataset.game || null,      // an archived game when set (read only)
+    token: body.dataset.token || null,      // a player's own link
+    mode: body.dataset.mode,                // "table" | "player" | "archive"
+    pin: localStorage.getItem("pyramid.pin") || "",
+    liveGameId: null,
+    seq: 0,                                 // last event applied
+    viewSeq: -1,                            // seq the view was taken at
+    log: [],
+    seen: new Set(),
+    view: null,
+    legal: [],
+    pending: [],
+    status: null,
+    auth: { role: "guest", player: null },
+    odds: null,
+    advice: null,
+    oddsSeq: -1,
+    source: null,
+    deskSide: "oasis",
+    chosenPile: null,
+    stats: { events: 0, duplicates: 0, snapshots: 0 },
+  };
+  // For tests and the benchmark: read-only handles, never needed by the page itself.
+  window.pyramid = { S, reconnect: () => connect(), close: () => S.source && S.source.close() };
+
+  // ---------------------------------------------------------------- helpers
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "dataset") Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+  const svgNS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(svgNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    for (const c of children.flat()) {
+      if (c === null || c === undefined) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+  const camel = (colour, extra) =>
+    el("span", { class: `camel c-${colour} ${extra || ""}`, title: colour, "aria-label": colour });
+  const chip = (colour, text) => el("span", { class: `chip c-${colour}`, title: colour }, text);
+  const pct = (x) => `${Math.round((x || 0) * 100)}%`;
+
+  function showMessage(text, kind) {
+    const box = $("message");
+    box.textContent = text;
+    box.className = `message ${kind || "error"}`;
+    box.hidden = false;
+    clearTimeout(showMessage.timer);
+    showMessage.timer = setTimeout(() => (box.hidden = true), kind === "info" ? 4000 : 9000);
+  }
+
+  function authHeaders() {
+    const h = { "Content-Type": "application/json" };
+    if (S.pin) h["X-Pyramid-Pin"] = S.pin;
+    if (S.token) h["X-Pyramid-Token"] = S.token;
+    return h;
+  }
+
+  async function getJSON(path) {
+    const r = await fetch(path, { headers: authHeaders(), cache: "no-store" });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.message || `${r.status} ${r.statusText}`);
+    return data;
+  }
+
+  /** POST a command; a refusal is shown as the hub's own sentence and changes nothing here. */
+  async function post(path, payload) {
+    let r, data;
+    try {
+      r = await fetch(path, { method: "POST", headers: authHeaders(), body: JSON.stringify(payload || {}) });
+      data = await r.json().catch(() => ({}));
+    } catch (e) {
+      showMessage("The hub cannot be reached. Check the table's Wi-Fi.");
+      return null;
+    }
+    if (!r.ok || data.ok === false) {
+      if (r.status === 401 || r.status === 403) {
+        if (data.error === "wrong_pin" && S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); renderPinButton(); }
+      }
+      showMessage(data.message || `The hub refused (${r.status}).`);
+      return null;
+    }
+    $("message").hidden = true;
+    if (data.state) applyState(data.state);
+    return data;
+  }
+
+  // ---------------------------------------------------------------- live stream
+  function streamUrl() {
+    const q = new URLSearchParams();
+    if (S.token) q.set("token", S.token);
+    if (S.seq) q.set("last", String(S.seq));   // a fresh EventSource cannot set Last-Event-ID
+    return `${ROOT}api/stream?${q}`;
+  }
+
+  function connect() {
+    if (S.mode === "archive") return;
+    if (S.source) S.source.close();
+    const src = new EventSource(streamUrl());
+    S.source = src;
+    src.addEventListener("open", () => setConn("live"));
+    src.addEventListener("error", () => setConn(src.readyState === EventSource.CLOSED ? "offline" : "reconnecting"));
+    src.addEventListener("snapshot", (m) => applySnapshot(JSON.parse(m.data)));
+    src.addEventListener("game", (m) => applyEvent(JSON.parse(m.data)));
+    src.addEventListener("state", (m) => applyState(JSON.parse(m.data)));
+    src.addEventListener("reset", () => { S.source.close(); resetTo(null); connect(); });
+  }
+
+  function setConn(state) {
+    body.dataset.conn = state;
+    $("conn").className = `conn ${state}`;
+    $("conn").title = state;
+    if (state === "offline") setTimeout(connect, 3000);
+  }
+
+  function resetTo(gameId) {
+    S.liveGameId = gameId;
+    S.seq = 0; S.viewSeq = -1; S.log = []; S.seen = new Set(); S.view = null;
+    S.odds = null; S.advice = null; S.oddsSeq = -1;
+  }
+
+  function applySnapshot(snap) {
+    S.stats.snapshots++;
+    if (snap.game_id !== S.liveGameId || (snap.seq || 0) < S.seq) resetTo(snap.game_id);
+    for (const e of snap.log || []) addEvent(e);
+    if (snap.auth) S.auth = snap.auth;
+    if (snap.state) applyState(snap.state, true);
+    else if (!snap.game_id) { S.view = null; render(); }
+    body.dataset.seq = String(S.seq);
+    render();
+  }
+
+  function addEvent(e) {
+    if (!e.type) e.type = e.event_type;
+    if (S.seen.has(e.seq)) { S.stats.duplicates++; return false; }
+    S.seen.add(e.seq);
+    S.log.push(e);
+    if (e.seq > S.seq) S.seq = e.seq;
+    else S.log.sort((a, b) => a.seq - b.seq);
+    return true;
+  }
+
+  function applyEvent(e) {
+    if (e.game_id && S.liveGameId && e.game_id !== S.liveGameId) {
+      // another game started: the snapshot of the new one follows on a fresh connection
+      resetTo(e.game_id);
+    }
+    if (!S.liveGameId) S.liveGameId = e.game_id || null;
+    if (!addEvent(e)) return;
+    S.stats.events++;
+    body.dataset.seq = String(S.seq);
+    body.dataset.lastType = e.type;
+    renderLogParts();
+  }
+
+  function applyState(st, quiet) {
+    if (!st) return;
+    if (st.game_id && S.liveGameId && st.game_id !== S.liveGameId) return;
+    if ((st.seq || 0) < S.viewSeq) return;
+    S.viewSeq = st.seq || 0;
+    S.view = st.view;
+    S.legal = st.legal || [];
+    S.pending = st.pending || [];
+    S.status = st.status;
+    if (st.auth) S.auth = st.auth;
+    body.dataset.viewSeq = String(S.viewSeq);
+    if (!quiet) render();
+    fetchOdds();
+  }
+
+  let oddsTimer = null;
+  function fetchOdds() {
+    clearTimeout(oddsTimer);
+    oddsTimer = setTimeout(async () => {
+      if (!S.view || S.oddsSeq === S.viewSeq) return;
+      const want = S.viewSeq;
+      try {
+        const q = S.gameId ? `?game=${encodeURIComponent(S.gameId)}` : "";
+        const data = await getJSON(`${ROOT}api/odds${q}`);
+        if (data.seq < S.oddsSeq) return;
+        S.odds = data.odds; S.advice = data.advice; S.oddsSeq = data.seq;
+        body.dataset.oddsSeq = String(data.seq);
+        renderOdds();
+        if (want !== S.viewSeq) fetchOdds();
+      } catch (e) { /* odds are a comfort, never a blocker */ }
+    }, 60);
+  }
+
+  // ---------------------------------------------------------------- rendering
+  function canAct() {
+    if (S.mode === "archive" || !S.view || S.view.finished) return false;
+    return S.auth.role === "table" || (S.auth.role === "player" && S.auth.player === S.view.current_player);
+  }
+
+  function render() {
+    renderPinButton();
+    renderStatus();
+    renderTrack();
+    renderDice();
+    renderActions();
+    renderPlayers();
+    renderLegBets();
+    renderResult();
+    renderLogParts();
+    renderOdds();
+    renderTools();
+  }
+
+  function renderLogParts() {
+    renderDiceLog();
+    renderPrompt();
+    renderTallies();
+    renderChart();
+  }
+
+  function renderPinButton() {
+    const b = $("pin-button");
+    if (S.mode === "player") { b.textContent = S.auth.player ? `You: ${S.auth.player}` : "Your link"; b.disabled = true; return; }
+    if (S.mode === "archive") { b.hidden = true; return; }
+    b.textContent = S.pin ? "PIN ✓" : "Enter PIN";
+    b.classList.toggle("unlocked", !!S.pin);
+  }
+
+  function renderStatus() {
+    const v = S.view;
+    let text;
+    if (!v) text = S.mode === "archive" ? "Loading game…" : "No game yet: start one below.";
+    else if (v.finished) text = `Game over — ${(v.result && (v.result.winners || []).join(" & ")) || ""} won`;
+    else text = `Leg ${v.leg} · ${v.current_player} to move`;
+    if (S.mode === "archive") text = `Past game · ${text}`;
+    $("status-text").textContent = text;
+    $("leg-label").textContent = v ? `leg ${v.leg}` : "";
+  }
+
+  function renderTrack() {
+    const box = $("track");
+    box.replaceChildren();
+    const v = S.view;
+    const track = (v && v.track) || {};
+    const desert = (v && v.desert) || {};
+    let beyond = [];
+    for (const [space, stack] of Object.entries(track)) if (+space > 16) beyond.push([+space, stack]);
+    for (let s = 1; s <= 16; s++) {
+      const stack = track[String(s)] || [];
+      const d = desert[String(s)];
+      const cell = el("div", { class: "space" + (d ? ` desert ${d.side}` : ""), dataset: { space: s } },
+        el("span", { class: "num" }, s),
+        el("div", { class: "stack" }, stack.map((c) => camel(c))),
+        d ? el("span", { class: `tile ${d.side}`, title: `${d.side} of ${d.owner}` },
+          d.side === "oasis" ? "+1" : "−1", el("small", {}, d.owner)) : null);
+      box.append(cell);
+    }
+    beyond.sort((a, b) => a[0] - b[0]);
+    box.append(el("div", { class: "space finish", dataset: { space: "finish" } },
+      el("span", { class: "num" }, "finish"),
+      el("div", { class: "stack" }, beyond.flatMap(([, st]) => st.map((c) => camel(c))))));
+  }
+
+  function renderDice() {
+    const box = $("dice");
+    box.replaceChildren();
+    const v = S.view;
+    if (!v) return;
+    const left = el("div", { class: "dice-left" }, el("span", { class: "muted" }, "in the pyramid "),
+      (v.dice_left || []).map((c) => el("span", { class: `die c-${c}`, title: `${c}: not rolled`, dataset: { colour: c } }, "?")));
+    const rolled = el("div", { class: "dice-rolled" }, el("span", { class: "muted" }, "rolled "),
+      (v.dice_rolled || []).map((d) => el("span", { class: `die rolled c-${d.colour}`,
+        title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } }, d.face)));
+    box.append(left, rolled,
+      el("div", { class: "muted small" }, `${v.pyramid_tiles_left ?? "?"} pyramid tiles left`));
+  }
+
+  function legalOf(prefix) { return S.legal.filter((a) => a.startsWith(prefix)); }
+
+  function actionButton(label, action, extra) {
+    return el("button", { type: "button", class: `act ${extra || ""}`, dataset: { action },
+      onclick: () => doAction(action) }, label);
+  }
+
+  async function doAction(action) {
+    const res = await post(`${ROOT}api/action`, { action });
+    if (res) showMessage(res.message || `Done: ${action}`, "info");
+  }
+
+  function renderActions() {
+    const box = $("actions");
+    box.replaceChildren();
+    const v = S.view;
+    $("turn-label").textContent = v && !v.finished ? `· ${v.current_player}` : "";
+    $("actions-card").hidden = !v || v.finished || S.mode === "archive";
+    if (!v || v.finished || S.mode === "archive") return;
+    if (!canAct()) {
+      const why = S.auth.role === "player"
+        ? `Waiting for ${v.current_player}. Your own actions appear here on your turn.`
+        : "Watching as a guest. Enter the table PIN (or open your own link) to play.";
+      box.append(el("p", { class: "muted", id: "guest-note" }, why));
+      return;
+    }
+    // 1. pyramid
+    const roll = el("div", { class: "row" });
+    if (S.legal.includes("roll")) roll.append(actionButton("Pyramid roll", "roll", "primary"));
+    roll.append(el("button", { type: "button", class: "act", onclick: () => toggle("enter-die") }, "Enter the die"));
+    const dieForm = el("div", { id: "enter-die", class: "picker", hidden: true },
+      (v.dice_left || []).map((c) => el("div", { class: "row" }, chip(c, c),
+        [1, 2, 3].map((f) => actionButton(String(f), `roll:${c}:${f}`, "face")))));
+    // 2. leg tiles
+    const legs = el("div", { class: "row" }, el("span", { class: "muted" }, "Leg tile: "),
+      legalOf("leg:").map((a) => {
+        const c = a.split(":")[1];
+        const top = ((v.leg_tiles || {})[c] || [])[0];
+        return actionButton(`${c} ${top ?? ""}`, a, `leg c-${c}`);
+      }));
+    // 3. desert
+    const deserts = legalOf("desert:");
+    const desertBox = el("div", { class: "row desert-row" });
+    if (deserts.length) {
+      const spaces = [...new Set(deserts.map((a) => +a.split(":")[1]))].sort((a, b) => a - b);
+      const side = el("select", { id: "desert-side", "aria-label": "side",
+        onchange: (e) => (S.deskSide = e.target.value) },
+        el("option", { value: "oasis", selected: S.deskSide === "oasis" }, "oasis +1"),
+        el("option", { value: "mirage", selected: S.deskSide === "mirage" }, "mirage −1"));
+      const space = el("select", { id: "desert-space", "aria-label": "space" },
+        spaces.map((s) => el("option", { value: s }, `space ${s}`)));
+      desertBox.append(el("span", { class: "muted" }, "Desert tile: "), space, side,
+        el("button", { type: "button", class: "act", id: "desert-go",
+          onclick: () => doAction(`desert:${space.value}:${side.value}`) }, "Place"));
+    }
+    // 4. overall bets
+    const bets = el("div", { class: "row" }, el("span", { class: "muted" }, "Overall: "));
+    const betActions = legalOf("bet:");
+    const me = S.auth.role === "player";
+    for (const pile of ["winner", "loser"]) {
+      const forPile = betActions.filter((a) => a.split(":")[1] === pile);
+      if (!forPile.length && !S.legal.includes(`bet:${pile}`)) continue;
+      bets.append(el("button", { type: "button", class: "act", id: `bet-${pile}`,
+        onclick: () => chooseBet(pile, forPile) }, `Bet on ${pile}`));
+    }
+    const betPick = el("div", { id: "bet-pick", class: "picker", hidden: S.chosenPile === null || !me });
+    if (me && S.chosenPile) {
+      const options = betActions.filter((a) => a.split(":")[1] === S.chosenPile);
+      betPick.append(el("span", { class: "muted" }, `Secret ${S.chosenPile} (only you see this): `),
+        options.map((a) => actionButton(a.split(":")[2], a, `c-${a.split(":")[2]}`)));
+    }
+    box.append(roll, dieForm, legs, desertBox, bets, betPick);
+    if (S.auth.role === "table") {
+      box.append(el("div", { class: "row" },
+        el("button", { type: "button", class: "act warn", id: "undo", onclick: async () => {
+          if (await post(`${ROOT}api/undo`, {})) showMessage("Undone.", "info");
+        } }, "↶ Undo last action")));
+    }
+  }
+
+  function toggle(id) { const n = $(id); if (n) n.hidden = !n.hidden; }
+
+  function chooseBet(pile, options) {
+    if (S.auth.role === "player") { S.chosenPile = pile; renderActions(); return; }
+    // The shared screen never sees a colour: either the hub takes a face-down card now (colour
+    // revealed when the piles are turned), or the player picks it on their own phone.
+    if (S.legal.includes(`bet:${pile}`)) { doAction(`bet:${pile}`); return; }
+    const who = S.view.current_player;
+    showMessage(`${who}: choose the colour of your ${pile} card on your own phone (your link or QR code under Players).`, "info");
+  }
+
+  function renderPlayers() {
+    const box = $("players");
+    box.replaceChildren();
+    const v = S.view;
+    if (!v) return;
+    const overall = v.overall || {};
+    const cards = (name, pile) => (overall[pile] || []).filter((b) => b.player === name);
+    const table = el("table", { class: "players" },
+      el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "EP"), el("th", {}, "leg tiles"), el("th", {}, "other"))));
+    const tb = el("tbody");
+    for (const name of v.players) {
+      const h = (v.holdings || {})[name] || {};
+      const isMe = v.me === name;
+      const bets = ["winner", "loser"].map((p) => {
+        const mine = cards(name, p);
+        if (!mine.length) return null;
+        const colours = isMe ? (v.my_bets || []).filter((b) => b.pile === p).map((b) => b.colour)
+          : mine.filter((b) => b.colour).map((b) => b.colour);
+        return el("span", { class: "pill", dataset: { pile: p } }, `${p} ×${mine.length}`,
+          colours.map((c) => chip(c, "")));
+      });
+      const raceCards = isMe ? v.race_cards : h.race_cards;
+      const row = el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
+        el("td", { class: "name" }, name === v.current_player ? "▶ " : "", name,
+          S.auth.role === "table" && S.mode === "table"
+            ? el("button", { type: "button", class: "tiny qr-btn", title: `${name}'s own link`,
+              onclick: () => showQr(name) }, "QR") : null),
+        el("td", { class: "money", dataset: { money: h.money } }, h.money ?? ""),
+        el("td", {}, (h.leg_tiles || []).map((t) => chip(t.colour, t.value))),
+        el("td", { class: "small" },
+          h.pyramid_tiles ? el("span", { class: "pill" }, `▲${h.pyramid_tiles}`) : null,
+          h.desert ? el("span", { class: `pill ${h.desert.side}` }, `${h.desert.side} @${h.desert.space}`) : null,
+          bets,
+          raceCards ? el("span", { class: "pill my-cards" }, "cards ", raceCards.map((c) => chip(c, ""))) : null));
+      tb.append(row);
+    }
+    table.append(tb);
+    box.append(table);
+  }
+
+  async function showQr(name) {
+    try {
+      const r = await fetch(`${ROOT}api/players/${encodeURIComponent(name)}/link`, { headers: authHeaders() });
+      const data = await r.json();
+      if (!r.ok) throw new Error(data.message || r.statusText);
+      $("qr-title").textContent = `${name}'s own link`;
+      $("qr-image").innerHTML = data.svg;   // segno's SVG, generated by our own hub
+      $("qr-link").textContent = data.url;
+      $("qr-link").href = data.url;
+      $("qr-dialog").showModal();
+    } catch (e) { showMessage(String(e.message || e)); }
+  }
+
+  function renderLegBets() {
+    const box = $("legbets");
+    box.replaceChildren();
+    const v = S.view;
+    if (!v) return;
+    for (const c of COLOURS) {
+      const tiles = (v.leg_tiles || {})[c] || [];
+      box.append(el("div", { class: "legpile", dataset: { colour: c } }, camel(c),
+        tiles.length ? tiles.map((t, i) => el("span", { class: `tile-v ${i ? "under" : "top"}` }, t))
+          : el("span", { class: "muted small" }, "none left")));
+    }
+  }
+
+  function renderOdds() {
+    const box = $("odds");
+    box.replaceChildren();
+    const o = S.odds;
+    if (!o || !S.view || S.view.finished) {
+      $("odds-card").hidden = !S.view || S.view.finished;
+      if (!o && S.view) box.append(el("p", { class: "muted small" }, S.oddsSeq >= 0 ? "No odds for this position." : "Working out the odds…"));
+      return;
+    }
+    $("odds-card").hidden = false;
+    const head = el("div", { class: "odds-row head" }, el("span"), el("span", {}, "leg 1st"), el("span", {}, "leg 2nd"),
+      el("span", {}, "wins"), el("span", {}, "last"));
+    box.append(head);
+    const bar = (x, cls) => el("span", { class: `pbar ${cls}`, title: pct(x) },
+      el("i", { style: `width:${Math.round((x || 0) * 100)}%` }), el("b", {}, pct(x)));
+    for (const c of COLOURS) {
+      const leg = (o.leg || {})[c] || {};
+      const race = (o.race || {})[c] || {};
+      box.append(el("div", { class: "odds-row", dataset: { colour: c } }, camel(c),
+        bar(leg.first, `c-${c}`), bar(leg.second, `c-${c}`), bar(race.win, `c-${c}`), bar(race.lose, `c-${c}`)));
+    }
+    if (o.game_ends_this_leg !== undefined)
+      box.append(el("div", { class: "muted small" }, `race ends this leg: ${pct(o.game_ends_this_leg)}`));
+    const adv = $("advice");
+    adv.replaceChildren();
+    const a = S.advice;
+    if (a && a.actions && a.actions.length) {
+      adv.append(el("h3", {}, `Best for ${a.player}`));
+      const list = el("ol", { class: "advice-list" });
+      for (const item of a.actions.slice(0, 4)) {
+        list.append(el("li", {}, el("span", { class: "mono" }, item.action),
+          el("span", { class: "ev" }, `${item.expected >= 0 ? "+" : ""}${Number(item.expected).toFixed(2)} EP`),
+          canAct() && S.legal.includes(item.action) ? el("button", { type: "button", class: "tiny",
+            onclick: () => doAction(item.action) }, "do it") : null,
+          item.why ? el("div", { class: "muted small" }, item.why) : null));
+      }
+      adv.append(list);
+    }
+  }
+
+  const cropUrl = (cropId) => `${ROOT}api/crops/${encodeURIComponent(cropId)}`;
+
+  function renderDiceLog() {
+    const box = $("dicelog");
+    box.replaceChildren();
+    const shown = new Set(["die_read", "vision_uncertain", "correction", "undo", "track_mismatch"]);
+    const items = S.log.filter((e) => shown.has(e.type));
+    let leg = 1;
+    const legOf = new Map();
+    for (const e of S.log) { legOf.set(e.seq, leg); if (e.type === "leg_scored") leg++; }
+    for (const e of items.slice().reverse()) {
+      let text, cls = e.type;
+      if (e.type === "die_read") {
+        text = [chip(e.colour, e.face), ` ${e.colour} ${e.face}`, e.player ? ` · ${e.player}` : "",
+          e.confidence !== undefined && e.confidence !== null ? el("span", { class: "muted small" }, ` ${pct(e.confidence)}`) : null,
+          e.source === "confirmed" ? el("span", { class: "pill" }, "checked") : null];
+      } else if (e.type === "vision_uncertain") {
+        const r = e.reading || {};
+        text = [`unsure: read ${r.colour || "?"} ${r.face || "?"}`, el("div", { class: "muted small" }, (e.problems || []).join("; "))];
+      } else if (e.type === "correction") {
+        text = [e.changed ? `corrected to ${e.colour} ${e.face}` : `confirmed ${e.colour} ${e.face}`, ` by ${e.by}`];
+      } else if (e.type === "undo") {
+        text = [`↶ undone: ${e.action || "last action"}`];
+      } else {
+        text = ["track differs: ", (e.differences || []).join("; ")];
+      }
+      box.append(el("li", { class: cls, dataset: { seq: e.seq, type: e.type } },
+        e.crop ? el("img", { src: cropUrl(e.crop), alt: "the camera's crop of the die", loading: "lazy", width: 48, height: 48 }) : null,
+        el("span", { class: "what" }, text), el("span", { class: "muted small when" }, `leg ${legOf.get(e.seq)}`)));
+    }
+    if (!items.length) box.append(el("li", { class: "muted empty" }, "No die released yet."));
+  }
+
+  /** Open prompts: a die reading the hub was unsure of (confirm it or say what it was), or a
+   * secret bet whose colour its player picks on their own phone. */
+  function renderPrompt() {
+    const card = $("prompt-card"), box = $("prompt");
+    box.replaceChildren();
+    const prompts = S.mode === "archive" ? [] : (S.pending || []);
+    card.hidden = !prompts.length;
+    for (const p of prompts) {
+      if (p.kind === "die_reading") box.append(diePrompt(p));
+      else if (p.kind === "bet_colour") box.append(betPrompt(p));
+    }
+  }
+
+  function diePrompt(p) {
+    const r = p.reading || {};
+    const guess = r.colour && r.face ? `${r.colour} ${r.face}` : "nothing sure";
+    const table = S.auth.role === "table";
+    const colours = (p.expected_colours && p.expected_colours.length) ? p.expected_colours : (S.view ? S.view.dice_left : []);
+    return el("div", { class: "prompt", dataset: { prompt: p.id } },
+      p.crop ? el("img", { src: cropUrl(p.crop), alt: "the camera's crop of the die", class: "crop" }) : null,
+      el("div", { class: "prompt-body" },
+        el("p", {}, `The camera read ${guess}`, r.confidence !== undefined && r.confidence !== null ? ` (${pct(r.confidence)} sure)` : "", ". What does the die show?"),
+        (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,
+        table && colours.includes(r.colour) && [1, 2, 3].includes(r.face) ? el("button", { type: "button", class: "act primary", id: "confirm-read",
+          onclick: () => answer({ prompt: p.id, accept: true }, `Read as ${guess}.`) }, `Yes, ${guess}`) : null,
+        table ? el("div", { class: "picker" }, colours.map((c) => el("div", { class: "row" }, chip(c, c),
+          [1, 2, 3].map((f) => el("button", { type: "button", class: "act face", dataset: { answer: `${c}:${f}` },
+            onclick: () => answer({ prompt: p.id, colour: c, face: f }, `Read as ${c} ${f}.`) }, f)))))
+          : el("p", { class: "muted" }, "The table PIN is needed to answer.")));
+  }
+
+  function betPrompt(p) {
+    const mine = S.auth.role === "player" && S.auth.player === p.player;
+    const cards = (S.view && S.view.race_cards) || [];
+    return el("div", { class: "prompt", dataset: { prompt: p.id } },
+      el("div", { class: "prompt-body" },
+        el("p", {}, `${p.player} bets on the overall ${p.pile}: `, mine ? "choose your camel (only you see this)." : `${p.player} chooses the colour on their own phone.`),
+        mine ? el("div", { class: "row" }, cards.map((c) => el("button", { type: "button", class: `act c-${c} secret`, dataset: { colour: c },
+          onclick: () => answer({ prompt: p.id, colour: c }, `Your ${p.pile} card: ${c}.`) }, c))) : null,
+        S.auth.role === "table" ? el("button", { type: "button", class: "act", onclick: () => answer({ prompt: p.id, dismiss: true }, "Bet cancelled.") }, "Cancel this bet") : null));
+  }
+
+  async function answer(payload, done) {
+    if (await post(`${ROOT}api/confirm`, payload)) showMessage(done, "info");
+  }
+
+  function renderTallies() {
+    const box = $("tallies");
+    box.replaceChildren();
+    const legs = S.log.filter((e) => e.type === "leg_scored");
+    if (!legs.length) { box.append(el("p", { class: "muted" }, "No leg scored yet.")); return; }
+    for (const t of legs.slice().reverse()) {
+      const rows = Object.keys(t.money || {}).map((p) => {
+        const d = (t.changes || {})[p] || 0;
+        return el("tr", {}, el("td", {}, p),
+          el("td", {}, ((t.tiles || {})[p] || []).map((x) => chip(x.colour, x.value)),
+            (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `▲${t.pyramid_tiles[p]}`) : null),
+          el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "" }, d > 0 ? `+${d}` : d),
+          el("td", {}, t.money[p]));
+      });
+      box.append(el("div", { class: "tally", dataset: { leg: t.leg } },
+        el("h3", {}, `Leg ${t.leg}: `, camel(t.first), ` ${t.first} first, `, camel(t.second), ` ${t.second} second`),
+        el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "tiles"), el("th", {}, "change"), el("th", {}, "EP"))),
+          el("tbody", {}, rows))));
+    }
+  }
+
+  /** Money per player after every leg (the start, each leg_scored, the end), drawn as SVG lines. */
+  function moneySeries() {
+    const start = S.log.find((e) => e.type === "game_started");
+    if (!start) return null;
+    const players = start.players || (S.view && S.view.players) || [];
+    const startMoney = start.money || Object.fromEntries(players.map((p) => [p, start.starting_money ?? 3]));
+    const points = [{ label: "start", money: startMoney }];
+    for (const e of S.log) {
+      if (e.type === "leg_scored") points.push({ label: `leg ${e.leg}`, money: e.money });
+      if (e.type === "game_over") points.push({ label: "end", money: e.money });
+    }
+    if (S.view && !S.view.finished && S.view.holdings) {
+      const now = Object.fromEntries(players.map((p) => [p, (S.view.holdings[p] || {}).money]));
+      points.push({ label: "now", money: now });
+    }
+    return { players, points };
+  }
+
+  const LINE_COLOURS = ["#c0392b", "#2c7be5", "#27ae60", "#8e44ad", "#d68910", "#16a085", "#7f8c8d", "#e84393"];
+
+  function renderChart() {
+    const box = $("chart");
+    box.replaceChildren();
+    const series = moneySeries();
+    if (!series) return;
+    const { players, points } = series;
+    const W = 360, H = 180, L = 30, R = 8, T = 10, B = 24;
+    const max = Math.max(5, ...points.flatMap((p) => players.map((n) => p.money[n] || 0)));
+    const x = (i) => L + (points.length === 1 ? 0 : (i * (W - L - R)) / (points.length - 1));
+    const y = (m) => T + (H - T - B) * (1 - m / max);
+    const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "money-chart", role: "img", "aria-label": "money over time" });
+    for (let m = 0; m <= max; m += Math.max(1, Math.ceil(max / 4))) {
+      g.append(svg("line", { x1: L, x2: W - R, y1: y(m), y2: y(m), class: "grid" }),
+        svg("text", { x: L - 4, y: y(m) + 4, class: "axis", "text-anchor": "end" }, m));
+    }
+    points.forEach((p, i) => g.append(svg("text", { x: x(i), y: H - 6, class: "axis", "text-anchor": "middle" }, p.label)));
+    players.forEach((name, k) => {
+      const colour = LINE_COLOURS[k % LINE_COLOURS.length];
+      const off = (k - (players.length - 1) / 2) * 1.6;   // lines of equal money stay visible side by side
+      const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${(y(p.money[name] || 0) + off).toFixed(1)}`).join(" ");
+      g.append(svg("path", { d, class: "line", stroke: colour, "data-player": name }));
+      points.forEach((p, i) => g.append(svg("circle", { cx: x(i), cy: y(p.money[name] || 0) + off, r: 3, fill: colour },
+        svg("title", {}, `${name}: ${p.money[name]} EP (${p.label})`))));
+    });
+    box.append(g, el("div", { class: "legend" }, players.map((n, k) =>
+      el("span", {}, el("i", { style: `background:${LINE_COLOURS[k % LINE_COLOURS.length]}` }), n))));
+  }
+
+  function renderResult() {
+    const card = $("result-card"), box = $("result");
+    box.replaceChildren();
+    const r = S.view && S.view.finished ? S.view.result : null;
+    card.hidden = !r;
+    if (!r) return;
+    const money = Object.entries(r.money || {}).sort((a, b) => b[1] - a[1]);
+    box.append(
+      el("p", { class: "winners" }, (r.winners || []).join(" & "), ` win with ${money.length ? money[0][1] : "?"} EP`),
+      el("p", {}, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
+      el("table", { class: "final" }, el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m))))),
+      (r.overall || []).length ? el("div", {}, el("h3", {}, "Overall bets, in the order they were placed"),
+        el("ul", { class: "overall" }, r.overall.map((b) => el("li", {}, `${b.pile}: ${b.player} `, chip(b.colour, b.colour),
+          ` ${b.correct ? "✔" : "✘"} ${b.payout > 0 ? "+" : ""}${b.payout}`)))) : null);
+  }
+
+  function renderTools() {
+    const tools = $("table-tools");
+    tools.replaceChildren();
+    if (S.mode === "archive") tools.append(el("a", { href: ROOT, class: "button" }, "← back to the live table"));
+    else if (S.mode === "table") tools.append(el("button", { type: "button", id: "new-game", class: "act",
+      onclick: openNewGame }, "+ New game"));
+  }
+
+  async function loadGames() {
+    try {
+      const data = await getJSON(`${ROOT}api/games`);
+      const list = $("games");
+      list.replaceChildren();
+      for (const g of data.games || []) {
+        list.append(el("li", { dataset: { game: g.game_id } },
+          el("a", { href: `${ROOT}games/${encodeURIComponent(g.game_id)}` },
+            `Game ${g.number || g.game_id} · ${new Date(g.started * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" })} · ${(g.players || []).join(", ")}`),
+          el("span", { class: "muted small" }, g.status === "finished" ? ` · won by ${(g.winners || []).join(" & ")}` : ` · ${g.status === "playing" ? "in play" : g.status}`)));
+      }
+      if (!(data.games || []).length) list.append(el("li", { class: "muted" }, "No games yet."));
+    } catch (e) { /* the list is optional */ }
+  }
+
+  // ---------------------------------------------------------------- dialogs
+  function openNewGame() {
+    if (!S.pin) { showMessage("Enter the table PIN first."); return; }
+    renderRollInputs();
+    $("newgame-dialog").showModal();
+  }
+
+  function renderRollInputs() {
+    const box = $("ng-roll");
+    box.replaceChildren();
+    const mode = document.querySelector("input[name=ng-mode]:checked").value;
+    if (mode !== "entered") return;
+    COLOURS.forEach((c, i) => box.append(el("div", { class: "row" }, el("span", { class: "muted" }, `${i + 1}.`),
+      el("select", { class: "ng-colour", "aria-label": `colour rolled ${i + 1}` }, COLOURS.map((k) => el("option", { value: k, selected: k === c }, k))),
+      el("select", { class: "ng-face", "aria-label": `face rolled ${i + 1}` }, [1, 2, 3].map((f) => el("option", { value: f }, f))))));
+  }
+
+  async function startGame(ev) {
+    ev.preventDefault();
+    const players = $("ng-players").value.split(/[\n,]+/).map((s) => s.trim()).filter(Boolean);
+    const mode = document.querySelector("input[name=ng-mode]:checked").value;
+    const payload = { players, setup: mode };
+    if (mode === "entered") {
+      const colours = [...document.querySelectorAll(".ng-colour")].map((s) => s.value);
+      const faces = [...document.querySelectorAll(".ng-face")].map((s) => +s.value);
+      payload.setup = colours.map((c, i) => [c, faces[i]]);
+    }
+    const res = await post(`${ROOT}api/games`, payload);
+    if (res) { $("newgame-dialog").close(); showMessage(`New game: ${players.join(", ")}`, "info"); }
+  }
+
+  function wire() {
+    $("pin-button").addEventListener("click", () => { $("pin-input").value = S.pin; $("pin-dialog").showModal(); });
+    $("pin-cancel").addEventListener("click", () => $("pin-dialog").close());
+    $("pin-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const pin = $("pin-input").value.trim();
+      S.pin = pin;
+      const r = await fetch(`${ROOT}api/whoami`, { headers: authHeaders() });
+      const data = await r.json().catch(() => ({}));
+      if (!r.ok) {
+        S.pin = ""; localStorage.removeItem("pyramid.pin");
+        showMessage(data.message || "That PIN is not right.");
+      } else {
+        localStorage.setItem("pyramid.pin", pin);
+        S.auth = data.auth || S.auth;
+        $("message").hidden = true;
+      }
+      $("pin-dialog").close();
+      connect();   // the stream sends a fresh snapshot with the new rights
+      render();
+    });
+    $("ng-cancel").addEventListener("click", () => $("newgame-dialog").close());
+    $("newgame-form").addEventListener("submit", startGame);
+    document.querySelectorAll("input[name=ng-mode]").forEach((r) => r.addEventListener("change", renderRollInputs));
+  }
+
+  async function loadArchive() {
+    try {
+      const data = await getJSON(`${ROOT}api/games/${encodeURIComponent(S.gameId)}`);
+      S.liveGameId = S.gameId;
+      for (const e of data.log || []) addEvent(e);
+      S.view = data.state.view; S.viewSeq = data.state.seq;
+      body.dataset.seq = String(S.seq);
+      render();
+      fetchOdds();
+    } catch (e) { showMessage(String(e.message || e)); }
+  }
+
+  wire();
+  render();
+  loadGames();
+  if (S.mode === "archive") loadArchive();
+  else {
+    if (S.pin || S.token) getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch(() => {});
+    connect();
+  }
+})();

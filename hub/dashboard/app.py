@@ -152,7 +152,7 @@ def create_app(
         from hub.session import RequestError
 
         try:
-            g = session.game(game_id)
+            g = _past_game(session, game_id)
         except RequestError as exc:
             return _error(str(exc), exc.reason, status=404)
         return jsonify({"game_id": g["game_id"], "seq": g["seq"],
@@ -175,7 +175,7 @@ def create_app(
         access = access_of()
         if not access.may_act_for(name):
             return _error("only the table (with its PIN) can show a player's own link",
-                          "forbidden")
+                          "pin_required" if access.level == "guest" else "forbidden")
         from hub.session import RequestError
 
         try:
@@ -241,6 +241,17 @@ def create_app(
 def _players(session: Any) -> list[str]:
     rec = getattr(session, "record", None)
     return [] if rec is None else list(rec.params.get("players", []))
+
+
+def _past_game(session: Any, game_id: str) -> dict[str, Any]:
+    """``TableSession.game(game_id)``: the instance attribute ``game`` (the live Game) shadows
+    the method of the same name, so it is looked up on the class."""
+    method = getattr(session, "past_game", None) or getattr(type(session), "game", None)
+    if method is None or not callable(method):
+        raise RuntimeError("the session cannot rebuild past games")
+    if getattr(method, "__self__", None) is session:
+        return method(game_id)  # type: ignore[no-any-return]
+    return method(session, game_id)  # type: ignore[no-any-return]
 
 
 def _current(session: Any) -> str | None:

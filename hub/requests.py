@@ -196,7 +196,7 @@ def _observe_status(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[st
 def _snapshot(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _keys(p, {"log", "game_id"})
     if p.get("game_id") is not None:
-        return {"snapshot": s.game(_text(p, "game_id") or "")}
+        return {"snapshot": s.past_game(_text(p, "game_id") or "")}
     if a.level == "player" and a.player is not None:
         snap = s.snapshot(log=_bool(p, "log"))
         snap["me"] = a.player

@@ -230,8 +230,11 @@ class TableSession:
             out.append(d)
         return out
 
-    def game(self, game_id: str) -> dict[str, Any]:
-        """A past (or the current) game's public snapshot, rebuilt from the log."""
+    def past_game(self, game_id: str) -> dict[str, Any]:
+        """A past (or the current) game's public snapshot, rebuilt from the log.
+
+        (Named ``past_game``, not ``game``: ``session.game`` is the live engine ``Game``.)
+        """
         rec = self.store.game(self.table_id, str(game_id))
         if rec is None:
             raise RequestError(f"there is no game {game_id!r} at this table", "unknown_game")

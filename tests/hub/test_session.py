@@ -1,0 +1,212 @@
+"""TableSession: one game at a time, the log as truth, observations, prompts, secrets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hub import simtable
+from hub.bus import Envelope, EventBus
+from tests.hub._hubkit import TABLE, Tables, start, tables  # noqa: F401  (fixture)
+
+
+def act(s, player: str, action: str, auth=TABLE) -> dict:
+    return s.request("action", {"player": player, "action": action}, auth)
+
+
+def types(envs) -> list[str]:
+    return [e.type for e in envs]
+
+
+def test_start_play_finish_start_another_and_browse(tables: Tables) -> None:
+    s = tables.session()
+    first = start(s)
+    assert first["game_id"] == "g1" and set(first["tokens"]) == {"Ann", "Bob", "Cy"}
+    again = s.request("start_game", {"players": ["X", "Y"]}, TABLE)
+    assert again["reason"] == "game_in_progress"
+    simtable.play(s, "browse")
+    assert s.game is not None and s.game.finished and s.record.status == "finished"
+    second = start(s, ("Dee", "Eve"))
+    assert second["game_id"] == "g2" and s.active
+    games = s.games()
+    assert [g["game_id"] for g in games] == ["g1", "g2"]
+    assert games[0]["status"] == "finished" and games[0]["winners"]
+    past = s.past_game("g1")
+    assert past["game"]["finished"] and past["game"]["result"]["winners"] == games[0]["winners"]
+    assert past["log"][-1]["event_type"] == "game_over"
+    abandon = s.request("start_game", {"players": ["A", "B"], "abandon": True}, TABLE)
+    assert abandon["ok"] and abandon["game_id"] == "g3"
+    assert [g["status"] for g in s.games()] == ["finished", "abandoned", "playing"]
+
+
+def test_restart_rebuilds_everything_from_the_log(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    assert act(s, "Ann", "leg:blue")["ok"]
+    assert act(s, "Bob", "roll:green:2")["ok"]
+    assert not act(s, "Ann", "leg:blue")["ok"]  # out of turn: logged as refused only
+    assert s.observe("die", {"colour": "white", "face": 3, "confidence": 0.3})["uncertain"]
+    assert act(s, "Cy", "bet:winner")["pending"]
+    before = (s.full_state(), s.pending, s.seq, s.snapshot(derived=False))
+    s2 = tables.session()
+    assert (s2.full_state(), s2.pending, s2.seq, s2.snapshot(derived=False)) == before
+    # and play goes on: the undo after the restart takes back the open bet prompt, then the roll
+    assert s2.request("undo", {}, TABLE)["dismissed"]
+    assert s2.request("undo", {}, TABLE)["ok"]  # the unsure reading was no action: undo the roll
+    assert s2.full_state()["track"]["2"] == ["green", "orange"]
+    assert s2.game.current_player == "Bob"
+
+
+def test_undo_is_a_new_event(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    act(s, "Ann", "roll:blue:3")
+    seq = s.seq
+    answer = s.request("undo", {}, TABLE)
+    assert answer["ok"] and answer["undone"] == [2, 3] and answer["action"] == "roll:blue:3"
+    rows = s.store.events("t1")
+    assert [r.type for r in rows] == ["game_started", "die_read", "camel_moved", "undo"]
+    assert s.seq == seq + 1
+    assert s.full_state()["track"]["1"] == ["blue"]
+    assert s.request("undo", {}, TABLE)["reason"] == "nothing_to_undo"
+
+
+def test_confident_die_becomes_the_move_with_its_crop(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    got: list[Envelope] = []
+    s.bus.subscribe(got.append)
+    answer = s.observe("die", {"colour": "green", "face": 2, "confidence": 0.95,
+                               "crop_jpeg": b"\xff\xd8crop"})
+    assert answer["ok"], answer
+    s.bus.flush()
+    assert types(got) == ["die_read", "camel_moved"]
+    die = got[0].event
+    assert (die["player"], die["colour"], die["face"], die["source"]) == ("Ann", "green", 2,
+                                                                         "vision")
+    assert s.crop(die["crop"]) == b"\xff\xd8crop"
+    assert s.full_state()["track"]["4"] == ["green", "orange"]
+
+
+@pytest.mark.parametrize("reading, problem", [
+    ({"colour": "green", "face": 2, "confidence": 0.4}, "confidence 0.40 is below 0.80"),
+    ({"colour": "green", "face": 4, "confidence": 0.99}, "face 4 is not 1, 2 or 3"),
+    ({"colour": "pink", "face": 1, "confidence": 0.99}, "'pink' is not a camel colour"),
+    ({"colour": None, "face": 1, "confidence": 0.99}, "no colour was read"),
+    ({"colour": "blue", "face": 1, "confidence": 0.99}, "blue was already rolled this leg"),
+])
+def test_unsure_or_impossible_reading_asks_a_person(tables: Tables, reading, problem) -> None:
+    s = tables.session()
+    start(s)
+    act(s, "Ann", "roll:blue:1")
+    state = s.full_state()
+    answer = s.observe("die", reading)
+    assert answer["ok"] and answer["uncertain"] and problem in answer["problems"]
+    assert s.full_state() == state  # nothing moved
+    (prompt,) = s.snapshot(derived=False)["pending"]
+    assert prompt["kind"] == "die_reading" and problem in prompt["problems"]
+    assert prompt["expected_colours"] == ["green", "orange", "yellow", "white"]
+    # a person corrects it: a correction event, then the move
+    fixed = s.request("confirm", {"prompt": prompt["id"], "colour": "white", "face": 1}, TABLE)
+    assert fixed["ok"], fixed
+    last = s.store.events("t1")[-3:]
+    assert [r.type for r in last] == ["correction", "die_read", "camel_moved"]
+    assert last[0].event["changed"] is True
+    assert s.snapshot(derived=False)["pending"] == []
+    assert s.request("confirm", {"prompt": prompt["id"], "accept": True}, TABLE)["reason"] == \
+        "unknown_prompt"
+
+
+def test_the_last_die_of_a_leg_has_a_known_colour(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    for player, action in [("Ann", "roll:blue:1"), ("Bob", "roll:green:1"),
+                           ("Cy", "roll:orange:1"), ("Ann", "roll:yellow:1")]:
+        assert act(s, player, action)["ok"]
+    answer = s.observe("die", {"colour": "green", "face": 2, "confidence": 0.2,
+                               "face_confidence": 0.93})
+    assert answer["ok"] and "events" in answer, answer
+    moved = [e for e in answer["events"] if e["type"] == "die_read"]
+    assert moved == [{"type": "die_read", "player": "Bob", "colour": "white", "face": 2}]
+
+
+def test_track_mismatch_names_what_differs(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    same = {"1": ["blue"], "2": ["green", "orange"], "3": ["yellow", "white"]}
+    assert s.observe("track", {"track": same})["match"] is True
+    seq = s.seq
+    wrong = {"1": ["blue"], "2": ["orange", "green"], "4": ["yellow", "white"]}
+    answer = s.observe("track", {"track": wrong, "uncertain": [4]})
+    assert answer["ok"] and answer["match"] is False
+    assert answer["differences"] == [
+        "space 2: expected green under orange, saw orange under green",
+        "space 3: expected yellow under white, saw nothing",
+    ]
+    (row,) = s.store.events("t1", since=seq)
+    assert row.type == "track_mismatch" and row.event["spaces"] == [2, 3]
+    bad = s.observe("track", {"track": {"1": ["blue", "blue"]}})
+    assert not bad["ok"] and bad["reason"] == "bad_payload" and s.seq == seq + 1
+
+
+def test_overall_bet_colours_stay_secret_until_game_over(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    got: list[Envelope] = []
+    s.bus.subscribe(got.append)
+    pending = act(s, "Ann", "bet:winner")
+    assert pending["ok"] and pending["pending"]
+    # the colour comes from Ann's own link (or the PIN); another player's link cannot
+    bob = {"token": s.player_token("Bob")}
+    assert s.request("confirm", {"prompt": pending["prompt"], "colour": "white"}, bob)["reason"] \
+        == "forbidden"
+    ann = {"token": s.player_token("Ann")}
+    answer = s.request("confirm", {"prompt": pending["prompt"], "colour": "white"}, ann)
+    assert answer["ok"], answer
+    s.bus.flush()
+    snap = s.snapshot()
+    bets = [e.to_dict() for e in got if e.type == "overall_bet_placed"]
+    bets += [e for e in snap["log"] if e["event_type"] == "overall_bet_placed"]
+    bets += [e.to_dict() for e in s.events_since(0) if e.type == "overall_bet_placed"]
+    assert len(bets) == 3 and all("colour" not in b for b in bets)
+    assert snap["game"]["overall"] == {"winner": [{"player": "Ann"}], "loser": []}
+    assert '"colour": "white", "pile"' not in json.dumps(snap, sort_keys=True)
+    assert s.full_state()["overall"]["winner"] == [{"player": "Ann", "colour": "white"}]
+    private = s.player_snapshot(ann["token"])
+    assert private["game"]["my_bets"] == [{"pile": "winner", "colour": "white"}]
+    simtable.play(s, "secret")
+    over = s.snapshot()["game"]["result"]
+    assert {"pile": "winner", "player": "Ann", "colour": "white"}.items() <= \
+        over["overall"][0].items()
+
+
+def test_a_failing_listener_does_not_stop_the_bus() -> None:
+    bus = EventBus()
+    got: list[int] = []
+
+    def bad(env: Envelope) -> None:
+        raise RuntimeError("boom")
+
+    bus.subscribe(bad)
+    unsubscribe = bus.subscribe(lambda e: got.append(e.seq))
+    for n in range(1, 4):
+        bus.publish(Envelope(n, "t", "g", {"type": "x"}, 0.0))
+    assert bus.flush()
+    assert got == [1, 2, 3] and bus.listener_errors == 3
+    unsubscribe()
+    bus.publish(Envelope(4, "t", "g", {"type": "x"}, 0.0))
+    bus.flush()
+    assert got == [1, 2, 3]
+    bus.close()
+
+
+def test_events_since_catches_up_in_order(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    act(s, "Ann", "roll:green:1")
+    act(s, "Bob", "leg:blue")
+    envs = s.events_since(1)
+    assert [e.seq for e in envs] == [2, 3, 4]
+    assert [e.batch_end for e in envs] == [False, True, True]
+    assert envs[0].to_dict()["event_type"] == "die_read"

@@ -1,0 +1,327 @@
+"""The table's configuration file (TOML), as typed dataclasses.
+
+Why typed and strict: the config is edited by hand on a Pi over SSH, and a typo such as ``fsp = 30``
+would otherwise be silently ignored and the default used. Every section is a frozen dataclass;
+an unknown key, a wrong type or an out-of-range value raises :class:`ConfigError` naming the file,
+the section and the key (and the nearest known key for a typo). Every setting has a default, so an
+empty file — or no file at all — is a valid configuration for a table with the standard wiring.
+
+Example (every key optional)::
+
+    [table]
+    id = "kitchen"
+
+    [broker]
+    url = "mqtt://192.168.1.20:1883"   # mqtts:// for TLS
+    user = "pyramid"
+    password = "secret"
+
+    [camera]
+    kind = "picamera2"   # picamera2 | usb | replay
+    width = 1280
+    height = 720
+    fps = 30
+
+    [players]
+    names = ["Ann", "Bob", "Cy"]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+
+class ConfigError(ValueError):
+    """A configuration file (or pin map) that cannot be used; the message says where and why."""
+
+
+TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+CAMERA_KINDS = ("picamera2", "usb", "replay")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Which table this is: the MQTT topic prefix is ``camelup/<id>``."""
+
+    id: str = "table-1"
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    """Where the MQTT broker is. ``url`` may carry the user and password (mqtt://u:p@host)."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    user: str = ""
+    password: str = ""
+    tls: bool = False
+    ca_file: str = ""  # a CA bundle for a private broker certificate; empty = the system's CAs
+    keepalive_s: int = 30
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        parts = urlsplit(self.url)
+        return parts.port or (8883 if self.use_tls else 1883)
+
+    @property
+    def use_tls(self) -> bool:
+        return self.tls or urlsplit(self.url).scheme == "mqtts"
+
+    @property
+    def username(self) -> str:
+        parts = urlsplit(self.url)
+        return self.user or unquote(parts.username or "")
+
+    @property
+    def secret(self) -> str:
+        parts = urlsplit(self.url)
+        return self.password or unquote(parts.password or "")
+
+
+@dataclass(frozen=True)
+class PinsConfig:
+    """Which pin map to use and how to treat the switches."""
+
+    file: str = ""  # empty = the pin map shipped in hardware/pinmap.yaml
+    # "auto": real pins on a Raspberry Pi, gpiozero's mock pins elsewhere; "mock": always mock
+    factory: str = "auto"
+    # "lockout": a press counts at its first edge, then edges are ignored until the switch has
+    # been quiet for debounce_ms (instant response). "hold": a level counts only once it has held
+    # for debounce_ms (slower by debounce_ms, but a lone spike on a long wire never counts).
+    debounce: str = "lockout"
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """The camera and how its failures are handled."""
+
+    kind: str = "picamera2"
+    index: int = 0  # USB camera index (/dev/videoN)
+    path: str = ""  # replay: a folder of images, an image or a video
+    width: int = 1280
+    height: int = 720
+    fps: float = 30.0
+    warmup_s: float = 1.5  # picamera2: let exposure and white balance converge, then lock them
+    # a frame whose mean brightness is below this (0..255) counts as black
+    black_level: float = 8.0
+    black_frames: int = 30  # this many black frames in a row -> reopen the camera
+    freeze_timeout_s: float = 2.0  # no frame for this long -> reopen the camera
+    # where the die lands, in image pixels [x, y, w, h]; empty = from the board's markers
+    reveal_zone: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    """Timings of the watch loop."""
+
+    still_frames: int = 3  # frames in a row without motion before a die is read
+    track_still_frames: int = 8  # the same for the track, after hands have left it
+    die_timeout_s: float = 15.0  # no settled die this long after a release -> ask a person
+    track_timeout_s: float = 30.0
+    status_interval_s: float = 5.0
+    setup_dice: int = 5  # dice read in setup mode (the starting roll)
+    chirps: bool = True
+
+
+@dataclass(frozen=True)
+class PlayersConfig:
+    """Defaults offered when a game is started at this table."""
+
+    names: list[str] = field(default_factory=list)
+    count: int = 4
+    advisor: bool = True  # show the advisor's best actions on the dashboard
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """The hub's own settings, for `pyramid hub` started from the same file."""
+
+    http_port: int = 8080
+    db: str = ""  # empty = the hub's default location
+    pin: str = ""  # the table's PIN for changes from the dashboard; empty = generated
+
+
+@dataclass(frozen=True)
+class Config:
+    table: TableConfig = field(default_factory=TableConfig)
+    broker: BrokerConfig = field(default_factory=BrokerConfig)
+    pins: PinsConfig = field(default_factory=PinsConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    watch: WatchConfig = field(default_factory=WatchConfig)
+    players: PlayersConfig = field(default_factory=PlayersConfig)
+    hub: HubConfig = field(default_factory=HubConfig)
+    source: str = "(defaults)"  # the file this came from, for messages
+
+    def with_overrides(self, **sections: dict[str, Any]) -> Config:
+        """A copy with some keys replaced, validated like the file (used by command options)."""
+        data: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name == "source":
+                continue
+            data[f.name] = dataclasses.asdict(getattr(self, f.name))
+        for section, values in sections.items():
+            if section not in data:
+                raise ConfigError(f"no section [{section}]")
+            data[section].update({k: v for k, v in values.items() if v is not None})
+        return parse_config(data, source=f"{self.source} + command-line options")
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin is list:
+        (inner,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_type_ok(v, inner) for v in value)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _type_name(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return f"a list of {_type_name(typing.get_args(hint)[0])}"
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}.get(
+        hint, str(hint)
+    )
+
+
+def build_section(cls: type, data: Any, where: str) -> Any:
+    """Build dataclass ``cls`` from a TOML table, rejecting unknown keys and wrong types."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table of settings, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls) if f.name != "source"]
+    kwargs = {}
+    for key, value in data.items():
+        if key not in names:
+            near = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(names)})"
+            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+        if not _type_ok(value, hints[key]):
+            raise ConfigError(
+                f"{where}.{key}: expected {_type_name(hints[key])}, got {value!r}"
+            )
+        kwargs[key] = float(value) if hints[key] is float else value
+    return cls(**kwargs)
+
+
+def _check(ok: bool, where: str, message: str) -> None:
+    if not ok:
+        raise ConfigError(f"{where}: {message}")
+
+
+def validate(cfg: Config) -> Config:
+    """Range checks that a type alone cannot express."""
+    src = cfg.source
+    _check(
+        bool(TABLE_ID_RE.match(cfg.table.id)),
+        f"{src}: [table] id",
+        f"{cfg.table.id!r} must be 1-64 letters, digits, '-' or '_' (it is an MQTT topic level)",
+    )
+    scheme = urlsplit(cfg.broker.url).scheme
+    _check(
+        scheme in ("mqtt", "mqtts", "tcp", "ssl"),
+        f"{src}: [broker] url",
+        f"{cfg.broker.url!r} must look like mqtt://host:1883 or mqtts://host:8883",
+    )
+    try:
+        _ = cfg.broker.port
+    except ValueError as exc:
+        raise ConfigError(f"{src}: [broker] url: {exc}") from None
+    _check(bool(urlsplit(cfg.broker.url).hostname), f"{src}: [broker] url", "names no host")
+    _check(cfg.broker.keepalive_s >= 5, f"{src}: [broker] keepalive_s", "must be at least 5")
+    _check(
+        cfg.pins.factory in ("auto", "mock", "real"),
+        f"{src}: [pins] factory",
+        f"{cfg.pins.factory!r} must be 'auto', 'mock' or 'real'",
+    )
+    _check(
+        cfg.pins.debounce in ("lockout", "hold"),
+        f"{src}: [pins] debounce",
+        f"{cfg.pins.debounce!r} must be 'lockout' or 'hold'",
+    )
+    cam = cfg.camera
+    _check(
+        cam.kind in CAMERA_KINDS,
+        f"{src}: [camera] kind",
+        f"{cam.kind!r} must be one of {', '.join(CAMERA_KINDS)}",
+    )
+    _check(cam.kind != "replay" or bool(cam.path), f"{src}: [camera] path", "replay needs a path")
+    _check(0 <= cam.index < 64, f"{src}: [camera] index", "must be 0..63")
+    _check(16 <= cam.width <= 4096, f"{src}: [camera] width", "must be 16..4096")
+    _check(16 <= cam.height <= 4096, f"{src}: [camera] height", "must be 16..4096")
+    _check(0 < cam.fps <= 240, f"{src}: [camera] fps", "must be above 0 and at most 240")
+    _check(cam.warmup_s >= 0, f"{src}: [camera] warmup_s", "must not be negative")
+    _check(0 <= cam.black_level < 255, f"{src}: [camera] black_level", "must be 0..254")
+    _check(cam.black_frames >= 1, f"{src}: [camera] black_frames", "must be at least 1")
+    _check(cam.freeze_timeout_s > 0, f"{src}: [camera] freeze_timeout_s", "must be above 0")
+    _check(
+        cam.reveal_zone == [] or (len(cam.reveal_zone) == 4 and min(cam.reveal_zone[2:]) > 0
+                                  and min(cam.reveal_zone[:2]) >= 0),
+        f"{src}: [camera] reveal_zone",
+        f"{cam.reveal_zone!r} must be [x, y, width, height] with a positive size, or []",
+    )
+    w = cfg.watch
+    _check(1 <= w.still_frames <= 300, f"{src}: [watch] still_frames", "must be 1..300")
+    _check(1 <= w.track_still_frames <= 300, f"{src}: [watch] track_still_frames", "1..300")
+    _check(w.die_timeout_s > 0, f"{src}: [watch] die_timeout_s", "must be above 0")
+    _check(w.track_timeout_s > 0, f"{src}: [watch] track_timeout_s", "must be above 0")
+    _check(w.status_interval_s > 0, f"{src}: [watch] status_interval_s", "must be above 0")
+    _check(1 <= w.setup_dice <= 10, f"{src}: [watch] setup_dice", "must be 1..10")
+    p = cfg.players
+    _check(2 <= p.count <= 8, f"{src}: [players] count", "must be 2..8")
+    _check(
+        len(set(p.names)) == len(p.names) and all(n.strip() for n in p.names),
+        f"{src}: [players] names",
+        "must be distinct, non-empty names",
+    )
+    _check(len(p.names) <= 8, f"{src}: [players] names", "at most 8 players")
+    _check(0 < cfg.hub.http_port < 65536, f"{src}: [hub] http_port", "must be 1..65535")
+    return cfg
+
+
+def parse_config(data: dict[str, Any], source: str = "(defaults)") -> Config:
+    """A validated :class:`Config` from already-parsed TOML data."""
+    hints = typing.get_type_hints(Config)
+    sections = [f.name for f in dataclasses.fields(Config) if f.name != "source"]
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in sections:
+            near = difflib.get_close_matches(key, sections, n=1)
+            hint = f" (did you mean [{near[0]}]?)" if near else f" (known: {', '.join(sections)})"
+            raise ConfigError(f"{source}: unknown section [{key}]{hint}")
+        kwargs[key] = build_section(hints[key], value, f"{source}: [{key}]")
+    return validate(Config(**kwargs, source=source))
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Read a TOML file; ``None`` gives the defaults. Errors name the file and the key."""
+    if path is None:
+        return validate(Config())
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such configuration file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read it: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return parse_config(data, source=str(p))

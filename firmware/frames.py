@@ -1,0 +1,258 @@
+"""Frame sources: everything the watch loop can take pictures from, behind one interface.
+
+A :class:`FrameSource` has ``read() -> BGR uint8 frame or None`` (None: no frame this time),
+``close()``, ``fps`` (the rate it aims at) and ``name``; it is usable with ``with``. Backends:
+
+* :class:`PiCamera2Source` — the Pi camera through picamera2, imported only when used;
+* :class:`UsbCameraSource` — a USB webcam through OpenCV;
+* :class:`ReplaySource` — a folder of images, one image or a video, looped, paced like a camera;
+* :class:`RenderedSource` — frames from a callable (the renderer, in the demo and the tests).
+
+:func:`open_source` builds one from the ``[camera]`` section of the config.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from firmware.config import CameraConfig
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".mjpg")
+
+
+class CameraError(RuntimeError):
+    """A camera that cannot be opened or has failed; the watch loop reopens it with backoff."""
+
+
+class FrameSource:
+    """Base class: subclasses implement ``read`` and ``close``."""
+
+    name: str = "frames"
+    fps: float = 30.0
+
+    def read(self) -> np.ndarray | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Pacer:
+    """Holds a source to ``fps`` frames per second, like a camera's frame clock."""
+
+    def __init__(self, fps: float | None) -> None:
+        self.period = 1.0 / fps if fps else 0.0
+        self._next = time.monotonic()
+
+    def wait(self) -> None:
+        if not self.period:
+            return
+        now = time.monotonic()
+        if now < self._next:
+            time.sleep(self._next - now)
+            self._next += self.period
+        else:  # late: do not try to catch up with a burst of frames
+            self._next = now + self.period
+
+
+class PiCamera2Source(FrameSource):
+    """The Raspberry Pi camera (libcamera) through picamera2.
+
+    Exposure and white balance are left automatic for ``warmup_s`` and then locked, so that the
+    colour of a die does not drift as hands and dice change the scene's average.
+    """
+
+    def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
+                 warmup_s: float = 1.5) -> None:
+        try:
+            from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
+        except ImportError as exc:
+            raise CameraError(
+                "picamera2 is not installed (on Raspberry Pi OS: sudo apt install "
+                "python3-picamera2, and a venv made with --system-site-packages)"
+            ) from exc
+        self.name = "picamera2"
+        self.fps = float(fps)
+        try:
+            self._cam = Picamera2()
+        except Exception as exc:  # no camera attached, or held by another process
+            raise CameraError(f"cannot open the Pi camera: {exc}") from exc
+        try:
+            # "RGB888" in libcamera's naming is B,G,R byte order in memory: exactly OpenCV's BGR,
+            # so the array is used as it is — do NOT swap channels here.
+            config = self._cam.create_video_configuration(
+                main={"size": tuple(size), "format": "RGB888"},
+                controls={"FrameRate": float(fps)},
+                buffer_count=4,
+            )
+            self._cam.configure(config)
+            self._cam.start()
+            time.sleep(warmup_s)
+            meta = self._cam.capture_metadata()
+            locked = {"AeEnable": False, "AwbEnable": False}
+            for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
+                if key in meta:
+                    locked[key] = meta[key]
+            self._cam.set_controls(locked)
+            log.info("Pi camera %sx%s@%s locked: %s", size[0], size[1], fps, locked)
+        except Exception as exc:
+            self.close()
+            raise CameraError(f"cannot start the Pi camera: {exc}") from exc
+
+    def read(self) -> np.ndarray | None:
+        frame = self._cam.capture_array("main")  # blocks until the next frame (the frame clock)
+        return frame[:, :, :3] if frame is not None else None
+
+    def close(self) -> None:
+        cam = getattr(self, "_cam", None)
+        if cam is not None:
+            try:
+                cam.stop()
+            finally:
+                cam.close()
+            self._cam = None
+
+
+class UsbCameraSource(FrameSource):
+    """A USB webcam (UVC) through OpenCV's VideoCapture; it blocks on the camera's frame clock."""
+
+    def __init__(self, index: int = 0, size: tuple[int, int] = (1280, 720),
+                 fps: float = 30.0) -> None:
+        import cv2
+
+        self.name = f"usb:{index}"
+        self.fps = float(fps)
+        self._cap = cv2.VideoCapture(index)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise CameraError(f"cannot open USB camera {index} (/dev/video{index})")
+        self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        self._cap.set(cv2.CAP_PROP_FPS, fps)
+        self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # the newest frame, not a stale queue
+
+    def read(self) -> np.ndarray | None:
+        ok, frame = self._cap.read()
+        return frame if ok else None
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class ReplaySource(FrameSource):
+    """Frames from a folder of images (sorted by name), one image, or a video file.
+
+    ``fps`` paces ``read`` like a camera (None or 0: as fast as asked); ``loop`` starts again at
+    the end, otherwise ``read`` returns None once the frames are used up. Decoded images are kept
+    (up to ``cache`` of them) so a looped still frame costs no decoding.
+    """
+
+    def __init__(self, path: str | Path, *, fps: float | None = 30.0, loop: bool = True,
+                 cache: int = 64) -> None:
+        self.path = Path(path)
+        self.name = f"replay:{self.path.name}"
+        self.fps = float(fps or 0.0)
+        self.loop = loop
+        self._pacer = _Pacer(fps)
+        self._video: Any = None
+        self._files: list[Path] = []
+        self._cache: dict[int, np.ndarray] = {}
+        self._cache_max = cache
+        self._i = 0
+        if self.path.is_dir():
+            self._files = sorted(p for p in self.path.iterdir()
+                                 if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not self._files:
+                raise CameraError(f"{self.path}: no images ({', '.join(IMAGE_SUFFIXES)}) in it")
+        elif self.path.is_file() and self.path.suffix.lower() in IMAGE_SUFFIXES:
+            self._files = [self.path]
+        elif self.path.is_file():
+            self._open_video()
+        else:
+            raise CameraError(f"{self.path}: no such folder, image or video")
+
+    def _open_video(self) -> None:
+        import cv2
+
+        self._video = cv2.VideoCapture(str(self.path))
+        if not self._video.isOpened():
+            raise CameraError(f"{self.path}: OpenCV cannot open it as a video")
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def read(self) -> np.ndarray | None:
+        self._pacer.wait()
+        if self._video is not None:
+            ok, frame = self._video.read()
+            if not ok and self.loop:
+                self._video.set(1, 0)  # CAP_PROP_POS_FRAMES = 1: back to the start
+                ok, frame = self._video.read()
+            return frame if ok else None
+        if self._i >= len(self._files):
+            if not self.loop:
+                return None
+            self._i = 0
+        i = self._i
+        self._i += 1
+        frame = self._cache.get(i)
+        if frame is None:
+            import cv2
+
+            frame = cv2.imread(str(self._files[i]), cv2.IMREAD_COLOR)
+            if frame is None:
+                raise CameraError(f"{self._files[i]}: not a readable image")
+            if len(self._cache) < self._cache_max:
+                self._cache[i] = frame
+        return frame
+
+    def close(self) -> None:
+        if self._video is not None:
+            self._video.release()
+            self._video = None
+
+
+class RenderedSource(FrameSource):
+    """Frames made by a callable (``render() -> frame or None``), paced to ``fps`` if given.
+
+    The demo gives it a renderer of the board with the die just released; tests give it a
+    sequence, or a callable that raises to act as a failing camera.
+    """
+
+    def __init__(self, render: Callable[[], np.ndarray | None], *, fps: float | None = None,
+                 name: str = "rendered") -> None:
+        self._render = render
+        self.name = name
+        self.fps = float(fps or 0.0)
+        self._pacer = _Pacer(fps)
+
+    def read(self) -> np.ndarray | None:
+        self._pacer.wait()
+        return self._render()
+
+
+def open_source(cam: CameraConfig) -> FrameSource:
+    """The frame source the ``[camera]`` section describes (raises CameraError if it cannot)."""
+    size = (cam.width, cam.height)
+    if cam.kind == "picamera2":
+        return PiCamera2Source(size, cam.fps, cam.warmup_s)
+    if cam.kind == "usb":
+        return UsbCameraSource(cam.index, size, cam.fps)
+    if cam.kind == "replay":
+        return ReplaySource(cam.path, fps=cam.fps)
+    raise CameraError(f"unknown camera kind {cam.kind!r}")

@@ -1,0 +1,182 @@
+"""Adapters from the watch loop to vision: read a die, read every die, read the track, find the zone.
+
+Why adapters: vision is pure and returns dataclasses; the loop needs JSON-ready dicts, a JPEG crop
+for the hub to show a person, and failures as values (a reading with a ``reason``), never as
+exceptions. vision is imported lazily, on first use, so `pyramid watch --help` and the tests of
+the loop do not pay for OpenCV's start-up, and a vision module that is missing is reported as a
+failed read rather than a crash.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+Box = tuple[int, int, int, int]
+
+
+class ReadError(RuntimeError):
+    """A read that could not be done at all (vision missing, bad zone)."""
+
+
+def encode_jpeg(image: np.ndarray, quality: int = 85) -> bytes | None:
+    """A JPEG of a (small) crop for the hub's prompt; None if the crop is empty."""
+    if image is None or image.size == 0:
+        return None
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
+    return bytes(buf) if ok else None
+
+
+def crop(image: np.ndarray, box: Box) -> np.ndarray:
+    x, y, w, h = box
+    H, W = image.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    return image[y0:y1, x0:x1]
+
+
+def failed_die(reason: str, **extra: Any) -> dict[str, Any]:
+    """A die reading that says it could not read: the hub turns it into a prompt for a person."""
+    return {"colour": None, "face": None, "confidence": 0.0, "face_confidence": 0.0,
+            "colour_confidence": 0.0, "box": None, "reason": reason, **extra}
+
+
+def die_to_dict(reading: Any) -> dict[str, Any]:
+    """vision.dice.DieReading -> the payload fields the hub's observe_die reads."""
+    return {
+        "colour": reading.colour,
+        "face": reading.face,
+        "confidence": round(float(reading.confidence), 4),
+        "face_confidence": round(float(getattr(reading, "face_confidence", 0.0)), 4),
+        "colour_confidence": round(float(getattr(reading, "colour_confidence", 0.0)), 4),
+        "box": [int(v) for v in reading.box],
+        "reason": getattr(reading, "reason", None),
+    }
+
+
+def track_to_dict(reading: Any) -> dict[str, Any]:
+    """vision.track.TrackReading -> the payload fields the hub's observe_track reads."""
+    return {
+        "track": {str(k): list(v) for k, v in dict(reading.track).items()},
+        "desert": {str(k): v for k, v in dict(getattr(reading, "desert", {}) or {}).items()},
+        "confidence": round(float(getattr(reading, "confidence", 0.0)), 4),
+        "uncertain": [str(s) for s in getattr(reading, "uncertain", []) or []],
+        "reason": getattr(reading, "reason", None),
+    }
+
+
+def vision_read_die(image: np.ndarray, zone: Box) -> tuple[dict[str, Any], bytes | None]:
+    """The one die in the reveal zone, through vision.dice.read_die_in_zone."""
+    try:
+        from vision.dice import read_die_in_zone
+    except ImportError as exc:
+        raise ReadError(f"vision.dice is not available: {exc}") from exc
+    reading = read_die_in_zone(image, zone)
+    if reading is None:
+        return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, zone))
+    box = reading.crop_box if hasattr(reading, "crop_box") else zone
+    return die_to_dict(reading), encode_jpeg(crop(image, box))
+
+
+def vision_read_dice(image: np.ndarray) -> list[tuple[dict[str, Any], bytes | None]]:
+    """Every die in the frame (the starting roll), through vision.dice.read_dice."""
+    try:
+        from vision.dice import read_dice
+    except ImportError as exc:
+        raise ReadError(f"vision.dice is not available: {exc}") from exc
+    out = []
+    for reading in read_dice(image):
+        box = reading.crop_box if hasattr(reading, "crop_box") else reading.box
+        out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
+    return out
+
+
+def vision_read_track(image: np.ndarray) -> dict[str, Any]:
+    try:
+        from vision.track import read_track
+    except ImportError as exc:
+        raise ReadError(f"vision.track is not available: {exc}") from exc
+    return track_to_dict(read_track(image))
+
+
+def vision_locate_zone(image: np.ndarray) -> Box:
+    """The reveal zone's box in this frame, from the board's markers (raises ReadError)."""
+    try:
+        from vision.board import locate_board, reveal_zone_box
+    except ImportError as exc:
+        raise ReadError(f"vision.board is not available: {exc}") from exc
+    try:
+        loc = locate_board(image)
+    except ValueError as exc:  # BoardNotFound, with its reason
+        raise ReadError(str(exc)) from exc
+    box = reveal_zone_box(loc, margin_mm=10.0)
+    if box[2] < 8 or box[3] < 8:
+        raise ReadError(f"the reveal zone is outside the frame ({box})")
+    return box
+
+
+_motion_module: Any = False  # False: not looked for yet; None: not there
+
+
+def _vision_motion() -> Any:
+    global _motion_module
+    if _motion_module is False:
+        try:
+            from vision import motion
+        except ImportError:
+            motion = None
+        _motion_module = motion
+    return _motion_module
+
+
+def default_settler(kind: str, still_frames: int) -> Any:
+    """A settle machine for a zone ("die") or the whole track ("track").
+
+    vision.motion's machine once it is there; until then firmware.settle's frame-difference one.
+    """
+    motion = _vision_motion()
+    if motion is not None and hasattr(motion, "firmware_settler"):
+        return motion.firmware_settler(kind, still_frames)
+    from firmware.settle import StillnessDetector
+
+    return StillnessDetector(still_frames, require_motion=(kind == "track"))
+
+
+@dataclass
+class Readers:
+    """What the loop calls to read; tests and the demo may replace any of them."""
+
+    read_die: Callable[[np.ndarray, Box], tuple[dict[str, Any], bytes | None]] = vision_read_die
+    read_dice: Callable[[np.ndarray], list[tuple[dict[str, Any], bytes | None]]] = (
+        vision_read_dice)
+    read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track
+    locate_zone: Callable[[np.ndarray], Box] = vision_locate_zone
+    settler: Callable[[str, int], Any] = default_settler
+    timings: dict[str, list[float]] = field(default_factory=dict)
+
+    def warm_up(self) -> None:
+        """Import OpenCV and vision now, so that the first die is not slowed by imports."""
+        import cv2  # noqa: F401
+
+        _vision_motion()
+        for name in ("vision.dice", "vision.track", "vision.board"):
+            try:
+                __import__(name)
+            except ImportError as exc:
+                log.warning("%s is not available yet: %s", name, exc)
+
+    def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.timings.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+            del self.timings[name][:-200]

@@ -1,0 +1,240 @@
+"""Where the watch loop's observations go: the hub in this process, the hub over MQTT, or a list.
+
+The firmware only observes; the hub decides what an observation means for the game. Every sink
+sends the same JSON-ready payloads (built by :func:`payload`), so a hub on this Pi and a hub on
+another machine see exactly the same thing:
+
+* ``release``: ``{"ts": <unix time of the slider edge>}``
+* ``die``: ``{"ts", "colour", "face", "confidence", "face_confidence", "colour_confidence",
+  "box", "reason", "mode", "crop_jpeg": <base64 JPEG text or null>}`` (flat: the hub's
+  ``observe_die`` reads the reading's fields at the top level)
+* ``track``: ``{"ts", "track": {"3": ["blue", "green"]}, "desert", "confidence", "uncertain",
+  "reason"}``
+* ``status``: the health snapshot (firmware.health), retained over MQTT.
+
+Over MQTT they are requests ``camelup/<table>/request/observe_release|observe_die|observe_track``
+(QoS 1, each with a ``transaction`` id the hub echoes on ``response/<cmd>``) and the retained
+``camelup/<table>/firmware/status`` (last will: ``{"state": "offline"}``).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import logging
+import ssl
+import sys
+import threading
+import time
+import uuid
+from typing import IO, Any
+
+from firmware.config import BrokerConfig
+
+log = logging.getLogger(__name__)
+
+KIND_TO_COMMAND = {"release": "observe_release", "die": "observe_die", "track": "observe_track"}
+
+
+def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,
+            crop_jpeg: bytes | None = None, health: dict | None = None) -> dict[str, Any]:
+    """The JSON-ready payload of one observation (see the module's docstring)."""
+    if kind == "status":
+        return dict(health or {})
+    out: dict[str, Any] = {"ts": round(time.time() if ts is None else ts, 4)}
+    if kind == "die":
+        out.update(reading or {})
+        out["crop_jpeg"] = base64.b64encode(crop_jpeg).decode("ascii") if crop_jpeg else None
+    elif kind == "track":
+        out.update(reading or {})
+    elif kind != "release":
+        raise ValueError(f"unknown observation kind {kind!r}")
+    return out
+
+
+class ObservationSink:
+    """The interface: four observations and ``close()``. Subclasses implement :meth:`send`.
+
+    ``send`` must not raise into the watch loop: a sink that cannot deliver logs it and counts it
+    in ``failures`` (the loop reports it in its status).
+    """
+
+    failures = 0
+
+    def pyramid_released(self, ts: float) -> None:
+        self.send("release", payload("release", ts=ts))
+
+    def die_read(self, reading: dict, crop_jpeg: bytes | None) -> None:
+        self.send("die", payload("die", reading=reading, crop_jpeg=crop_jpeg,
+                                 ts=reading.get("ts")))
+
+    def track_read(self, reading: dict) -> None:
+        self.send("track", payload("track", reading=reading, ts=reading.get("ts")))
+
+    def status(self, health: dict) -> None:
+        self.send("status", payload("status", health=health))
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> ObservationSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RecordingSink(ObservationSink):
+    """Keeps every observation in memory: for tests and for driving the loop by hand."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, Any]]] = []
+        self.times: list[float] = []
+        self._cond = threading.Condition()
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        with self._cond:
+            self.records.append((kind, data))
+            self.times.append(time.monotonic())  # when it arrived, for latency checks
+            self._cond.notify_all()
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        with self._cond:
+            return [d for k, d in self.records if k == kind]
+
+    def wait_for(self, kind: str, count: int = 1, timeout: float = 5.0) -> list[dict[str, Any]]:
+        """Wait until ``count`` observations of ``kind`` arrived; returns them (maybe fewer)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                got = [d for k, d in self.records if k == kind]
+                remaining = deadline - time.monotonic()
+                if len(got) >= count or remaining <= 0:
+                    return got
+                self._cond.wait(remaining)
+
+
+class PrintSink(ObservationSink):
+    """One JSON line per observation on a stream: try the firmware without a hub or broker."""
+
+    def __init__(self, stream: IO[str] | None = None, with_status: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.with_status = with_status
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "status" and not self.with_status:
+            return
+        shown = dict(data)
+        if shown.get("crop_jpeg"):
+            shown["crop_jpeg"] = f"<{len(shown['crop_jpeg'])} base64 chars>"
+        print(json.dumps({"kind": kind, **shown}), file=self.stream, flush=True)
+
+
+class InProcessSink(ObservationSink):
+    """Hands observations to a hub session in this process: ``session.observe(kind, payload)``.
+
+    Kinds are the hub's: "release", "die", "track", "status".
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.failures = 0
+        self.last_error: str | None = None
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        try:
+            answer = self.session.observe(kind, data)
+        except Exception as exc:  # the hub failing must not stop the loop
+            self.failures += 1
+            self.last_error = f"hub failed on {kind}: {type(exc).__name__}: {exc}"
+            log.warning("%s", self.last_error)
+            return
+        if isinstance(answer, dict) and answer.get("ok") is False:
+            self.failures += 1
+            self.last_error = f"hub refused {kind}: {answer.get('error')}"
+            log.warning("%s", self.last_error)
+
+
+class MqttSink(ObservationSink):
+    """Publishes observations to the hub over MQTT (paho-mqtt 2.x, reconnecting by itself).
+
+    QoS 1 messages published while the broker is away are kept by paho and sent when the
+    connection comes back; the retained status is published again on every connect.
+    """
+
+    def __init__(self, table: str, broker: BrokerConfig, *, client_id: str | None = None) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.table = table
+        self.prefix = f"camelup/{table}"
+        self.status_topic = f"{self.prefix}/firmware/status"
+        self.failures = 0
+        self.connected = threading.Event()
+        self._last_status: str | None = None
+        self._txn = itertools.count(1)
+        self._session = uuid.uuid4().hex[:8]
+        self._client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"pyramid-firmware-{table}-{self._session}",
+        )
+        if broker.username:
+            self._client.username_pw_set(broker.username, broker.secret or None)
+        if broker.use_tls:
+            self._client.tls_set(ca_certs=broker.ca_file or None,
+                                 cert_reqs=ssl.CERT_REQUIRED)
+        self._client.will_set(self.status_topic, json.dumps({"table": table, "state": "offline"}),
+                              qos=1, retain=True)
+        self._client.reconnect_delay_set(min_delay=1, max_delay=10)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.connect_async(broker.host, broker.port, keepalive=broker.keepalive_s)
+        self._client.loop_start()
+        log.info("MQTT: connecting to %s:%s as table %s", broker.host, broker.port, table)
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any) -> None:
+        if getattr(reason, "is_failure", False):
+            log.warning("MQTT: connection refused: %s", reason)
+            return
+        log.info("MQTT: connected")
+        self.connected.set()
+        if self._last_status is not None:  # a restarted broker gets the retained status back
+            client.publish(self.status_topic, self._last_status, qos=1, retain=True)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       properties: Any) -> None:
+        self.connected.clear()
+        log.warning("MQTT: disconnected (%s); paho reconnects by itself", reason)
+
+    def wait_connected(self, timeout: float = 5.0) -> bool:
+        return self.connected.wait(timeout)
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        try:
+            if kind == "status":
+                text = json.dumps(data)
+                self._last_status = text
+                self._client.publish(self.status_topic, text, qos=1, retain=True)
+                return
+            message = {"transaction": f"fw-{self._session}-{next(self._txn)}", **data}
+            topic = f"{self.prefix}/request/{KIND_TO_COMMAND[kind]}"
+            self._client.publish(topic, json.dumps(message), qos=1)
+        except Exception as exc:
+            self.failures += 1
+            log.warning("MQTT: cannot publish %s: %s", kind, exc)
+
+    def close(self) -> None:
+        try:
+            info = self._client.publish(
+                self.status_topic, json.dumps({"table": self.table, "state": "offline"}),
+                qos=1, retain=True)
+            if self.connected.is_set():
+                info.wait_for_publish(timeout=2.0)
+        except Exception:
+            pass
+        self._client.disconnect()
+        self._client.loop_stop()

@@ -51,8 +51,9 @@ def find_pips(image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0,
         if d_hi / 2 < min_r or d_lo / 2 > max_r or block > 2 * max(h, w):
             continue
         mean = cv2.boxFilter(gray_f, -1, (block, block), borderType=cv2.BORDER_REPLICATE)
-        margin = max(min_contrast * 0.5, 10.0)
-        for dark in (True, False):
+        base = max(min_contrast * 0.5, 10.0)
+        # a second, stricter margin splits a pip from a dark edge or shadow it touches
+        for dark, margin in ((True, base), (False, base), (True, 2.5 * base), (False, 2.5 * base)):
             mask = (gray_f < mean - margin) if dark else (gray_f > mean + margin)
             n, labels, stats, cents = cv2.connectedComponentsWithStats(
                 mask.astype(np.uint8), connectivity=8)
@@ -96,7 +97,8 @@ def _check_ring(image_bgr: np.ndarray, gray_f: np.ndarray, cx: float, cy: float,
     ring_med = float(np.median(ring_vals))
     pip_val = float(np.median(patch[core]))
     contrast = abs(pip_val - ring_med)
-    ring_std = float(ring_vals.std())
+    # robust spread: a ring that clips a die's edge keeps most of its pixels on the face
+    ring_std = float(1.4826 * np.median(np.abs(ring_vals - ring_med)))
     if (pip_val < ring_med) != dark or contrast < min_contrast or contrast < 2.2 * ring_std:
         return None
     # roundness: the blob's own pixels (those past half-way to the ring's grey) and their spread

@@ -128,7 +128,8 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
     cands = _keep_top_faces(cands)
     out: list[DieReading] = []
     for group, fit in cands:
-        reading = _reading(group, fit, pal, white_gains, img.shape, ox, oy)
+        why = _unexplained_spot(gray, group, fit) if fit is not None else None
+        reading = _reading(group, fit, pal, white_gains, img.shape, ox, oy, why)
         if reading is None:
             continue
         if poly is not None:
@@ -218,8 +219,8 @@ def _keep_top_faces(cands: list[tuple[list[Pip], FaceFit | None]]
 
 
 def _reading(group: list[Pip], fit: FaceFit | None, pal: Palette,
-             gains: Sequence[float] | None, shape: tuple[int, ...], ox: int, oy: int
-             ) -> DieReading | None:
+             gains: Sequence[float] | None, shape: tuple[int, ...], ox: int, oy: int,
+             veto: str | None = None) -> DieReading | None:
     H, W = shape[:2]
     x0, y0, x1, y1 = _extent(group, fit)
     pad = 0.06 * max(x1 - x0, y1 - y0)
@@ -238,7 +239,9 @@ def _reading(group: list[Pip], fit: FaceFit | None, pal: Palette,
             p = group[0]
             # a lone blob is a face 1 only if it is large enough to be sure it is not a speck
             face_conf *= float(np.clip((p.r - 2.0) / 2.0, 0, 1))
-        if face_conf >= FACE_THRESHOLD:
+        if veto:
+            reasons.append(veto)
+        elif face_conf >= FACE_THRESHOLD:
             face = fit.face
         else:
             reasons.append(f"pips do not fit face {fit.face} (confidence {face_conf:.2f})")
@@ -257,3 +260,58 @@ def _reading(group: list[Pip], fit: FaceFit | None, pal: Palette,
         colour_confidence=float(colour_conf), pips=len(group),
         face_bgr=(float(balanced[0]), float(balanced[1]), float(balanced[2])),
         reason="; ".join(reasons) or None)
+
+
+def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str | None:
+    """A pip-coloured spot on the face that is not one of the group's pips: a pip we missed.
+
+    The guard against the one forbidden error: a face read with a pip too few. For a lone pip
+    the face's extent is measured by walking out from it until the face colour ends.
+    """
+    h, w = gray.shape
+    ring = float(np.median([p.ring_grey for p in group]))
+    contrast = float(np.median([p.contrast for p in group]))
+    dark = group[0].dark
+    r = float(np.median([p.r for p in group]))
+    c = fit.corners.mean(axis=0)
+    lengths = []
+    for a in np.linspace(0, 2 * np.pi, 16, endpoint=False):
+        t = np.arange(1.6 * r, 12 * r, max(r / 3, 0.7))
+        fx, fy = c[0] + t * np.cos(a), c[1] + t * np.sin(a)
+        free = np.ones(len(t), bool)
+        for p in group:  # the group's own pips do not end the face
+            free &= (fx - p.x) ** 2 + (fy - p.y) ** 2 > (1.6 * p.r) ** 2
+        xs = np.clip(np.round(fx).astype(int), 0, w - 1)
+        ys = np.clip(np.round(fy).astype(int), 0, h - 1)
+        off = (np.abs(gray[ys, xs].astype(np.float32) - ring) > max(0.25 * contrast, 15)) & free
+        idx = np.nonzero(off)[0]
+        lengths.append(float(t[idx[0]]) if len(idx) else float(t[-1]))
+    lengths_a = np.array(lengths)
+    reach = float(np.median(lengths_a))
+    if len(group) == 1:
+        # the lone pip must sit in the middle of its face: opposite rays about equally long
+        opp = np.abs(lengths_a[:8] - lengths_a[8:]) / max(reach, 1e-6)
+        if float(np.median(opp)) > 0.5:
+            return "lone pip is off the centre of its face"
+        radius = 0.9 * reach
+    else:
+        # the face colour must end about where the fitted face ends (a face 3 with a pip
+        # missed fits a small face 2 but its colour goes on well beyond)
+        if not 0.3 <= reach / max(fit.side_px, 1e-6) <= 1.5:
+            return f"face colour reaches {reach:.0f} px, the fitted face {fit.side_px:.0f} px"
+        radius = 0.38 * fit.side_px
+    x0, x1 = int(max(c[0] - radius, 0)), int(min(c[0] + radius + 1, w))
+    y0, y1 = int(max(c[1] - radius, 0)), int(min(c[1] + radius + 1, h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= radius ** 2
+    for p in group:
+        inside &= (xx - p.x) ** 2 + (yy - p.y) ** 2 > (1.6 * p.r) ** 2
+    patch = gray[y0:y1, x0:x1].astype(np.float32)
+    thr = 0.5 * contrast
+    spot = (patch < ring - thr) if dark else (patch > ring + thr)
+    spot &= inside
+    if int(spot.sum()) > 0.5 * np.pi * r * r:
+        return "a pip-coloured spot on the face is not a pip of the group"
+    return None

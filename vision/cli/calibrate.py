@@ -1,0 +1,72 @@
+"""`pyramid calibrate IMAGE [--out PATH]`: store the table's palette from a frame of the five dice.
+
+The five Camel Up dice lie in view (any faces up). Their face colours are measured and assigned to
+blue, green, orange, yellow and white by the assignment of least total distance to the default
+palette (Hungarian by brute force over the 120 orders), so a table whose orange looks a little
+red still gets its own orange. Fewer or more than five dice is an error that changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+
+import numpy as np
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", metavar="IMAGE", help="a frame showing the five dice")
+    parser.add_argument("--out", metavar="PATH",
+                        help="where to store it (default $PYRAMID_HOME/palette.json or "
+                             "~/.config/camel-pyramid/palette.json)")
+    parser.add_argument("--white-patch", metavar="X,Y,W,H",
+                        help="a neutral patch in the frame to white-balance on")
+
+
+def calibrate(image: np.ndarray, white_gains=None):  # type: ignore[no-untyped-def]
+    """The palette of the five dice in ``image``; ValueError unless exactly five are found."""
+    from vision.dice import read_dice_report
+    from vision.palette import CAMEL_UP, Palette, bgr_to_lab, default_palette
+
+    report = read_dice_report(image, white_gains=white_gains)
+    dice = [d for d in report.dice if d.face_bgr is not None]
+    if len(dice) != 5:
+        raise ValueError(f"found {len(dice)} dice, need exactly the five Camel Up dice in view"
+                         + (f" ({report.reason})" if report.reason else ""))
+    ref = default_palette().restricted(CAMEL_UP)
+    cost = np.array([[ref.distances(d.face_bgr)[j] for j in range(5)] for d in dice])
+    best = min(itertools.permutations(range(5)),
+               key=lambda p: sum(cost[i, p[i]] for i in range(5)))
+    names = list(ref.colours)
+    colours = {names[best[i]]: bgr_to_lab(dice[i].face_bgr) for i in range(5)}
+    worst = max(cost[i, best[i]] for i in range(5))
+    if worst > 60:
+        raise ValueError(f"a die's colour is {worst:.0f} from every Camel Up colour; "
+                         "is the light very coloured? give --white-patch")
+    full = default_palette()
+    merged = {**full.colours, **colours}
+    return Palette(merged, "calibrated", {"boxes": {names[best[i]]: list(dice[i].box)
+                                                    for i in range(5)}})
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.cli.read_dice import load_image
+    from vision.palette import save_palette
+    from vision.whitebalance import gains_from_patch
+
+    try:
+        img = load_image(args.image)
+        gains = None
+        if args.white_patch:
+            x, y, w, h = (float(v) for v in args.white_patch.split(","))
+            gains = gains_from_patch(img, [(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
+        palette = calibrate(img, gains)
+    except ValueError as exc:
+        print(f"pyramid calibrate: {exc}", file=sys.stderr)
+        return 1
+    path = save_palette(palette, args.out)
+    for name, box in palette.meta["boxes"].items():
+        print(f"{name:7s} die at {box}")
+    print(f"palette written to {path}")
+    return 0

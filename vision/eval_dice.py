@@ -1,0 +1,175 @@
+"""The dice half of `make eval-vision`: the reader on real photos and on rendered Camel Up scenes.
+
+Real photos (<repo>/../shared/data/dice-real, faces labelled, colours not): per set, dice found,
+share answered, share of answers right, wrong answers per found die, and faces 1..3 apart. A
+labelled die is *found* when a reading's box contains the label box's centre (the matteop65 labels
+box only the pip pattern, so IoU with a whole-die box means little there); matching is one to one,
+nearest centres first. For byler-train, whose labels box the whole die, IoU >= 0.5 is shown too.
+Tuning used the two *-train sets only; matteop65-valid was looked at but not tuned on.
+
+Rendered scenes: colour and face both right, over N scenes (default 2,000) with varied lamp colour
+and strength, blur, noise, JPEG and glare; white balance from the scene's white patch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice-real"
+SETS = ("byler-train", "matteop65-train", "matteop65-valid")
+TUNED_ON = ("byler-train", "matteop65-train")
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ax1, ay1, bx1, by1 = a[0] + a[2], a[1] + a[3], b[0] + b[2], b[1] + b[3]
+    iw = max(0.0, min(ax1, bx1) - max(a[0], b[0]))
+    ih = max(0.0, min(ay1, by1) - max(a[1], b[1]))
+    inter = iw * ih
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match(labels: list[dict], readings: list) -> list[tuple[dict, object | None]]:
+    """Each label with its reading (or None): centre-inside, one to one, nearest first."""
+    pairs = []
+    for i, lab in enumerate(labels):
+        x, y, w, h = lab["box"]
+        cx, cy = x + w / 2, y + h / 2
+        for j, r in enumerate(readings):
+            bx, by, bw, bh = r.box
+            if bx <= cx <= bx + bw and by <= cy <= by + bh:
+                d = (bx + bw / 2 - cx) ** 2 + (by + bh / 2 - cy) ** 2
+                pairs.append((d, i, j))
+    pairs.sort()
+    used_l: dict[int, int] = {}
+    used_r: set[int] = set()
+    for _, i, j in pairs:
+        if i not in used_l and j not in used_r:
+            used_l[i] = j
+            used_r.add(j)
+    return [(lab, readings[used_l[i]] if i in used_l else None) for i, lab in enumerate(labels)]
+
+
+def eval_real_set(name: str, limit: int | None = None) -> dict:
+    import cv2
+
+    from vision.dice import read_dice
+
+    folder = REAL / name
+    data = json.loads((folder / "labels.json").read_text())
+    images = data["images"][:limit] if limit else data["images"]
+    tot = found = found_iou = answered = right = wrong = extra = 0
+    by_face = {f: [0, 0, 0, 0] for f in range(1, 7)}  # found, answered, right, total
+    for im in images:
+        img = cv2.imread(str(folder / im["file"]))
+        readings = read_dice(img)
+        pairs = match(im["dice"], readings)
+        matched = {id(r) for _, r in pairs if r is not None}
+        extra += sum(1 for r in readings if id(r) not in matched)
+        for lab, r in pairs:
+            tot += 1
+            f = int(lab["face"])
+            by_face[f][3] += 1
+            if r is None:
+                continue
+            found += 1
+            by_face[f][0] += 1
+            if _iou(lab["box"], r.box) >= 0.5:
+                found_iou += 1
+            if r.face is not None:
+                answered += 1
+                by_face[f][1] += 1
+                if r.face == f:
+                    right += 1
+                    by_face[f][2] += 1
+                else:
+                    wrong += 1
+    return {"set": name, "images": len(images), "dice": tot, "found": found,
+            "found_iou50": found_iou, "answered": answered, "right": right, "wrong": wrong,
+            "unmatched_readings": extra, "by_face": by_face, "tuned_on": name in TUNED_ON}
+
+
+def eval_rendered(n_scenes: int, seed0: int = 100_000) -> dict:
+    from vision.dice import read_dice
+    from vision.render.dice import render_dice_scene
+    from vision.whitebalance import gains_from_patch
+
+    tot = right = wrong_face = wrong_colour = missed = abst_face = abst_colour = 0
+    t_read = 0.0
+    for s in range(seed0, seed0 + n_scenes):
+        img, truth = render_dice_scene(np.random.default_rng(s))
+        t0 = time.perf_counter()
+        gains = gains_from_patch(img, truth.white_patch)
+        readings = read_dice(img, white_gains=gains)
+        t_read += time.perf_counter() - t0
+        labels = [{"box": d.box, "face": d.face, "colour": d.colour} for d in truth.dice]
+        for lab, r in match(labels, readings):
+            tot += 1
+            if r is None:
+                missed += 1
+                continue
+            if r.face == lab["face"] and r.colour == lab["colour"]:
+                right += 1
+            wrong_face += r.face is not None and r.face != lab["face"]
+            wrong_colour += r.colour is not None and r.colour != lab["colour"]
+            abst_face += r.face is None
+            abst_colour += r.colour is None
+    return {"scenes": n_scenes, "dice": tot, "right": right, "missed": missed,
+            "face_abstained": abst_face, "colour_abstained": abst_colour,
+            "face_wrong": wrong_face, "colour_wrong": wrong_colour,
+            "read_ms_per_scene": round(1000 * t_read / max(n_scenes, 1), 1)}
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:5.1f} %" if b else "   -  "
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="eval_dice", description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=2000, help="rendered scenes (default 2000)")
+    parser.add_argument("--limit", type=int, help="at most this many images per real set")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args, _ = parser.parse_known_args(argv)
+    out: dict = {"real": [], "rendered": None}
+    print("== dice reader on real photos (found: label centre inside a reading's box)")
+    if not REAL.is_dir():
+        print(f"   skipped: {REAL} is absent")
+    else:
+        print(f"{'set':18s} {'dice':>5s} {'found':>8s} {'answered':>9s} {'right':>8s} "
+              f"{'wrong/found':>11s}  faces 1..3 right/answered   tuned on")
+        for name in SETS:
+            if not (REAL / name).is_dir():
+                continue
+            r = eval_real_set(name, args.limit)
+            out["real"].append(r)
+            f13a = sum(r["by_face"][f][1] for f in (1, 2, 3))
+            f13r = sum(r["by_face"][f][2] for f in (1, 2, 3))
+            print(f"{name:18s} {r['dice']:5d} {_pct(r['found'], r['dice']):>8s} "
+                  f"{_pct(r['answered'], r['found']):>9s} {_pct(r['right'], r['answered']):>8s} "
+                  f"{_pct(r['wrong'], r['found']):>11s}  {_pct(f13r, f13a):>8s} of {f13a:4d}"
+                  f"        {'yes' if r['tuned_on'] else 'no (held out)'}")
+            print(f"{'':18s} IoU>=0.5 found {_pct(r['found_iou50'], r['dice'])}, readings "
+                  f"matching no label {r['unmatched_readings']}; per face (found/answered/right/"
+                  f"total): " + " ".join(f"{f}:{'/'.join(map(str, v))}"
+                                         for f, v in r["by_face"].items()))
+    if args.scenes > 0:
+        print(f"== dice reader on {args.scenes} rendered Camel Up scenes (5 dice each)")
+        r = eval_rendered(args.scenes)
+        out["rendered"] = r
+        print(f"   colour and face right: {r['right']}/{r['dice']} = {_pct(r['right'], r['dice'])}"
+              f"; missed {r['missed']}, face abstained {r['face_abstained']}, colour abstained "
+              f"{r['colour_abstained']}, face wrong {r['face_wrong']}, colour wrong "
+              f"{r['colour_wrong']}; {r['read_ms_per_scene']} ms per 640x480 read")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -124,7 +124,7 @@ def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
         raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
     if not a.may_act_for(player):
         raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
-                        "forbidden")
+                        "forbidden" if a.level == "player" else "pin_required")
     return s.cmd_action(player, action, a)
 
 
@@ -142,7 +142,8 @@ def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]
     prompt = s.pending.get(pid or "")
     if not a.is_table and not (prompt is not None and prompt.get("kind") == "bet_colour"
                                and a.player == prompt.get("player")):
-        raise AuthError("confirming needs the table PIN", "forbidden")
+        raise AuthError("confirming needs the table PIN",
+                        "forbidden" if a.level == "player" else "pin_required")
     return s.cmd_confirm(q, a)
 
 

@@ -45,6 +45,7 @@ class PlayerDice:
     colour: str
     faces: list[int] = field(default_factory=list)      # own-colour dice
     black: list[int] = field(default_factory=list)      # black dice on this player's board
+    complete: bool = True   # no doubtful reading on this board and the expected dice count
 
     @property
     def total(self) -> int:
@@ -56,7 +57,8 @@ class PlayerDice:
 
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "colour": self.colour, "faces": sorted(self.faces),
-                "black": sorted(self.black), "total": self.total, "owed": self.owed}
+                "black": sorted(self.black), "total": self.total, "owed": self.owed,
+                "complete": self.complete}
 
 
 @dataclass
@@ -83,9 +85,15 @@ def _get(reading: Any, key: str) -> Any:
 
 def assign_readings(readings: Sequence[Any], colours: Mapping[str, str],
                     boards: Mapping[str, Box] | None = None,
-                    min_confidence: float = 0.5) -> RoundReading:
+                    min_confidence: float = 0.5,
+                    expected_dice: int | None = None) -> RoundReading:
     """Sort die readings to players. ``colours`` maps each player to their colour. Readings may be
-    dicts or objects with the same attributes (the die reader's dataclass)."""
+    dicts or objects with the same attributes (the die reader's dataclass).
+
+    A player's dice are ``complete`` unless a doubtful reading lies on their board (when
+    ``boards`` is given), or, with ``expected_dice`` (the rule page does not state how many dice a
+    player has, so it is a setting), their own-colour count differs from it. Only complete
+    readings should become a total without a person looking."""
     by_colour = {c: p for p, c in colours.items()}
     bad = sorted(set(by_colour) - set(PLAYER_COLOURS))
     if bad or len(by_colour) != len(colours):
@@ -123,4 +131,21 @@ def assign_readings(readings: Sequence[Any], colours: Mapping[str, str],
         else:
             out.needs_person.append({**item, "reason": f"{colour!r} is not a Marco Polo II "
                                      "die colour"})
+    for doubt in out.needs_person:
+        box = doubt.get("box")
+        owners = [p for p, region in (boards or {}).items() if box and _inside(box, region)]
+        doubt["board"] = owners[0] if len(owners) == 1 else None
+        for p in owners:
+            out.players[p].complete = False
+        if boards is None:       # no boards: any doubt may belong to anyone
+            for d in out.players.values():
+                d.complete = False
+    if expected_dice is not None:
+        for p, d in out.players.items():
+            if len(d.faces) != expected_dice:
+                d.complete = False
+                out.needs_person.append({"index": None, "box": None, "colour": d.colour,
+                                         "face": None, "confidence": None, "board": p,
+                                         "reason": f"expected {expected_dice} {d.colour} dice, "
+                                                   f"read {len(d.faces)}"})
     return out

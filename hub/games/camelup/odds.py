@@ -1,0 +1,245 @@
+"""Exact Camel Up odds for a position given as plain data.
+
+How the odds are computed
+-------------------------
+*Leg odds.* With k dice still in the pyramid, the rest of the leg is one of k! * 3^k equally
+likely sequences (which die comes out next, and its face 1, 2 or 3; 29,160 for a fresh leg).
+Every one of them is played out exactly — no sampling — by the vectorised kernel in
+:mod:`hub.games.camelup.legkernel`: the tree of sequences is expanded one level (one die) at a
+time as numpy arrays (15, 180, 1,620, 9,720, 29,160 rows), each camel being one small integer
+``space * 8 + height`` so a whole level moves in a few array operations. Movement follows the
+rules: the mover carries the camels above it and lands on top; an oasis sends the unit one space
+on (on top), a mirage one space back and *under* the camels there (also when that is the space
+it just left); a tile acts once per landing. When a unit reaches space 17 the race is over: the
+remaining dice of that sequence are not rolled, and the ranking at that moment counts (overshoot
+kept: further ahead first, then higher in the stack). P(first) and P(second) are the fractions
+of sequences each camel ends first or second; P(game ends this leg) the fraction that cross the
+line; the expected landings per desert tile sum, over every level, the share of rows landing on it.
+
+*Race odds.* From the end of this leg on, every leg starts with all five dice and no desert tiles,
+so the future depends only on the colour-free configuration (the five spaces in rank order, one of
+C(20, 5) = 15,504). :mod:`hub.games.camelup.racetable` holds P(win) and P(lose) per rank slot for
+each, built once by backward induction with the same kernel (``make race-table``) and shipped as
+package data. A position's race odds are the average, over the sequences of the current leg
+(played with its tiles), of the table entry of the configuration each ends in — or of the known
+result when the race ended during the leg. Future desert tiles are ignored (the usual assumption
+of published calculators); the current leg's are exact.
+
+Entry points: :func:`position_odds` (the `pyramid odds` answer as a dict of floats),
+:func:`leg_odds` (numpy arrays, for the advisor's many hypothetical-tile calls) and
+:func:`validate_position`, which raises :class:`PositionError` with a sentence naming the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import legkernel, racetable
+from .legkernel import N_CAMELS, encode_key, ranks
+
+COLOURS: tuple[str, ...] = ("blue", "green", "orange", "yellow", "white")
+SIDES = {"oasis": 1, "mirage": -1}
+LAST_SPACE = 16
+MAX_SPACE = legkernel.MAX_SPACE
+
+
+class PositionError(ValueError):
+    """A position that cannot be on the board; the message says what is wrong, in one sentence."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """A validated position: integer spaces, colours bottom to top, tiles as +1 / -1."""
+
+    track: dict[int, tuple[str, ...]]
+    dice_left: tuple[str, ...]
+    desert: dict[int, int]
+
+    @property
+    def finished(self) -> bool:
+        return any(space > LAST_SPACE for space in self.track)
+
+
+@dataclass(frozen=True)
+class LegOdds:
+    """Arrays indexed by colour in COLOURS order (for the advisor: no dict building)."""
+
+    first: np.ndarray  # (5,) P(finishes the leg first)
+    second: np.ndarray  # (5,) P(second)
+    game_ends: float  # P(a unit crosses the line during this leg)
+    landings: dict[int, float]  # expected unit landings per desert tile space
+    win: np.ndarray | None = None  # (5,) P(wins the race), when asked for
+    lose: np.ndarray | None = None  # (5,) P(loses the race)
+
+
+def _space(raw: object, what: str) -> int:
+    if isinstance(raw, bool):
+        raise PositionError(f"{what} {raw!r} is not a space number")
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and raw.strip().lstrip("+-").isdigit():
+        return int(raw)
+    raise PositionError(f"{what} {raw!r} is not a space number")
+
+
+def validate_position(
+    track: Mapping[object, Iterable[str]],
+    dice_left: Iterable[str] | None = None,
+    desert: Mapping[object, str] | None = None,
+) -> Position:
+    """Check a position given as plain data and return it normalised; raise PositionError if not.
+
+    track: {space: [colours bottom -> top]} with spaces 1..16 (17..19 only for the one unit that
+    crossed the finish line); dice_left: colours still in the pyramid (default: all five);
+    desert: {space: "oasis" | "mirage"} (default: none).
+    """
+    if not isinstance(track, Mapping):
+        raise PositionError("the track must be an object mapping spaces to stacks of colours")
+    norm: dict[int, tuple[str, ...]] = {}
+    seen: dict[str, int] = {}
+    for raw_space, stack in track.items():
+        space = _space(raw_space, "track space")
+        if space in norm:
+            raise PositionError(f"space {space} appears twice on the track")
+        if isinstance(stack, str) or not isinstance(stack, Iterable):
+            raise PositionError(f"the stack on space {space} must be a list of colours")
+        stack = tuple(stack)
+        for colour in stack:
+            if colour not in COLOURS:
+                raise PositionError(
+                    f"unknown colour {colour!r} on space {space} (colours: {', '.join(COLOURS)})"
+                )
+            if colour in seen:
+                raise PositionError(
+                    f"camel {colour} is on the track twice (spaces {seen[colour]} and {space})"
+                )
+            seen[colour] = space
+        if not 1 <= space <= MAX_SPACE:
+            raise PositionError(f"space {space} is off the track (spaces are 1..{LAST_SPACE})")
+        if not stack:
+            continue
+        norm[space] = stack
+    missing = [c for c in COLOURS if c not in seen]
+    if missing:
+        raise PositionError(f"camel {missing[0]} is missing from the track (all five must be on it)")
+    beyond = sorted(s for s in norm if s > LAST_SPACE)
+    if len(beyond) > 1:
+        raise PositionError(
+            f"camels stand on spaces {beyond} past the finish line, but the race stops at the first"
+            " crossing"
+        )
+
+    if dice_left is None:
+        dice = COLOURS
+    else:
+        if isinstance(dice_left, str) or not isinstance(dice_left, Iterable):
+            raise PositionError("dice_left must be a list of colours")
+        given = list(dice_left)
+        for colour in given:
+            if colour not in COLOURS:
+                raise PositionError(f"unknown die colour {colour!r} in dice_left")
+        dupes = sorted({c for c in given if given.count(c) > 1})
+        if dupes:
+            raise PositionError(f"die {dupes[0]} is listed twice in dice_left")
+        dice = tuple(c for c in COLOURS if c in given)
+
+    tiles: dict[int, int] = {}
+    if desert is not None:
+        if not isinstance(desert, Mapping):
+            raise PositionError("desert must be an object mapping spaces to 'oasis' or 'mirage'")
+        for raw_space, side in desert.items():
+            space = _space(raw_space, "desert tile space")
+            if side not in SIDES:
+                raise PositionError(
+                    f"desert tile on space {space} has unknown side {side!r} (oasis or mirage)"
+                )
+            if space in tiles:
+                raise PositionError(f"two desert tiles on space {space}")
+            if space == 1:
+                raise PositionError("a desert tile cannot lie on space 1")
+            if not 2 <= space <= LAST_SPACE:
+                raise PositionError(f"desert tile space {space} is off the track (2..16)")
+            if space in norm:
+                raise PositionError(f"desert tile on space {space} lies under a camel")
+            tiles[space] = SIDES[side]
+        for space in tiles:
+            if space + 1 in tiles:
+                raise PositionError(
+                    f"desert tiles on spaces {space} and {space + 1} are adjacent"
+                )
+    return Position(track=norm, dice_left=dice, desert=tiles)
+
+
+def _start(position: Position) -> tuple[np.ndarray, list[int]]:
+    """Kernel keys (5, 1) with the dice-left camels first, and that camel order (colour indices)."""
+    where: dict[str, int] = {}
+    for space, stack in position.track.items():
+        for height, colour in enumerate(stack):
+            where[colour] = encode_key(space, height)
+    order = [COLOURS.index(c) for c in position.dice_left]
+    order += [i for i in range(N_CAMELS) if i not in order]
+    keys = np.array([[where[COLOURS[i]]] for i in order], dtype=legkernel.KEY_DTYPE)
+    return keys, order
+
+
+def odds_of(position: Position, race: bool = True) -> LegOdds:
+    """Exact odds of a validated position (see the module docstring for the method)."""
+    keys, order = _start(position)
+    k = 0 if position.finished else len(position.dice_left)
+    tiles = legkernel.tile_lookup(position.desert) if position.desert else None
+    leaves = legkernel.run_leg(keys, k, tiles)
+    n = leaves.keys.shape[1]
+    rk = ranks(leaves.keys)
+    first = np.empty(N_CAMELS)
+    second = np.empty(N_CAMELS)
+    first[order] = np.count_nonzero(rk == 0, axis=1) / n
+    second[order] = np.count_nonzero(rk == 1, axis=1) / n
+    win = lose = None
+    if race:
+        sums = racetable.race_values(leaves.keys, rk, racetable.load_table()).sum(axis=1) / n
+        win = np.empty(N_CAMELS)
+        lose = np.empty(N_CAMELS)
+        win[order] = sums.real
+        lose[order] = sums.imag
+    return LegOdds(
+        first=first,
+        second=second,
+        game_ends=float(np.count_nonzero(leaves.ended)) / n,
+        landings={s: float(leaves.landings[s]) for s in sorted(position.desert)},
+        win=win,
+        lose=lose,
+    )
+
+
+def leg_odds(
+    track: Mapping[object, Iterable[str]],
+    dice_left: Iterable[str] | None = None,
+    desert: Mapping[object, str] | None = None,
+    race: bool = False,
+) -> LegOdds:
+    """Numpy-array odds for the advisor; validates, then computes (race odds only if asked)."""
+    return odds_of(validate_position(track, dice_left, desert), race=race)
+
+
+def position_odds(
+    track: Mapping[object, Iterable[str]],
+    dice_left: Iterable[str] | None = None,
+    desert: Mapping[object, str] | None = None,
+) -> dict:
+    """The `pyramid odds` answer for one position, as plain floats keyed by colour and space."""
+    o = leg_odds(track, dice_left, desert, race=True)
+    assert o.win is not None and o.lose is not None
+    return {
+        "leg": {
+            c: {"first": float(o.first[i]), "second": float(o.second[i])}
+            for i, c in enumerate(COLOURS)
+        },
+        "game_ends_this_leg": o.game_ends,
+        "race": {
+            c: {"win": float(o.win[i]), "lose": float(o.lose[i])} for i, c in enumerate(COLOURS)
+        },
+        "desert_landings": {str(s): x for s, x in o.landings.items()},
+    }

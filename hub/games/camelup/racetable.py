@@ -1,0 +1,170 @@
+"""The race table: P(win) and P(lose) per rank slot for every colour-free start-of-leg position.
+
+Why a table: a future leg starts with all five dice in the pyramid and no desert tiles, so what
+happens from then on depends only on where the camels stand, not on their colours. Listing the
+camels from leader to last, their spaces form a non-increasing sequence of five spaces out of 16,
+a multiset: C(20, 5) = 15,504 configurations (camels on one space stack in rank order, so the
+sequence says everything). For each, the table holds the probability that the camel in each rank
+slot wins or loses the race.
+
+Index: the combinatorial number system. Slot r (0 = leader) on space s_r maps to
+c_r = s_r - 1 + (4 - r), a strictly decreasing 5-combination of {0..19}, whose rank is
+sum_r C(c_r, 5 - r). Because that is a sum over camels of a function of (space, slot), the kernel
+computes it for thousands of rows with one lookup per camel (:data:`INDEX_LUT`).
+
+Build: backward induction. Without tiles every camel moves at least one space per leg, so every
+end-of-leg configuration of a leg started at position sum S has sum >= S + 5; filling the table in
+order of decreasing sum, each leg (run by the vectorised leg kernel, batched over all
+configurations of one sum) only looks up entries already known. Legs that end the race score the
+known result directly. ``scripts/build_race_table.py`` (``make race-table``) writes
+``data/race_table.npz``; :func:`load_table` reads it once, lazily.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb
+from pathlib import Path
+
+import numpy as np
+
+from .legkernel import HEIGHT_BITS, N_CAMELS, TILE_SLOTS, encode_key, ranks, run_leg
+
+SPACES = 16
+N_CONFIGS = comb(SPACES + N_CAMELS - 1, N_CAMELS)  # 15,504
+TABLE_PATH = Path(__file__).with_name("data") / "race_table.npz"
+SLOT_MASK = ~((1 << HEIGHT_BITS) - 1)  # keys & SLOT_MASK = space * 8, room for a rank slot
+
+
+def _index_lut() -> tuple[np.ndarray, int]:
+    """LUT[space * 8 + slot] = 5 * C(space - 1 + 4 - slot, 5 - slot): summed over the five
+    camels of a row, the flat offset (index * 5) of its configuration's row in the table.
+
+    A camel past the finish line (only ever the top slots, the unit that crossed) adds ENDED * 5
+    in slot 0 and nothing in the others, so a row whose race is over lands in the block of rows
+    from ENDED on, all holding the known result (leader wins, last loses): no special case.
+    """
+    lut = np.zeros(TILE_SLOTS << HEIGHT_BITS, dtype=np.intp)
+    for space in range(1, SPACES + 1):
+        for slot in range(N_CAMELS):
+            lut[(space << HEIGHT_BITS) + slot] = N_CAMELS * comb(space - 1 + 4 - slot, 5 - slot)
+    for space in range(SPACES + 1, TILE_SLOTS):
+        lut[space << HEIGHT_BITS] = N_CAMELS * N_CONFIGS
+    span = sum(int(lut[(SPACES << HEIGHT_BITS) + slot]) for slot in range(1, N_CAMELS))
+    return lut, span // N_CAMELS + 1
+
+
+INDEX_LUT, _ENDED_SPAN = _index_lut()
+ENDED = N_CONFIGS  # first of the rows holding "the race is over"
+TABLE_ROWS = N_CONFIGS + _ENDED_SPAN
+
+
+def config_index(spaces: tuple[int, ...] | list[int]) -> int:
+    """Table index of a configuration given as five spaces, leader first (non-increasing)."""
+    s = list(spaces)
+    if len(s) != N_CAMELS or any(not 1 <= x <= SPACES for x in s) or s != sorted(s, reverse=True):
+        raise ValueError(f"a configuration is five spaces 1..16, leader first, not {spaces!r}")
+    return sum(comb(x - 1 + 4 - r, 5 - r) for r, x in enumerate(s))
+
+
+def all_configs() -> Iterator[tuple[int, ...]]:
+    """Every configuration, leader first."""
+    yield from combinations_with_replacement(range(SPACES, 0, -1), N_CAMELS)
+
+
+def config_keys(spaces: tuple[int, ...]) -> list[int]:
+    """Kernel keys of the camels of a configuration, camel i = rank slot i (stacked in rank order)."""
+    return [
+        encode_key(s, sum(1 for r2 in range(r + 1, N_CAMELS) if spaces[r2] == s))
+        for r, s in enumerate(spaces)
+    ]
+
+
+def race_values(keys: np.ndarray, rk: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Per camel and row, P(win) + 1j * P(lose) looked up for the end-of-leg keys.
+
+    keys: (5, rows) kernel keys; rk: their rank slots (:func:`legkernel.ranks`); table: the flat
+    complex table of :func:`load_table`. Win and lose share one complex gather (half the work).
+    """
+    slot = (keys & SLOT_MASK) | rk
+    flat = np.add.reduce(INDEX_LUT[slot], axis=0) + rk
+    return table[flat]
+
+
+def _complex_table(win: np.ndarray, lose: np.ndarray) -> np.ndarray:
+    t = np.zeros((TABLE_ROWS, N_CAMELS), dtype=np.complex128)
+    t[:N_CONFIGS] = win + 1j * lose
+    t[ENDED:, 0] += 1.0
+    t[ENDED:, N_CAMELS - 1] += 1j
+    return t.ravel()
+
+
+def build_table(
+    batch: int = 48, progress: Callable[[int, int], None] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Compute the (N_CONFIGS, 5) win and lose tables by backward induction (see module doc)."""
+    by_sum: dict[int, list[tuple[int, ...]]] = {}
+    for c in all_configs():
+        by_sum.setdefault(sum(c), []).append(c)
+    nan = np.full((N_CONFIGS, N_CAMELS), np.nan)
+    table = _complex_table(nan, nan)  # NaN until computed: a premature lookup would show
+    done = 0
+    for total in sorted(by_sum, reverse=True):
+        group = by_sum[total]
+        for start in range(0, len(group), batch):
+            chunk = group[start : start + batch]
+            b = len(chunk)
+            start_keys = np.array([config_keys(c) for c in chunk], dtype=np.int16).T
+            leaves = run_leg(start_keys, N_CAMELS)
+            values = race_values(leaves.keys, ranks(leaves.keys), table)
+            # rows are leaf-major, batch-minor: (5, leaves, b) -> mean over the leaves
+            mean = values.reshape(N_CAMELS, -1, b).mean(axis=1)
+            for j, c in enumerate(chunk):
+                i = config_index(c)
+                table[i * N_CAMELS : (i + 1) * N_CAMELS] = mean[:, j]
+            done += b
+            if progress is not None:
+                progress(done, N_CONFIGS)
+    t = table[: N_CONFIGS * N_CAMELS].reshape(N_CONFIGS, N_CAMELS)
+    if np.isnan(t).any():
+        raise RuntimeError("race table build looked up an entry before computing it")
+    return t.real.copy(), t.imag.copy()
+
+
+def save_table(win: np.ndarray, lose: np.ndarray, path: Path, build_seconds: float) -> None:
+    """Write the table compressed, with the build time for the benchmark to report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        path,
+        win=win.astype(np.float64),
+        lose=lose.astype(np.float64),
+        build_seconds=np.float64(build_seconds),
+        built=np.bytes_(time.strftime("%Y-%m-%dT%H:%M:%S")),
+    )
+
+
+class TableMissing(RuntimeError):
+    """The shipped race table file is absent: run `make race-table`."""
+
+
+@lru_cache(maxsize=1)
+def load_table() -> np.ndarray:
+    """The flat complex table (win + 1j * lose, TABLE_ROWS * 5), read from disk once."""
+    if not TABLE_PATH.exists():
+        raise TableMissing(f"race table {TABLE_PATH.name} is missing: run `make race-table`")
+    with np.load(TABLE_PATH) as data:
+        win, lose = data["win"], data["lose"]
+    if win.shape != (N_CONFIGS, N_CAMELS) or lose.shape != (N_CONFIGS, N_CAMELS):
+        raise TableMissing(f"race table {TABLE_PATH.name} has the wrong shape: rebuild it")
+    return _complex_table(win, lose)
+
+
+def recorded_build_seconds() -> float | None:
+    """The build time the script stored with the table, if any."""
+    if not TABLE_PATH.exists():
+        return None
+    with np.load(TABLE_PATH) as data:
+        return float(data["build_seconds"]) if "build_seconds" in data else None

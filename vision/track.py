@@ -1,0 +1,449 @@
+"""Read the camel stacks (and desert tiles) on every space of the track from one frame.
+
+How: the markers give the camera pose (vision.board). For each space we take the vertical line
+through the point of the stack's footprint nearest the camera and sample the image along it,
+from just below the board up to well above a full stack. An oblique camera sees a stack as
+coloured bands bottom to top along exactly that line (then the top face of the top camel, then
+the board behind). Each sample is white-balanced against the markers' white borders and
+classified by chromaticity (shading changes brightness, not chromaticity) as one of the five
+camel colours, the board, or "unknown". Runs of one colour are camels; the five camels have five
+different colours, so a run that repeats the colour below it is the top face, not a camel.
+
+Honesty rules: a space where a hand (or anything not a camel nor the board) shows inside the
+stack's image region is reported as uncertain, never guessed; so is a space whose bands do not
+look like camels (too short, interrupted), and a space the stack in front of it may hide.
+
+Desert tiles: read from the colour of the tile's centre on spaces without camels (oasis and
+mirage sides are printed in clearly different colours); a hand over a tile makes it uncertain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.board import (
+    BoardGeometry,
+    BoardLocation,
+    BoardNotFound,
+    load_geometry,
+    locate_board,
+    reveal_zone_in_image,
+)
+
+__all__ = ["SpaceReading", "TrackReading", "read_track", "reveal_zone_in_image"]
+
+BOARD = "board"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class SpaceReading:
+    """One space: camels bottom to top, how sure, and why not if unsure."""
+
+    camels: list[str]
+    confidence: float
+    uncertain: bool = False
+    why: str | None = None
+
+
+@dataclass
+class TrackReading:
+    """The whole track. ``reason`` is set (and the rest empty) when the frame could not be read."""
+
+    track: dict[int, list[str]] = field(default_factory=dict)
+    desert: dict[int, str] = field(default_factory=dict)
+    confidence: float = 0.0
+    uncertain: list[int] = field(default_factory=list)
+    reason: str | None = None
+    homography: np.ndarray | None = None
+    spaces: dict[int, SpaceReading] = field(default_factory=dict)
+    markers: dict[int, np.ndarray] = field(default_factory=dict)  # id -> 4x2 px corners
+    location: BoardLocation | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+    def to_json(self) -> dict[str, Any]:
+        """The `pyramid read-track --json` shape: spaces as strings, an error object if unread."""
+        if self.reason is not None:
+            return {"error": self.reason}
+        return {
+            "track": {str(s): c for s, c in sorted(self.track.items())},
+            "desert": {str(s): d for s, d in sorted(self.desert.items())},
+            "confidence": round(float(self.confidence), 3),
+            "uncertain": [str(s) for s in self.uncertain],
+        }
+
+
+# --- colour ----------------------------------------------------------------------------------
+def _linear(bgr: np.ndarray) -> np.ndarray:
+    """sRGB-ish 8-bit -> linear light (gamma 2.2 is close enough for chromaticity)."""
+    return (np.asarray(bgr, np.float32) / 255.0) ** 2.2
+
+
+def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(b, g, r)/sum chromaticity (N x 2: r and g shares) and brightness (mean, linear)."""
+    s = lin.sum(axis=-1, keepdims=True) + 1e-6
+    c = lin / s
+    return np.stack([c[..., 2], c[..., 1]], axis=-1), s[..., 0] / 3.0
+
+
+@dataclass(frozen=True)
+class _Palette:
+    names: list[str]  # camel colours, then "board", then tile sides
+    chroma: np.ndarray  # len(names) x 2
+    radius: np.ndarray  # acceptance radius per class (chromaticity units)
+
+
+def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
+    names = list(geo.colours)
+    rgb = np.array([geo.colours[n] for n in names], np.float32)
+    ch, _ = _chroma(_linear(rgb[:, ::-1]))
+    board_ch, _ = _chroma(np.array(board_lin, np.float32))
+    tiles = list(geo.tile_colours)
+    tch, _ = _chroma(_linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
+    boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_lin))]
+    all_names = names + boards + tiles
+    chroma = np.concatenate([ch, board_ch, tch])
+    radius = np.full(len(all_names), 0.085, np.float32)
+    if "white" in names:
+        radius[names.index("white")] = 0.06
+    radius[len(names):len(names) + len(boards)] = 0.06
+    return _Palette(all_names, chroma, radius)
+
+
+def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
+    """Class index per sample (len(names) = unknown) and the distance to the nearest class."""
+    ch, y = _chroma(lin)
+    d = np.linalg.norm(ch[..., None, :] - pal.chroma, axis=-1)  # ... x classes
+    best = d.argmin(axis=-1)
+    dist = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
+    # dark samples have noisy chromaticity: allow them more room before calling them unknown
+    radius = pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002))
+    unknown = (dist > radius) | (y < dark)
+    best = np.where(unknown, len(pal.names), best)
+    return best, dist
+
+
+# --- sampling -------------------------------------------------------------------------------
+def _sample(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """BGR at pixel points (nearest), and whether each point is inside the frame."""
+    h, w = image.shape[:2]
+    xi = np.round(pts[..., 0]).astype(np.int64)
+    yi = np.round(pts[..., 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    vals = image[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+    return vals, inside
+
+
+def _white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> dict[int, np.ndarray]:
+    """Per seen marker: linear gains that make its white border neutral at 0.85."""
+    s = geo.marker_size / 2
+    b = geo.marker_border
+    ring = np.linspace(-1, 1, 9)
+    gains: dict[int, np.ndarray] = {}
+    for mid in loc.markers:
+        cx, cy = geo.marker_centres[mid]
+        pts = []
+        for r in (s + 0.4 * b, s + 0.65 * b):
+            for t in ring:
+                pts += [(cx + t * r, cy - r), (cx + t * r, cy + r), (cx - r, cy + t * r),
+                        (cx + r, cy + t * r)]
+        px = loc.to_image(np.array(pts))
+        vals, inside = _sample(image, px)
+        if inside.sum() < 8:
+            continue
+        lin = _linear(vals[inside])
+        bright = lin.sum(axis=1)
+        keep = bright >= np.quantile(bright, 0.3)  # drop a stray dark pixel (a marker's edge)
+        white = np.median(lin[keep], axis=0)
+        gains[mid] = 0.85 / np.maximum(white, 0.02)
+    return gains
+
+
+def _gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeometry) -> np.ndarray:
+    """Inverse-distance blend of the markers' gains at board points: follows a lamp's gradient."""
+    ids = sorted(gains)
+    cs = np.array([geo.marker_centres[i] for i in ids])
+    g = np.array([gains[i] for i in ids])
+    d = np.linalg.norm(points[:, None, :] - cs[None], axis=-1) + 1.0
+    wts = 1.0 / d**2
+    wts /= wts.sum(axis=1, keepdims=True)
+    return wts @ g
+
+
+# --- the reader -----------------------------------------------------------------------------
+def _failed(reason: str, loc: BoardLocation | None = None) -> TrackReading:
+    return TrackReading(reason=reason, location=loc,
+                        homography=None if loc is None else loc.homography,
+                        markers={} if loc is None else dict(loc.markers))
+
+
+def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
+               location: BoardLocation | None = None) -> TrackReading:
+    """Read every space of the track in ``image`` (BGR uint8). Never raises on a bad frame.
+
+    Pass ``location`` (from a previous frame of a fixed camera) to skip marker detection.
+    """
+    geo = geometry or load_geometry()
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 \
+            or image.shape[2] != 3 or image.shape[0] < 32 or image.shape[1] < 32:
+        return _failed(f"not a BGR colour image: {getattr(image, 'shape', type(image).__name__)}")
+    try:
+        loc = location or locate_board(image, geo)
+    except BoardNotFound as exc:
+        return _failed(str(exc))
+    gains = _white_gains(image, loc, geo)
+    if len(gains) < 1:
+        return _failed("the markers' white borders are not visible: cannot balance colour", loc)
+    sharp = _sharpness(image, loc, geo)
+    if sharp < 0.12:
+        return _failed(f"the frame is too blurred to read the stacks (edge contrast {sharp:.2f}): "
+                       "camera moving or out of focus?", loc)
+    image = cv2.blur(image, (3, 3))  # average out sensor noise before judging colours
+    pal = _palette(geo, _board_colours(image, loc, geo, gains))
+    spaces: dict[int, SpaceReading] = {}
+    desert: dict[int, str] = {}
+    for space in geo.spaces:
+        reading, tile = _read_space(image, loc, geo, gains, pal, space)
+        spaces[space] = reading
+        if tile is not None:
+            desert[space] = tile
+    _mark_hidden(spaces, loc, geo)
+    track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
+    uncertain = sorted(s for s, r in spaces.items() if r.uncertain)
+    seen_colours = [c for cs in track.values() for c in cs]
+    conf = float(min([r.confidence for r in spaces.values() if not r.uncertain] or [0.0]))
+    if len(seen_colours) != len(set(seen_colours)):
+        conf = min(conf, 0.2)  # one camel seen twice: something is wrong with this frame
+    return TrackReading(track=track, desert={s: d for s, d in desert.items() if s not in uncertain},
+                        confidence=conf, uncertain=uncertain, homography=loc.homography,
+                        spaces=spaces, markers=dict(loc.markers), location=loc)
+
+
+def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> float:
+    """Contrast of the markers' black-white edges, 0..1: low when the frame is smeared."""
+    vals = []
+    s = geo.marker_size / 2
+    for mid in loc.markers:
+        cx, cy = geo.marker_centres[mid]
+        # across the outer edge of the black square: white outside, black inside
+        for t in (-0.5, 0.0, 0.5):
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                nx, ny = dx, dy
+                px, py = cx + nx * s + (-ny) * t * s, cy + ny * s + nx * t * s
+                pts = np.array([[px + nx * 3.0, py + ny * 3.0], [px - nx * 3.0, py - ny * 3.0]])
+                v, inside = _sample(image, loc.to_image(pts))
+                if inside.all():
+                    g = v.astype(np.float32).mean(axis=1)
+                    vals.append((g[0] - g[1]) / max(g[0], 1.0))
+    return float(np.median(vals)) if vals else 0.0
+
+
+def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
+                   gains: dict[int, np.ndarray]) -> list[np.ndarray]:
+    """The board's own colours, white-balanced: the spaces (median over the corners of every
+    space), the margin outside the ring and the field inside it. Learnt from the frame, so a
+    differently printed board still reads."""
+    k = geo.cell / 2 - 6.0
+    cells = []
+    for s in geo.spaces:
+        cx, cy = geo.space_centres[s]
+        cells += [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
+    xs = np.array([p[0] for p in geo.space_centres.values()])
+    ys = np.array([p[1] for p in geo.space_centres.values()])
+    x0, x1 = xs.min() - geo.cell / 2, xs.max() + geo.cell / 2
+    y0, y1 = ys.min() - geo.cell / 2, ys.max() + geo.cell / 2
+    t = np.linspace(0.3, 0.7, 7)
+    outer, inner = [], []
+    for f in t:
+        x, y = x0 + f * (x1 - x0), y0 + f * (y1 - y0)
+        outer += [(x, y0 - 12), (x, y1 + 12), (x0 - 12, y), (x1 + 12, y)]
+        inner += [(x, y0 + geo.cell + 10), (x, y1 - geo.cell - 10),
+                  (x0 + geo.cell + 10, y), (x1 - geo.cell - 10, y)]
+    out = []
+    for group in (cells, outer, inner):
+        pts = np.array(group)
+        vals, inside = _sample(image, loc.to_image(pts))
+        if inside.sum() < 4:
+            continue
+        lin = _linear(vals) * _gains_at(pts, gains, geo)
+        out.append(np.median(lin[inside], axis=0))
+    return out
+
+
+def _read_space(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
+                gains: dict[int, np.ndarray], pal: _Palette,
+                space: int) -> tuple[SpaceReading, str | None]:
+    c = np.asarray(geo.space_centres[space])
+    cam = loc.pose.centre
+    u = cam[:2] - c
+    u /= max(np.linalg.norm(u), 1e-6)
+    d = np.asarray(geo.direction(space))
+    across = np.array([-d[1], d[0]])
+    # distance from the centre to the footprint's edge, towards the camera
+    a = min(geo.camel_length / 2 / max(abs(u @ d), 1e-6), geo.camel_width / 2 / max(abs(u @ across), 1e-6))
+    front = c + u * a * 0.9
+    side = np.array([-u[1], u[0]])
+    hgt = geo.camel_height
+    n_max = geo.max_stack
+    z_lo, z_hi = -1.2 * hgt, (n_max + 2.5) * hgt
+    p_lo = loc.to_image(front, z_lo)[0]
+    p_hi = loc.to_image(front, z_hi)[0]
+    n = int(max(np.linalg.norm(p_hi - p_lo), 8))
+    z = np.linspace(z_lo, z_hi, n)
+    half = 0.3 * min(geo.camel_width, geo.camel_length)
+    offsets = (-half, 0.0, half)
+    lines = np.stack([loc.to_image(np.repeat((front + side * o)[None], n, axis=0), z)
+                      for o in offsets])  # 3 x n x 2
+    vals, inside = _sample(image, lines)
+    g = _gains_at(front[None], gains, geo)[0]
+    # per height, the median of the three lines: a seam or a speck on one line does not count
+    lin = np.median(_linear(vals) * g, axis=0)
+    label, _ = _classify(pal, lin, dark=0.004)
+    label = np.where(inside.all(axis=0), label, len(pal.names))
+    # pixels per camel band at this space (image length of one camel height), and the length
+    # of the top face of a camel seen along the same line
+    p0 = loc.to_image(front, 0.0)[0]
+    band = float(np.linalg.norm(loc.to_image(front, hgt)[0] - p0))
+    back = c - u * a
+    top_face = float(np.linalg.norm(loc.to_image(back, hgt)[0] - loc.to_image(front, hgt)[0]))
+    base_idx = int(np.argmin(np.abs(z)))
+    tile = _read_tile(image, loc, geo, gains, pal, space)
+    if tile is not None:  # a camel never stands on a desert tile
+        return SpaceReading([], 0.9), tile
+    return _decode(label, pal, band, top_face, base_idx, geo), None
+
+
+def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
+    """(class, start, length) runs of a label sequence."""
+    out = []
+    start = 0
+    for i in range(1, len(label) + 1):
+        if i == len(label) or label[i] != label[start]:
+            out.append((int(label[start]), start, i - start))
+            start = i
+    return out
+
+
+def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int) -> list[list[int]]:
+    """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
+    between two camel colours no longer than a band (the dark edge between two blocks, blurred)
+    become gaps, and a class split by a gap is joined. Returns [class, start, end) lists."""
+    runs = [r for r in _runs(label) if r[2] >= max(0.34 * band, 2.0)]
+    kept = []
+    for i, (cl, st, ln) in enumerate(runs):
+        if cl == unknown:
+            below = runs[i - 1][0] if i > 0 else unknown
+            above = runs[i + 1][0] if i + 1 < len(runs) else unknown
+            seam = below < n_camel and above < n_camel and ln <= max(0.9 * band, 6.0)
+            if seam or ln < max(0.6 * band, 4.0):
+                continue
+        kept.append([cl, st, st + ln])
+    merged: list[list[int]] = []
+    for cl, st, en in kept:
+        if merged and merged[-1][0] == cl and st - merged[-1][2] <= 0.8 * band:
+            merged[-1][2] = en
+        else:
+            merged.append([cl, st, en])
+    return merged
+
+
+def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base_idx: int,
+            geo: BoardGeometry) -> SpaceReading:
+    """Camels bottom to top from the classified samples of one space's column."""
+    names = pal.names
+    n_camel = len(geo.colours)
+    unknown = len(names)
+    camels: list[str] = []
+    spans: list[list[int]] = []
+    started = False
+    for cl, st, en in _clean_runs(label, band, unknown, n_camel):
+        if en < base_idx - 1.2 * band:
+            continue  # the board in front of the stack
+        if not started and st > base_idx + 1.6 * band:
+            break  # nothing camel-coloured at the base: an empty space
+        if cl < n_camel:
+            if camels and names[cl] == camels[-1]:
+                spans[-1][1] = en  # the top face of the same camel
+            else:
+                camels.append(names[cl])
+                spans.append([st, en])
+            started = True
+            continue
+        if cl == unknown:
+            where = "the base of the space" if not started else "the top of the stack"
+            if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
+                break  # above anything a stack could reach: not ours
+            return SpaceReading([], 0.0, True, f"something neither camel nor board covers {where}")
+        if started:
+            break  # the board behind the stack: the stack ends here
+    if len(camels) > geo.max_stack or len(set(camels)) != len(camels):
+        return SpaceReading([], 0.0, True, "the bands do not make a legal stack")
+    if not camels:
+        return SpaceReading([], 0.9)
+    lengths = [en - st for st, en in spans]
+    conf = 0.95
+    for ln in lengths[:-1]:
+        ratio = ln / band
+        if ratio < 0.45 or ratio > 1.9:
+            return SpaceReading([], 0.0, True, f"a band {ratio:.1f} camels high")
+        conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
+    top = lengths[-1]
+    if top < 0.5 * band:
+        return SpaceReading([], 0.0, True, "the top band is too thin")
+    if top > 1.35 * (band + top_face) + 3:
+        return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
+    return SpaceReading(camels, max(conf, 0.3))
+
+
+def _read_tile(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
+               gains: dict[int, np.ndarray], pal: _Palette, space: int) -> str | None:
+    """'oasis' / 'mirage' when most of the space's middle shows that side's colour."""
+    c = np.asarray(geo.space_centres[space])
+    k = geo.tile_size * 0.35
+    gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
+    pts = np.column_stack([gx.ravel(), gy.ravel()]) + c
+    vals, inside = _sample(image, loc.to_image(pts))
+    lin = _linear(vals[inside]) * _gains_at(c[None], gains, geo)[0]
+    cls, _ = _classify(pal, lin, dark=0.01)
+    if len(cls) == 0:
+        return None
+    for side in geo.tile_colours:
+        share = float(np.mean(cls == pal.names.index(side)))
+        if share > 0.35:
+            return side
+    return None
+
+
+def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: BoardGeometry) -> None:
+    """A tall stack between the camera and a space may hide that space's lower camels."""
+    cam = loc.pose.centre
+    for s, r in list(spaces.items()):
+        if r.uncertain:
+            continue
+        c = np.asarray(geo.space_centres[s])
+        # the ray from the camera to this space's front base point
+        u = cam[:2] - c
+        dist = np.linalg.norm(u)
+        u /= max(dist, 1e-6)
+        foot = c + u * 0.5 * geo.camel_width
+        for o, other in spaces.items():
+            if o == s or not other.camels:
+                continue
+            oc = np.asarray(geo.space_centres[o])
+            along = (oc - foot) @ u
+            perp = abs((oc - foot) @ np.array([-u[1], u[0]]))
+            if along <= 0 or along > dist or perp > 0.5 * geo.camel_length + 8:
+                continue
+            # height of the sight line above the board where it passes the other stack's back
+            back = along - 0.5 * geo.camel_length - 4
+            sight = max(back, 0.0) * (-cam[2]) / dist
+            if len(other.camels) * geo.camel_height > sight:
+                spaces[s] = SpaceReading([], 0.0, True, f"may be hidden by the stack on space {o}")
+                break

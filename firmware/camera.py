@@ -94,8 +94,8 @@ class CameraSupervisor:
         with self._cond:
             self._generation += 1
             self._cond.notify_all()
-        for t in self._threads:
-            t.join(timeout=2.0)
+        if self._threads:  # the current capture thread; any left behind frozen are daemons
+            self._threads[-1].join(timeout=2.0)
         if self._watchdog is not None:
             self._watchdog.join(timeout=2.0)
 

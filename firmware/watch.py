@@ -256,6 +256,7 @@ class WatchLoop:
             self.health.read_errors += 1
             self.health.error(f"die not read: {reading.get('reason') or 'uncertain'}")
             self._attention = True
+            self._show()
         self.sink.die_read(reading, jpeg)
         if self.devices is not None:
             (self.devices.buzzer.chirp_read if ok else self.devices.buzzer.chirp_look)()

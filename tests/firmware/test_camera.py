@@ -1,0 +1,105 @@
+"""The camera supervisor: failures are reported and the camera comes back; frames are dropped,
+never queued."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from firmware.camera import CameraSupervisor
+from firmware.frames import FrameSource, RenderedSource
+
+GOOD = np.full((36, 64, 3), 128, np.uint8)
+BLACK = np.zeros((36, 64, 3), np.uint8)
+
+
+class Scripted(FrameSource):
+    """A camera whose n-th opening behaves as the script says."""
+
+    opened = 0
+
+    def __init__(self, behaviour: str) -> None:
+        self.behaviour = behaviour
+        self.name = f"scripted:{behaviour}"
+        self.reads = 0
+
+    def read(self) -> np.ndarray | None:
+        self.reads += 1
+        time.sleep(0.002)
+        if self.behaviour == "raise" and self.reads > 2:
+            raise OSError("cable pulled")
+        if self.behaviour == "black":
+            return BLACK
+        if self.behaviour == "freeze" and self.reads > 2:
+            threading.Event().wait(1.5)  # a read that hangs
+        return GOOD
+
+
+def supervisor(script: list[str], errors: list[str], recovered: threading.Event,
+               **kw) -> CameraSupervisor:
+    def open_source() -> FrameSource:
+        i = min(Scripted.opened, len(script) - 1)
+        Scripted.opened += 1
+        if script[i] == "fail-open":
+            raise OSError("no camera")
+        return Scripted(script[i])
+
+    Scripted.opened = 0
+    return CameraSupervisor(open_source, backoff_s=(0.01, 0.05), on_error=errors.append,
+                            on_recover=recovered.set, **kw)
+
+
+def wait_frames(cam: CameraSupervisor, n: int, timeout: float = 3.0) -> int:
+    got = 0
+    deadline = time.monotonic() + timeout
+    while got < n and time.monotonic() < deadline:
+        if cam.next_frame(0.1) is not None:
+            got += 1
+    return got
+
+
+def test_a_camera_that_raises_is_reported_and_reopened() -> None:
+    errors: list[str] = []
+    back = threading.Event()
+    with supervisor(["raise", "fail-open", "ok"], errors, back) as cam:
+        assert back.wait(3.0)
+        assert wait_frames(cam, 5) == 5
+    assert any("cable pulled" in e for e in errors)
+    assert any("cannot open the camera: no camera" in e for e in errors)
+    assert cam.reopens >= 1
+
+
+def test_black_frames_are_reported_never_delivered_and_recovered() -> None:
+    errors: list[str] = []
+    back = threading.Event()
+    with supervisor(["black", "ok"], errors, back, black_frames=5) as cam:
+        first = cam.next_frame(3.0)
+        assert back.wait(3.0)
+    assert first is not None and first.image.mean() > 100
+    assert errors and "black frames" in errors[0]
+
+
+def test_a_frozen_read_is_detected_and_the_camera_reopened() -> None:
+    errors: list[str] = []
+    back = threading.Event()
+    with supervisor(["freeze", "ok"], errors, back, freeze_timeout_s=0.3) as cam:
+        assert wait_frames(cam, 2) == 2
+        time.sleep(0.6)
+        assert back.wait(3.0)
+        assert wait_frames(cam, 3) == 3
+    assert any("froze" in e for e in errors)
+
+
+def test_frames_the_loop_had_no_time_for_are_dropped_and_counted() -> None:
+    cam = CameraSupervisor(lambda: RenderedSource(lambda: GOOD, fps=200)).start()
+    try:
+        assert cam.next_frame(1.0) is not None
+        time.sleep(0.2)  # a slow pass of the loop
+        frame = cam.next_frame(1.0)
+        assert frame is not None
+        assert cam.dropped >= 10
+        assert time.monotonic() - frame.t < 0.05  # the newest frame, not a stale one
+    finally:
+        cam.stop()

@@ -1,0 +1,254 @@
+"""The watch loop end to end on mock pins and replayed/rendered frames."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware.camera import CameraSupervisor
+from firmware.config import WatchConfig
+from firmware.devices import CHIRP_LOOK, CHIRP_READ, Devices, LedState
+from firmware.frames import FrameSource, RenderedSource, ReplaySource
+from firmware.pinmap import load_pinmap
+from firmware.readers import Readers
+from firmware.sinks import RecordingSink
+from firmware.watch import WatchLoop
+
+ZONE = (40, 30, 60, 50)
+CFG = WatchConfig(still_frames=3, track_still_frames=3, die_timeout_s=1.0, track_timeout_s=1.0,
+                  status_interval_s=0.2)
+
+
+def table_frame(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = rng.integers(60, 200, (120, 160, 3), dtype=np.uint8)
+    img[40:60, 55:75] = (200, 80, 20)  # "a die" in the zone
+    return img
+
+
+class FakeVision:
+    """Stands in for vision's readers; counts calls. (Real vision: test_watch_vision.py.)"""
+
+    def __init__(self) -> None:
+        self.die_calls = 0
+        self.track_calls = 0
+        self.fail_die: Exception | None = None
+
+    def read_die(self, image: np.ndarray, zone):
+        self.die_calls += 1
+        if self.fail_die is not None:
+            raise self.fail_die
+        return ({"colour": "blue", "face": 2, "confidence": 0.97, "box": list(zone)},
+                b"\xff\xd8jpeg")
+
+    def read_dice(self, image: np.ndarray):
+        return [({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
+                for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])]
+
+    def read_track(self, image: np.ndarray):
+        self.track_calls += 1
+        return {"track": {"1": ["blue", "green"]}, "desert": {}, "confidence": 0.9,
+                "uncertain": [], "reason": None}
+
+    def readers(self) -> Readers:
+        return Readers(read_die=self.read_die, read_dice=self.read_dice,
+                       read_track=self.read_track, locate_zone=lambda image: ZONE)
+
+
+class Table:
+    """Mock pins + a camera over a settable frame + the loop + a recording sink."""
+
+    def __init__(self, mock_factory, source_factory=None, setup: bool = False,
+                 cfg: WatchConfig = CFG) -> None:
+        self.frame = table_frame()
+        self.moving = False  # True: every frame differs (a rolling die, a hand)
+        self._n = 100
+        self.vision = FakeVision()
+        self.sink = RecordingSink()
+        self.devices = Devices(load_pinmap(), pin_factory=mock_factory)
+        opener = source_factory or (lambda: RenderedSource(self.render, fps=60))
+        self.camera = CameraSupervisor(opener, backoff_s=(0.02, 0.1), black_frames=5,
+                                       freeze_timeout_s=0.5).start()
+        self.loop = WatchLoop(self.camera, self.sink, devices=self.devices, config=cfg,
+                              readers=self.vision.readers(), setup=setup).start()
+
+    def render(self) -> np.ndarray:
+        if self.moving:
+            self._n += 1
+            return table_frame(self._n)
+        return self.frame
+
+    def press_slider(self, bouncy: bool = True) -> None:
+        pin = self.devices.slider.pin
+        for i in range(7 if bouncy else 1):
+            (pin.drive_low if i % 2 == 0 else pin.drive_high)()
+            time.sleep(0.0005)
+        time.sleep(0.06)
+        pin.drive_high()
+        time.sleep(0.06)
+
+    def close(self) -> None:
+        self.loop.stop()
+        self.camera.stop()
+        self.devices.close()
+
+
+@pytest.fixture()
+def table(mock_factory):
+    t = Table(mock_factory)
+    yield t
+    t.close()
+
+
+def kinds(sink: RecordingSink) -> list[str]:
+    return [k for k, _ in sink.records if k != "status"]
+
+
+def test_one_bouncy_slider_press_gives_exactly_one_die_read(table: Table) -> None:
+    time.sleep(0.2)
+    table.press_slider(bouncy=True)
+    dice = table.sink.wait_for("die", 1, timeout=2.0)
+    assert len(dice) == 1
+    assert dice[0]["colour"] == "blue" and dice[0]["face"] == 2 and dice[0]["mode"] == "play"
+    assert dice[0]["crop_jpeg"]  # base64 JPEG for the hub's prompt
+    assert table.devices.light.is_on  # still on: the track is being watched
+    assert table.devices.status.state is LedState.READING
+    time.sleep(0.5)  # the still frame stays still: no second read of the same die
+    assert kinds(table.sink) == ["release", "die"]
+    assert table.vision.die_calls == 1
+    assert table.devices.buzzer.wait_idle(2.0) and table.devices.buzzer.played == [CHIRP_READ]
+
+
+def test_two_presses_give_two_reads_and_the_track_is_read_after_a_move(table: Table) -> None:
+    time.sleep(0.2)
+    table.press_slider()
+    assert len(table.sink.wait_for("die", 1, 2.0)) == 1
+    table.moving = True  # a hand moves a camel
+    time.sleep(0.1)
+    table.frame = table_frame(1)
+    table.moving = False
+    tracks = table.sink.wait_for("track", 1, 2.0)
+    assert tracks and tracks[0]["track"] == {"1": ["blue", "green"]} and "note" not in tracks[0]
+    deadline = time.monotonic() + 1.0
+    while table.devices.light.is_on and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not table.devices.light.is_on and table.devices.status.state is LedState.READY
+    table.press_slider()
+    assert len(table.sink.wait_for("die", 2, 2.0)) == 2
+    assert kinds(table.sink)[:4] == ["release", "die", "track", "release"]
+
+
+def test_a_die_that_never_settles_is_reported_for_a_person(table: Table) -> None:
+    time.sleep(0.2)
+    table.moving = True  # the zone never stops changing
+    table.press_slider()
+    dice = table.sink.wait_for("die", 1, timeout=3.0)
+    table.moving = False
+    assert dice and dice[0]["colour"] is None and "did not settle" in dice[0]["reason"]
+    assert table.vision.die_calls == 0
+    assert table.devices.status.state is LedState.ATTENTION
+    assert table.devices.buzzer.wait_idle(3.0) and CHIRP_LOOK in table.devices.buzzer.played
+
+
+def test_a_failing_reader_is_reported_and_the_loop_goes_on(table: Table) -> None:
+    time.sleep(0.2)
+    table.vision.fail_die = RuntimeError("pips unreadable")
+    table.press_slider()
+    dice = table.sink.wait_for("die", 1, 2.0)
+    assert dice[0]["colour"] is None and "pips unreadable" in dice[0]["reason"]
+    time.sleep(1.2)  # the track times out (no move), the loop is ready again
+    table.vision.fail_die = None
+    table.press_slider()
+    dice = table.sink.wait_for("die", 2, 2.0)
+    assert len(dice) == 2 and dice[1]["colour"] == "blue"
+    status = table.sink.of("status")[-1]
+    assert status["read_errors"] >= 1 and status["dice_read"] == 1
+
+
+class Flaky(FrameSource):
+    """A camera that, on its first opening, raises (or turns black) after a few frames."""
+
+    openings = 0
+
+    def __init__(self, how: str, frame_of) -> None:
+        Flaky.openings += 1
+        self.first = Flaky.openings == 1
+        self.how = how
+        self.frame_of = frame_of
+        self.n = 0
+        self.name = f"flaky-{how}"
+
+    def read(self) -> np.ndarray:
+        time.sleep(1 / 60)
+        self.n += 1
+        if self.first and self.n > 10:
+            if self.how == "raise":
+                raise OSError("mmal: camera timed out")
+            return np.zeros((120, 160, 3), np.uint8)
+        return self.frame_of()
+
+
+@pytest.mark.parametrize(("how", "message"), [("raise", "camera timed out"),
+                                              ("black", "black frames")])
+def test_a_failing_camera_is_reported_and_recovers(mock_factory, how: str, message: str) -> None:
+    Flaky.openings = 0
+    holder: dict = {}
+    table = Table(mock_factory, source_factory=lambda: Flaky(how, lambda: holder["t"].frame))
+    holder["t"] = table
+    try:
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            errs = [s for s in table.sink.of("status") if message in (s.get("last_error") or "")]
+            if errs and Flaky.openings >= 2:
+                break
+            time.sleep(0.05)
+        assert errs, "the camera failure was not reported in the status"
+        assert errs[0]["state"] == "camera_error" and errs[0]["camera_errors"] >= 1
+        time.sleep(0.4)
+        table.press_slider()  # and the table works again
+        assert len(table.sink.wait_for("die", 1, 2.0)) == 1
+        last = table.sink.of("status")[-1]
+        assert last["state"] != "camera_error" and last["camera_reopens"] >= 1
+    finally:
+        table.close()
+
+
+def test_status_carries_health(table: Table) -> None:
+    time.sleep(0.5)
+    status = table.sink.of("status")[-1]
+    for key in ("fps", "cpu_temp_c", "dropped_frames", "camera_fps", "state", "uptime_s"):
+        assert key in status
+    assert status["fps"] > 20 and status["state"] == "ready"
+    assert status["reveal_zone"] == list(ZONE)
+
+
+def test_setup_mode_reads_the_five_dice_then_the_track(mock_factory) -> None:
+    table = Table(mock_factory, setup=True)
+    try:
+        time.sleep(0.2)
+        table.devices.confirm.pin.drive_low()
+        dice = table.sink.wait_for("die", 5, 2.0)
+        assert [d["mode"] for d in dice] == ["setup"] * 5 and dice[4]["index"] == 4
+        assert {d["colour"] for d in dice} == {"blue", "green", "orange", "yellow", "white"}
+        track = table.sink.wait_for("track", 1, 2.0)
+        assert track and track[0]["note"] == "starting position"
+        assert table.loop.state == "ready" and "release" not in kinds(table.sink)
+    finally:
+        table.close()
+
+
+def test_replayed_still_frame_from_a_folder(mock_factory, tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "still.png"), table_frame())
+    table = Table(mock_factory, source_factory=lambda: ReplaySource(tmp_path, fps=60))
+    try:
+        time.sleep(0.2)
+        table.press_slider()
+        assert len(table.sink.wait_for("die", 1, 2.0)) == 1
+        time.sleep(0.3)
+        assert kinds(table.sink) == ["release", "die"]
+    finally:
+        table.close()

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(parser, "--players", type=int, default=3, help="players per game (2 to 5)")
     _add(parser, "--seed", type=int, default=0, help="seed of the dice and the bots")
     _add(parser, "--bots", default=None,
-         help="comma-separated bot kinds per seat, advisor or random "
+         help="comma-separated bot kinds per seat, advisor or random; the last repeats "
               "(default: advisor in seat 1, random elsewhere)")
     _add(parser, "--races", type=int, default=1, help="races per game (horse race)")
     _add(parser, "--track-length", type=int, default=30, help="spaces to the finish")
@@ -103,8 +103,9 @@ def _rounds_per_race(log: list[dict[str, Any]]) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     players = getattr(args, "players", 3)
     bots_arg = getattr(args, "bots", None)
-    bots = (bots_arg.split(",") if bots_arg
-            else ["advisor"] + ["random"] * (players - 1))
+    # the shared `pyramid simulate` convention: one bot per seat, or fewer and the last repeats
+    kinds = [b.strip() for b in (bots_arg or "advisor,random").split(",") if b.strip()]
+    bots = (kinds + [kinds[-1]] * players)[:max(players, len(kinds))] if kinds else []
     try:
         for b in bots:
             if b not in ("advisor", "random"):

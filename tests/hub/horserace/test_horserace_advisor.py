@@ -149,3 +149,12 @@ def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert abs(sum(s["wins"] for s in out["seats"]) - 3) < 1e-6
     bad = parser.parse_args(["--players", "6"])
     assert sim.run(bad) == 2 and "2 to 5" in capsys.readouterr().err
+
+
+def test_pyramid_simulate_dispatches_horserace(capsys: pytest.CaptureFixture[str]) -> None:
+    from hub.cli import main
+
+    assert main(["simulate", "--game", "horserace", "--games", "2", "--players", "2",
+                 "--seed", "1", "--bots", "random", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "horserace" and [s["bot"] for s in out["seats"]] == ["random"] * 2

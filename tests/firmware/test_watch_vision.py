@@ -1,0 +1,64 @@
+"""The watch loop with the real vision readers on a rendered board, replayed from a folder."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware.camera import CameraSupervisor
+from firmware.config import WatchConfig
+from firmware.devices import Devices
+from firmware.frames import ReplaySource
+from firmware.pinmap import load_pinmap
+from firmware.readers import Readers
+from firmware.sinks import RecordingSink
+from firmware.watch import WatchLoop
+
+board = pytest.importorskip("vision.render.board")
+pytest.importorskip("vision.dice")
+pytest.importorskip("vision.track")
+
+
+def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_path: Path) -> None:
+    from vision.board import locate_board, reveal_zone_box
+    from vision.dice import read_die_in_zone
+    from vision.track import read_track
+
+    track = {1: ["blue", "green"], 3: ["orange"]}
+    image, _ = board.render_board_scene(np.random.default_rng(3), track=track,
+                                        die=("yellow", 2))
+    cv2.imwrite(str(tmp_path / "frame.png"), image)
+    replayed = cv2.imread(str(tmp_path / "frame.png"))
+    zone = reveal_zone_box(locate_board(replayed), margin_mm=10.0)
+    direct = read_die_in_zone(replayed, zone)
+
+    sink = RecordingSink()
+    cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)
+    with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
+        camera = CameraSupervisor(lambda: ReplaySource(tmp_path, fps=30)).start()
+        loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()
+        try:
+            time.sleep(0.5)
+            devices.slider.pin.drive_low()
+            dice = sink.wait_for("die", 1, 10.0)
+            tracks = sink.wait_for("track", 1, 10.0)
+        finally:
+            loop.stop()
+            camera.stop()
+    assert len(dice) == 1
+    die = dice[0]
+    assert loop.zone == zone  # found from the board's markers
+    if direct is None:
+        assert die["colour"] is None and die["reason"]
+    else:
+        assert (die["colour"], die["face"]) == (direct.colour, direct.face)
+        assert die["box"] == list(direct.box)
+    crop = cv2.imdecode(np.frombuffer(__import__("base64").b64decode(die["crop_jpeg"]),
+                                      np.uint8), cv2.IMREAD_COLOR)
+    assert crop is not None and crop.shape[0] > 8
+    assert tracks[0]["track"] == read_track(replayed).to_json()["track"]
+    assert tracks[0]["track"] == {"1": ["blue", "green"], "3": ["orange"]}

@@ -21,6 +21,7 @@ SUITES = [
     "bench.vision_dice",
     "bench.vision_track",
     "bench.hub",
+    "bench.dashboard",
     "bench.firmware",
     "bench.othergames",
 ]

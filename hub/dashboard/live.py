@@ -145,13 +145,15 @@ class Live:
                 yield format_sse(snap, event="snapshot", id=sent)
             else:
                 sent = last_id if last_id is not None else -1
+                out = []
                 for env in replay:
                     if env.seq <= sent:
                         continue
                     sent = env.seq
-                    yield format_sse(page_event(env), event="game", id=env.seq)
+                    out.append(format_sse(page_event(env), event="game", id=env.seq))
                 sub.info["replayed"] = len(replay)
-                yield format_sse(self.state(player), event="state")
+                out.append(format_sse(self.state(player), event="state"))
+                yield "".join(out)
             while True:
                 try:
                     env = sub.get(self.heartbeat_s)
@@ -167,15 +169,16 @@ class Live:
                     sent = snap["seq"]
                     yield format_sse(snap, event="snapshot", id=sent)
                     continue
-                fresh = False
+                # one write per command: the events and the view after them leave together
+                out: list[str] = []
                 for env in batch:
                     if env.seq <= sent:
                         continue
                     sent = env.seq
-                    fresh = True
-                    yield format_sse(page_event(env), event="game", id=env.seq)
-                if fresh:
-                    yield format_sse(self.state(player), event="state")
+                    out.append(format_sse(page_event(env), event="game", id=env.seq))
+                if out:
+                    out.append(format_sse(self.state(player), event="state"))
+                    yield "".join(out)
         finally:
             self.fanout.close(sub)
 

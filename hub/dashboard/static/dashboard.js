@@ -40,8 +40,13 @@
     chosenPile: null,
     stats: { events: 0, duplicates: 0, snapshots: 0 },
   };
-  // For tests and the benchmark: read-only handles, never needed by the page itself.
-  window.pyramid = { S, reconnect: () => connect(), close: () => S.source && S.source.close() };
+  // For tests and the benchmark: read-only handles and, when `timing` is set, the wall-clock
+  // time (ms) each seq was drawn at. Never needed by the page itself.
+  window.pyramid = { S, timing: null, reconnect: () => connect(), close: () => S.source && S.source.close() };
+  const drawn = (kind, seq) => {
+    const t = window.pyramid.timing;
+    if (t && t.length < 100000) t.push([kind, seq, performance.timeOrigin + performance.now()]);
+  };
 
   // ---------------------------------------------------------------- helpers
   function el(tag, attrs, ...children) {
@@ -136,7 +141,7 @@
     src.addEventListener("open", () => setConn("live"));
     src.addEventListener("error", () => setConn(src.readyState === EventSource.CLOSED ? "offline" : "reconnecting"));
     src.addEventListener("snapshot", (m) => applySnapshot(JSON.parse(m.data)));
-    src.addEventListener("game", (m) => applyEvent(JSON.parse(m.data)));
+    src.addEventListener("game", (m) => { drawn("recv", +m.lastEventId); applyEvent(JSON.parse(m.data)); });
     src.addEventListener("state", (m) => applyState(JSON.parse(m.data)));
     src.addEventListener("reset", () => { S.source.close(); resetTo(null); connect(); });
   }
@@ -145,7 +150,7 @@
     body.dataset.conn = state;
     $("conn").className = `conn ${state}`;
     $("conn").title = state;
-    if (state === "offline") setTimeout(connect, 3000);
+    if (state === "offline") setTimeout(connect, 2000);  // the server said no: try afresh
   }
 
   function resetTo(gameId) {
@@ -186,6 +191,7 @@
     body.dataset.seq = String(S.seq);
     body.dataset.lastType = e.type;
     renderLogParts();
+    drawn("event", e.seq);
   }
 
   function applyState(st, quiet) {
@@ -200,6 +206,7 @@
     if (st.auth) S.auth = st.auth;
     body.dataset.viewSeq = String(S.viewSeq);
     if (!quiet) render();
+    drawn("state", S.viewSeq);
     fetchOdds();
   }
 
@@ -227,25 +234,40 @@
     return S.auth.role === "table" || (S.auth.role === "player" && S.auth.player === S.view.current_player);
   }
 
+  /* Each part is redrawn only when what it shows changed: with a tablet and a few phones on a
+   * two-core Pi-sized machine, redrawing the whole page for every event was what made updates
+   * late (see bench/dashboard.py). */
+  const memoKeys = {};
+  function memo(name, key, fn) {
+    const k = JSON.stringify(key);
+    if (memoKeys[name] === k) return;
+    memoKeys[name] = k;
+    fn();
+  }
+
   function render() {
-    renderPinButton();
-    renderStatus();
-    renderTrack();
-    renderDice();
-    renderActions();
-    renderPlayers();
-    renderLegBets();
-    renderResult();
+    const v = S.view || {};
+    memo("pin", [S.mode, S.pin, S.auth], renderPinButton);
+    memo("status", [S.mode, v.leg, v.current_player, v.finished, v.result], renderStatus);
+    memo("track", [v.track, v.desert], renderTrack);
+    memo("dice", [v.dice_left, v.dice_rolled, v.pyramid_tiles_left], renderDice);
+    memo("actions", [S.mode, S.auth, S.legal, v.leg_tiles, v.dice_left, v.current_player, v.finished,
+      S.chosenPile, S.deskSide, v.race_cards, !!S.view], renderActions);
+    memo("players", [S.mode, S.auth, v.players, v.holdings, v.overall, v.current_player, v.me,
+      v.race_cards, v.my_bets], renderPlayers);
+    memo("legbets", [v.leg_tiles], renderLegBets);
+    memo("result", [v.finished, v.result], renderResult);
     renderLogParts();
-    renderOdds();
-    renderTools();
+    memo("odds", [S.oddsSeq, S.odds, S.advice, v.finished, !!S.view, canAct(), S.legal], renderOdds);
+    memo("tools", [S.mode], renderTools);
   }
 
   function renderLogParts() {
-    renderDiceLog();
-    renderPrompt();
-    renderTallies();
-    renderChart();
+    const v = S.view || {};
+    memo("dicelog", [S.liveGameId, S.seq, S.log.length], renderDiceLog);
+    memo("prompt", [S.mode, S.pending, S.auth, v.dice_left, v.race_cards], renderPrompt);
+    memo("tallies", [S.liveGameId, S.log.filter((e) => e.type === "leg_scored").length], renderTallies);
+    memo("chart", moneySeries(), renderChart);
   }
 
   function renderPinButton() {
@@ -763,7 +785,14 @@
   loadGames();
   if (S.mode === "archive") loadArchive();
   else {
-    if (S.pin || S.token) getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch(() => {});
+    if (S.pin || S.token) {
+      getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch((e) => {
+        // a PIN kept from an earlier evening, or a link of a finished game
+        if (S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); }
+        showMessage(`${e.message} You can watch; enter the PIN again to play.`);
+        render();
+      });
+    }
     connect();
   }
 })();

@@ -1,0 +1,304 @@
+"""The dashboard in real headless Chromium (Debian's), against a real hub on a free local port.
+
+One browser for the session (tests/fixtures/browser.py); each test opens its own contexts, which
+is what separate phones at the table are: separate storage (PIN, token), separate streams.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import PIN, PLAYERS, Table
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 1024, "height": 768}
+
+
+def wait_until(pred: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what or pred}")
+
+
+def open_page(browser: Any, url: str, *, viewport: dict[str, int] = PHONE,
+              pin: str | None = None) -> Any:
+    """A new phone (context) showing ``url``; with ``pin`` the PIN is already kept on it."""
+    context = browser.new_context(viewport=viewport)
+    if pin is not None:
+        context.add_init_script(f"localStorage.setItem('pyramid.pin', {pin!r})")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.conn === 'live'")
+    return page
+
+
+def synced(page: Any, table: Table) -> None:
+    """Wait until the page has drawn everything the hub has logged (events and the view)."""
+    table.session.bus.flush()
+    seq = table.session.seq
+    page.wait_for_function(
+        f"+document.body.dataset.seq >= {seq} && +document.body.dataset.viewSeq >= {seq}",
+        timeout=10_000)
+
+
+def tap(page: Any, table: Table, selector: str) -> None:
+    """Tap a button and wait until the hub logged what it caused and the page drew it."""
+    before = table.session.seq
+    page.locator(selector).first.click()
+    wait_until(lambda: table.session.seq > before, what=f"the hub to act on {selector}")
+    synced(page, table)
+
+
+def close(*pages: Any) -> None:
+    for page in pages:
+        assert page.errors == [], page.errors
+        page.context.close()
+
+
+def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) -> None:
+    """Taps with the PIN entered once in the dialog, a secret bet chosen on the player's own
+    phone, every move arriving live on a guest's page, and the final result on all of them."""
+    session = served.session
+    shared = open_page(browser, served.url)
+    guest = open_page(browser, served.url, viewport=TABLET)
+    guest.evaluate("window.__loadedOnce = true")  # gone if the page reloads
+
+    # the PIN, entered once
+    assert shared.locator("#guest-note").is_visible()
+    shared.click("#pin-button")
+    shared.fill("#pin-input", PIN)
+    shared.click("#pin-ok")
+    shared.wait_for_selector("#actions button[data-action='roll']")
+    assert shared.evaluate("localStorage.getItem('pyramid.pin')") == PIN
+
+    # a leg tile, a desert tile
+    first = session.game.current_player
+    tap(shared, served, "#actions button[data-action='leg:blue']")
+    assert session.engine_log()[-1] == {"type": "leg_tile_taken", "player": first,
+                                        "colour": "blue", "value": 5}
+    assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "3"
+    second = session.game.current_player
+    space = shared.locator("#desert-space option").nth(2).get_attribute("value")
+    shared.select_option("#desert-space", space)
+    shared.select_option("#desert-side", "mirage")
+    tap(shared, served, "#desert-go")
+    assert session.engine_log()[-1]["type"] == "desert_placed"
+    assert shared.locator(f".space[data-space='{space}'].desert.mirage").count() == 1
+
+    # a secret bet: tapped on the shared screen, the colour chosen on the bettor's own phone
+    bettor = session.game.current_player
+    shared.click(f"tr[data-player='{bettor}'] .qr-btn")
+    shared.wait_for_selector("#qr-dialog[open] svg")
+    link = shared.locator("#qr-link").get_attribute("href")
+    assert link.endswith("/p/" + session.player_token(bettor))
+    shared.click("#qr-dialog button")
+    own = open_page(browser, link)
+    tap(shared, served, "#bet-winner")
+    own.wait_for_selector(".prompt button.secret[data-colour='white']")
+    assert shared.locator(".prompt button.secret").count() == 0  # the shared screen cannot pick
+    own.click(".prompt button.secret[data-colour='white']")
+    wait_until(lambda: session.engine_log()[-1]["type"] == "overall_bet_placed")
+    synced(shared, served)
+    synced(own, served)
+    assert own.locator(f"tr[data-player='{bettor}'] [data-pile='winner'] .chip.c-white").count() == 1
+    for page in (shared, guest):
+        synced(page, served)
+        assert page.locator("[data-pile='winner']").inner_text().startswith("winner ×1")
+        assert page.locator("[data-pile='winner'] .chip").count() == 0
+        assert "white" not in page.locator("#players").inner_html().replace("c-white", "")
+
+    # roll the pyramid until a camel crosses the line (the engine's dice are seeded)
+    rolls = 0
+    while not session.game.finished:
+        assert rolls < 200
+        tap(shared, served, "#actions button[data-action='roll']")
+        rolls += 1
+        if rolls == 1:  # the guest's page follows without a reload
+            synced(guest, served)
+            assert guest.locator(".dicelog li[data-type='die_read']").count() == 1
+    result = session.full_state()["result"]
+    assert rolls >= 5 and result is not None
+    for page in (shared, guest, own):
+        synced(page, served)
+        page.wait_for_selector("#result-card:not([hidden])")
+        text = page.locator("#result").inner_text()
+        assert " & ".join(result["winners"]) in text
+        assert f"{result['winner']} won" in text
+        # the bet's colour is revealed with the result, in pile order
+        assert page.locator("#result .overall li").first.inner_text().startswith(
+            f"winner: {bettor} white")
+        assert page.locator("#actions-card").is_hidden()
+    # the guest saw every die read exactly once, live, never reloading
+    reads = [e for e in session.engine_log() if e["type"] == "die_read"]
+    items = guest.locator(".dicelog li[data-type='die_read']")
+    assert items.count() == len(reads) == rolls
+    seqs = [items.nth(i).get_attribute("data-seq") for i in range(items.count())]
+    assert len(set(seqs)) == len(seqs)
+    assert guest.evaluate("window.__loadedOnce") is True
+    legs = [e for e in session.engine_log() if e["type"] == "leg_scored"]
+    assert guest.locator("#tallies .tally").count() == len(legs) >= 1
+    # money over time: one line per player, one point per leg plus the start and the end
+    assert guest.locator("#chart path.line").count() == len(PLAYERS)
+    assert guest.locator(f"#chart circle").count() == len(PLAYERS) * (len(legs) + 2)
+    close(shared, guest, own)
+
+
+def test_reconnecting_page_catches_up_from_the_log(browser: Any, served: Table) -> None:
+    page = open_page(browser, served.url)
+    synced(page, served)
+    before = served.session.seq
+    opened = served.live.fanout.opened
+    # the Wi-Fi drops: the stream ends and the page cannot get back for a while
+    page.route("**/api/stream**", lambda route: route.abort())
+    served.live.fanout.drop_all()
+    page.wait_for_function("document.body.dataset.conn !== 'live'")
+    served.play("roll")
+    served.play("leg:yellow")
+    served.play("roll")
+    assert page.locator(".dicelog li[data-type='die_read']").count() == 0  # not seen yet
+    page.unroute("**/api/stream**")
+    synced(page, served)
+    start = served.live.fanout.history[-1]
+    assert served.live.fanout.opened > opened
+    assert start["last_id"] == before and start["snapshot"] is False
+    assert start["replayed"] == served.session.seq - before
+    assert page.locator(".dicelog li[data-type='die_read']").count() == 2
+    assert page.evaluate("window.pyramid.S.stats.snapshots") == 1
+    assert page.evaluate("window.pyramid.S.log.length") == len(served.session.events_since(0))
+    close(page)
+
+
+def test_guest_sees_but_cannot_change(browser: Any, served: Table) -> None:
+    page = open_page(browser, served.url)
+    synced(page, served)
+    assert page.locator("#guest-note").is_visible()
+    assert page.locator("#actions button").count() == 0
+    assert page.locator(".qr-btn").count() == 0
+    before = (served.session.seq, served.engine_log())
+    status = page.evaluate("""async () => {
+        const r = await fetch('/api/action', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                              body: JSON.stringify({action: 'roll'})});
+        return [r.status, (await r.json()).message];
+    }""")
+    assert status[0] == 401 and "table PIN" in status[1]
+    assert (served.session.seq, served.engine_log()) == before
+    close(page)
+
+
+def test_wrong_pin_and_illegal_taps_get_a_readable_message(browser: Any, served: Table) -> None:
+    page = open_page(browser, served.url)
+    before = (served.session.seq, served.engine_log())
+    page.click("#pin-button")
+    page.fill("#pin-input", "9999")
+    page.click("#pin-ok")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.locator("#message").inner_text() == "Wrong PIN."
+    assert page.locator("#actions button").count() == 0
+    assert page.evaluate("localStorage.getItem('pyramid.pin')") is None
+    assert (served.session.seq, served.engine_log()) == before
+    close(page)
+
+    # a PIN kept from another evening is dropped with a word, not silently
+    stale = open_page(browser, served.url, pin="1357")
+    stale.wait_for_selector("#message:not([hidden])")
+    assert stale.locator("#message").inner_text().startswith("Wrong PIN.")
+    close(stale)
+
+    # a stale screen (its Wi-Fi dropped) taps a tile someone else took meanwhile
+    page = open_page(browser, served.url, pin=PIN)
+    synced(page, served)
+    page.route("**/api/stream**", lambda route: route.abort())
+    served.live.fanout.drop_all()
+    page.wait_for_function("document.body.dataset.conn !== 'live'")
+    for _ in range(3):
+        served.play("leg:green")
+    log = served.engine_log()
+    page.click("#actions button[data-action='leg:green']")
+    page.wait_for_selector("#message.error:not([hidden])")
+    assert "green" in page.locator("#message").inner_text().lower()
+    assert served.engine_log() == log
+    page.unroute("**/api/stream**")
+    synced(page, served)
+    assert page.locator("#actions button[data-action='leg:green']").count() == 0
+    close(page)
+
+
+def _crop_jpeg() -> bytes:
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+
+    img = np.full((64, 64, 3), (40, 160, 240), np.uint8)  # an orange die face, BGR
+    cv2.circle(img, (20, 20), 6, (20, 20, 20), -1)
+    cv2.circle(img, (44, 44), 6, (20, 20, 20), -1)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    return bytes(buf)
+
+
+def _boxes_overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+@pytest.mark.parametrize("name,viewport", [("phone", PHONE), ("tablet", TABLET)])
+def test_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
+                viewport: dict[str, int]) -> None:
+    """A mid-game table with a die prompt: no sideways scrolling, every region on screen and
+    none on top of another. The PNGs stay in the temp dir for a person to look at."""
+    for action in ["leg:blue", "roll", "desert:9:oasis", "roll", "leg:white", "roll",
+                   "bet:loser", "roll", "roll", "roll", "leg:orange"]:
+        served.play(action)
+    colour = served.session.game.state.dice_left[0]
+    served.session.observe("die", {"colour": colour, "face": 2, "confidence": 0.41,
+                                   "crop_jpeg": _crop_jpeg()})
+    page = open_page(browser, served.url, viewport=viewport, pin=PIN)
+    synced(page, served)
+    page.wait_for_selector("#prompt-card:not([hidden]) img.crop")
+    page.wait_for_function("document.querySelector('#prompt img.crop').naturalWidth === 64")
+    page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(screenshot_dir / f"{name}-first-screen.png"))
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    regions = ["#status", "#track-card", "#dice-card", "#prompt-card", "#actions-card",
+               "#players-card", "#odds-card", "#legbets-card", "#log-card", "#tally-card",
+               "#chart-card", "#games-card"]
+    boxes = {}
+    for sel in regions:
+        loc = page.locator(sel)
+        assert loc.is_visible(), sel
+        box = loc.bounding_box()
+        assert box and box["width"] > 100 and box["height"] > 20, (sel, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5, (sel, box)
+        boxes[sel] = box
+    cards = [s for s in regions if s != "#status"]  # the header is sticky: it floats over
+    for i, a in enumerate(cards):
+        for b in cards[i + 1:]:
+            assert not _boxes_overlap(boxes[a], boxes[b]), (a, b, boxes[a], boxes[b])
+    # the first screen shows the track, and every one of its 16 spaces is wide enough to tap
+    assert boxes["#track-card"]["y"] < viewport["height"]
+    widths = page.evaluate("[...document.querySelectorAll('.space[data-space]')]"
+                           ".filter(e => e.dataset.space !== 'finish')"
+                           ".map(e => e.getBoundingClientRect().width)")
+    assert len(widths) == 16 and min(widths) >= 38
+    # the buttons are finger-sized
+    heights = page.evaluate("[...document.querySelectorAll('#actions button, #prompt button')]"
+                            ".filter(b => b.offsetParent !== null)"
+                            ".map(b => b.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 36
+    if name == "tablet":  # side by side on a tablet: the track above two columns
+        assert boxes["#players-card"]["x"] > boxes["#actions-card"]["x"] + 200
+        assert boxes["#track-card"]["y"] < boxes["#dice-card"]["y"]
+    close(page)

@@ -71,3 +71,46 @@ def public_event(event: dict[str, Any]) -> dict[str, Any]:
     if event.get("type") == "overall_bet_placed":
         return {k: v for k, v in event.items() if k != "colour"}
     return dict(event)
+
+
+def state_from_view(view: dict[str, Any], race_cards: list[str] | None = None) -> GameState:
+    """A GameState from a public view (or any dict of its shape), for `pyramid advise`.
+
+    Missing parts take their start-of-leg defaults. Overall bets in a public view carry no colour,
+    so the piles are rebuilt with a placeholder colour: only their counts and owners matter to the
+    advisor. ``race_cards`` are the cards still in the hand of the player to move, when known.
+    """
+    from .game import check_players, check_track
+    from .state import PlayerState
+
+    names = check_players(view.get("players") or list(view.get("holdings", {})))
+    holdings = view.get("holdings", {})
+    mover = view.get("current_player", names[0])
+    if mover not in names:
+        raise ValueError(f"current_player {mover!r} is not one of the players")
+    players = []
+    for name in names:
+        h = holdings.get(name, {})
+        desert = h.get("desert")
+        cards = frozenset(COLOURS)
+        if name == mover and race_cards is not None:
+            cards = frozenset(race_cards)
+        players.append(PlayerState(
+            name=name,
+            money=int(h.get("money", 3)),
+            leg_tiles=tuple((t["colour"], int(t["value"])) for t in h.get("leg_tiles", [])),
+            pyramid_tiles=int(h.get("pyramid_tiles", 0)),
+            desert=None if not desert else (int(desert["space"]), desert["side"]),
+            race_cards=cards,
+        ))
+    desert_map: dict[int, tuple[str, int]] = {}
+    for space, tile in view.get("desert", {}).items():
+        side, owner = (tile, None) if isinstance(tile, str) else (tile["side"], tile.get("owner"))
+        desert_map[int(space)] = (side, names.index(owner) if owner in names else -1)
+    dice_left = tuple(c for c in COLOURS if c in view.get("dice_left", COLOURS))
+    piles = {c: tuple(view.get("leg_tiles", {}).get(c, (5, 3, 2))) for c in COLOURS}
+    overall = {pile: tuple((names.index(b["player"]), b.get("colour", "?"))
+                           for b in view.get("overall", {}).get(pile, [])) for pile in PILES}
+    return GameState(players=tuple(players), track=check_track(view["track"]),
+                     current=names.index(mover), dice_left=dice_left, leg_piles=piles,
+                     desert=desert_map, overall=overall, leg=int(view.get("leg", 1)))

@@ -1,0 +1,37 @@
+"""A JSON-lines loop shared by `pyramid odds` and `pyramid advise`.
+
+One JSON object per input line, one answer per output line, flushed at once. A bad line gets an
+error object naming the problem and the loop goes on: one typo must not end a session.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+
+def serve_lines(answer: Callable[[dict[str, Any]], dict[str, Any]],
+                errors: tuple[type[BaseException], ...],
+                stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for n, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("each line must be one JSON object")
+            out = answer(request)
+        except json.JSONDecodeError as exc:
+            out = {"error": f"line {n} is not valid JSON: {exc.msg} at column {exc.colno}",
+                   "line": n}
+        except errors as exc:
+            out = {"error": str(exc), "line": n}
+        except (KeyError, TypeError, ValueError) as exc:
+            out = {"error": f"line {n}: {type(exc).__name__}: {exc}", "line": n}
+        stdout.write(json.dumps(out) + "\n")
+        stdout.flush()
+    return 0

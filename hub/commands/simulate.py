@@ -1,0 +1,57 @@
+"""`pyramid simulate`: bot games with win rates and average money.
+
+    pyramid simulate --games 100 --players 4 --bots advisor,random,random,random --seed 1
+
+``--bots`` lists one bot per seat, or fewer (the last is repeated). ``--game horserace`` hands
+over to the horse-race simulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="camelup", choices=["camelup", "horserace"])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--bots", default="advisor,random",
+                        help="comma-separated bots per seat (advisor, random); the last repeats")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    from hub.commands import simulate_horserace  # its extra options (races, track length, ...)
+
+    simulate_horserace.add_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.game == "horserace":
+        from hub.commands import simulate_horserace
+
+        return int(simulate_horserace.run(args) or 0)
+    from hub.games.camelup.bots import BOTS
+    from hub.games.camelup.model import MAX_PLAYERS, MIN_PLAYERS
+    from hub.games.camelup.simulate import simulate
+
+    kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [k for k in kinds if k not in BOTS]
+    if unknown or not kinds:
+        print(f"pyramid simulate: unknown bot(s) {unknown or kinds}; choose from "
+              f"{', '.join(BOTS)}", file=sys.stderr)
+        return 2
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS or args.games < 1:
+        print(f"pyramid simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS} and --games "
+              "at least 1", file=sys.stderr)
+        return 2
+    seats = (kinds + [kinds[-1]] * args.players)[: args.players]
+    summary = simulate(seats, args.games, args.seed).summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(f"{summary['games']} games, {args.players} players, seed {args.seed}")
+    print(f"{'seat':>4}  {'bot':<8} {'wins':>7} {'avg money':>10}")
+    for s in summary["seats"]:
+        print(f"{s['seat']:>4}  {s['bot']:<8} {s['win_rate']:>7.1%} {s['average_money']:>10.2f}")
+    return 0

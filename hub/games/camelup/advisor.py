@@ -1,0 +1,112 @@
+"""The advisor: the expected money of every legal action of the player to move, best first.
+
+Each figure is the expected change in that player's money caused by the action, from exact odds:
+
+* leg tile of colour c worth v:  v*P(c first) + 1*P(c second) - 1*P(c neither)
+* desert tile on space s, side x: the expected landings on it this leg (1 EP each), plus the change
+  it makes to the expected value of the leg tiles this player already holds (the leg odds are
+  recomputed exactly with the tile on the board)
+* pyramid tile: exactly 1 EP (the die it releases changes nothing in expectation)
+* overall bet on c: P(c wins or loses the race) * E[payout] - P(not) * 1. The payout depends on
+  how many correct cards lie before this one; the colours of the cards already on the pile are
+  secret, so each of the other players' cards is taken to show c with probability P(c) — players
+  back likely camels — and E[payout] averages the 8/5/3/2/1 schedule over that binomial.
+
+The advisor sees only what its player may see: the public state and its own cards.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+from .actions import Action, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
+from .model import COLOURS, overall_payout
+from .odds import LegOdds, leg_odds
+from .rules import legal_actions
+from .state import GameState
+
+
+def state_odds(state: GameState, race: bool = True, desert: dict[int, str] | None = None) -> LegOdds:
+    """Exact odds of a game state (optionally with the desert tiles replaced)."""
+    return leg_odds(state.track, state.dice_left,
+                    state.desert_sides() if desert is None else desert, race=race)
+
+
+def odds_for_state(state: GameState) -> dict[str, Any]:
+    """The `pyramid odds` answer for a game state."""
+    o = state_odds(state)
+    assert o.win is not None and o.lose is not None
+    return {
+        "leg": {c: {"first": float(o.first[i]), "second": float(o.second[i])}
+                for i, c in enumerate(COLOURS)},
+        "game_ends_this_leg": o.game_ends,
+        "race": {c: {"win": float(o.win[i]), "lose": float(o.lose[i])}
+                 for i, c in enumerate(COLOURS)},
+        "desert_landings": {str(s): x for s, x in o.landings.items()},
+    }
+
+
+def leg_tile_value(value: int, first: float, second: float) -> float:
+    """Expected payout of one leg tile: value if first, 1 if second, -1 otherwise."""
+    return value * first + second - (1.0 - first - second)
+
+
+def held_value(tiles: tuple[tuple[str, int], ...], odds: LegOdds) -> float:
+    return sum(leg_tile_value(v, float(odds.first[COLOURS.index(c)]),
+                              float(odds.second[COLOURS.index(c)])) for c, v in tiles)
+
+
+def expected_overall_payout(p: float, others_on_pile: int) -> float:
+    """E[payout of a correct card] when each of ``others_on_pile`` earlier cards is correct with p."""
+    return sum(comb(others_on_pile, k) * p**k * (1 - p) ** (others_on_pile - k) * overall_payout(k)
+               for k in range(others_on_pile + 1))
+
+
+def advise(state: GameState, player: str | None = None, limit: int | None = None) -> list[dict]:
+    """Every legal action of the player to move with its expected money, best first."""
+    if state.current is None:
+        return []
+    me = state.current
+    if player is not None and state.players[me].name != player:
+        return []
+    mine = state.players[me]
+    base = state_odds(state, race=True)
+    assert base.win is not None and base.lose is not None
+    base_held = held_value(mine.leg_tiles, base)
+    out: list[dict] = []
+    for action in legal_actions(state):
+        out.append(_rate(action, state, me, base, base_held))
+    out.sort(key=lambda a: -a["expected"])
+    return out[:limit] if limit else out
+
+
+def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float) -> dict:
+    if isinstance(action, TakeLegTile):
+        i = COLOURS.index(action.colour)
+        f, s = float(base.first[i]), float(base.second[i])
+        value = state.leg_piles[action.colour][0]
+        ev = leg_tile_value(value, f, s)
+        why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
+    elif isinstance(action, PlaceDesert):
+        desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
+        desert[action.space] = action.side
+        odds = state_odds(state, race=False, desert=desert)
+        income = odds.landings.get(action.space, 0.0)
+        shift = held_value(state.players[me].leg_tiles, odds) - base_held
+        ev = income + shift
+        why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your leg tiles"
+                                                    if state.players[me].leg_tiles else "")
+    elif isinstance(action, ReleaseDie):
+        ev, why = 1.0, "1 EP for the pyramid tile, for sure"
+    else:
+        assert isinstance(action, BetOverall)
+        i = COLOURS.index(action.colour)
+        p = float((base.win if action.pile == "winner" else base.lose)[i])  # type: ignore[index]
+        others = sum(1 for owner, _ in state.overall[action.pile] if owner != me)
+        pay = expected_overall_payout(p, others)
+        ev = p * pay - (1.0 - p)
+        word = "wins" if action.pile == "winner" else "comes last"
+        why = f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, " \
+              f"{others} card(s) already on the pile"
+    return {"action": str(action), "expected": float(ev), "why": why}

@@ -81,9 +81,11 @@
   const pct = (x) => `${Math.round((x || 0) * 100)}%`;
 
   function showMessage(text, kind) {
-    const box = $("message");
+    // an open dialog sits above the page: say it there, where the eyes are
+    const box = document.querySelector("dialog[open] .dialog-message") || $("message");
     box.textContent = text;
-    box.className = `message ${kind || "error"}`;
+    box.classList.remove("error", "info");
+    box.classList.add(kind || "error");
     box.hidden = false;
     clearTimeout(showMessage.timer);
     showMessage.timer = setTimeout(() => (box.hidden = true), kind === "info" ? 4000 : 9000);
@@ -121,6 +123,7 @@
       return null;
     }
     $("message").hidden = true;
+    document.querySelectorAll(".dialog-message").forEach((n) => (n.hidden = true));
     if (data.state) applyState(data.state);
     return data;
   }
@@ -190,6 +193,7 @@
     S.stats.events++;
     body.dataset.seq = String(S.seq);
     body.dataset.lastType = e.type;
+    if (e.type === "game_started" || e.type === "game_over" || e.type === "game_abandoned") loadGames();
     renderLogParts();
     drawn("event", e.seq);
   }
@@ -715,6 +719,10 @@
   function openNewGame() {
     if (!S.pin) { showMessage("Enter the table PIN first."); return; }
     renderRollInputs();
+    const inPlay = !!S.view && !S.view.finished;
+    $("ng-abandon-label").hidden = !inPlay;
+    $("ng-abandon").checked = false;
+    if (!$("ng-players").value && S.view) $("ng-players").value = S.view.players.join(", ");
     $("newgame-dialog").showModal();
   }
 
@@ -732,14 +740,19 @@
     ev.preventDefault();
     const players = $("ng-players").value.split(/[\n,]+/).map((s) => s.trim()).filter(Boolean);
     const mode = document.querySelector("input[name=ng-mode]:checked").value;
-    const payload = { players, setup: mode };
+    const payload = { players };
+    if (!$("ng-abandon-label").hidden) payload.abandon = $("ng-abandon").checked;
     if (mode === "entered") {
       const colours = [...document.querySelectorAll(".ng-colour")].map((s) => s.value);
       const faces = [...document.querySelectorAll(".ng-face")].map((s) => +s.value);
       payload.setup = colours.map((c, i) => [c, faces[i]]);
     }
     const res = await post(`${ROOT}api/games`, payload);
-    if (res) { $("newgame-dialog").close(); showMessage(`New game: ${players.join(", ")}`, "info"); }
+    if (res) {
+      $("newgame-dialog").close();
+      showMessage(`New game: ${players.join(", ")}`, "info");
+      loadGames();
+    }
   }
 
   function wire() {
@@ -753,15 +766,15 @@
       const data = await r.json().catch(() => ({}));
       if (!r.ok) {
         S.pin = ""; localStorage.removeItem("pyramid.pin");
-        showMessage(data.message || "That PIN is not right.");
-      } else {
-        localStorage.setItem("pyramid.pin", pin);
-        S.auth = data.auth || S.auth;
-        $("message").hidden = true;
+        showMessage(data.message || "That PIN is not right.");  // in the dialog: try again
+        $("pin-input").select();
+        return;
       }
+      localStorage.setItem("pyramid.pin", pin);
+      S.auth = data.auth || S.auth;
+      $("message").hidden = true;
       $("pin-dialog").close();
-      connect();   // the stream sends a fresh snapshot with the new rights
-      render();
+      render();   // the stream is the same for everyone: only what the page offers changes
     });
     $("ng-cancel").addEventListener("click", () => $("newgame-dialog").close());
     $("newgame-form").addEventListener("submit", startGame);

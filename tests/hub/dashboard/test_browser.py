@@ -91,6 +91,11 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert session.engine_log()[-1] == {"type": "leg_tile_taken", "player": first,
                                         "colour": "blue", "value": 5}
     assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "3"
+    # undo gives it back, and the same player takes it again
+    tap(shared, served, "#undo")
+    assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "5"
+    assert session.game.current_player == first
+    tap(shared, served, "#actions button[data-action='leg:blue']")
     second = session.game.current_player
     space = shared.locator("#desert-space option").nth(2).get_attribute("value")
     shared.select_option("#desert-space", space)
@@ -121,15 +126,31 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
         assert page.locator("[data-pile='winner'] .chip").count() == 0
         assert "white" not in page.locator("#players").inner_html().replace("c-white", "")
 
+    # the camera is unsure of a die: the page shows its crop, a person says what it is
+    colour = session.game.state.dice_left[0]
+    out = session.observe("die", {"colour": colour, "face": 1, "confidence": 0.35,
+                                  "crop_jpeg": _crop_jpeg()})
+    assert out.get("uncertain"), out
+    synced(shared, served)
+    shared.wait_for_function("document.querySelector('#prompt img.crop')?.naturalWidth === 64")
+    assert guest.locator("#prompt-card").is_visible()  # a guest sees the question...
+    assert guest.locator("#prompt button").count() == 0  # ...but cannot answer it
+    tap(shared, served, f"#prompt button[data-answer='{colour}:2']")
+    read = [e for e in session.engine_log() if e["type"] == "die_read"][-1]
+    assert (read["colour"], read["face"]) == (colour, 2)
+    assert shared.locator("#prompt-card").is_hidden()
+    entry = shared.locator(".dicelog li[data-type='die_read']").first
+    assert entry.locator("img").count() == 1 and f"{colour} 2" in entry.inner_text()
+
     # roll the pyramid until a camel crosses the line (the engine's dice are seeded)
-    rolls = 0
+    rolls = 1  # the read above
     while not session.game.finished:
         assert rolls < 200
         tap(shared, served, "#actions button[data-action='roll']")
         rolls += 1
-        if rolls == 1:  # the guest's page follows without a reload
+        if rolls == 2:  # the guest's page follows without a reload
             synced(guest, served)
-            assert guest.locator(".dicelog li[data-type='die_read']").count() == 1
+            assert guest.locator(".dicelog li[data-type='die_read']").count() == 2
     result = session.full_state()["result"]
     assert rolls >= 5 and result is not None
     for page in (shared, guest, own):
@@ -205,8 +226,10 @@ def test_wrong_pin_and_illegal_taps_get_a_readable_message(browser: Any, served:
     page.click("#pin-button")
     page.fill("#pin-input", "9999")
     page.click("#pin-ok")
-    page.wait_for_selector("#message:not([hidden])")
-    assert page.locator("#message").inner_text() == "Wrong PIN."
+    page.wait_for_selector("#pin-dialog .dialog-message:not([hidden])")
+    assert page.locator("#pin-dialog .dialog-message").inner_text() == "Wrong PIN."
+    assert page.locator("#pin-dialog").is_visible()  # open for another try
+    page.click("#pin-cancel")
     assert page.locator("#actions button").count() == 0
     assert page.evaluate("localStorage.getItem('pyramid.pin')") is None
     assert (served.session.seq, served.engine_log()) == before
@@ -301,4 +324,48 @@ def test_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
     if name == "tablet":  # side by side on a tablet: the track above two columns
         assert boxes["#players-card"]["x"] > boxes["#actions-card"]["x"] + 200
         assert boxes["#track-card"]["y"] < boxes["#dice-card"]["y"]
+    close(page)
+
+
+def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: Table) -> None:
+    session = served.session
+    while not session.game.finished:
+        served.play("roll")
+    result = session.full_state()["result"]
+    page = open_page(browser, served.url, viewport=TABLET, pin=PIN)
+    synced(page, served)
+    page.click("#new-game")
+    page.fill("#ng-players", "Dee\nEve, Fay")
+    page.check("input[name=ng-mode][value=entered]")
+    roll = [("green", 1), ("blue", 1), ("white", 2), ("orange", 3), ("yellow", 3)]
+    for i, (colour, face) in enumerate(roll):
+        page.select_option(f"#ng-roll .row:nth-child({i + 1}) .ng-colour", colour)
+        page.select_option(f"#ng-roll .row:nth-child({i + 1}) .ng-face", str(face))
+    page.click("#ng-start")
+    wait_until(lambda: session.game_id == "g2", what="the new game")
+    synced(page, served)
+    assert page.locator("#newgame-dialog").is_hidden()
+    assert page.locator(".space[data-space='1'] .camel").evaluate_all(
+        "cs => cs.map(c => c.title)") == ["green", "blue"]  # bottom to top, in roll order
+    assert page.locator("#status-text").inner_text() == "Leg 1 · Dee to move"
+    assert page.locator("#dicelog li[data-type]").count() == 0  # the old game's log is gone
+    # a game in play is not ended by accident: the hub's refusal is shown in the dialog
+    page.click("#new-game")
+    page.fill("#ng-players", "Gil, Hal")
+    page.click("#ng-start")
+    page.wait_for_selector("#newgame-dialog .dialog-message:not([hidden])")
+    assert "already being played" in page.locator("#newgame-dialog .dialog-message").inner_text()
+    assert session.game_id == "g2"
+    page.click("#ng-cancel")
+    # the finished game, browsable from the list
+    page.wait_for_selector("#games li[data-game='g1'] a")
+    assert "won by" in page.locator("#games li[data-game='g1']").inner_text()
+    page.click("#games li[data-game='g1'] a")
+    page.wait_for_selector("#result-card:not([hidden])")
+    assert page.url.endswith("/games/g1")
+    assert " & ".join(result["winners"]) in page.locator("#result").inner_text()
+    assert page.locator("#status-text").inner_text().startswith("Past game")
+    assert page.locator(".dicelog li[data-type='die_read']").count() == len(
+        [e for e in served.session.events_since(0) if e.game_id == "g1" and e.type == "die_read"])
+    assert page.locator("#actions-card").is_hidden()
     close(page)

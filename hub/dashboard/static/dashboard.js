@@ -83,6 +83,7 @@
   function showMessage(text, kind) {
     // an open dialog sits above the page: say it there, where the eyes are
     const box = document.querySelector("dialog[open] .dialog-message") || $("message");
+    if (!box.hidden && box.textContent === text) return;  // the same news, from the stream
     box.textContent = text;
     box.classList.remove("error", "info");
     box.classList.add(kind || "error");
@@ -163,6 +164,7 @@
   }
 
   function applySnapshot(snap) {
+    S.live = true;   // events from now on happen now; older ones are history
     S.stats.snapshots++;
     if (snap.game_id !== S.liveGameId || (snap.seq || 0) < S.seq) resetTo(snap.game_id);
     for (const e of snap.log || []) addEvent(e);
@@ -194,6 +196,8 @@
     body.dataset.seq = String(S.seq);
     body.dataset.lastType = e.type;
     if (e.type === "game_started" || e.type === "game_over" || e.type === "game_abandoned") loadGames();
+    if (S.live && e.type === "action_refused") showMessage(`${e.player ? e.player + ": " : ""}${e.error}`, "info");
+    if (S.live && e.type === "track_mismatch") showMessage(`The track differs from the game: ${(e.differences || []).join("; ")}`);
     renderLogParts();
     drawn("event", e.seq);
   }
@@ -272,6 +276,24 @@
     memo("prompt", [S.mode, S.pending, S.auth, v.dice_left, v.race_cards], renderPrompt);
     memo("tallies", [S.liveGameId, S.log.filter((e) => e.type === "leg_scored").length], renderTallies);
     memo("chart", moneySeries(), renderChart);
+    memo("released", [S.log.length && releasedPending()], renderReleased);
+  }
+
+  /** The slider was pushed and the camera has not read the die yet. */
+  function releasedPending() {
+    for (let i = S.log.length - 1; i >= 0; i--) {
+      const t = S.log[i].type;
+      if (t === "die_released") return S.log[i].player || true;
+      if (t === "die_read" || t === "vision_uncertain" || t === "leg_scored" || t === "game_started") return false;
+    }
+    return false;
+  }
+
+  function renderReleased() {
+    const who = releasedPending();
+    const box = $("released");
+    box.hidden = !who;
+    box.textContent = who ? `A die is out of the pyramid${who === true ? "" : ` (${who})`}: reading it…` : "";
   }
 
   function renderPinButton() {
@@ -568,6 +590,7 @@
     box.replaceChildren();
     const prompts = S.mode === "archive" ? [] : (S.pending || []);
     card.hidden = !prompts.length;
+    $("prompt-title").textContent = prompts.some((p) => p.kind === "die_reading") ? "Check this die" : "Secret bet";
     for (const p of prompts) {
       if (p.kind === "die_reading") box.append(diePrompt(p));
       else if (p.kind === "bet_colour") box.append(betPrompt(p));

@@ -114,6 +114,7 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     own = open_page(browser, link)
     tap(shared, served, "#bet-winner")
     own.wait_for_selector(".prompt button.secret[data-colour='white']")
+    assert own.locator("#prompt-title").inner_text() == "Secret bet"
     assert shared.locator(".prompt button.secret").count() == 0  # the shared screen cannot pick
     own.click(".prompt button.secret[data-colour='white']")
     wait_until(lambda: session.engine_log()[-1]["type"] == "overall_bet_placed")
@@ -126,6 +127,10 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
         assert page.locator("[data-pile='winner'] .chip").count() == 0
         assert "white" not in page.locator("#players").inner_html().replace("c-white", "")
 
+    # the slider is pushed: every page says a die is out until it is read
+    assert session.observe("release", {})["ok"]
+    synced(guest, served)
+    assert "reading it" in guest.locator("#released").inner_text()
     # the camera is unsure of a die: the page shows its crop, a person says what it is
     colour = session.game.state.dice_left[0]
     out = session.observe("die", {"colour": colour, "face": 1, "confidence": 0.35,
@@ -133,6 +138,8 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert out.get("uncertain"), out
     synced(shared, served)
     shared.wait_for_function("document.querySelector('#prompt img.crop')?.naturalWidth === 64")
+    assert shared.locator("#prompt-title").inner_text() == "Check this die"
+    assert guest.locator("#released").is_hidden()
     assert guest.locator("#prompt-card").is_visible()  # a guest sees the question...
     assert guest.locator("#prompt button").count() == 0  # ...but cannot answer it
     tap(shared, served, f"#prompt button[data-answer='{colour}:2']")

@@ -58,7 +58,8 @@ def choose_pin_factory(mode: str = "auto") -> tuple[Any, str]:
     from gpiozero import Device
 
     if Device.pin_factory is not None:
-        return Device.pin_factory, f"pin factory already installed: {type(Device.pin_factory).__name__}"
+        name = type(Device.pin_factory).__name__
+        return Device.pin_factory, f"pin factory already installed: {name}"
     env = os.environ.get("GPIOZERO_PIN_FACTORY")
     if mode == "mock" or (env or "").lower() == "mock":
         return _mock_factory(), "gpiozero mock pins (asked for): nothing physical is driven"

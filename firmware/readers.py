@@ -1,4 +1,4 @@
-"""Adapters from the watch loop to vision: read a die, read every die, read the track, find the zone.
+"""Adapters from the watch loop to vision: read a die, every die, the track; find the zone.
 
 Why adapters: vision is pure and returns dataclasses; the loop needs JSON-ready dicts, a JPEG crop
 for the hub to show a person, and failures as values (a reading with a ``reason``), never as

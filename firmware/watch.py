@@ -356,7 +356,8 @@ class WatchLoop:
 
     def _publish_status(self, force: bool = False) -> None:
         now = time.monotonic()
-        if not (force or self._status_dirty or now - self._last_status >= self.cfg.status_interval_s):
+        due = now - self._last_status >= self.cfg.status_interval_s
+        if not (force or self._status_dirty or due):
             return
         self._last_status = now
         self._status_dirty = False

@@ -1,0 +1,196 @@
+"""Firmware figures: slider edge -> die observation at an MQTT subscriber; RSS of `pyramid watch`.
+
+Latency: gpiozero mock pins (the slider's edge is a mock pin driven low), a rendered board with a
+die already lying still in the reveal zone, replayed from a folder at the camera's 30 fps (so the
+frame clock is real), the real vision readers, the MQTT sink, and a real mosquitto on 127.0.0.1
+(a free port, a temporary config). The clock stops when a subscriber in this process receives the
+``request/observe_die`` message the firmware publishes: this measures up to the hub's door, not
+the hub's ``die_read`` event (the hub's own figure, bench/hub.py, adds its part).
+
+The same run with an instant fake reader gives the firmware's own share (debounce, frame clock,
+settle frames, JPEG, MQTT) without vision's read time.
+
+RSS: a `pyramid watch` process (mock pins, replayed frames, MQTT sink) reading a die every second
+for a few seconds; peak resident memory (VmHWM) from /proc.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TRIALS = 40
+TARGET_P95_MS = 150.0
+TARGET_RSS_MB = 100.0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return round(float(np.percentile(np.asarray(values), q)), 1)
+
+
+def _scene(folder: Path) -> None:
+    import cv2
+
+    from vision.render.board import render_board_scene
+
+    image, _ = render_board_scene(np.random.default_rng(7), track={1: ["blue", "green"]},
+                                  die=("blue", 2))
+    cv2.imwrite(str(folder / "still.png"), image)
+
+
+def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]:
+    import paho.mqtt.client as mqtt
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from firmware.camera import CameraSupervisor
+    from firmware.config import BrokerConfig, WatchConfig
+    from firmware.devices import Devices
+    from firmware.frames import ReplaySource
+    from firmware.pinmap import load_pinmap
+    from firmware.readers import Readers
+    from firmware.sinks import MqttSink
+    from firmware.watch import WatchLoop
+
+    table = f"bench{int(time.time()) % 100000}{int(real_vision)}"
+    broker = BrokerConfig(url=broker_url)
+    got: queue.Queue[float] = queue.Queue()
+    tracks: queue.Queue[float] = queue.Queue()
+    sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+
+    def on_message(client: Any, userdata: Any, msg: Any) -> None:
+        (got if msg.topic.endswith("observe_die") else tracks).put(time.monotonic())
+
+    sub.on_message = on_message
+    sub.connect(broker.host, broker.port)
+    sub.subscribe(f"camelup/{table}/request/observe_die", qos=1)
+    sub.subscribe(f"camelup/{table}/request/observe_track", qos=1)
+    sub.loop_start()
+
+    readers = Readers()
+    if not real_vision:
+        readers = Readers(read_die=lambda image, zone: (
+            {"colour": "blue", "face": 2, "confidence": 1.0}, b"\xff\xd8"),
+            read_track=lambda image: {"track": {}, "reason": None})
+    cfg = WatchConfig(track_timeout_s=0.3, status_interval_s=5.0)
+    factory = MockFactory(pin_class=MockPWMPin)
+    devices = Devices(load_pinmap(), pin_factory=factory, chirps=False)
+    sink = MqttSink(table, broker)
+    camera = CameraSupervisor(lambda: ReplaySource(folder, fps=30)).start()
+    loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=readers).start()
+    lat: list[float] = []
+    lost = 0
+    try:
+        sink.wait_connected(5.0)
+        time.sleep(1.5)  # warm-up: imports, zone from the markers
+        pin = devices.slider.pin
+        for _ in range(TRIALS + 2):
+            t0 = time.monotonic()
+            pin.drive_low()
+            try:
+                t1 = got.get(timeout=5.0)
+                lat.append((t1 - t0) * 1000)
+            except queue.Empty:
+                lost += 1
+            pin.drive_high()
+            try:
+                tracks.get(timeout=5.0)  # back to ready (the track is read after its timeout)
+            except queue.Empty:
+                pass
+            time.sleep(0.05 + 0.033 * np.random.default_rng(len(lat)).random())
+        lat = lat[2:]  # the first two pay for the first calls into vision
+        timings = {k: round(float(np.median(v)), 1) for k, v in readers.timings.items() if v}
+        return {
+            "trials": len(lat),
+            "lost": lost,
+            "p50_ms": _percentile(lat, 50),
+            "p95_ms": _percentile(lat, 95),
+            "max_ms": round(max(lat), 1),
+            "reader_median_ms": timings,
+            "dropped_frames": camera.dropped,
+        }
+    finally:
+        loop.stop()
+        camera.stop()
+        sink.close()
+        devices.close()
+        sub.disconnect()
+        sub.loop_stop()
+
+
+def _rss(broker_url: str, folder: Path, seconds: float = 8.0) -> dict[str, Any]:
+    """Peak RSS of a real `pyramid watch` process that reads a die every second."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub.cli", "watch", "--replay", str(folder), "--mock-pins",
+         "--keys", "--broker", broker_url, "--table", "benchrss", "--duration", str(seconds),
+         "--log-level", "WARNING"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    status = Path(f"/proc/{proc.pid}/status")
+    peak_kb = 0
+    presses = 0
+    start = time.monotonic()
+    while proc.poll() is None:
+        try:
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak_kb = max(peak_kb, int(line.split()[1]))
+        except OSError:
+            break
+        if time.monotonic() - start > 2.0 + presses and proc.stdin:
+            try:
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+                presses += 1
+            except (BrokenPipeError, OSError):
+                pass
+        time.sleep(0.1)
+    err = proc.stderr.read() if proc.stderr else ""
+    return {"peak_rss_mb": round(peak_kb / 1024, 1), "slider_presses": presses,
+            "exit_code": proc.returncode, **({"stderr": err[-500:]} if proc.returncode else {})}
+
+
+def run() -> dict[str, Any]:
+    from hub.mqtt.broker import EmbeddedBroker, find_mosquitto
+
+    if find_mosquitto() is None:
+        return {"error": "mosquitto is not installed (make deps)"}
+    broker = EmbeddedBroker(kind="mosquitto")
+    broker.start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            _scene(folder)
+            real = _latency(broker.url, folder, real_vision=True)
+            fake = _latency(broker.url, folder, real_vision=False)
+            rss = _rss(broker.url, folder)
+    finally:
+        broker.close()
+    return {
+        "slider_to_observe_die_mqtt": {
+            **real,
+            "target_p95_ms": TARGET_P95_MS,
+            "meets_target": real["p95_ms"] < TARGET_P95_MS,
+            "measured_to": "the firmware's request/observe_die message at an MQTT subscriber "
+                           "(not yet the hub's die_read event)",
+            "setup": "mock slider edge; rendered board replayed at 30 fps, die already still; "
+                     "still_frames=3; debounce lockout; real vision readers; mosquitto 127.0.0.1",
+        },
+        "slider_to_observe_die_mqtt_firmware_only": {
+            **fake,
+            "setup": "the same with an instant fake reader: the firmware's own share",
+        },
+        "watch_process": {**rss, "target_rss_mb": TARGET_RSS_MB,
+                          "meets_target": 0 < rss["peak_rss_mb"] < TARGET_RSS_MB},
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

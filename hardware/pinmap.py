@@ -221,10 +221,11 @@ def _value_problems(pinmap: PinMap) -> list[str]:
                 "the build guide wires switches to GND, so keep it true"
             )
     ring = pinmap.light_ring
-    if not 0 < ring.frequency <= 100_000:
-        problems.append(f"light_ring.frequency: {ring.frequency} Hz is outside 0..100000")
-    if not 0 <= ring.brightness <= 1:
-        problems.append(f"light_ring.brightness: {ring.brightness} is outside 0..1")
+    # the same ranges as firmware/pinmap.py, which drives the pins
+    if not 50 <= ring.frequency <= 40_000:
+        problems.append(f"light_ring.frequency: {ring.frequency} Hz is outside 50..40000")
+    if not 0 < ring.brightness <= 1:
+        problems.append(f"light_ring.brightness: {ring.brightness} must be above 0, at most 1")
     return problems
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request, url_for
 
-from hub.dashboard.live import Live, page_event
+from hub.dashboard.live import Live, page_event, redact_advice
 from hub.dashboard.qr import qr_svg
 from hub.dashboard.sse import parse_last_id
 
@@ -137,11 +137,15 @@ def create_app(
         game_id = request.args.get("game")
         if game_id and game_id != session.game_id:
             return jsonify({"seq": -1, "odds": None, "advice": None})
+        access = access_of()
         snap = session.snapshot(log=False, derived=True)
         view = snap.get("game") or {}
+        current = view.get("current_player")
+        advice = snap.get("advice") or []
+        if not (access.level == "player" and access.player == current):
+            advice = redact_advice(advice)
         return jsonify({"seq": snap["seq"], "odds": snap.get("odds"),
-                        "advice": {"player": view.get("current_player"),
-                                   "actions": snap.get("advice") or []}})
+                        "advice": {"player": current, "actions": advice}})
 
     @bp.get("/api/games")
     def games() -> Response:

@@ -21,7 +21,7 @@ from typing import Any
 
 from hub.dashboard.sse import Fanout, comment, format_sse
 
-__all__ = ["Live", "page_event", "redact_legal"]
+__all__ = ["Live", "page_event", "redact_advice", "redact_legal"]
 
 #: More missed events than this and a fresh snapshot is cheaper than the replay.
 MAX_REPLAY = 2000
@@ -50,6 +50,33 @@ def redact_legal(actions: list[str]) -> list[str]:
             a = ":".join(a.split(":")[:2])
         if a not in out:
             out.append(a)
+    return out
+
+
+def redact_advice(advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The advisor's list as the shared screen may show it.
+
+    The advisor ranks only legal actions, so its overall-bet colours tell which race cards the
+    player still holds (and so what they bet before). The shared screen keeps the best bet of
+    each pile without its colour; the player sees the colour on their own page.
+
+    >>> redact_advice([{"action": "bet:winner:white", "expected": 2.0, "why": "P(white) .4"},
+    ...                {"action": "leg:blue", "expected": 1.0, "why": "x"},
+    ...                {"action": "bet:winner:blue", "expected": 0.5, "why": "y"}])[0]["action"]
+    'bet:winner'
+    """
+    out: list[dict[str, Any]] = []
+    piles: set[str] = set()
+    for item in advice:
+        action = str(item.get("action", ""))
+        if action.startswith("bet:"):
+            pile = action.split(":")[1] if ":" in action else ""
+            if pile in piles:
+                continue
+            piles.add(pile)
+            item = {**item, "action": f"bet:{pile}",
+                    "why": "the colour is shown on the player's own page"}
+        out.append(item)
     return out
 
 

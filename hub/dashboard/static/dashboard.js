@@ -514,25 +514,24 @@
     const box = $("odds");
     box.replaceChildren();
     const o = S.odds;
-    if (!o || !S.view || S.view.finished) {
-      $("odds-card").hidden = !S.view || S.view.finished;
-      if (!o && S.view) box.append(el("p", { class: "muted small" }, S.oddsSeq >= 0 ? "No odds for this position." : "Working out the odds…"));
-      return;
+    $("odds-card").hidden = !S.view || S.view.finished;
+    if (!S.view || S.view.finished) return;
+    if (!o) {
+      box.append(el("p", { class: "muted small" }, S.oddsSeq >= 0 ? "No odds for this position." : "Working out the odds…"));
+    } else {
+      box.append(el("div", { class: "odds-row head" }, el("span"), el("span", {}, "leg 1st"), el("span", {}, "leg 2nd"),
+        el("span", {}, "wins"), el("span", {}, "last")));
+      const bar = (x, cls) => el("span", { class: `pbar ${cls}`, title: pct(x) },
+        el("i", { style: `width:${Math.round((x || 0) * 100)}%` }), el("b", {}, pct(x)));
+      for (const c of COLOURS) {
+        const leg = (o.leg || {})[c] || {};
+        const race = (o.race || {})[c] || {};
+        box.append(el("div", { class: "odds-row", dataset: { colour: c } }, camel(c),
+          bar(leg.first, `c-${c}`), bar(leg.second, `c-${c}`), bar(race.win, `c-${c}`), bar(race.lose, `c-${c}`)));
+      }
+      if (o.game_ends_this_leg !== undefined)
+        box.append(el("div", { class: "muted small" }, `race ends this leg: ${pct(o.game_ends_this_leg)}`));
     }
-    $("odds-card").hidden = false;
-    const head = el("div", { class: "odds-row head" }, el("span"), el("span", {}, "leg 1st"), el("span", {}, "leg 2nd"),
-      el("span", {}, "wins"), el("span", {}, "last"));
-    box.append(head);
-    const bar = (x, cls) => el("span", { class: `pbar ${cls}`, title: pct(x) },
-      el("i", { style: `width:${Math.round((x || 0) * 100)}%` }), el("b", {}, pct(x)));
-    for (const c of COLOURS) {
-      const leg = (o.leg || {})[c] || {};
-      const race = (o.race || {})[c] || {};
-      box.append(el("div", { class: "odds-row", dataset: { colour: c } }, camel(c),
-        bar(leg.first, `c-${c}`), bar(leg.second, `c-${c}`), bar(race.win, `c-${c}`), bar(race.lose, `c-${c}`)));
-    }
-    if (o.game_ends_this_leg !== undefined)
-      box.append(el("div", { class: "muted small" }, `race ends this leg: ${pct(o.game_ends_this_leg)}`));
     const adv = $("advice");
     adv.replaceChildren();
     const a = S.advice;

@@ -357,3 +357,33 @@ def test_stream_for_a_player_link_carries_their_private_view(served: Table) -> N
     conn.request("GET", "/api/stream?token=forged")
     assert conn.getresponse().status == 403
     conn.close()
+
+
+def test_advice_on_the_shared_screen_hides_bet_colours(tmp_path: Any) -> None:
+    """The advisor only ranks legal bets, so its colours would tell which race cards are left."""
+    from hub.dashboard.live import redact_advice
+
+    advice = [{"action": "bet:loser:green", "expected": 3.0, "why": "g"},
+              {"action": "leg:blue", "expected": 1.0, "why": "b"},
+              {"action": "bet:loser:white", "expected": 0.2, "why": "w"},
+              {"action": "bet:winner:white", "expected": 0.1, "why": "w"}]
+    assert [a["action"] for a in redact_advice(advice)] == ["bet:loser", "leg:blue", "bet:winner"]
+    t = make_table(tmp_path, odds=True)
+    try:
+        c = t.app.test_client()
+        current = t.session.game.current_player
+        full = t.session.snapshot(log=False, derived=True)["advice"]
+        if not full:
+            pytest.skip("the session gives no advice here")
+        for headers in ({}, TABLE, {"X-Pyramid-Token": t.session.player_token(
+                next(p for p in PLAYERS if p != current))}):
+            got = c.get("/api/odds", headers=headers).json["advice"]
+            assert got["player"] == current
+            assert all(a["action"].count(":") == 1 for a in got["actions"]
+                       if a["action"].startswith("bet:"))
+        own = c.get("/api/odds", headers={"X-Pyramid-Token": t.session.player_token(current)})
+        assert own.json["advice"]["actions"] == json.loads(json.dumps(full))
+    finally:
+        t.live.close()
+        t.session.bus.close()
+        t.session.store.close()

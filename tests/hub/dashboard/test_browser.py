@@ -376,3 +376,41 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
         [e for e in served.session.events_since(0) if e.game_id == "g1" and e.type == "die_read"])
     assert page.locator("#actions-card").is_hidden()
     close(page)
+
+
+def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
+    """Leg and race odds drawn as bars, the advisor's best actions for the player to move."""
+    from hub.dashboard.server import ServerThread
+
+    from .conftest import make_table
+
+    t = make_table(tmp_path, odds=True)
+    try:
+        snap = t.session.snapshot(log=False, derived=True)
+        odds, advice = snap.get("odds"), snap.get("advice")
+        if odds is None and not advice:
+            pytest.skip("the session computes neither odds nor advice here (hub.games.camelup "
+                        "odds/advisor or the race table unavailable): nothing to draw")
+        with ServerThread(t.app) as srv:
+            page = open_page(browser, srv.url, pin=PIN)
+            page.wait_for_function("+document.body.dataset.oddsSeq >= 1")
+            if odds is not None:
+                for colour in ("blue", "white"):
+                    want = f"{round(odds['leg'][colour]['first'] * 100)}%"
+                    row = page.locator(f"#odds .odds-row[data-colour='{colour}']")
+                    assert row.locator(".pbar").first.inner_text() == want
+                    assert row.locator(".pbar i").first.evaluate("i => i.style.width") == want
+            if advice:
+                best = page.locator("#advice li").first
+                assert best.inner_text().startswith(advice[0]["action"])
+                assert f"{advice[0]['expected']:+.2f} EP" in best.inner_text()
+                # "do it" plays the advised action for the player to move
+                who = t.session.game.current_player
+                best.locator("button").click()
+                wait_until(lambda: len(t.session.engine_log()) == 2, what="the advised action")
+                assert str(t.session.engine_log()[-1].get("player")) == who
+            t.live.close()
+            close(page)
+    finally:
+        t.session.bus.close()
+        t.session.store.close()

@@ -62,11 +62,12 @@ def race_over(track: Track) -> bool:
 
 
 @lru_cache(maxsize=None)
-def leg(track: Track, dice: tuple[str, ...], desert: Desert) -> tuple:
+def leg(track: Track, dice: tuple[str, ...], desert: Desert, states: bool = True) -> tuple:
     """Exact leg outcome from here: (first, second, ends, landings, end_states).
 
     first/second: {colour: Fraction}; ends: Fraction; landings: {space: Fraction};
-    end_states: {track: Fraction} distribution of the track at leg end or race end.
+    end_states: {track: Fraction} distribution of the track at leg end or race end (only
+    collected when `states`, which race odds need and leg odds do not).
     """
     if not dice or race_over(track):
         order = ranking(track)
@@ -75,13 +76,13 @@ def leg(track: Track, dice: tuple[str, ...], desert: Desert) -> tuple:
             {order[1]: Fraction(1)},
             Fraction(int(race_over(track))),
             {},
-            {track: Fraction(1)},
+            {track: Fraction(1)} if states else {},
         )
     first: dict[str, Fraction] = {}
     second: dict[str, Fraction] = {}
     ends = Fraction(0)
     landings: dict[int, Fraction] = {}
-    states: dict[Track, Fraction] = {}
+    end_states: dict[Track, Fraction] = {}
     p = Fraction(1, 3 * len(dice))
     for colour in dice:
         rest = tuple(d for d in dice if d != colour)
@@ -89,7 +90,7 @@ def leg(track: Track, dice: tuple[str, ...], desert: Desert) -> tuple:
             nxt, landed = move(track, colour, face, desert)
             if landed is not None:
                 landings[landed] = landings.get(landed, Fraction(0)) + p
-            f, s, e, lnd, st = leg(nxt, rest, desert)
+            f, s, e, lnd, st = leg(nxt, rest, desert, states)
             for c, q in f.items():
                 first[c] = first.get(c, Fraction(0)) + p * q
             for c, q in s.items():
@@ -98,8 +99,8 @@ def leg(track: Track, dice: tuple[str, ...], desert: Desert) -> tuple:
             for sp, q in lnd.items():
                 landings[sp] = landings.get(sp, Fraction(0)) + p * q
             for t, q in st.items():
-                states[t] = states.get(t, Fraction(0)) + p * q
-    return first, second, ends, landings, states
+                end_states[t] = end_states.get(t, Fraction(0)) + p * q
+    return first, second, ends, landings, end_states
 
 
 @lru_cache(maxsize=None)
@@ -130,7 +131,7 @@ def reference_odds(
     t = freeze_track(track)
     d = freeze_desert(desert)
     dice = tuple(c for c in COLOURS if c in dice_left)
-    first, second, ends, landings, states = leg(t, dice, d)
+    first, second, ends, landings, states = leg(t, dice, d, with_race)
     out = {
         "leg": {
             c: {"first": first.get(c, Fraction(0)), "second": second.get(c, Fraction(0))}

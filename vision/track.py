@@ -87,10 +87,11 @@ def _linear(bgr: np.ndarray) -> np.ndarray:
 
 
 def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(b, g, r)/sum chromaticity (N x 2: r and g shares) and brightness (mean, linear)."""
+    """Chromaticity (b, g, r shares of the sum, ... x 3) and brightness (mean, linear).
+
+    Shading multiplies all three channels alike, so the shares do not change in shadow."""
     s = lin.sum(axis=-1, keepdims=True) + 1e-6
-    c = lin / s
-    return np.stack([c[..., 2], c[..., 1]], axis=-1), s[..., 0] / 3.0
+    return lin / s, s[..., 0] / 3.0
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,10 @@ def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
     boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_lin))]
     all_names = names + boards + tiles
     chroma = np.concatenate([ch, board_ch, tch])
-    radius = np.full(len(all_names), 0.085, np.float32)
+    radius = np.full(len(all_names), 0.11, np.float32)
     if "white" in names:
-        radius[names.index("white")] = 0.06
-    radius[len(names):len(names) + len(boards)] = 0.06
+        radius[names.index("white")] = 0.075
+    radius[len(names):len(names) + len(boards)] = 0.075
     return _Palette(all_names, chroma, radius)
 
 
@@ -207,13 +208,7 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
                        "camera moving or out of focus?", loc)
     image = cv2.blur(image, (3, 3))  # average out sensor noise before judging colours
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
-    spaces: dict[int, SpaceReading] = {}
-    desert: dict[int, str] = {}
-    for space in geo.spaces:
-        reading, tile = _read_space(image, loc, geo, gains, pal, space)
-        spaces[space] = reading
-        if tile is not None:
-            desert[space] = tile
+    spaces, desert = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
     track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
     uncertain = sorted(s for s, r in spaces.items() if r.uncertain)
@@ -277,47 +272,66 @@ def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     return out
 
 
-def _read_space(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
-                gains: dict[int, np.ndarray], pal: _Palette,
-                space: int) -> tuple[SpaceReading, str | None]:
-    c = np.asarray(geo.space_centres[space])
+def _read_spaces(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
+                 gains: dict[int, np.ndarray], pal: _Palette
+                 ) -> tuple[dict[int, SpaceReading], dict[int, str]]:
+    """Sample every space's column at once (one projection, one lookup), then decode each."""
+    ids = geo.spaces
+    k = len(ids)
+    c = np.array([geo.space_centres[s] for s in ids])
     cam = loc.pose.centre
     u = cam[:2] - c
-    u /= max(np.linalg.norm(u), 1e-6)
-    d = np.asarray(geo.direction(space))
-    across = np.array([-d[1], d[0]])
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-6)
+    d = np.array([geo.direction(s) for s in ids])
+    across = np.column_stack([-d[:, 1], d[:, 0]])
     # distance from the centre to the footprint's edge, towards the camera
-    a = min(geo.camel_length / 2 / max(abs(u @ d), 1e-6), geo.camel_width / 2 / max(abs(u @ across), 1e-6))
-    front = c + u * a * 0.9
-    side = np.array([-u[1], u[0]])
+    a = np.minimum(geo.camel_length / 2 / np.maximum(np.abs((u * d).sum(1)), 1e-6),
+                   geo.camel_width / 2 / np.maximum(np.abs((u * across).sum(1)), 1e-6))
+    front = c + u * (a * 0.9)[:, None]
+    back = c - u * a[:, None]
+    side = np.column_stack([-u[:, 1], u[:, 0]])
     hgt = geo.camel_height
-    n_max = geo.max_stack
-    z_lo, z_hi = -1.2 * hgt, (n_max + 2.5) * hgt
-    p_lo = loc.to_image(front, z_lo)[0]
-    p_hi = loc.to_image(front, z_hi)[0]
-    n = int(max(np.linalg.norm(p_hi - p_lo), 8))
+    z_lo, z_hi = -1.2 * hgt, (geo.max_stack + 2.5) * hgt
+    ends = loc.to_image(np.concatenate([front, front, front, back]),
+                        np.repeat([z_lo, z_hi, 0.0, hgt], k)).reshape(4, k, 2)
+    band_px_at = loc.to_image(front, hgt)
+    length_px = np.linalg.norm(ends[1] - ends[0], axis=1)
+    n = int(max(length_px.max(), 8))
     z = np.linspace(z_lo, z_hi, n)
     half = 0.3 * min(geo.camel_width, geo.camel_length)
-    offsets = (-half, 0.0, half)
-    lines = np.stack([loc.to_image(np.repeat((front + side * o)[None], n, axis=0), z)
-                      for o in offsets])  # 3 x n x 2
-    vals, inside = _sample(image, lines)
-    g = _gains_at(front[None], gains, geo)[0]
+    offs = np.array([-half, 0.0, half])
+    xy = front[:, None, None, :] + side[:, None, None, :] * offs[None, :, None, None]
+    xy = np.broadcast_to(xy, (k, 3, n, 2)).reshape(-1, 2)
+    zz = np.broadcast_to(z, (k, 3, n)).reshape(-1)
+    pts = loc.to_image(xy, zz).reshape(k, 3, n, 2)
+    vals, inside = _sample(image, pts)
+    g = _gains_at(front, gains, geo)  # k x 3
     # per height, the median of the three lines: a seam or a speck on one line does not count
-    lin = np.median(_linear(vals) * g, axis=0)
-    label, _ = _classify(pal, lin, dark=0.004)
-    label = np.where(inside.all(axis=0), label, len(pal.names))
-    # pixels per camel band at this space (image length of one camel height), and the length
-    # of the top face of a camel seen along the same line
-    p0 = loc.to_image(front, 0.0)[0]
-    band = float(np.linalg.norm(loc.to_image(front, hgt)[0] - p0))
-    back = c - u * a
-    top_face = float(np.linalg.norm(loc.to_image(back, hgt)[0] - loc.to_image(front, hgt)[0]))
+    lin = np.median(_linear(vals) * g[:, None, None, :], axis=1)  # k x n x 3
+    labels, _ = _classify(pal, lin, dark=0.004)
+    labels = np.where(inside.all(axis=1), labels, len(pal.names))
+    # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
+    clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
+    band_px = np.linalg.norm(band_px_at - ends[2], axis=1)
+    top_px = np.linalg.norm(ends[3] - band_px_at, axis=1)
+    band_s = hgt * (n - 1) / (z_hi - z_lo)  # samples per camel height, the same on every space
     base_idx = int(np.argmin(np.abs(z)))
-    tile = _read_tile(image, loc, geo, gains, pal, space)
-    if tile is not None:  # a camel never stands on a desert tile
-        return SpaceReading([], 0.9), tile
-    return _decode(label, pal, band, top_face, base_idx, geo), None
+    tiles = _read_tiles(image, loc, geo, gains, pal)
+    spaces: dict[int, SpaceReading] = {}
+    desert: dict[int, str] = {}
+    for i, s in enumerate(ids):
+        if tiles[i] is not None:  # a camel never stands on a desert tile
+            spaces[s] = SpaceReading([], 0.9)
+            desert[s] = tiles[i]
+            continue
+        px_per_sample = float(length_px[i]) / (n - 1)
+        r = _decode(labels[i], pal, band_s, float(top_px[i] / band_px[i]) * band_s,
+                    base_idx, geo, px_per_sample)
+        top = base_idx + (len(r.camels) + 1) * band_s
+        if r.camels and float(clipped[i, base_idx:int(top)].mean()) > 0.15:
+            r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
+        spaces[s] = r
+    return spaces, desert
 
 
 def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
@@ -331,18 +345,19 @@ def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
-def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int) -> list[list[int]]:
+def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int,
+                px: float = 1.0) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
     become gaps, and a class split by a gap is joined. Returns [class, start, end) lists."""
-    runs = [r for r in _runs(label) if r[2] >= max(0.34 * band, 2.0)]
+    runs = [r for r in _runs(label) if r[2] >= max(0.34 * band, 2.0 / px)]
     kept = []
     for i, (cl, st, ln) in enumerate(runs):
         if cl == unknown:
             below = runs[i - 1][0] if i > 0 else unknown
             above = runs[i + 1][0] if i + 1 < len(runs) else unknown
-            seam = below < n_camel and above < n_camel and ln <= max(0.9 * band, 6.0)
-            if seam or ln < max(0.6 * band, 4.0):
+            seam = below < n_camel and above < n_camel and ln <= max(0.9 * band, 6.0 / px)
+            if seam or ln < max(0.6 * band, 4.0 / px):
                 continue
         kept.append([cl, st, st + ln])
     merged: list[list[int]] = []
@@ -355,7 +370,7 @@ def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int) -> l
 
 
 def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base_idx: int,
-            geo: BoardGeometry) -> SpaceReading:
+            geo: BoardGeometry, px: float = 1.0) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column."""
     names = pal.names
     n_camel = len(geo.colours)
@@ -363,7 +378,7 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
     camels: list[str] = []
     spans: list[list[int]] = []
     started = False
-    for cl, st, en in _clean_runs(label, band, unknown, n_camel):
+    for cl, st, en in _clean_runs(label, band, unknown, n_camel, px):
         if en < base_idx - 1.2 * band:
             continue  # the board in front of the stack
         if not started and st > base_idx + 1.6 * band:
@@ -387,38 +402,46 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
         return SpaceReading([], 0.0, True, "the bands do not make a legal stack")
     if not camels:
         return SpaceReading([], 0.9)
+    if spans[0][0] > base_idx + 0.8 * band:
+        return SpaceReading([], 0.0, True, "the lowest band starts too high: a camel unread below?")
+    for (_, en), (st, _) in zip(spans, spans[1:]):
+        if st - en > 0.55 * band:
+            return SpaceReading([], 0.0, True, "an unreadable band between two camels")
     lengths = [en - st for st, en in spans]
     conf = 0.95
     for ln in lengths[:-1]:
         ratio = ln / band
-        if ratio < 0.45 or ratio > 1.9:
+        if ratio < 0.3 or ratio > 1.9:
             return SpaceReading([], 0.0, True, f"a band {ratio:.1f} camels high")
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
     if top < 0.5 * band:
         return SpaceReading([], 0.0, True, "the top band is too thin")
-    if top > 1.35 * (band + top_face) + 3:
+    if top > 1.35 * (band + top_face) + 3 / px:
         return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
     return SpaceReading(camels, max(conf, 0.3))
 
 
-def _read_tile(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
-               gains: dict[int, np.ndarray], pal: _Palette, space: int) -> str | None:
-    """'oasis' / 'mirage' when most of the space's middle shows that side's colour."""
-    c = np.asarray(geo.space_centres[space])
+def _read_tiles(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
+                gains: dict[int, np.ndarray], pal: _Palette) -> list[str | None]:
+    """Per space, 'oasis' / 'mirage' when most of its middle shows that side's colour."""
+    c = np.array([geo.space_centres[s] for s in geo.spaces])
     k = geo.tile_size * 0.35
     gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
-    pts = np.column_stack([gx.ravel(), gy.ravel()]) + c
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    pts = (c[:, None, :] + grid[None]).reshape(-1, 2)
     vals, inside = _sample(image, loc.to_image(pts))
-    lin = _linear(vals[inside]) * _gains_at(c[None], gains, geo)[0]
-    cls, _ = _classify(pal, lin, dark=0.01)
-    if len(cls) == 0:
-        return None
-    for side in geo.tile_colours:
-        share = float(np.mean(cls == pal.names.index(side)))
-        if share > 0.35:
-            return side
-    return None
+    lin = _linear(vals).reshape(len(c), -1, 3) * _gains_at(c, gains, geo)[:, None, :]
+    cls, _ = _classify(pal, lin, dark=0.004)
+    cls = np.where(inside.reshape(len(c), -1), cls, len(pal.names))
+    out: list[str | None] = []
+    for row in cls:
+        side = None
+        for name in geo.tile_colours:
+            if float(np.mean(row == pal.names.index(name))) > 0.35:
+                side = name
+        out.append(side)
+    return out
 
 
 def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: BoardGeometry) -> None:

@@ -127,7 +127,7 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
         return i
 
     h, w = image_lab.shape[:2]
-    lab_ring = [_lab_of(p.ring_bgr) for p in pips]
+    lab_ring = _labs_of([p.ring_bgr for p in pips])
     for i in range(n):
         for j in range(i + 1, n):
             a, b = pips[i], pips[j]
@@ -151,11 +151,14 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
     return list(groups.values())
 
 
-def _lab_of(bgr: tuple[float, float, float]) -> np.ndarray:
+def _labs_of(bgrs: list[tuple[float, float, float]]) -> np.ndarray:
+    """Lab of many colours in one conversion."""
     import cv2
 
-    px = np.array([[bgr]], np.float32) / 255.0
-    return cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)
+    if not bgrs:
+        return np.zeros((0, 3))
+    px = np.array([bgrs], np.float32) / 255.0
+    return cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0].astype(np.float64)
 
 
 def _path_on_face(a: Pip, b: Pip, pips: list[Pip], lab: np.ndarray, face_lab: np.ndarray,

@@ -22,6 +22,7 @@ from vision.whitebalance import balance_colour
 
 FACE_THRESHOLD = 0.5
 COLOUR_THRESHOLD = 0.3
+BLUR_MIN = 0.18  # steepest pip edge per pixel over the pip's contrast; below: too blurred
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,9 @@ def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str |
     the face's extent is measured by walking out from it until the face colour ends.
     """
     h, w = gray.shape
+    blur = _blur_score(gray, group)
+    if blur < BLUR_MIN:
+        return f"pips are blurred (edge sharpness {blur:.2f})"
     ring = float(np.median([p.ring_grey for p in group]))
     contrast = float(np.median([p.contrast for p in group]))
     dark = group[0].dark
@@ -293,6 +297,10 @@ def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str |
         opp = np.abs(lengths_a[:8] - lengths_a[8:]) / max(reach, 1e-6)
         if float(np.median(opp)) > 0.5:
             return "lone pip is off the centre of its face"
+        # a die's single pip is at most ~0.4 of the way to the face's edge; a marker's black
+        # square in its white border (blurred round) is larger than that
+        if r / max(reach, 1e-6) > 0.42:
+            return "lone blob is too large for its face to be a die's pip"
         radius = 0.9 * reach
     else:
         # the face colour must end about where the fitted face ends (a face 3 with a pip
@@ -315,3 +323,26 @@ def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str |
     if int(spot.sum()) > 0.5 * np.pi * r * r:
         return "a pip-coloured spot on the face is not a pip of the group"
     return None
+
+
+def _blur_score(gray: np.ndarray, group: list[Pip]) -> float:
+    """How sharp the pips' edges are: the steepest grey step per pixel over the pip contrast.
+
+    A sharp pip's edge spans one or two pixels (score ~0.3..0.6); a blurred one is a soft blob
+    whose missing neighbours may have melted into the die's edge, so its count is not trusted.
+    """
+    import cv2
+
+    h, w = gray.shape
+    scores = []
+    for p in group:
+        m = int(np.ceil(1.8 * p.r)) + 2
+        x0, x1 = int(max(p.x - m, 0)), int(min(p.x + m + 1, w))
+        y0, y1 = int(max(p.y - m, 0)), int(min(p.y + m + 1, h))
+        patch = gray[y0:y1, x0:x1].astype(np.float32)
+        if patch.shape[0] < 3 or patch.shape[1] < 3:
+            continue
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+        scores.append(float(np.sqrt(gx * gx + gy * gy).max()) / max(p.contrast, 1e-6))
+    return float(np.median(scores)) if scores else 0.0

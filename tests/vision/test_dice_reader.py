@@ -1,0 +1,145 @@
+"""The dice reader on rendered scenes, bad input, and a slice of the real photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.dice import read_dice, read_dice_report, read_die_in_zone
+from vision.render.dice import draw_die, make_background, render_dice_scene
+from vision.whitebalance import gains_from_patch
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice-real"
+
+
+def _score(n_scenes: int, seed0: int) -> tuple[int, int, int]:
+    from vision.eval_dice import match
+
+    right = wrong = total = 0
+    for s in range(seed0, seed0 + n_scenes):
+        img, truth = render_dice_scene(np.random.default_rng(s))
+        readings = read_dice(img, white_gains=gains_from_patch(img, truth.white_patch))
+        labels = [{"box": d.box, "face": d.face, "colour": d.colour} for d in truth.dice]
+        for lab, r in match(labels, readings):
+            total += 1
+            if r is None:
+                continue
+            right += r.face == lab["face"] and r.colour == lab["colour"]
+            wrong += (r.face not in (None, lab["face"])) or (r.colour not in (None, lab["colour"]))
+    return right, wrong, total
+
+
+def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
+    # 60 scenes, 300 dice. The >= 99.5 % target is measured by `make eval-vision` on 2,000
+    # scenes; this slice asserts what the reader reaches today so a regression fails.
+    right, wrong, total = _score(60, 500)
+    assert total == 300
+    assert right / total >= 0.80
+    assert wrong / total <= 0.02
+
+
+def test_clean_die_in_the_reveal_zone() -> None:
+    rng = np.random.default_rng(4)
+    frame = make_background(rng, (1280, 720))
+    draw_die(frame, (660, 360), 64, "orange", 3, rng, angle=20)
+    r = read_die_in_zone(frame, (560, 260, 200, 200))
+    assert r is not None
+    assert (r.face, r.colour) == (3, "orange")
+    x, y, w, h = r.box
+    assert 560 <= x and x + w <= 760  # frame coordinates, inside the zone
+    assert r.crop(frame).shape[0] > h
+
+
+def test_zone_as_polygon_and_outside_zone_is_ignored() -> None:
+    rng = np.random.default_rng(5)
+    frame = make_background(rng, (640, 480))
+    draw_die(frame, (100, 100), 50, "blue", 2, rng)
+    draw_die(frame, (400, 300), 50, "white", 1, rng)
+    zone = [(330, 230), (470, 230), (470, 370), (330, 370)]
+    dice = read_dice(frame, zone=zone)
+    assert [(d.face, d.colour) for d in dice] == [(1, "white")]
+
+
+def test_expected_colours_narrow_the_answer() -> None:
+    rng = np.random.default_rng(6)
+    frame = make_background(rng, (320, 240))
+    draw_die(frame, (160, 120), 50, "orange", 2, rng)
+    r = read_dice(frame, expected_colours=["blue", "green"])
+    assert r and r[0].colour is None  # orange is far from both: abstain, not a guess
+
+
+@pytest.mark.parametrize("frame,reason", [
+    (np.zeros((480, 640, 3), np.uint8), "black"),
+    (np.full((480, 640, 3), 128, np.uint8), "uniform"),
+])
+def test_black_or_empty_frame_says_why(frame: np.ndarray, reason: str) -> None:
+    rep = read_dice_report(frame)
+    assert rep.dice == [] and reason in rep.reason
+
+
+def test_heavy_blur_abstains_or_is_right() -> None:
+    import cv2
+
+    img, truth = render_dice_scene(np.random.default_rng(9), effects=False)
+    blurred = cv2.GaussianBlur(img, (0, 0), 6)
+    for r in read_dice(blurred):
+        faces = {d.face for d in truth.dice}
+        assert r.face is None or r.face in faces
+
+
+@pytest.mark.parametrize("bad", [None, "image.png", np.zeros((0, 0, 3), np.uint8),
+                                 np.zeros((10, 10, 3), np.float32)])
+def test_non_images_are_value_errors(bad: object) -> None:
+    with pytest.raises(ValueError):
+        read_dice(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="shared/data/dice-real is absent (no shared/)")
+def test_real_photo_slice_held_out_set() -> None:
+    """20 images of the held-out matteop65-valid set: found and no confident wrong face."""
+    from vision.eval_dice import eval_real_set
+
+    r = eval_real_set("matteop65-valid", limit=20)
+    assert r["found"] / r["dice"] >= 0.9
+    assert r["wrong"] <= max(1, int(0.02 * r["found"]))
+
+
+def test_cli_reads_good_and_reports_bad_files(tmp_path, capsys) -> None:
+    import cv2
+
+    from hub.cli import main
+
+    img, truth = render_dice_scene(np.random.default_rng(12), effects=False)
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), img)
+    bad = tmp_path / "bad.jpg"
+    bad.write_text("not a jpeg")
+    code = main(["read-dice", "--json", str(good), str(bad), str(tmp_path / "missing.png")])
+    lines = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
+    assert code == 1
+    assert [x["image"] for x in lines] == [str(good), str(bad), str(tmp_path / "missing.png")]
+    got = sorted((d["face"], d["colour"]) for d in lines[0]["dice"])
+    assert got == sorted((d.face, d.colour) for d in truth.dice)
+    assert all(set(d) == {"box", "face", "colour", "confidence"} for d in lines[0]["dice"])
+    assert "error" in lines[1] and "error" in lines[2]
+
+
+def test_cli_calibrate_writes_palette(tmp_path, capsys) -> None:
+    import cv2
+
+    from hub.cli import main
+
+    img, _ = render_dice_scene(np.random.default_rng(12), effects=False)
+    f = tmp_path / "setup.png"
+    cv2.imwrite(str(f), img)
+    out = tmp_path / "p.json"
+    assert main(["calibrate", str(f), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert {"blue", "green", "orange", "yellow", "white"} <= set(data["colours"])
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), np.full((100, 100, 3), 90, np.uint8))
+    assert main(["calibrate", str(empty), "--out", str(tmp_path / "q.json")]) == 1
+    assert not (tmp_path / "q.json").exists()

@@ -201,6 +201,11 @@ def create_app(
         if player is None:
             access = access_of()
             player = access.player if access.level == "player" else _current(session)
+            if player is None:  # say why there is nobody to play for
+                if session.game is None:
+                    return _error("no game is being played at this table: start one first",
+                                  "no_game")
+                return _error("the race is over: start another game", "game_over")
         return command("action", {"player": player, "action": act})
 
     @bp.post("/api/confirm")
@@ -227,8 +232,6 @@ def create_app(
 
     @app.errorhandler(404)
     def not_found(_exc: Exception) -> Any:
-        if request.path.startswith(f"{url_prefix}/api/"):
-            return _error("no such page of the hub", "not_found", status=404)
         return _error("no such page of the hub", "not_found", status=404)
 
     @app.errorhandler(405)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,7 +107,8 @@ class Fanout:
         self._lock = threading.Lock()
         self._maxsize = maxsize
         self.opened = 0
-        self.history: list[dict[str, Any]] = []  # per connection: how it started (for tests/ops)
+        # how the latest connections started (Last-Event-ID, replayed, snapshot): for tests/ops
+        self.history: deque[dict[str, Any]] = deque(maxlen=200)
         self._unsubscribe = subscribe(self._deliver)
 
     def _deliver(self, envelope: Any) -> None:

@@ -822,8 +822,13 @@
   else {
     if (S.pin || S.token) {
       getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch((e) => {
-        // a PIN kept from an earlier evening, or a link of a finished game
+        // a PIN kept from an earlier evening, or a player's link from a game that is over
         if (S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); }
+        if (S.token) {
+          S.token = null; S.mode = "table"; body.dataset.mode = "table";
+          S.auth = { role: "guest", player: null };
+          connect();   // watch as a guest rather than knock with a dead link forever
+        }
         showMessage(`${e.message} You can watch; enter the PIN again to play.`);
         render();
       });

@@ -387,3 +387,22 @@ def test_advice_on_the_shared_screen_hides_bet_colours(tmp_path: Any) -> None:
         t.live.close()
         t.session.bus.close()
         t.session.store.close()
+
+
+def test_a_table_without_a_game_yet(tmp_path: Any) -> None:
+    t = make_table(tmp_path, start=False)
+    try:
+        c = t.app.test_client()
+        snap = c.get("/api/state").json
+        assert snap["game_id"] is None and snap["log"] == []
+        assert snap["state"]["view"] is None and snap["state"]["legal"] == []
+        assert c.get("/api/games").json["games"] == []
+        r = c.post("/api/action", json={"action": "roll"}, headers=TABLE)
+        assert r.status_code == 400 and "start one" in r.json["message"]
+        r = c.post("/api/games", json={"players": ["Ann", "Bob"], "seed": 3}, headers=TABLE)
+        assert r.status_code == 200 and r.json["game_id"] == "g1"
+        assert c.get("/api/state").json["state"]["view"]["players"] == ["Ann", "Bob"]
+    finally:
+        t.live.close()
+        t.session.bus.close()
+        t.session.store.close()

@@ -339,6 +339,7 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     while not session.game.finished:
         served.play("roll")
     result = session.full_state()["result"]
+    old_link = f"{served.url}/p/{session.player_token('Ann')}"
     page = open_page(browser, served.url, viewport=TABLET, pin=PIN)
     synced(page, served)
     page.click("#new-game")
@@ -364,6 +365,15 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     assert "already being played" in page.locator("#newgame-dialog .dialog-message").inner_text()
     assert session.game_id == "g2"
     page.click("#ng-cancel")
+    # last game's player link: told so, and still watching the table as a guest
+    stale = browser.new_context(viewport=PHONE).new_page()
+    stale.goto(old_link)
+    stale.wait_for_selector("#message:not([hidden])")
+    assert "not valid" in stale.locator("#message").inner_text()
+    stale.wait_for_function("document.body.dataset.conn === 'live'")
+    synced(stale, served)
+    assert stale.locator("#status-text").inner_text() == "Leg 1 · Dee to move"
+    stale.context.close()
     # the finished game, browsable from the list
     page.wait_for_selector("#games li[data-game='g1'] a")
     assert "won by" in page.locator("#games li[data-game='g1']").inner_text()

@@ -3,8 +3,8 @@
 // carries the LED ring around the lens.
 //
 // Why these choices: the calculation (hardware/camera_geometry.md, `python -m
-// firmware.geometry`) puts the lens about 500 mm above the board and 200 mm behind its near
-// edge, tilted about 40 degrees from straight down. A printed pole that tall would wobble, so
+// firmware.geometry`) puts the lens about 550 mm above the board and 200 mm behind its near
+// edge, tilted about 37 degrees from straight down. A printed pole that tall would wobble, so
 // the pole is a bought tube; the head prints the tilt as a fixed wedge (no joint to drift
 // between games). The "tongue" base slides under the board's near edge: the board's own weight
 // holds the arm and the stop fixes the setback, so the camera sees the board the same way at
@@ -19,8 +19,8 @@
 part = "assembly"; // [assembly, head, plate, tongue_base, clamp]
 
 /* [Placement: from the geometry calculation] */
-lens_height = 500;   // mm, lens above the board's surface
-tilt = 40;           // degrees from straight down, towards the board
+lens_height = 550;   // mm, lens above the board's surface
+tilt = 37;           // degrees from straight down, towards the board
 setback = 200;       // mm, lens axis behind the board's near edge
 
 /* [Pole] */

@@ -71,10 +71,10 @@ def test_point_behind_the_camera(layout):
 
 
 def test_recommended_placement_passes(layout):
-    """The build guide's placement: CM3, 200 mm behind the near edge, 500 mm high."""
-    tilt = centred_tilt(500, 200, CM3, layout)
+    """The build guide's placement: CM3, 200 mm behind the near edge, 550 mm high."""
+    tilt = centred_tilt(550, 200, CM3, layout)
     assert 35 < tilt < 45
-    view = camera_view(Placement(500, tilt, 200), CM3, layout)
+    view = camera_view(Placement(550, tilt, 200), CM3, layout)
     assert view.ok, view.problems
     assert view.min_band_px >= 8 and view.margin_px >= 16 and view.die_px > 20
 

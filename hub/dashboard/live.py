@@ -153,7 +153,7 @@ class Live:
     # -- the stream ---------------------------------------------------------------------------
 
     def stream(self, last_id: int | None, player: str | None = None) -> Iterator[str]:
-        """The SSE text of one page's connection; ends when the page goes or drop_all() is called."""
+        """The SSE text of one page's connection; ends when the page goes or on drop_all()."""
         info: dict[str, Any] = {"last_id": last_id, "player": player, "replayed": 0,
                                 "snapshot": False, "opened": time.time()}
         sub = self.fanout.open(**info)

@@ -307,7 +307,7 @@
   function renderStatus() {
     const v = S.view;
     let text;
-    if (!v) text = S.mode === "archive" ? "Loading game…" : "No game yet: start one below.";
+    if (!v) text = S.mode === "archive" ? "Loading game…" : "No game at this table yet.";
     else if (v.finished) text = `Game over — ${(v.result && (v.result.winners || []).join(" & ")) || ""} won`;
     else text = `Leg ${v.leg} · ${v.current_player} to move`;
     if (S.mode === "archive") text = `Past game · ${text}`;
@@ -370,6 +370,13 @@
     box.replaceChildren();
     const v = S.view;
     $("turn-label").textContent = v && !v.finished ? `· ${v.current_player}` : "";
+    body.classList.toggle("no-game", !v && S.mode !== "archive");
+    if (!v && S.mode === "table") {  // an empty table: the one thing to do, at the top
+      $("actions-card").hidden = false;
+      box.append(el("p", { class: "muted" }, "No game at this table yet."),
+        el("button", { type: "button", class: "act primary", id: "new-game-top", onclick: openNewGame }, "+ New game"));
+      return;
+    }
     $("actions-card").hidden = !v || v.finished || S.mode === "archive";
     if (!v || v.finished || S.mode === "archive") return;
     if (!canAct()) {

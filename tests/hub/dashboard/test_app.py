@@ -77,7 +77,10 @@ def test_illegal_action_is_explained_and_the_game_unchanged(table: Table) -> Non
     assert table.engine_log() == log
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FIXTURE_OK = [HealthCheck.function_scoped_fixture]  # the table is only read by refused requests
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(
     path=st.sampled_from(["/api/action", "/api/confirm", "/api/undo", "/api/games"]),
     body=st.one_of(
@@ -104,7 +107,7 @@ def test_fuzzed_posts_answer_an_error_and_change_nothing(table: Table, path: str
     assert (table.session.seq, table.engine_log()) == before
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(action=st.text(max_size=40))
 def test_fuzzed_actions_with_the_pin_never_break_the_hub(table: Table, action: str) -> None:
     """With the PIN, any text either plays a legal action or is refused; never a 500."""
@@ -134,7 +137,8 @@ def test_secret_bet_colour_never_reaches_the_shared_screen(table: Table) -> None
                headers={"X-Pyramid-Token": token})
     assert r.status_code == 200, r.json
     assert session.full_state()["overall"]["winner"] == [{"player": bettor, "colour": "white"}]
-    public = json.dumps(c.get("/api/state").json) + json.dumps(c.get("/api/state", headers=TABLE).json)
+    public = json.dumps(c.get("/api/state").json)
+    public += json.dumps(c.get("/api/state", headers=TABLE).json)
     assert '"overall_bet_placed"' in public
     assert "white" not in json.dumps([e for e in c.get("/api/state").json["log"]
                                       if e["type"] == "overall_bet_placed"])

@@ -96,7 +96,6 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "5"
     assert session.game.current_player == first
     tap(shared, served, "#actions button[data-action='leg:blue']")
-    second = session.game.current_player
     space = shared.locator("#desert-space option").nth(2).get_attribute("value")
     shared.select_option("#desert-space", space)
     shared.select_option("#desert-side", "mirage")
@@ -120,7 +119,8 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     wait_until(lambda: session.engine_log()[-1]["type"] == "overall_bet_placed")
     synced(shared, served)
     synced(own, served)
-    assert own.locator(f"tr[data-player='{bettor}'] [data-pile='winner'] .chip.c-white").count() == 1
+    mine = own.locator(f"tr[data-player='{bettor}'] [data-pile='winner'] .chip.c-white")
+    assert mine.count() == 1
     for page in (shared, guest):
         synced(page, served)
         assert page.locator("[data-pile='winner']").inner_text().startswith("winner ×1")
@@ -181,7 +181,7 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert guest.locator("#tallies .tally").count() == len(legs) >= 1
     # money over time: one line per player, one point per leg plus the start and the end
     assert guest.locator("#chart path.line").count() == len(PLAYERS)
-    assert guest.locator(f"#chart circle").count() == len(PLAYERS) * (len(legs) + 2)
+    assert guest.locator("#chart circle").count() == len(PLAYERS) * (len(legs) + 2)
     close(shared, guest, own)
 
 
@@ -218,8 +218,8 @@ def test_guest_sees_but_cannot_change(browser: Any, served: Table) -> None:
     assert page.locator(".qr-btn").count() == 0
     before = (served.session.seq, served.engine_log())
     status = page.evaluate("""async () => {
-        const r = await fetch('/api/action', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                                              body: JSON.stringify({action: 'roll'})});
+        const r = await fetch('/api/action', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({action: 'roll'})});
         return [r.status, (await r.json()).message];
     }""")
     assert status[0] == 401 and "table PIN" in status[1]

@@ -37,8 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     racetable.save_table(win, lose, args.out, seconds)
     size = args.out.stat().st_size
-    print(f"race table: {racetable.N_CONFIGS} positions in {seconds:.1f} s -> {args.out} "
-          f"({size / 1024:.0f} KiB)")
+    print(
+        f"race table: {racetable.N_CONFIGS} positions in {seconds:.1f} s -> {args.out} "
+        f"({size / 1024:.0f} KiB)"
+    )
     return 0
 
 

@@ -34,14 +34,16 @@ def answer(line: str) -> dict:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise PositionError(f"the line is not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise PositionError(
+            f"the line is not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
     if not isinstance(data, dict):
-        raise PositionError("a position must be a JSON object with a \"track\"")
+        raise PositionError('a position must be a JSON object with a "track"')
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r} (fields: track, dice_left, desert)")
     if "track" not in data:
-        raise PositionError("the position has no \"track\"")
+        raise PositionError('the position has no "track"')
     return position_odds(data["track"], data.get("dice_left"), data.get("desert"))
 
 

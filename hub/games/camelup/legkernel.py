@@ -194,25 +194,35 @@ def run_leg(start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None) -> 
                 )
         else:
             final = dest
-        at_final = hi[:, None, None, :] == final  # (5, 3, left, prow)
+        shape = (N_CAMELS, *final.shape)
+        big = depth == last  # the leaves: big enough that fresh allocations page-fault
+        at_final = np.equal(
+            hi[:, None, None, :], final, out=scratch("at_final", shape, np.bool_) if big else None
+        )  # (5, 3, left, prow)
         n_final = np.add.reduce(at_final.view(np.int8), axis=0, dtype=KEY_DTYPE)
         # on top: the unit's bottom goes to height n_final on the final space
         shift = (final << HEIGHT_BITS) - mover_key + n_final
-        shape = (N_CAMELS, *final.shape)
-        big = depth == last
         prod = scratch("prod", shape, KEY_DTYPE) if big else None
         out = scratch("leaves", shape, KEY_DTYPE) if big else None
         if has_mirage:
-            mirage = tile < 0
-            unit = np.add.reduce(movers.view(np.int8), axis=0, dtype=KEY_DTYPE)  # (left, prow)
-            # under: the unit's bottom to height 0 and the camels there up by its size; movers
-            # that bounce back onto their own space are in at_final too, so cancel that for them
-            shift = np.where(mirage, shift - n_final - unit * (final == pos), shift)
+            # mirage landings are a minority of rows: correct just those, sparsely. The unit
+            # goes under: its bottom to height 0 (not n_final) and the camels there up by its
+            # size. Movers that bounce back onto their own space are in at_final too, so they
+            # would be lifted with the others: take that off their shift first.
+            hit_m = np.flatnonzero(tile < 0)
+            parent = hit_m % movers[0].size  # (face, j, p) row -> its (j, p) unit
+            unit = np.add.reduce(movers.reshape(N_CAMELS, -1)[:, parent].view(np.int8), axis=0)
+            shift = shift.reshape(-1)
+            shift[hit_m] -= n_final.reshape(-1)[hit_m] + unit * (
+                final.reshape(-1)[hit_m] == pos.reshape(-1)[parent]
+            )
+            shift = shift.reshape(final.shape)
             prod = np.multiply(movers[:, None], shift, out=prod)
-            prod += at_final * (unit * mirage)
+            new = np.add(keys[:, None, None, :], prod, out=out).reshape(N_CAMELS, -1)
+            new[:, hit_m] += at_final.reshape(N_CAMELS, -1)[:, hit_m] * unit.astype(KEY_DTYPE)
         else:
             prod = np.multiply(movers[:, None], shift, out=prod)
-        new = np.add(keys[:, None, None, :], prod, out=out)
+            new = np.add(keys[:, None, None, :], prod, out=out)
         keys = new.reshape(N_CAMELS, -1)
         ended = (final >= FINISH).reshape(-1)
     return LegLeaves(keys=keys, ended=ended, landings=landings)

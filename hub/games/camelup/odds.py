@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import legkernel, racetable
-from .legkernel import N_CAMELS, encode_key, ranks
+from .legkernel import N_CAMELS, encode_key, ranks, scratch
 
 COLOURS: tuple[str, ...] = ("blue", "green", "orange", "yellow", "white")
 SIDES = {"oasis": 1, "mirage": -1}
@@ -124,7 +124,9 @@ def validate_position(
         norm[space] = stack
     missing = [c for c in COLOURS if c not in seen]
     if missing:
-        raise PositionError(f"camel {missing[0]} is missing from the track (all five must be on it)")
+        raise PositionError(
+            f"camel {missing[0]} is missing from the track (all five must be on it)"
+        )
     beyond = sorted(s for s in norm if s > LAST_SPACE)
     if len(beyond) > 1:
         raise PositionError(
@@ -167,9 +169,7 @@ def validate_position(
             tiles[space] = SIDES[side]
         for space in tiles:
             if space + 1 in tiles:
-                raise PositionError(
-                    f"desert tiles on spaces {space} and {space + 1} are adjacent"
-                )
+                raise PositionError(f"desert tiles on spaces {space} and {space + 1} are adjacent")
     return Position(track=norm, dice_left=dice, desert=tiles)
 
 
@@ -195,8 +195,10 @@ def odds_of(position: Position, race: bool = True) -> LegOdds:
     rk = ranks(leaves.keys)
     first = np.empty(N_CAMELS)
     second = np.empty(N_CAMELS)
-    first[order] = np.count_nonzero(rk == 0, axis=1) / n
-    second[order] = np.count_nonzero(rk == 1, axis=1) / n
+    is_slot = scratch("is_slot", rk.shape, np.bool_)
+    for slot, out in ((0, first), (1, second)):
+        np.equal(rk, slot, out=is_slot)
+        out[order] = [np.count_nonzero(row) / n for row in is_slot]
     win = lose = None
     if race:
         sums = racetable.race_values(leaves.keys, rk, racetable.load_table()).sum(axis=1) / n

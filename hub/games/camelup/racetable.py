@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .legkernel import HEIGHT_BITS, N_CAMELS, TILE_SLOTS, encode_key, ranks, run_leg
+from .legkernel import HEIGHT_BITS, N_CAMELS, TILE_SLOTS, encode_key, ranks, run_leg, scratch
 
 SPACES = 16
 N_CONFIGS = comb(SPACES + N_CAMELS - 1, N_CAMELS)  # 15,504
@@ -47,7 +47,7 @@ def _index_lut() -> tuple[np.ndarray, int]:
     in slot 0 and nothing in the others, so a row whose race is over lands in the block of rows
     from ENDED on, all holding the known result (leader wins, last loses): no special case.
     """
-    lut = np.zeros(TILE_SLOTS << HEIGHT_BITS, dtype=np.intp)
+    lut = np.zeros(TILE_SLOTS << HEIGHT_BITS, dtype=np.int32)
     for space in range(1, SPACES + 1):
         for slot in range(N_CAMELS):
             lut[(space << HEIGHT_BITS) + slot] = N_CAMELS * comb(space - 1 + 4 - slot, 5 - slot)
@@ -76,7 +76,7 @@ def all_configs() -> Iterator[tuple[int, ...]]:
 
 
 def config_keys(spaces: tuple[int, ...]) -> list[int]:
-    """Kernel keys of the camels of a configuration, camel i = rank slot i (stacked in rank order)."""
+    """Kernel keys of a configuration's camels: camel i is rank slot i, stacked in rank order."""
     return [
         encode_key(s, sum(1 for r2 in range(r + 1, N_CAMELS) if spaces[r2] == s))
         for r, s in enumerate(spaces)
@@ -88,10 +88,15 @@ def race_values(keys: np.ndarray, rk: np.ndarray, table: np.ndarray) -> np.ndarr
 
     keys: (5, rows) kernel keys; rk: their rank slots (:func:`legkernel.ranks`); table: the flat
     complex table of :func:`load_table`. Win and lose share one complex gather (half the work).
+    The result lives in this thread's scratch buffers (valid until the next call).
     """
-    slot = (keys & SLOT_MASK) | rk
-    flat = np.add.reduce(INDEX_LUT[slot], axis=0) + rk
-    return table[flat]
+    shape = keys.shape
+    slot = (keys & SLOT_MASK) | rk  # space * 8 + rank slot, int16
+    # mode="clip": numpy buffers `take` into `out` in its default bounds-checking mode
+    parts = np.take(INDEX_LUT, slot, out=scratch("parts", shape, np.int32), mode="clip")
+    index5 = np.add.reduce(parts, axis=0, out=scratch("index5", shape[1:], np.int32))
+    flat = np.add(index5, rk, out=scratch("flat", shape, np.int32))
+    return np.take(table, flat, out=scratch("values", shape, np.complex128), mode="clip")
 
 
 def _complex_table(win: np.ndarray, lose: np.ndarray) -> np.ndarray:

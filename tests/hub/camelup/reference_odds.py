@@ -12,7 +12,7 @@ five dice starts. That is only fast enough near the finish line, which is how th
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 COLOURS = ("blue", "green", "orange", "yellow", "white")
 FINISH = 17
@@ -30,7 +30,7 @@ def freeze_desert(desert: dict[int, str]) -> Desert:
 
 
 def move(track: Track, colour: str, face: int, desert: Desert) -> tuple[Track, int | None]:
-    """Move `colour` (and the camels on it) by `face`; returns the new track and the tile landed on."""
+    """Move `colour` and the camels on it by `face`: the new track and the tile landed on."""
     stacks = {s: list(st) for s, st in track}
     src = next(s for s, st in stacks.items() if colour in st)
     at = stacks[src].index(colour)
@@ -61,7 +61,7 @@ def race_over(track: Track) -> bool:
     return any(s >= FINISH for s, _ in track)
 
 
-@lru_cache(maxsize=None)
+@cache
 def leg(track: Track, dice: tuple[str, ...], desert: Desert, states: bool = True) -> tuple:
     """Exact leg outcome from here: (first, second, ends, landings, end_states).
 
@@ -103,7 +103,7 @@ def leg(track: Track, dice: tuple[str, ...], desert: Desert, states: bool = True
     return first, second, ends, landings, end_states
 
 
-@lru_cache(maxsize=None)
+@cache
 def race(track: Track) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
     """P(win), P(lose) per colour from the start of a fresh leg with no desert tiles."""
     if race_over(track):

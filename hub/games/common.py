@@ -24,6 +24,10 @@ class IllegalAction(ValueError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"reason": self.reason, "error": self.message}
 
 
 def check_player_names(players: Sequence[str], low: int, high: int) -> list[str]:
@@ -85,6 +89,10 @@ class EventSourcedGame(Generic[S]):
     def log(self) -> list[Event]:
         """Every event so far, in order (copies: callers cannot edit the truth)."""
         return [dict(e) for e in self._log]
+
+    def check(self, action: Any, player: str | None = None) -> list[Event]:
+        """The events ``action`` would cause, without playing it (raises if it is illegal)."""
+        return self._decide(self._state, action, player)
 
     def play(self, action: Any, player: str | None = None) -> list[Event]:
         """Check ``action`` (by ``player`` if given) and apply it; return the events it caused."""

@@ -27,7 +27,8 @@ from .rules import legal_actions
 from .state import GameState
 
 
-def state_odds(state: GameState, race: bool = True, desert: dict[int, str] | None = None) -> LegOdds:
+def state_odds(state: GameState, race: bool = True,
+               desert: dict[int, str] | None = None) -> LegOdds:
     """Exact odds of a game state (optionally with the desert tiles replaced)."""
     return leg_odds(state.track, state.dice_left,
                     state.desert_sides() if desert is None else desert, race=race)
@@ -58,7 +59,7 @@ def held_value(tiles: tuple[tuple[str, int], ...], odds: LegOdds) -> float:
 
 
 def expected_overall_payout(p: float, others_on_pile: int) -> float:
-    """E[payout of a correct card] when each of ``others_on_pile`` earlier cards is correct with p."""
+    """E[payout of a correct card] if each of ``others_on_pile`` earlier cards is right with p."""
     return sum(comb(others_on_pile, k) * p**k * (1 - p) ** (others_on_pile - k) * overall_payout(k)
                for k in range(others_on_pile + 1))
 

@@ -2,7 +2,8 @@
 
 ``Game.play`` checks an action against the rules, appends the events it causes to the log and
 folds them into the state. ``undo`` pops the last action's events; ``Game.replay`` rebuilds a game
-from a stored log. The stack of states makes undo O(1) and keeps replay the one source of truth.
+from a stored log. The bookkeeping is the shell every game of the table shares
+(``hub.games.common.EventSourcedGame``); this module adds Camel Up's setup.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..common import EventSourcedGame
 from .actions import Action, parse_action
 from .errors import IllegalAction
 from .model import COLOURS, FACES, MAX_PLAYERS, MIN_PLAYERS, SPACES
@@ -19,7 +21,7 @@ from .state import ACTION_EVENTS, GameState, fold
 
 
 def setup_track(roll: Sequence[tuple[str, int]]) -> dict[int, tuple[str, ...]]:
-    """The starting track from the setup roll: each camel on its die's face, stacked in roll order."""
+    """The starting track from the setup roll: each camel on its die's face, in roll order."""
     colours = [c for c, _ in roll]
     if sorted(colours) != sorted(COLOURS):
         raise IllegalAction("bad_setup", "The setup roll needs each of the five dice exactly "
@@ -65,13 +67,26 @@ def check_players(players: Sequence[str]) -> list[str]:
     return names
 
 
-class Game:
-    """One game of Camel Up: its log, its current state, and undo."""
+class Game(EventSourcedGame[GameState]):
+    """One game of Camel Up: its log, its current state, and undo (the shell is shared)."""
+
+    _ACTION_STARTS = ACTION_EVENTS
 
     def __init__(self, start_event: Event) -> None:
-        self._log: list[Event] = [start_event]
-        self._states: list[GameState] = [fold(None, start_event)]
-        self._marks: list[int] = []  # log length before each action, for undo
+        super().__init__([start_event], fold(None, start_event))
+
+    @staticmethod
+    def _initial(event: Event) -> GameState:
+        return fold(None, event)
+
+    @staticmethod
+    def _apply(state: GameState, event: Event) -> GameState:
+        return fold(state, event)
+
+    def _decide(self, state: GameState, action: Action | str, player: str | None) -> list[Event]:
+        if isinstance(action, str):
+            action = parse_action(action)
+        return apply(state, action, player)
 
     @classmethod
     def new(
@@ -83,7 +98,7 @@ class Game:
         track: Mapping[Any, Sequence[str]] | None = None,
         first_player: int | str = 0,
     ) -> Game:
-        """Start a game: the setup roll observed (``setup``), a track given, or rolled from ``seed``."""
+        """Start a game: the setup roll observed (``setup``), a track, or rolled from ``seed``."""
         names = check_players(players)
         if track is not None:
             start = check_track(track)
@@ -96,7 +111,8 @@ class Game:
             start = setup_track([(c, rng.choice(FACES)) for c in order])
         if isinstance(first_player, str):
             if first_player not in names:
-                raise IllegalAction("unknown_player", f"There is no player called {first_player!r}.")
+                raise IllegalAction("unknown_player",
+                                    f"There is no player called {first_player!r}.")
             first_player = names.index(first_player)
         if not 0 <= first_player < len(names):
             raise IllegalAction("bad_setup", f"No player number {first_player}.")
@@ -108,22 +124,10 @@ class Game:
     @classmethod
     def replay(cls, events: Iterable[Event]) -> Game:
         """Rebuild a game from its log; the state is exactly the one the log folds to."""
-        it = iter(events)
-        game = cls(next(it))
-        for event in it:
-            if event["type"] in ACTION_EVENTS:
-                game._marks.append(len(game._log))
-            game._log.append(event)
-            game._states.append(fold(game._states[-1], event))
+        events = list(events)
+        game = cls(events[0])
+        game._load(events)
         return game
-
-    @property
-    def state(self) -> GameState:
-        return self._states[-1]
-
-    @property
-    def log(self) -> list[Event]:
-        return list(self._log)
 
     @property
     def finished(self) -> bool:
@@ -136,30 +140,3 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         return legal_actions(self.state)
-
-    def check(self, action: Action | str, player: str | None = None) -> list[Event]:
-        """The events ``action`` would cause, without playing it (raises if it is illegal)."""
-        if isinstance(action, str):
-            action = parse_action(action)
-        return apply(self.state, action, player)
-
-    def play(self, action: Action | str, player: str | None = None) -> list[Event]:
-        """Play an action of the player to move; return the events it caused."""
-        events = self.check(action, player)
-        self._marks.append(len(self._log))
-        state = self.state
-        for event in events:
-            state = fold(state, event)
-            self._log.append(event)
-            self._states.append(state)
-        return events
-
-    def undo(self) -> list[Event]:
-        """Take back the last action with every event it caused; return those events."""
-        if not self._marks:
-            raise IllegalAction("nothing_to_undo", "There is nothing to undo.")
-        mark = self._marks.pop()
-        removed = self._log[mark:]
-        del self._log[mark:]
-        del self._states[mark:]
-        return removed

@@ -48,7 +48,7 @@ def ranking(track: Mapping[int, tuple[str, ...]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Move:
-    """What one die did: the unit that moved and where it ended. Pure data for the camel_moved event."""
+    """What one die did: the unit that moved and where it ended (the camel_moved event)."""
 
     colour: str
     unit: tuple[str, ...]

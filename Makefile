@@ -5,8 +5,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Debian packages the tests drive for real: the MQTT broker and the browser
-DEB_TEST := mosquitto chromium
+# Debian packages the tests drive for real: the MQTT broker, the browser, and shellcheck for
+# the Pi install script
 
 .PHONY: help venv deps test test-fast demo bench eval-vision race-table install-pi lint clean
 
@@ -30,6 +30,7 @@ deps:
 	@missing=""; \
 	command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$$missing mosquitto"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v shellcheck >/dev/null 2>&1 || missing="$$missing shellcheck"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

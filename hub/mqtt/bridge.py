@@ -109,16 +109,21 @@ class MqttBridge:
         self.state_odds = state_odds
         self.mark_interval = mark_interval
         self.client_id = client_id or f"camel-pyramid-{session.table_id}-{uuid.uuid4().hex[:6]}"
-        self._lock = threading.RLock()
+        # guards the outbox and the in-flight map; never held while calling into paho (paho
+        # holds its own locks while it calls on_publish)
+        self._lock = threading.Condition()
+        self._early: set[int] = set()  # acks that came before publish() returned the mid
+        self._sending = 0
         self._online = False
         self._draining = False
         self._outbox: deque[Envelope] = deque()
-        self._inflight: dict[int, int] = {}  # paho mid -> event seq
+        self._inflight: dict[int, int | None] = {}  # paho mid -> event seq (None: retained)
         self._mark_key = f"mqtt_acked/{session.table_id}"
         self._acked_upto = int(session.store.get_meta(self._mark_key, "0") or 0)
         self._acked_above: set[int] = set()
         self._mark_saved = self._acked_upto
         self._dirty = threading.Event()
+        self._force = True  # republish every retained topic at the next state update
         self._stopping = threading.Event()
         self._requests: queue.Queue[Any] = queue.Queue()
         self._scores: dict[str, Any] = {}
@@ -162,7 +167,8 @@ class MqttBridge:
             for env in self.session.events_since(self._acked_upto):
                 self._outbox.append(env)
             self._unsubscribe = self.session.bus.subscribe(self._on_envelope)
-        for target, name in ((self._state_loop, "state"), (self._request_loop, "requests")):
+        for target, name in ((self._send_loop, "send"), (self._state_loop, "state"),
+                             (self._request_loop, "requests")):
             t = threading.Thread(target=target, name=f"mqtt-{name}-{self.session.table_id}",
                                  daemon=True)
             t.start()
@@ -181,7 +187,7 @@ class MqttBridge:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
-                if not self._outbox and not self._inflight:
+                if not self._outbox and not self._inflight and not self._sending:
                     return True
             time.sleep(0.01)
         return False
@@ -200,6 +206,8 @@ class MqttBridge:
                 pass
         self._stopping.set()
         self._dirty.set()
+        with self._lock:
+            self._lock.notify_all()
         self._requests.put(None)
         self.client.disconnect()
         self.client.loop_stop()
@@ -221,32 +229,51 @@ class MqttBridge:
 
     def _on_envelope(self, env: Envelope) -> None:
         with self._lock:
-            if self._online and not self._draining and not self._outbox:
-                self._send(env)
-            else:
-                self._outbox.append(env)
+            self._outbox.append(env)
+            self._lock.notify_all()
         if env.batch_end:
             self._dirty.set()
 
-    def _send(self, env: Envelope) -> None:
-        """Hand one event to paho (lock held)."""
-        info = self.client.publish(self.topic("event"), _json(env.to_dict()), qos=1)
-        self._inflight[info.mid] = env.seq
-        self.events_sent += 1
+    def _send_loop(self) -> None:
+        """The one thread that hands events to paho, in seq order, when the broker is there and
+        nothing older is waiting to be re-sent."""
+        while True:
+            with self._lock:
+                while not self._stopping.is_set() and not (
+                        self._online and not self._draining and self._outbox):
+                    self._lock.wait(0.5)
+                if self._stopping.is_set():
+                    return
+                env = self._outbox.popleft()
+                self._sending += 1
+            info = self.client.publish(self.topic("event"), _json(env.to_dict()), qos=1)
+            self._record(info.mid, env.seq)
+            self.events_sent += 1
 
-    def _drain(self) -> None:
-        """Send the outbox in order (lock held); called once paho has nothing older in flight."""
-        self._draining = False
-        while self._outbox:
-            self._send(self._outbox.popleft())
+    def _record(self, mid: int, seq: int | None) -> None:
+        with self._lock:
+            if seq is not None:
+                self._sending -= 1
+            if mid in self._early:
+                self._early.discard(mid)
+                if seq is not None:
+                    self._ack(seq)
+            else:
+                self._inflight[mid] = seq
+            self._lock.notify_all()
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         with self._lock:
-            seq = self._inflight.pop(mid, None)
+            if mid not in self._inflight:
+                self._early.add(mid)
+                return
+            seq = self._inflight.pop(mid)
             if seq is not None:
                 self._ack(seq)
-            if self._draining and not self._inflight and self._online:
-                self._drain()
+            if self._draining and not self._inflight:
+                self._draining = False
+                self._dirty.set()
+            self._lock.notify_all()
 
     def _ack(self, seq: int) -> None:
         if seq <= self._acked_upto:
@@ -273,13 +300,14 @@ class MqttBridge:
             return
         self.connects += 1
         client.subscribe([(self.topic("request/+"), 1), (discovery.STATUS_TOPIC, 1)])
-        self._publish_retained(force=True)
         with self._lock:
             self._online = True
-            if self._inflight:
-                self._draining = True  # paho re-sends these first; the outbox waits for them
-            else:
-                self._drain()
+            self._force = True
+            # paho re-sends what was in flight right after this callback; anything new (events,
+            # and the retained state that a stale copy must not overwrite) waits for those acks
+            self._draining = bool(self._inflight)
+            self._lock.notify_all()
+        self._dirty.set()
         self.connected.set()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
@@ -299,8 +327,10 @@ class MqttBridge:
             if self._stopping.is_set():
                 break
             if self._dirty.is_set():
-                self._dirty.clear()
-                if self.connected.is_set():
+                with self._lock:
+                    ready = self._online and not self._draining
+                if ready:
+                    self._dirty.clear()
                     try:
                         self._publish_retained()
                     except Exception:
@@ -309,29 +339,37 @@ class MqttBridge:
                 self._save_mark()
                 last_mark = time.monotonic()
 
-    def _publish_retained(self, force: bool = False) -> None:
-        """available, state, score/<player>, leg/<n>/tally, discovery; all if ``force``."""
+    def _pub(self, topic: str, payload: bytes | str, retain: bool = True) -> None:
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
+        self._record(info.mid, None)
+
+    def _publish_retained(self) -> None:
+        """available, state, score/<player>, leg/<n>/tally, discovery: what changed, or all of
+        them after a (re)connect. Only this thread publishes retained topics, so their order
+        is the order of the snapshots."""
+        with self._lock:
+            force, self._force = self._force, False
         s = self.session
         snap = s.snapshot(log=False, derived=self.state_odds)
-        pub = self.client.publish
+        pub = self._pub
         if force:
-            pub(self.topic("available"), "online", qos=1, retain=True)
-        pub(self.topic("state"), _json(snap), qos=1, retain=True)
+            pub(self.topic("available"), "online")
+        pub(self.topic("state"), _json(snap))
         game = snap.get("game") or {}
         players = list(game.get("players", []))
         scores = {n: h.get("money") for n, h in (game.get("holdings") or {}).items()}
         for name, money in scores.items():
             if force or self._scores.get(name) != money:
-                pub(self.topic(f"score/{name}"), str(money), qos=1, retain=True)
+                pub(self.topic(f"score/{name}"), str(money))
         for name in set(self._scores) - set(scores):
-            pub(self.topic(f"score/{name}"), b"", qos=1, retain=True)  # clears the retained one
+            pub(self.topic(f"score/{name}"), b"")  # an empty retained payload clears it
         self._scores = scores
         tallies = {t["leg"]: _json(t) for t in leg_tallies(s)}
         for leg, payload in tallies.items():
             if force or self._tallies.get(leg) != payload:
-                pub(self.topic(f"leg/{leg}/tally"), payload, qos=1, retain=True)
+                pub(self.topic(f"leg/{leg}/tally"), payload)
         for leg in set(self._tallies) - set(tallies):
-            pub(self.topic(f"leg/{leg}/tally"), b"", qos=1, retain=True)
+            pub(self.topic(f"leg/{leg}/tally"), b"")
         self._tallies = tallies
         if self.discovery_prefix and (force or players != self._disc_players):
             self._publish_discovery(players)
@@ -344,9 +382,8 @@ class MqttBridge:
             players = list(game.get("players", []))
         payload = discovery.discovery_payload(self.session.table_id, players, self.base,
                                               removed=self._disc_players)
-        self.client.publish(discovery.discovery_topic(self.session.table_id,
-                                                      self.discovery_prefix),
-                            _json(payload), qos=1, retain=True)
+        self._pub(discovery.discovery_topic(self.session.table_id, self.discovery_prefix),
+                  _json(payload))
         self._disc_players = players
 
     # -- requests ------------------------------------------------------------------------------

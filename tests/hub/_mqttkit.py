@@ -1,0 +1,103 @@
+"""A test MQTT subscriber that re-subscribes after a broker restart, and schema checks."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
+
+
+class Collector:
+    """Subscribes to ``topics`` and keeps every message (topic, payload bytes, retain flag)."""
+
+    def __init__(self, port: int, topics: list[str]) -> None:
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self._cond = threading.Condition()
+        self.topics = topics
+        self.subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *a: self.subscribed.set()
+        self.client.reconnect_delay_set(1, 2)
+        self.client.connect_async("127.0.0.1", port, 30)
+        self.client.loop_start()
+        assert self.subscribed.wait(10), "the test subscriber could not subscribe"
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        client.subscribe([(t, 1) for t in self.topics])
+
+    def _on_message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._cond:
+            self.messages.append((msg.topic, bytes(msg.payload), bool(msg.retain)))
+            self._cond.notify_all()
+
+    def wait_for(self, pred: Callable[[list[tuple[str, bytes, bool]]], bool],
+                 timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not pred(self.messages):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def on(self, topic: str) -> list[bytes]:
+        with self._cond:
+            return [p for t, p, _ in self.messages if t == topic]
+
+    def events(self, base: str) -> list[dict[str, Any]]:
+        return [json.loads(p) for p in self.on(f"{base}/event")]
+
+    def publish(self, topic: str, payload: Any) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.client.publish(topic, data, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def validator(name: str) -> Any:
+    import jsonschema
+
+    schema = json.loads((SCHEMAS / f"{name}.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_for(topic: str) -> str | None:
+    parts = topic.split("/")
+    if parts[0] == "homeassistant":
+        return "ha-discovery" if parts[-1] == "config" else None
+    tail = parts[2:]
+    if tail == ["event"]:
+        return "event"
+    if tail == ["state"]:
+        return "state"
+    if tail[:1] == ["leg"] and tail[-1:] == ["tally"]:
+        return "leg-tally"
+    if tail[:1] == ["response"]:
+        return "response"
+    if tail[:1] == ["request"]:
+        return "request"
+    return None
+
+
+def dedupe(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a receiver keeps: the first copy of each seq."""
+    seen: set[int] = set()
+    out = []
+    for e in events:
+        if e["seq"] not in seen:
+            seen.add(e["seq"])
+            out.append(e)
+    return out

@@ -1,0 +1,210 @@
+"""The MQTT bridge against a real mosquitto: topics, schemas, requests, outages, discovery."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hub import simtable
+from hub.mqtt.bridge import MqttBridge, parse_broker_url
+from hub.mqtt.broker import EmbeddedBroker
+from hub.session import TableSession
+from tests.hub._hubkit import PIN, TABLE, Tables, start, tables  # noqa: F401  (fixture)
+from tests.hub._mqttkit import Collector, dedupe, schema_for, validator
+
+pytestmark = pytest.mark.broker
+
+
+@pytest.fixture
+def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) -> Iterator:
+    """A session named after the test (retained topics do not mix), bridged to the broker."""
+    table = "m" + str(abs(hash(request.node.name)) % 10**8)
+    session = tables.session(table=table)
+    bridge = MqttBridge(session, broker.url).start()
+    assert bridge.wait_connected(10)
+    yield session, bridge
+    bridge.stop()
+
+
+def test_parse_broker_urls() -> None:
+    c = parse_broker_url("mqtts://ann:p%40ss@broker.lan")
+    assert (c.host, c.port, c.tls, c.username, c.password) == ("broker.lan", 8883, True, "ann",
+                                                               "p@ss")
+    assert parse_broker_url("mqtt://10.0.0.2:1884").port == 1884
+    assert parse_broker_url("broker.lan").port == 1883
+    with pytest.raises(ValueError, match="scheme"):
+        parse_broker_url("http://x")
+
+
+def test_a_whole_game_over_mqtt_matches_the_log_and_the_schemas(hub, broker) -> None:
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker.port, [f"{base}/#", "homeassistant/#"])
+    try:
+        simtable.play(session, "mqtt-schemas", pin=PIN)
+        sub.publish(f"{base}/request/snapshot", {"transaction": "t-1"})
+        assert bridge.flush(10)
+        last = session.seq
+        assert sub.wait_for(lambda m: any(
+            t == f"{base}/event" and json.loads(p)["seq"] == last for t, p, _ in m))
+        assert sub.wait_for(lambda m: any(
+            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        assert sub.wait_for(lambda m: any(t == f"{base}/response/snapshot" for t, _, _ in m))
+        # every payload checked against its documented schema
+        checked = set()
+        for topic, payload, _ in list(sub.messages):
+            name = schema_for(topic)
+            if name is None or not payload:
+                continue
+            errors = list(validator(name).iter_errors(json.loads(payload)))
+            assert not errors, (topic, errors[0].message, payload[:300])
+            checked.add(name)
+        assert {"event", "state", "leg-tally", "ha-discovery", "response"} <= checked
+        # events: all of them, in order, equal to the log's public envelopes
+        got = dedupe(sub.events(base))
+        assert [e["seq"] for e in got] == list(range(1, last + 1))
+        assert got == [e.to_dict() for e in session.events_since(0)]
+        over = got[-1]
+        assert over["event_type"] == "game_over" and set(over["money"]) == {"Ann", "Bob", "Cy",
+                                                                            "Dee"}
+        assert all("colour" in b for b in over["overall"])
+        # scores and tallies
+        for name, money in over["money"].items():
+            assert sub.on(f"{base}/score/{name}")[-1] == str(money).encode()
+        legs = [e for e in got if e["event_type"] == "leg_scored"]
+        tally = json.loads(sub.on(f"{base}/leg/{len(legs)}/tally")[-1])
+        assert tally["winner"] == legs[-1]["first"] and tally["runner_up"] == legs[-1]["second"]
+        assert {n: p["money"] for n, p in tally["players"].items()} == legs[-1]["money"]
+        (answer,) = [json.loads(p) for p in sub.on(f"{base}/response/snapshot")]
+        assert answer["ok"] and answer["transaction"] == "t-1"
+    finally:
+        sub.close()
+
+
+def test_requests_answer_with_their_transaction_and_bad_ones_change_nothing(hub, broker) -> None:
+    session, bridge = hub
+    base = bridge.base
+    start(session)
+    sub = Collector(broker.port, [f"{base}/response/#"])
+    try:
+        before = session.full_state()
+        sub.publish(f"{base}/request/action", b"{not json")
+        sub.publish(f"{base}/request/action", {"transaction": 7, "pin": "0000", "player": "Ann",
+                                               "action": "leg:blue"})
+        sub.publish(f"{base}/request/action", {"transaction": "x", "pin": PIN, "player": "Bob",
+                                               "action": "leg:blue"})
+        sub.publish(f"{base}/request/launch", {"transaction": "y"})
+        assert sub.wait_for(lambda m: len(m) >= 4)
+        answers = {a["transaction"]: a for a in
+                   (json.loads(p) for t, p, _ in sub.messages if t.endswith("/action"))}
+        assert answers[None]["reason"] == "bad_json"
+        assert answers[7]["reason"] == "wrong_pin"
+        assert answers["x"]["reason"] == "not_your_turn" and "Ann's turn" in answers["x"]["error"]
+        (launch,) = [json.loads(p) for p in sub.on(f"{base}/response/launch")]
+        assert launch["reason"] == "bad_command"
+        assert session.full_state() == before
+        sub.publish(f"{base}/request/action", {"transaction": "ok", "auth": {"pin": PIN},
+                                               "player": "Ann", "action": "leg:blue"})
+        assert sub.wait_for(lambda m: any(json.loads(p).get("transaction") == "ok"
+                                          for _, p, _ in m))
+        assert session.full_state()["holdings"]["Ann"]["leg_tiles"] == [{"colour": "blue",
+                                                                          "value": 5}]
+    finally:
+        sub.close()
+
+
+def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub, broker) -> None:
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker.port, [f"{base}/event"])
+    start(session)
+    try:
+        assert sub.wait_for(lambda m: len(m) >= 1)
+        broker.stop()
+        for player, action in [("Ann", "roll:blue:1"), ("Bob", "leg:green"),
+                               ("Cy", "roll:white:2")]:
+            assert session.request("action", {"player": player, "action": action}, TABLE)["ok"]
+        time.sleep(0.2)
+        assert bridge.outbox >= 5  # held while the broker is away
+        broker.start()
+        last = session.seq
+        assert sub.wait_for(lambda m: any(json.loads(p)["seq"] == last for _, p, _ in m), 20)
+        assert bridge.flush(10) and bridge.outbox == 0
+        seqs = [json.loads(p)["seq"] for _, p, _ in sub.messages]
+        kept = [s for i, s in enumerate(seqs) if s not in seqs[:i]]
+        assert kept == list(range(1, last + 1)), seqs
+        # a subscriber arriving after the restart gets the retained topics back
+        late = Collector(broker.port, [f"{base}/state", f"{base}/available",
+                                       f"{base}/score/+"])
+        try:
+            assert late.wait_for(lambda m: {t for t, _, r in m if r} >= {
+                f"{base}/state", f"{base}/available", f"{base}/score/Ann"}, 10)
+            assert late.on(f"{base}/available")[-1] == b"online"
+            assert json.loads(late.on(f"{base}/state")[-1])["seq"] == last
+        finally:
+            late.close()
+    finally:
+        sub.close()
+
+
+def test_events_logged_before_the_bridge_started_are_sent(tables: Tables, broker) -> None:
+    """The outbox survives the hub: what a killed hub logged but never delivered goes out."""
+    session = tables.session(table="outbox")
+    start(session)
+    session.request("action", {"player": "Ann", "action": "roll:green:3"}, TABLE)
+    sub = Collector(broker.port, ["camelup/outbox/event"])
+    bridge = MqttBridge(session, broker.url).start()
+    try:
+        assert sub.wait_for(lambda m: len(m) >= 3)
+        assert [e["seq"] for e in sub.events("camelup/outbox")] == [1, 2, 3]
+        assert bridge.flush(5)
+        bridge.stop()
+        assert session.store.get_meta("mqtt_acked/outbox") == "3"
+        # a new bridge (the hub restarted) sends nothing twice
+        again = MqttBridge(session, broker.url).start()
+        assert again.wait_connected(5) and again.flush(5)
+        time.sleep(0.3)
+        assert len(sub.events("camelup/outbox")) == 3
+        again.stop()
+    finally:
+        sub.close()
+
+
+def test_home_assistant_discovery_is_sent_again_when_it_comes_online(hub, broker) -> None:
+    session, bridge = hub
+    start(session)
+    topic = f"homeassistant/device/camel_pyramid_{session.table_id}/config"
+    sub = Collector(broker.port, [topic])
+    try:
+        assert sub.wait_for(lambda m: any(json.loads(p)["components"].get(
+            f"camel_pyramid_{session.table_id}_score_ann") for _, p, _ in m))
+        n = len(sub.messages)
+        sub.publish("homeassistant/status", b"online")
+        assert sub.wait_for(lambda m: len(m) > n)
+        payload = json.loads(sub.messages[-1][1])
+        assert not list(validator("ha-discovery").iter_errors(payload))
+        assert payload["availability_topic"] == f"{bridge.base}/available"
+    finally:
+        sub.close()
+
+
+def test_available_goes_offline_by_last_will(tables: Tables, broker) -> None:
+    session = tables.session(table="will")
+    bridge = MqttBridge(session, broker.url).start()
+    sub = Collector(broker.port, ["camelup/will/available"])
+    try:
+        assert sub.wait_for(lambda m: m and m[-1][1] == b"online")
+        bridge.client._sock_close()  # the hub vanishes without a goodbye  # noqa: SLF001
+        bridge.client.loop_stop()
+        assert sub.wait_for(lambda m: m[-1][1] == b"offline", 60)
+    finally:
+        bridge._stopping.set()  # noqa: SLF001
+        sub.close()
+
+
+def _unused(_: TableSession, __: Path) -> None:  # keep imports honest for type checkers
+    return None

@@ -210,12 +210,18 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
     spaces, desert = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
+    # each camel exists once: a colour read on two spaces is wrong on at least one of them
+    where: dict[str, list[int]] = {}
+    for s, r in spaces.items():
+        for colour in r.camels if not r.uncertain else []:
+            where.setdefault(colour, []).append(s)
+    for colour, on in where.items():
+        if len(on) > 1:
+            for s in on:
+                spaces[s] = SpaceReading([], 0.0, True, f"{colour} seen on spaces {on}")
     track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
     uncertain = sorted(s for s, r in spaces.items() if r.uncertain)
-    seen_colours = [c for cs in track.values() for c in cs]
     conf = float(min([r.confidence for r in spaces.values() if not r.uncertain] or [0.0]))
-    if len(seen_colours) != len(set(seen_colours)):
-        conf = min(conf, 0.2)  # one camel seen twice: something is wrong with this frame
     return TrackReading(track=track, desert={s: d for s, d in desert.items() if s not in uncertain},
                         confidence=conf, uncertain=uncertain, homography=loc.homography,
                         spaces=spaces, markers=dict(loc.markers), location=loc)
@@ -396,6 +402,10 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
             return SpaceReading([], 0.0, True, f"something neither camel nor board covers {where}")
+        if not started and names[cl] != BOARD and cl < n_camel + 1 + 10 and names[cl].startswith(
+                BOARD) and en > base_idx - 0.3 * band:
+            # the margin's colour right in front of a stack cannot be there: skin looks like it
+            return SpaceReading([], 0.0, True, "something the colour of the margin covers the base")
         if started:
             break  # the board behind the stack: the stack ends here
     if len(camels) > geo.max_stack or len(set(camels)) != len(camels):

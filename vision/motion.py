@@ -1,0 +1,170 @@
+"""Motion and settling: when is a zone of the frame worth reading?
+
+Why a state machine: a die is read once, after it has stopped, and never while a hand is over
+it; the track is read after a move, once hands are gone and nothing moves. Reading every frame
+would read dice in flight, hands as camels, and the same die many times.
+
+Pure: the caller (the firmware's watch loop) crops the zone from each frame and calls
+``update(crop)``; the machine keeps only small grey thumbnails. No clock: "still" is counted in
+frames, so tests can drive it with rendered sequences.
+
+Two modes:
+- ``ZoneWatcher(mode="die")`` for the reveal zone. The reference is the empty zone (the first
+  frame, or ``set_background``). EMPTY -> MOVING (something appeared) -> STILL for N frames with
+  no hand -> READ (emitted once). After a read it waits for the zone to be EMPTY again before it
+  can read another die: a die that stays is not read twice, a new die after the zone emptied is.
+- ``ZoneWatcher(mode="track")`` for the track. The reference is the last settled frame. A change
+  -> MOVING -> still for N frames with no hand and different from the reference -> READ, and the
+  new frame becomes the reference.
+
+A hand is told from a die by where it is: an arm reaches in from outside, so the changed region
+touches the zone's border; a die lies inside it. A change that covers more of the zone than a die
+can is a hand (or a sleeve) too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import cv2
+import numpy as np
+
+__all__ = ["State", "Transition", "ZoneWatcher"]
+
+
+class State(str, Enum):
+    EMPTY = "empty"  # die mode: nothing in the zone; track mode: settled, already read
+    MOVING = "moving"
+    STILL = "still"  # nothing moves, but not yet for N frames (or a hand is there)
+    READ = "read"  # emitted once; then HELD until the zone changes back
+    HELD = "held"
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A change of state; ``read`` is True exactly on the frame the caller should read."""
+
+    old: State
+    new: State
+    frame: int
+    read: bool = False
+    hand: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.old.value}->{self.new.value}@{self.frame}" + (" READ" if self.read else "")
+
+
+class ZoneWatcher:
+    """Feed it the zone's crop of every frame; it says when to read. See the module docstring.
+
+    ``still_frames``: frames without motion needed before a read. ``motion``: mean grey change
+    (0..255) of one pixel between frames that counts as motion. ``change``: grey difference (per pixel) that
+    counts as "different from the reference". ``max_object``: the largest share of the zone one
+    object that is not a hand may cover (a die is far smaller than the zone).
+    """
+
+    def __init__(self, mode: str = "die", still_frames: int = 5, *, motion: float = 18.0,
+                 change: int = 30, min_object: float = 0.002, max_object: float = 0.25,
+                 size: int = 96) -> None:
+        if mode not in ("die", "track"):
+            raise ValueError(f"mode is 'die' or 'track', not {mode!r}")
+        if still_frames < 1:
+            raise ValueError("still_frames must be at least 1")
+        self.mode = mode
+        self.still_frames = still_frames
+        self.motion = motion
+        self.change = change
+        self.min_object = min_object
+        self.max_object = max_object
+        self.size = size
+        self.state = State.EMPTY
+        self.frame = -1
+        self.reference: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._still = 0
+        self.hand = False
+
+    # --- helpers ------------------------------------------------------------------------
+    def _thumb(self, crop: np.ndarray) -> np.ndarray:
+        if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3) or crop.size == 0:
+            raise ValueError(f"expected an image crop, got {getattr(crop, 'shape', type(crop))}")
+        g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+        h, w = g.shape
+        scale = self.size / max(h, w)
+        small = cv2.resize(g, (max(int(w * scale), 8), max(int(h * scale), 8)),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+
+    def set_background(self, crop: np.ndarray) -> None:
+        """The empty zone (die mode) or the settled track (track mode)."""
+        self.reference = self._thumb(crop)
+
+    def _foreground(self, t: np.ndarray) -> np.ndarray:
+        assert self.reference is not None
+        if self.reference.shape != t.shape:
+            raise ValueError("the zone crop changed size: call set_background again")
+        return (np.abs(t - self.reference) > self.change).astype(np.uint8)
+
+    def _is_hand(self, fg: np.ndarray) -> bool:
+        share = float(fg.mean())
+        if share > self.max_object:
+            return True
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        h, w = fg.shape
+        min_px = max(3, int(self.min_object * fg.size))
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area < min_px:
+                continue
+            if x == 0 or y == 0 or x + bw >= w or y + bh >= h:
+                return True  # reaches in from outside the zone: an arm
+        return False
+
+    # --- the machine --------------------------------------------------------------------
+    def update(self, crop: np.ndarray) -> Transition | None:
+        """One frame of the zone. Returns a Transition when the state changes, else None."""
+        t = self._thumb(crop)
+        self.frame += 1
+        if self.reference is None:
+            self.reference = t  # first frame: the empty zone / the settled track
+            self._prev = t
+            return None
+        # motion: enough pixels changed a lot since the last frame (a mean would miss a small
+        # die rolling through a large zone; sensor noise changes many pixels a little)
+        moving = self._prev is not None and self._prev.shape == t.shape and int(np.count_nonzero(
+            np.abs(t - self._prev) > self.motion)) >= max(3, int(0.3 * self.min_object * t.size))
+        self._prev = t
+        fg = self._foreground(t)
+        present = float(fg.mean()) >= self.min_object
+        self.hand = present and self._is_hand(fg)
+        old = self.state
+        new = old
+        read = False
+        if moving or self.hand:
+            self._still = 0
+        else:
+            self._still += 1
+        if old in (State.READ, State.HELD):
+            if self.mode == "die":
+                new = State.EMPTY if not present and not moving else State.HELD
+            else:
+                new = State.MOVING if (moving or present) else State.HELD
+                if new == State.HELD:
+                    new = State.EMPTY
+        elif not present and not moving:
+            new = State.EMPTY
+        elif moving or self.hand:
+            new = State.MOVING
+        elif self._still >= self.still_frames:
+            new, read = State.READ, True
+        else:
+            new = State.STILL
+        if read and self.mode == "track":
+            self.reference = t  # the settled track is the new "nothing happened"
+        if new == State.READ and old == State.READ:
+            new = State.HELD
+        if new == old:
+            return None
+        self.state = new
+        return Transition(old, new, self.frame, read, self.hand)

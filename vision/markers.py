@@ -69,7 +69,7 @@ def marker_sheet_pdf(geometry: BoardGeometry | None = None, size_mm: float | Non
             page.image(img, x + border, y + border, size, size)
             page.rect(x, y, outer, outer, 0.25, dash_mm=2.0)  # cut line: the white border's edge
             cx, cy = geo.marker_centres[mid]
-            page.text(x, y + outer + 5, f"id {mid}  -  board ({cx:g}, {cy:g}) mm  -  this edge up", 8)
+            page.text(x, y + outer + 5, f"id {mid}  -  at board ({cx:g}, {cy:g}) mm  -  the edge marked ^ is its top", 8)
             page.text(x + outer / 2 - 1.5, y - 1.5, "^", 9)
         pages.append(page)
     return write_pdf(pages)

@@ -133,6 +133,7 @@ class MqttBridge:
         self._threads: list[threading.Thread] = []
         self.connected = threading.Event()
         self.connects = 0
+        self.retained_rounds = 0  # full republishes of the retained topics (one per connect)
         self.events_sent = 0
         self.requests_handled = 0
         self.client = self._make_client()
@@ -373,6 +374,8 @@ class MqttBridge:
         self._tallies = tallies
         if self.discovery_prefix and (force or players != self._disc_players):
             self._publish_discovery(players)
+        if force:
+            self.retained_rounds += 1
 
     def _publish_discovery(self, players: list[str] | None = None) -> None:
         if not self.discovery_prefix:

@@ -133,6 +133,10 @@ def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub,
         broker.start()
         last = session.seq
         assert sub.wait_for(lambda m: any(json.loads(p)["seq"] == last for _, p, _ in m), 20)
+        deadline = time.monotonic() + 10
+        while bridge.retained_rounds < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert bridge.retained_rounds == 2 and bridge.connects == 2
         assert bridge.flush(10) and bridge.outbox == 0
         seqs = [json.loads(p)["seq"] for _, p, _ in sub.messages]
         kept = [s for i, s in enumerate(seqs) if s not in seqs[:i]]

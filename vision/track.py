@@ -132,14 +132,22 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
 
 
 # --- sampling -------------------------------------------------------------------------------
-def _sample(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """BGR at pixel points (nearest), and whether each point is inside the frame."""
+def _sample(image: np.ndarray, pts: np.ndarray, box: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """BGR at pixel points (nearest; with ``box`` the mean of the 3x3 around each, which
+    averages sensor noise out without blurring the whole frame), and which points are inside."""
     h, w = image.shape[:2]
     xi = np.round(pts[..., 0]).astype(np.int64)
     yi = np.round(pts[..., 1]).astype(np.int64)
-    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    vals = image[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
-    return vals, inside
+    inside = (xi >= 1) & (xi < w - 1) & (yi >= 1) & (yi < h - 1)
+    xi = np.clip(xi, 1, w - 2)
+    yi = np.clip(yi, 1, h - 2)
+    if not box:
+        return image[yi, xi], inside
+    acc = np.zeros(xi.shape + (image.shape[2],), np.float32)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            acc += image[yi + dy, xi + dx]
+    return acc / 9.0, inside
 
 
 def _white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> dict[int, np.ndarray]:
@@ -206,7 +214,6 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
     if sharp < 0.12:
         return _failed(f"the frame is too blurred to read the stacks (edge contrast {sharp:.2f}): "
                        "camera moving or out of focus?", loc)
-    image = cv2.blur(image, (3, 3))  # average out sensor noise before judging colours
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
     spaces, desert = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
@@ -229,21 +236,24 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
 
 def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> float:
     """Contrast of the markers' black-white edges, 0..1: low when the frame is smeared."""
-    vals = []
     s = geo.marker_size / 2
+    pairs = []
     for mid in loc.markers:
         cx, cy = geo.marker_centres[mid]
-        # across the outer edge of the black square: white outside, black inside
+        # across the outer edge of the black square: white 3 mm outside, black 3 mm inside
         for t in (-0.5, 0.0, 0.5):
-            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                nx, ny = dx, dy
-                px, py = cx + nx * s + (-ny) * t * s, cy + ny * s + nx * t * s
-                pts = np.array([[px + nx * 3.0, py + ny * 3.0], [px - nx * 3.0, py - ny * 3.0]])
-                v, inside = _sample(image, loc.to_image(pts))
-                if inside.all():
-                    g = v.astype(np.float32).mean(axis=1)
-                    vals.append((g[0] - g[1]) / max(g[0], 1.0))
-    return float(np.median(vals)) if vals else 0.0
+            for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                px, py = cx + nx * s - ny * t * s, cy + ny * s + nx * t * s
+                pairs.append([[px + nx * 3.0, py + ny * 3.0], [px - nx * 3.0, py - ny * 3.0]])
+    if not pairs:
+        return 0.0
+    pts = loc.to_image(np.array(pairs, np.float64).reshape(-1, 2)).reshape(-1, 2, 2)
+    v, inside = _sample(image, pts)
+    ok = inside.all(axis=1)
+    if not ok.any():
+        return 0.0
+    g = v.astype(np.float32).mean(axis=-1)[ok]  # m x 2 (outside, inside)
+    return float(np.median((g[:, 0] - g[:, 1]) / np.maximum(g[:, 0], 1.0)))
 
 
 def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
@@ -310,7 +320,7 @@ def _read_spaces(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     xy = np.broadcast_to(xy, (k, 3, n, 2)).reshape(-1, 2)
     zz = np.broadcast_to(z, (k, 3, n)).reshape(-1)
     pts = loc.to_image(xy, zz).reshape(k, 3, n, 2)
-    vals, inside = _sample(image, pts)
+    vals, inside = _sample(image, pts, box=True)
     g = _gains_at(front, gains, geo)  # k x 3
     # per height, the median of the three lines: a seam or a speck on one line does not count
     lin = np.median(_linear(vals) * g[:, None, None, :], axis=1)  # k x n x 3
@@ -440,7 +450,7 @@ def _read_tiles(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     pts = (c[:, None, :] + grid[None]).reshape(-1, 2)
-    vals, inside = _sample(image, loc.to_image(pts))
+    vals, inside = _sample(image, loc.to_image(pts), box=True)
     lin = _linear(vals).reshape(len(c), -1, 3) * _gains_at(c, gains, geo)[:, None, :]
     cls, _ = _classify(pal, lin, dark=0.004)
     cls = np.where(inside.reshape(len(c), -1), cls, len(pal.names))

@@ -50,7 +50,6 @@ def create_app(
     live = Live(session, heartbeat_s=heartbeat_s, retry_ms=retry_ms)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.config["JSON_SORT_KEYS"] = False
     app.extensions[EXTENSION] = live
     bp = Blueprint("dashboard", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static")

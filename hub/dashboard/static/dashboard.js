@@ -274,10 +274,19 @@
     const v = S.view || {};
     memo("dicelog", [S.liveGameId, S.seq, S.log.length], renderDiceLog);
     memo("prompt", [S.mode, S.pending, S.auth, v.dice_left, v.race_cards], renderPrompt);
-    memo("tallies", [S.liveGameId, S.log.filter((e) => e.type === "leg_scored").length], renderTallies);
+    memo("tallies", [S.liveGameId, activeLog().filter((e) => e.type === "leg_scored").map((e) => e.seq)], renderTallies);
     memo("chart", moneySeries(), renderChart);
     memo("released", [S.log.length && releasedPending()], renderReleased);
   }
+
+  /** Seqs of events taken back by an undo: the log keeps them (it is the truth, undo is a new
+   * event), but the tallies, the chart and the leg count must not count them. */
+  function undoneSeqs() {
+    const out = new Set();
+    for (const e of S.log) if (e.type === "undo") for (const q of e.undone || []) out.add(q);
+    return out;
+  }
+  const activeLog = () => { const u = undoneSeqs(); return u.size ? S.log.filter((e) => !u.has(e.seq)) : S.log; };
 
   /** The slider was pushed and the camera has not read the die yet. */
   function releasedPending() {
@@ -429,7 +438,7 @@
     if (me && S.chosenPile) {
       const options = betActions.filter((a) => a.split(":")[1] === S.chosenPile);
       betPick.append(el("span", { class: "muted" }, `Secret ${S.chosenPile} (only you see this): `),
-        options.map((a) => actionButton(a.split(":")[2], a, `c-${a.split(":")[2]}`)));
+        ...options.map((a) => actionButton(a.split(":")[2], a, `c-${a.split(":")[2]}`)));
     }
     box.append(roll, dieForm, legs, desertBox, bets, betPick);
     if (S.auth.role === "table") {
@@ -563,9 +572,10 @@
     box.replaceChildren();
     const shown = new Set(["die_read", "vision_uncertain", "correction", "undo", "track_mismatch"]);
     const items = S.log.filter((e) => shown.has(e.type));
+    const undone = undoneSeqs();
     let leg = 1;
     const legOf = new Map();
-    for (const e of S.log) { legOf.set(e.seq, leg); if (e.type === "leg_scored") leg++; }
+    for (const e of S.log) { legOf.set(e.seq, leg); if (e.type === "leg_scored" && !undone.has(e.seq)) leg++; }
     for (const e of items.slice().reverse()) {
       let text, cls = e.type;
       if (e.type === "die_read") {
@@ -582,6 +592,7 @@
       } else {
         text = ["track differs: ", (e.differences || []).join("; ")];
       }
+      if (undone.has(e.seq)) { cls += " undone"; text = [...text, el("span", { class: "pill" }, "undone")]; }
       box.append(el("li", { class: cls, dataset: { seq: e.seq, type: e.type } },
         e.crop ? el("img", { src: cropUrl(e.crop), alt: "the camera's crop of the die", loading: "lazy", width: 48, height: 48 }) : null,
         el("span", { class: "what" }, text), el("span", { class: "muted small when" }, `leg ${legOf.get(e.seq)}`)));
@@ -639,7 +650,7 @@
   function renderTallies() {
     const box = $("tallies");
     box.replaceChildren();
-    const legs = S.log.filter((e) => e.type === "leg_scored");
+    const legs = activeLog().filter((e) => e.type === "leg_scored");
     if (!legs.length) { box.append(el("p", { class: "muted" }, "No leg scored yet.")); return; }
     for (const t of legs.slice().reverse()) {
       const rows = Object.keys(t.money || {}).map((p) => {
@@ -664,7 +675,7 @@
     const players = start.players || (S.view && S.view.players) || [];
     const startMoney = start.money || Object.fromEntries(players.map((p) => [p, start.starting_money ?? 3]));
     const points = [{ label: "start", money: startMoney }];
-    for (const e of S.log) {
+    for (const e of activeLog()) {
       if (e.type === "leg_scored") points.push({ label: `leg ${e.leg}`, money: e.money });
       if (e.type === "game_over") points.push({ label: "end", money: e.money });
     }

@@ -352,7 +352,7 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     page.click("#ng-start")
     wait_until(lambda: session.game_id == "g2", what="the new game")
     synced(page, served)
-    assert page.locator("#newgame-dialog").is_hidden()
+    page.wait_for_selector("#newgame-dialog", state="hidden")  # the answer may trail the stream
     assert page.locator(".space[data-space='1'] .camel").evaluate_all(
         "cs => cs.map(c => c.title)") == ["green", "blue"]  # bottom to top, in roll order
     assert page.locator("#status-text").inner_text() == "Leg 1 · Dee to move"
@@ -424,3 +424,38 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
     finally:
         t.session.bus.close()
         t.session.store.close()
+
+
+def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: Table) -> None:
+    """Undo takes a die back (the log keeps it, struck through); on their own turn a player bets
+    from their own phone, choosing the colour there, and no other screen learns it."""
+    session = served.session
+    table = open_page(browser, served.url, pin=PIN)
+    served.play("roll")
+    synced(table, served)
+    die = session.engine_log()[-2]
+    assert die["type"] == "die_read"
+    assert table.locator(f".die.rolled[data-colour='{die['colour']}']").count() == 1
+    tap(table, served, "#undo")
+    entry = table.locator(".dicelog li[data-type='die_read']")
+    assert entry.count() == 1 and "undone" in entry.get_attribute("class")
+    assert table.locator(f".die[data-colour='{die['colour']}']:not(.rolled)").count() == 1
+    assert [e["type"] for e in session.engine_log()] == ["game_started"]
+
+    bettor = session.game.current_player
+    own = open_page(browser, f"{served.url}/p/{session.player_token(bettor)}")
+    synced(own, served)
+    own.click("#bet-loser")
+    own.wait_for_selector("#bet-pick:not([hidden]) button[data-action='bet:loser:orange']")
+    assert table.locator("#bet-pick button").count() == 0
+    tap(own, served, "#bet-pick button[data-action='bet:loser:orange']")
+    assert session.engine_log()[-1] == {"type": "overall_bet_placed", "player": bettor,
+                                        "pile": "loser", "colour": "orange"}
+    synced(table, served)
+    mine = own.locator(f"tr[data-player='{bettor}'] [data-pile='loser'] .chip.c-orange")
+    assert mine.count() == 1
+    assert table.locator("[data-pile='loser']").inner_text().startswith("loser ×1")
+    assert table.locator("[data-pile='loser'] .chip").count() == 0
+    # and it is no longer the bettor's turn: their phone offers nothing to tap
+    assert own.locator("#actions button").count() == 0
+    close(table, own)

@@ -58,8 +58,11 @@ def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, 
         how = rng.random()
         if how < 0.4:
             return session.request("action", {"player": player, "action": "roll"}, auth)
-        # the camera: release, read the die (sometimes unsure), read the track
-        session.observe("release", {"ts": 0.0})
+        # the camera: release, read the die (sometimes unsure). A hub killed between the two
+        # comes back with the release logged: the die is then read, not released again.
+        last = session.store.events(session.table_id, since=session.seq - 1)
+        if not last or last[-1].type != "die_released":
+            session.observe("release", {"ts": 0.0})
         colour, face = rng.choice(list(state.dice_left)), rng.choice((1, 2, 3))
         conf = 0.97 if how < 0.85 else 0.55
         return session.observe("die", {"colour": colour, "face": face, "confidence": conf})

@@ -441,6 +441,12 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     assert entry.count() == 1 and "undone" in entry.get_attribute("class")
     assert table.locator(f".die[data-colour='{die['colour']}']:not(.rolled)").count() == 1
     assert [e["type"] for e in session.engine_log()] == ["game_started"]
+    # no camera: the die is entered by hand
+    table.click("#actions button:text('Enter the die')")
+    colour = session.game.state.dice_left[-1]
+    tap(table, served, f"#enter-die button[data-action='roll:{colour}:3']")
+    assert session.engine_log()[-2] == {"type": "die_read", "player": die["player"],
+                                        "colour": colour, "face": 3}
 
     bettor = session.game.current_player
     own = open_page(browser, f"{served.url}/p/{session.player_token(bettor)}")

@@ -309,6 +309,7 @@
     const b = $("pin-button");
     if (S.mode === "player") { b.textContent = S.auth.player ? `You: ${S.auth.player}` : "Your link"; b.disabled = true; return; }
     if (S.mode === "archive") { b.hidden = true; return; }
+    if (S.auth.role === "table" && !S.pin) { b.textContent = "Open table"; b.title = "this table has no PIN"; return; }
     b.textContent = S.pin ? "PIN ✓" : "Enter PIN";
     b.classList.toggle("unlocked", !!S.pin);
   }
@@ -838,7 +839,7 @@
   loadGames();
   if (S.mode === "archive") loadArchive();
   else {
-    if (S.pin || S.token) {
+    {  // always ask: a table without a PIN lets everyone play
       getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch((e) => {
         // a PIN kept from an earlier evening, or a player's link from a game that is over
         if (S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); }

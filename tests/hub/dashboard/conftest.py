@@ -47,9 +47,10 @@ class Table:
 
 
 def make_table(tmp_path: Path, *, seed: int | None = 7, heartbeat_s: float = 15.0,
-               retry_ms: int = 2000, start: bool = True, odds: bool = False) -> Table:
+               retry_ms: int = 2000, start: bool = True, odds: bool = False,
+               pin: str | None = PIN) -> Table:
     store = Store(tmp_path / "events.sqlite")
-    session = TableSession("t1", store, pin=PIN, odds=odds, advice=odds)
+    session = TableSession("t1", store, pin=pin, odds=odds, advice=odds)
     if start:
         session.start_game(list(PLAYERS), seed=seed)
     app = create_app(session, heartbeat_s=heartbeat_s, retry_ms=retry_ms)

@@ -465,3 +465,24 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     # and it is no longer the bettor's turn: their phone offers nothing to tap
     assert own.locator("#actions button").count() == 0
     close(table, own)
+
+
+def test_a_table_without_a_pin_is_open_to_everyone(browser: Any, tmp_path: Path) -> None:
+    from hub.dashboard.server import ServerThread
+
+    from .conftest import make_table
+
+    t = make_table(tmp_path, pin=None)
+    try:
+        with ServerThread(t.app) as srv:
+            t.url = srv.url
+            page = open_page(browser, srv.url)
+            page.wait_for_selector("#actions button[data-action='roll']")
+            assert page.locator("#pin-button").inner_text() == "Open table"
+            tap(page, t, "#actions button[data-action='leg:yellow']")
+            assert t.session.engine_log()[-1]["colour"] == "yellow"
+            t.live.close()
+            close(page)
+    finally:
+        t.session.bus.close()
+        t.session.store.close()

@@ -599,7 +599,10 @@ class TableSession:
         if game is not None and not game.finished:
             if self.with_odds:
                 try:
-                    from hub.games.camelup.odds import odds_for_state
+                    try:
+                        from hub.games.camelup.odds import odds_for_state  # the contract's place
+                    except ImportError:
+                        from hub.games.camelup.advisor import odds_for_state  # where it landed
 
                     out["odds"] = odds_for_state(game.state)
                 except ImportError:
@@ -610,7 +613,7 @@ class TableSession:
                 try:
                     from hub.games.camelup.advisor import advise
 
-                    out["advice"] = advise(game.state, game.current_player)[:5]
+                    out["advice"] = advise(game.state, game.current_player, limit=5)
                 except ImportError:
                     pass
                 except Exception:

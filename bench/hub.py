@@ -313,7 +313,7 @@ def kills(total: int = 50, seed: int = 50) -> dict[str, Any]:
                 proc.kill()
                 proc.wait()
                 done += 1
-                if before < Store(db).last_seq("sim") < len(want) or before > 0:
+                if 0 < Store(db).last_seq("sim") < len(want):  # the game was on, not over
                     mid_game += 1
                 continue
             proc.communicate(timeout=300)

@@ -308,7 +308,7 @@
   function renderPinButton() {
     const b = $("pin-button");
     if (S.mode === "player") { b.textContent = S.auth.player ? `You: ${S.auth.player}` : "Your link"; b.disabled = true; return; }
-    if (S.mode === "archive") { b.hidden = true; return; }
+    if (S.mode === "archive") { b.hidden = true; $("conn").hidden = true; return; }
     if (S.auth.role === "table" && !S.pin) { b.textContent = "Open table"; b.title = "this table has no PIN"; return; }
     b.textContent = S.pin ? "PIN ✓" : "Enter PIN";
     b.classList.toggle("unlocked", !!S.pin);
@@ -360,7 +360,7 @@
       (v.dice_rolled || []).map((d) => el("span", { class: `die rolled c-${d.colour}`,
         title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } }, d.face)));
     box.append(left, rolled,
-      el("div", { class: "muted small" }, `${v.pyramid_tiles_left ?? "?"} pyramid tiles left`));
+      el("div", { class: "muted small" }, `${v.pyramid_tiles_left ?? "?"} pyramid tile${v.pyramid_tiles_left === 1 ? "" : "s"} left`));
   }
 
   function legalOf(prefix) { return S.legal.filter((a) => a.startsWith(prefix)); }

@@ -13,6 +13,8 @@ import argparse
 import logging
 import signal
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,51 +62,94 @@ def run(args: argparse.Namespace) -> int:
     log.info("table %s: %s, game %s, seq %s", args.table, args.db, session.game_id, session.seq)
 
     stop = threading.Event()
-    closers: list[Any] = []
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    services: Services | None = None
     try:
-        if not args.no_mqtt:
+        try:
+            services = start_services(
+                session, broker=args.broker, broker_port=args.broker_port,
+                mqtt=not args.no_mqtt, http_host=args.http_host, http_port=args.http_port,
+                state_odds=not args.no_odds)
+        except ServiceError as exc:
+            log.error("%s", exc)
+            return 2
+        print(f"hub ready: table {args.table} seq {session.seq}", flush=True)
+        stop.wait()
+    finally:
+        if services is not None:
+            services.close()
+        session.close()
+        store.close()
+    return 0
+
+
+class ServiceError(RuntimeError):
+    """A part of the hub could not start (no broker, a bad broker URL); nothing is left running."""
+
+
+@dataclass
+class Services:
+    """What :func:`start_services` started around a session; ``close()`` stops them in order."""
+
+    broker_url: str | None = None
+    broker: Any = None  # hub.mqtt.broker.EmbeddedBroker when one was started here
+    bridge: Any = None  # hub.mqtt.bridge.MqttBridge
+    server: Any = None  # hub.dashboard.server.ServerThread
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in self.closers:
+            try:
+                close()
+            except Exception:
+                log.exception("while stopping")
+        self.closers = []
+
+
+def start_services(session: Any, *, broker: str | None = None, broker_port: int | None = 1883,
+                   mqtt: bool = True, http_host: str = "0.0.0.0", http_port: int = 8080,
+                   state_odds: bool = True) -> Services:
+    """Start the MQTT side (an embedded broker unless ``broker`` is a URL, and the bridge) and the
+    dashboard around ``session``. Shared by `pyramid hub` and `pyramid demo` so both tables are
+    wired the same way. ``broker_port`` 0/None = any free port; ``http_port`` 0 = no dashboard.
+    Raises :class:`ServiceError` after stopping whatever it had started.
+    """
+    services = Services()
+    try:
+        if mqtt:
             from hub.mqtt.bridge import MqttBridge
 
-            url = args.broker
+            url = broker
             if url is None:
                 from hub.mqtt.broker import BrokerUnavailable, EmbeddedBroker
 
                 try:
-                    broker = EmbeddedBroker(port=args.broker_port or None).start()
+                    services.broker = EmbeddedBroker(port=broker_port or None).start()
                 except BrokerUnavailable as exc:
-                    log.error("%s", exc)
-                    return 2
-                closers.append(broker.close)
-                url = broker.url
-                log.info("embedded %s broker on %s", broker.kind, url)
+                    raise ServiceError(str(exc)) from exc
+                services.closers.append(services.broker.close)
+                url = services.broker.url
+                log.info("embedded %s broker on %s", services.broker.kind, url)
             try:
-                bridge = MqttBridge(session, url, state_odds=not args.no_odds).start()
+                services.bridge = MqttBridge(session, url, state_odds=state_odds).start()
             except ValueError as exc:
-                log.error("%s", exc)
-                return 2
-            closers.insert(0, bridge.stop)
-            log.info("MQTT: %s under %s/", bridge.config.url, bridge.base)
-        if args.http_port:
+                raise ServiceError(str(exc)) from exc
+            services.broker_url = url
+            services.closers.insert(0, services.bridge.stop)
+            log.info("MQTT: %s under %s/", services.bridge.config.url, services.bridge.base)
+        if http_port:
             try:
                 from hub.dashboard import create_app
                 from hub.dashboard.server import ServerThread
             except ImportError as exc:
                 log.warning("no dashboard (%s)", exc)
             else:
-                srv = ServerThread(create_app(session), host=args.http_host,
-                                   port=args.http_port).start()
-                closers.insert(0, srv.stop)
-                log.info("dashboard on http://%s:%s/", args.http_host, srv.port)
-        print(f"hub ready: table {args.table} seq {session.seq}", flush=True)
-        stop.wait()
-    finally:
-        for close in closers:
-            try:
-                close()
-            except Exception:
-                log.exception("while stopping")
-        session.close()
-        store.close()
-    return 0
+                services.server = ServerThread(create_app(session), host=http_host,
+                                               port=http_port).start()
+                services.closers.insert(0, services.server.stop)
+                log.info("dashboard on http://%s:%s/", http_host, services.server.port)
+    except BaseException:
+        services.close()
+        raise
+    return services

@@ -1,0 +1,139 @@
+"""`pyramid demo`: a complete simulated table — bots, the mock pyramid, rendered frames read by the
+real vision, the hub, MQTT and the dashboard — on one machine with no hardware.
+
+    pyramid demo                                  # watch it on the printed address
+    pyramid demo --players 3 --seed 7 --speed 1   # one move a second
+    pyramid demo --headless --games 2 --speed max # CI: play two games, print a summary, exit 0
+
+Exit codes: 0 done (or stopped with Ctrl-C), 2 bad options or nothing could start, 1 a headless
+run that did not finish its games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import signal
+import sys
+import threading
+from typing import Any
+
+
+def _speed(text: str) -> float:
+    """``human`` (a move every ~2 s), ``max`` (no waiting) or seconds per move."""
+    from firmware.demo import HUMAN_PACE_S
+
+    if text == "human":
+        return HUMAN_PACE_S
+    if text == "max":
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--speed is human, max or seconds per move, not {text!r}") from None
+    if not 0.0 <= value <= 60.0:
+        raise argparse.ArgumentTypeError("--speed in seconds per move must be 0 to 60")
+    return value
+
+
+def _players(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--players is a number, not {text!r}") from None
+    if not 2 <= n <= 8:
+        raise argparse.ArgumentTypeError(f"Camel Up is for 2 to 8 players, not {n}")
+    return n
+
+
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a number, not {text!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {n}")
+    return n
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=_players, default=4, help="2 to 8 bots (default 4)")
+    parser.add_argument("--seed", default=None, help="seed of the dice and the bots "
+                        "(default: a random one, printed)")
+    parser.add_argument("--speed", type=_speed, default="human",
+                        help="human (a move every ~2 s, the default), max, or seconds per move")
+    parser.add_argument("--table", default="demo", help="table id in MQTT topics (default demo)")
+    parser.add_argument("--broker", default=None, metavar="URL",
+                        help="mqtt://[user:pass@]host[:port]; default: an embedded broker on "
+                             "127.0.0.1 (mosquitto)")
+    parser.add_argument("--no-mqtt", action="store_true", help="no broker, no MQTT at all")
+    parser.add_argument("--headless", action="store_true",
+                        help="no waiting between games; with --games N, exit when done")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games to play (default: until Ctrl-C; 1 with --headless)")
+    parser.add_argument("--http-host", default="0.0.0.0",
+                        help="dashboard address (default 0.0.0.0: phones on the Wi-Fi)")
+    parser.add_argument("--http-port", type=_port, default=8080,
+                        help="dashboard port (default 8080; 0 = no dashboard)")
+    parser.add_argument("--pin", default=None,
+                        help="table PIN for the dashboard (default: a random 4 digits, printed)")
+    parser.add_argument("--db", default=None,
+                        help="keep the event log in this SQLite file (default: a temporary one)")
+    parser.add_argument("--no-odds", action="store_true", help="skip odds in the state and "
+                        "dashboard (the advisor bots still use the race table)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from firmware.demo import DemoError, DemoOptions, run_demo
+
+    games = args.games if args.games is not None else (1 if args.headless else None)
+    if games is not None and games < 1:
+        print("pyramid demo: --games must be at least 1", file=sys.stderr)
+        return 2
+    pin = args.pin if args.pin is not None else f"{random.randrange(10000):04d}"
+    if pin and (not pin.isalnum() or len(pin) > 32):
+        print("pyramid demo: --pin is letters and digits, 32 at most", file=sys.stderr)
+        return 2
+    seed: Any = args.seed if args.seed is not None else random.randrange(1 << 20)
+    speed = args.speed if isinstance(args.speed, float) else _speed(args.speed)
+    options = DemoOptions(players=args.players, seed=seed, pace_s=speed, games=games,
+                          table=args.table, pin=pin)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if stop.is_set():  # a second Ctrl-C: the user means it
+            raise KeyboardInterrupt
+        print("stopping...", flush=True)
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    print(f"pyramid demo: table {args.table}, {args.players} players, seed {seed}, "
+          f"speed {'max' if speed == 0 else f'{speed:g} s a move'}", flush=True)
+    try:
+        result = run_demo(options, broker=args.broker, mqtt=not args.no_mqtt,
+                          http_host=args.http_host, http_port=args.http_port, db=args.db,
+                          stop=stop, out=lambda text: print(text, flush=True),
+                          odds=not args.no_odds)
+    except DemoError as exc:
+        print(f"pyramid demo: {exc}", file=sys.stderr)
+        return 2
+    s = result.stats
+    print(f"played {s.games} game(s), {s.moves} moves: {s.releases} dice released, "
+          f"{s.read_by_vision} read by vision, {s.vision_prompts} vision prompts, "
+          f"{s.misreads_corrected} misreads corrected, {s.entered_by_hand} entered by hand; "
+          f"{s.track_reads} track reads, {s.track_mismatches} track mismatches; "
+          f"winners: {'; '.join(s.winners) or '-'}", flush=True)
+    if result.mqtt_events is not None:
+        print(f"MQTT: {result.mqtt_events} events seen by a subscriber, "
+              f"{result.mqtt_gaps} gaps, final state {result.final_status}", flush=True)
+    print("summary: " + json.dumps(result.summary(), sort_keys=True), flush=True)
+    if args.headless and games is not None and s.games < games:
+        return 1
+    return 0

@@ -1,0 +1,218 @@
+"""`pyramid demo`: a whole game through the mock slider, rendered frames, the real watch loop and
+vision, the hub and a real mosquitto; plus the demo's own parts (policy, camera view, options)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from firmware.demo import (
+    KINDS,
+    BoardCamera,
+    DemoPolicy,
+    ObservingSession,
+    bot_kinds,
+    kind_of,
+)
+from hub.games.camelup import Game, parse_action
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --- the whole table ------------------------------------------------------------------------------
+class _Subscriber:
+    """Everything published under camelup/<table>/ (events in arrival order, the last state)."""
+
+    def __init__(self, url_host: str, port: int, table: str) -> None:
+        self.events: list[dict] = []
+        self.states: list[dict] = []
+        self.ready = threading.Event()
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-demo-{table}")
+        self.client.on_connect = lambda c, *_: c.subscribe(f"camelup/{table}/#", qos=1)
+        self.client.on_subscribe = lambda *_: self.ready.set()
+        self.client.on_message = self._message
+        self.client.connect(url_host, port)
+        self.client.loop_start()
+
+    def _message(self, client, userdata, msg) -> None:
+        with self._lock:
+            if msg.topic.endswith("/event"):
+                self.events.append(json.loads(msg.payload))
+            elif msg.topic.endswith("/state"):
+                self.states.append(json.loads(msg.payload))
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.mark.slow
+@pytest.mark.broker
+def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> None:
+    from hub.mqtt.broker import free_port
+
+    table = f"demo-test-{int(time.time() * 1000) % 10**8}"
+    sub = _Subscriber(broker.host, broker.port, table)
+    assert sub.ready.wait(10), "the test's subscriber could not subscribe"
+    http_port = free_port()
+    cmd = [sys.executable, "-m", "hub.cli", "demo", "--headless", "--games", "1",
+           "--players", "2", "--speed", "max", "--seed", "3", "--table", table,
+           "--broker", broker.url, "--http-port", str(http_port), "--pin", "4321"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    lines: list[str] = []
+    live_state: dict = {}
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("dashboard: http://") and not live_state:
+                # the printed address serves the live table while the game is played
+                assert f":{http_port}/" in line and "PIN: 4321" in line
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline and not live_state.get("game"):
+                    with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/api/state",
+                                                timeout=5) as r:
+                        live_state = json.loads(r.read())
+                        live_state = live_state.get("snapshot", live_state)
+                    time.sleep(0.2)
+        code = proc.wait(timeout=170)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        time.sleep(0.5)  # the last retained state and events in flight
+        sub.close()
+    out = "\n".join(lines)
+    assert code == 0, out[-3000:]
+    assert live_state.get("game_id") == "g1", live_state
+    assert live_state["game"]["players"] == ["Ada", "Bo"], live_state["game"]
+    summary = json.loads(next(ln for ln in lines if ln.startswith("summary: "))[9:])
+
+    events = sub.events
+    seqs = [e["seq"] for e in events]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "events out of order or missing"
+    types = [e["event_type"] for e in events]
+    assert types[0] == "game_started" and types[-1] == "game_over", types[:3] + types[-3:]
+    counts = Counter(types)
+    assert counts["game_over"] == 1
+    # every die the bots released came through the slider and was read (by vision or a person)
+    assert summary["releases"] == counts["die_released"] > 0
+    i_rel = [i for i, t in enumerate(types) if t == "die_released"]
+    for a, b in zip(i_rel, i_rel[1:] + [len(types)], strict=True):
+        assert "die_read" in types[a:b], f"no die_read after the release at seq {seqs[a]}"
+    assert summary["read_by_vision"] + summary["vision_prompts"] + \
+        summary["misreads_corrected"] + summary["entered_by_hand"] == summary["releases"]
+    assert counts["vision_uncertain"] == summary["vision_prompts"]
+    assert summary["entered_by_hand"] == 0  # the watch loop answered every release
+    assert summary["track_reads"] == summary["releases"]
+    assert counts["track_mismatch"] == summary["track_mismatches"]
+    # every kind of action
+    assert counts["leg_tile_taken"] and counts["desert_placed"]
+    piles = Counter(e.get("pile") for e in events if e["event_type"] == "overall_bet_placed")
+    assert piles["winner"] and piles["loser"]
+    assert all(summary["kinds"].get(k) for k in KINDS), summary["kinds"]
+    assert all(e.get("colour") is None for e in events
+               if e["event_type"] == "overall_bet_placed"), "a secret bet colour leaked"
+    # the last retained state: the game is finished; the demo's own subscriber agrees
+    assert sub.states and sub.states[-1]["status"] == "finished"
+    assert summary["final_status"] == "finished" and summary["mqtt_gaps"] == 0
+    assert summary["mqtt_events"] == len(events)
+    assert summary["winners"] and summary["winners"][0] in out
+
+
+# --- the parts ------------------------------------------------------------------------------------
+def _always(text: str):
+    return lambda state: parse_action(text)
+
+
+def test_policy_plays_every_missing_kind_once_the_race_is_under_way() -> None:
+    game = Game.new(["Ada", "Bo"], track={7: ["blue"], 2: ["green", "orange"], 1: ["yellow"],
+                                          3: ["white"]})
+    policy = DemoPolicy([_always("leg:blue"), _always("leg:blue")], seed=1)
+    seen = []
+    for _ in range(6):
+        action = policy.choose(game.state)
+        game.play(action)
+        policy.played(action)
+        seen.append(kind_of(action))
+    assert {"desert", "bet:winner", "bet:loser"} <= set(seen)
+    assert policy.missing() == []
+    assert "pyramid" not in seen  # forcing never releases a die, so the race cannot end
+
+
+def test_policy_leaves_the_race_alone_before_the_leader_reaches_the_mark() -> None:
+    game = Game.new(["Ada", "Bo"], track={1: ["blue", "green"], 2: ["orange", "yellow", "white"]})
+    policy = DemoPolicy([_always("leg:blue"), _always("leg:blue")], seed=1)
+    assert str(policy.choose(game.state)) == "leg:blue"
+    assert sum(policy.forced.values()) == 0
+
+
+def test_policy_keeps_a_desert_tile_already_on_the_track() -> None:
+    game = Game.new(["Ada", "Bo"], track={1: ["blue", "green"], 2: ["orange", "yellow", "white"]})
+    game.play("desert:5:oasis")
+    game.play("leg:blue")
+    policy = DemoPolicy([_always("desert:6:mirage"), _always("leg:green")], seed=2)
+    action = policy.choose(game.state)
+    assert kind_of(action) != "desert" and policy.kept_tile == 1
+    assert action in game.legal_actions()
+
+
+def test_bots_alternate_advisor_and_random() -> None:
+    assert bot_kinds(3) == ["advisor", "random", "advisor"]
+
+
+def test_camera_view_is_still_until_the_scene_changes() -> None:
+    pytest.importorskip("vision.render.board")
+    cam = BoardCamera(seed=5)
+    assert cam.frame() is None
+    image = cam.render({1: ["blue"], 3: ["green", "white"], 17: ["orange"]}, {5: "oasis"},
+                       die=("yellow", 2))  # a camel past the finish is off the board
+    cam.show(image)
+    assert cam.frame() is image and cam.frame() is cam.frame()
+    hand = cam.with_hand(image, 3, seed=1)
+    assert hand.shape == image.shape and (hand != image).any()
+    assert cam.frame() is image  # drawing a hand does not change what is shown
+
+
+def test_observing_session_keeps_answers_and_drops_loop_only_fields(tmp_path) -> None:
+    from hub.bus import EventBus
+    from hub.session import TableSession
+    from hub.store import Store
+
+    bus = EventBus("t")
+    store = Store(tmp_path / "hub.db")
+    try:
+        session = TableSession("t", store, bus, odds=False, advice=False)
+        session.start_game(["Ada", "Bo"], seed=1)
+        observed = ObservingSession(session)
+        mark = observed.mark()
+        left = session.game.state.dice_left[0]
+        answer = observed.observe("die", {"colour": left, "face": 2, "confidence": 0.99,
+                                          "mode": "play"})
+        assert answer["ok"], answer
+        assert observed.dropped_fields["mode"] == 1
+        data, got = observed.wait_for("die", mark, timeout=1.0)
+        assert got is answer and "mode" not in data
+        assert observed.wait_for("track", mark, timeout=0.05) is None
+    finally:
+        bus.close()
+        store.close()
+
+
+@pytest.mark.parametrize("bad", [["--players", "9"], ["--speed", "fast"], ["--games", "0"]])
+def test_bad_options_exit_2_and_start_nothing(bad: list[str]) -> None:
+    r = subprocess.run([sys.executable, "-m", "hub.cli", "demo", "--headless", *bad],
+                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "dashboard:" not in r.stdout and "MQTT:" not in r.stdout

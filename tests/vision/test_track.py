@@ -47,13 +47,13 @@ def test_a_five_camel_stack_reads_bottom_to_top(geo):
 
 
 def test_slice_of_the_evaluation(geo):
-    """40 random scenes (varied light, pose, blur, noise, JPEG; a quarter with hands).
+    """24 random scenes (varied light, pose, blur, noise, JPEG; a quarter with hands).
 
     The full figure (>= 2,000 scenes) is `python -m vision.eval_track`; this slice guards
     against regressions: almost all clear spaces right, wrong answers rarer than abstentions.
     """
-    r = evaluate(40, seed=1000, hands_probability=0.25)
-    assert r["clear_spaces"] > 500
+    r = evaluate(24, seed=1000, hands_probability=0.25)
+    assert r["clear_spaces"] > 300
     assert r["stacks_fully_right"] >= 0.95, r
     assert r["wrong"] <= 0.01, r
     assert r["tiles_right"] >= 0.98, r
@@ -63,7 +63,7 @@ def test_a_hand_over_a_stack_is_mostly_marked_uncertain(geo):
     """Known limit: skin close to the board's own colours can pass for an empty board. The
     reader flags most covered stacks; this pins the measured share so it cannot get worse."""
     flagged = guessed = 0
-    for seed in range(200, 260):
+    for seed in range(200, 230):
         rng = np.random.default_rng(seed)
         img, truth = render_board_scene(rng, hands=1, geometry=geo)
         r = read_track(img, geo)
@@ -75,7 +75,7 @@ def test_a_hand_over_a_stack_is_mostly_marked_uncertain(geo):
                     flagged += 1
                 else:
                     guessed += 1
-    assert flagged + guessed >= 20
+    assert flagged + guessed >= 10
     assert flagged / (flagged + guessed) >= 0.85, (flagged, guessed)
 
 

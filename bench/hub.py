@@ -97,7 +97,7 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
             assert answer["ok"] and "events" in answer, answer
             seq = before + 1  # the die_read is the first event of the batch
             with cond:
-                if not cond.wait_for(lambda: seq in arrived, 10):
+                if not cond.wait_for(lambda s=seq: s in arrived, 10):
                     raise RuntimeError(f"die_read seq {seq} never reached the subscriber")
                 samples.append(arrived[seq] - t0)
             time.sleep(pause)  # a table releases a die every few seconds, not back to back

@@ -5,7 +5,8 @@ is validated (shape, types, sizes), authorised (table PIN, a player's own token,
 in-process), then applied by the session. The answer is always a JSON-safe dict:
 
     {"ok": true, "cmd": "action", "seq": 42, ...}
-    {"ok": false, "cmd": "action", "error": "It is Bob's turn, not Ann's.", "reason": "not_your_turn"}
+    {"ok": false, "cmd": "action", "error": "It is Bob's turn, not Ann's.",
+     "reason": "not_your_turn"}
 
 Malformed input, a wrong PIN or a guest changes nothing at all. A well-formed, authorised action
 the rules refuse also changes nothing in the game, but is logged as an ``action_refused`` event so
@@ -46,10 +47,13 @@ def error(cmd: str, message: str, reason: str, **extra: Any) -> dict[str, Any]:
 
 # -- validation helpers -------------------------------------------------------------------------
 
-def _keys(p: Mapping[str, Any], allowed: set[str], required: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def _keys(
+    p: Mapping[str, Any], allowed: set[str], required: frozenset[str] | set[str] = frozenset()
+) -> None:
     unknown = sorted(set(p) - allowed - {"transaction"})
     if unknown:
-        raise _Bad(f"unknown field {unknown[0]!r} (expected: {', '.join(sorted(allowed)) or 'none'})")
+        expected = ", ".join(sorted(allowed)) or "none"
+        raise _Bad(f"unknown field {unknown[0]!r} (expected: {expected})")
     missing = sorted(required - set(p))
     if missing:
         raise _Bad(f"missing field {missing[0]!r}")
@@ -171,7 +175,8 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
             raise _Bad(f"{key!r} must be a number")
     if p.get("colour") is not None and not isinstance(p["colour"], str):
         raise _Bad("'colour' must be a colour name or null")
-    if p.get("face") is not None and (isinstance(p["face"], bool) or not isinstance(p["face"], int)):
+    face = p.get("face")
+    if face is not None and (isinstance(face, bool) or not isinstance(face, int)):
         raise _Bad("'face' must be a whole number or null")
     crop = p.get("crop_b64", p.get("crop_jpeg"))
     if crop is not None and not isinstance(crop, str | bytes | bytearray):

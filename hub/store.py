@@ -125,7 +125,7 @@ class Store:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             if synchronous.upper() not in ("FULL", "NORMAL", "OFF", "EXTRA"):
-                raise ValueError(f"synchronous must be FULL, EXTRA, NORMAL or OFF, not {synchronous}")
+                raise ValueError(f"synchronous is FULL, EXTRA, NORMAL or OFF, not {synchronous}")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:

@@ -88,7 +88,9 @@ class EmbeddedBroker:
     ...     print(broker.url)                       # mqtt://127.0.0.1:PORT
     """
 
-    def __init__(self, port: int | None = None, host: str = "127.0.0.1", kind: str = "auto") -> None:
+    def __init__(
+        self, port: int | None = None, host: str = "127.0.0.1", kind: str = "auto"
+    ) -> None:
         self.host = host
         self.port = port or free_port(host)
         self._dir = Path(tempfile.mkdtemp(prefix="camel-broker-"))

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from hub.bus import EventBus
 from hub.session import TableSession
 from hub.store import Store
@@ -38,8 +36,8 @@ class Tables:
             store.close()
 
 
-@pytest.fixture
-def tables(tmp_path: Path) -> Iterator[Tables]:
+def open_tables(tmp_path: Path) -> Iterator[Tables]:
+    """The body of each test module's ``tables`` fixture."""
     t = Tables(tmp_path / "hub.db")
     yield t
     t.close()

@@ -13,10 +13,15 @@ from hub import simtable
 from hub.mqtt.bridge import MqttBridge, parse_broker_url
 from hub.mqtt.broker import EmbeddedBroker
 from hub.session import TableSession
-from tests.hub._hubkit import PIN, TABLE, Tables, start, tables  # noqa: F401  (fixture)
+from tests.hub._hubkit import PIN, TABLE, Tables, open_tables, start
 from tests.hub._mqttkit import Collector, dedupe, schema_for, validator
 
 pytestmark = pytest.mark.broker
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,12 @@ from hypothesis import strategies as st
 
 from hub.requests import COMMANDS
 from hub.session import TableSession
-from tests.hub._hubkit import PIN, TABLE, Tables, start, tables  # noqa: F401  (fixture)
+from tests.hub._hubkit import PIN, TABLE, Tables, open_tables, start
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
 
 
 def fingerprint(s: TableSession) -> tuple:
@@ -114,7 +120,8 @@ auths = st.one_of(st.none(), st.just({"pin": "0000"}), st.just({"token": "nope"}
 commands = st.one_of(st.sampled_from(sorted(COMMANDS)), st.text(max_size=10), json_values)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cmd=commands, payload=payloads, auth=auths)
 def test_fuzz_without_authority_nothing_changes(tables: Tables, cmd, payload, auth) -> None:
     """Anything a guest or a wrong PIN sends is answered, and changes nothing at all."""
@@ -131,7 +138,8 @@ def test_fuzz_without_authority_nothing_changes(tables: Tables, cmd, payload, au
     assert fingerprint(s) == before
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cmd=st.sampled_from(["action", "confirm", "undo", "observe_die", "observe_track",
                             "observe_release", "snapshot"]), payload=payloads)
 def test_fuzz_with_the_pin_refusals_change_no_game(tables: Tables, cmd, payload) -> None:

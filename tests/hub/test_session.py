@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from hub import simtable
 from hub.bus import Envelope, EventBus
-from tests.hub._hubkit import TABLE, Tables, start, tables  # noqa: F401  (fixture)
+from tests.hub._hubkit import TABLE, Tables, open_tables, start
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
 
 
 def act(s, player: str, action: str, auth=TABLE) -> dict:

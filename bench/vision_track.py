@@ -38,8 +38,9 @@ def _times(fn, frames, repeat: int = 3) -> tuple[list[float], list[float]]:
 def run() -> dict:
     cv2.setNumThreads(1)
     geo = load_geometry()
-    frames = [render_board_scene(np.random.default_rng(9000 + s), geometry=geo)[0]
-              for s in range(20)]
+    frames = [
+        render_board_scene(np.random.default_rng(9000 + s), geometry=geo)[0] for s in range(20)
+    ]
     read_track(frames[0], geo)  # warm caches
     full_w, full_c = _times(lambda f: read_track(f, geo), frames)
     locs = {id(f): locate_board(f, geo) for f in frames}
@@ -47,9 +48,11 @@ def run() -> dict:
     mark_w, mark_c = _times(lambda f: detect_markers(f, geo), frames)
 
     def stats(w: list[float], c: list[float]) -> dict:
-        return {"median_ms": round(float(np.median(w)), 2),
-                "p90_ms": round(float(np.percentile(w, 90)), 2),
-                "cpu_median_ms": round(float(np.median(c)), 2)}
+        return {
+            "median_ms": round(float(np.median(w)), 2),
+            "p90_ms": round(float(np.percentile(w, 90)), 2),
+            "cpu_median_ms": round(float(np.median(c)), 2),
+        }
 
     full = stats(full_w, full_c)
     return {

@@ -70,7 +70,7 @@ class BoardGeometry:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> BoardGeometry:
-        """Build from a parsed board.yaml; a missing or malformed key raises ValueError naming it."""
+        """Build from a parsed board.yaml; a missing key raises ValueError naming it."""
         try:
             m, tr, cam = doc["markers"], doc["track"], doc["camel"]
             ox, oy = (float(v) for v in tr["origin"])
@@ -79,7 +79,8 @@ class BoardGeometry:
             if len(cells) != int(tr["spaces"]):
                 raise ValueError(f"track.cells has {len(cells)} entries for {tr['spaces']} spaces")
             centres = {
-                i + 1: (ox + (c + 0.5) * cell, oy + (r + 0.5) * cell) for i, (r, c) in enumerate(cells)
+                i + 1: (ox + (c + 0.5) * cell, oy + (r + 0.5) * cell)
+                for i, (r, c) in enumerate(cells)
             }
             placements = {int(k): (float(v[0]), float(v[1])) for k, v in m["placements"].items()}
             if len(placements) < 3:
@@ -100,8 +101,10 @@ class BoardGeometry:
                 max_stack=int(cam["max_stack"]),
                 colours={k: tuple(int(x) for x in v) for k, v in cam["colours"].items()},  # type: ignore[misc]
                 tile_size=float(doc["desert_tile"]["size"]),
-                tile_colours={k: tuple(int(x) for x in v)  # type: ignore[misc]
-                              for k, v in doc["desert_tile"]["colours"].items()},
+                tile_colours={
+                    k: tuple(int(x) for x in v)  # type: ignore[misc]
+                    for k, v in doc["desert_tile"]["colours"].items()
+                },
                 pyramid_centre=tuple(float(v) for v in doc["pyramid"]["centre"]),  # type: ignore[arg-type]
                 pyramid_size=float(doc["pyramid"]["size"]),
                 reveal_zone=tuple((float(x), float(y)) for x, y in doc["reveal_zone"]["polygon"]),
@@ -196,7 +199,7 @@ class CameraPose:
     def from_homography(
         cls, H: np.ndarray, image_size: tuple[int, int], hfov_deg: float
     ) -> CameraPose:
-        """Decompose a board->image homography, assuming square pixels and a centred principal point."""
+        """Decompose a board->image homography (square pixels, centred principal point)."""
         w, h = image_size
         T = np.array([[1.0, 0, -w / 2], [0, 1.0, -h / 2], [0, 0, 1.0]])
         G = T @ H
@@ -228,8 +231,10 @@ def _focal_from_homography(G: np.ndarray) -> float | None:
     ests: list[tuple[float, float]] = []  # (f^2, weight)
     den1 = g1[2] * g2[2]
     den2 = g2[2] ** 2 - g1[2] ** 2
-    for num, den in ((-(g1[0] * g2[0] + g1[1] * g2[1]), den1),
-                     ((g1[0] ** 2 + g1[1] ** 2) - (g2[0] ** 2 + g2[1] ** 2), den2)):
+    for num, den in (
+        (-(g1[0] * g2[0] + g1[1] * g2[1]), den1),
+        ((g1[0] ** 2 + g1[1] ** 2) - (g2[0] ** 2 + g2[1] ** 2), den2),
+    ):
         if abs(den) > 1e-12 and num / den > 0:
             ests.append((num / den, abs(den)))
     if not ests or max(wt for _, wt in ests) < 1e-9:
@@ -253,7 +258,9 @@ def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
 
 def _gray(image: np.ndarray) -> np.ndarray:
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3):
-        raise ValueError(f"expected a uint8 grey or BGR image, got {getattr(image, 'shape', type(image))}")
+        raise ValueError(
+            f"expected a uint8 grey or BGR image, got {getattr(image, 'shape', type(image))}"
+        )
     if image.ndim == 3:
         if image.shape[2] != 3:
             raise ValueError(f"expected 3 channels, got {image.shape[2]}")
@@ -261,7 +268,9 @@ def _gray(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def detect_markers(image: np.ndarray, geometry: BoardGeometry | None = None) -> dict[int, np.ndarray]:
+def detect_markers(
+    image: np.ndarray, geometry: BoardGeometry | None = None
+) -> dict[int, np.ndarray]:
     """The board's markers seen in ``image``: id -> 4x2 corners (TL, TR, BR, BL) in pixels.
 
     Ids that are not on the board are ignored (a stray marker on the table must not move it).
@@ -278,13 +287,16 @@ def detect_markers(image: np.ndarray, geometry: BoardGeometry | None = None) -> 
 
 def _detect(gray: np.ndarray, geo: BoardGeometry, scale: float) -> dict[int, np.ndarray]:
     """Detect at ``scale`` (half resolution is 4x cheaper), then refine corners at full size."""
-    small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
-                                                 interpolation=cv2.INTER_AREA)
+    small = (
+        gray
+        if scale == 1.0
+        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    )
     corners, ids, _ = _detector(geo.dictionary).detectMarkers(small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
-    for c, i in zip(corners, ids.ravel()):
+    for c, i in zip(corners, ids.ravel(), strict=False):
         i = int(i)
         if i in geo.marker_centres and i not in found:
             found[i] = (np.asarray(c, np.float64).reshape(4, 2) + 0.5) / scale - 0.5
@@ -292,10 +304,15 @@ def _detect(gray: np.ndarray, geo: BoardGeometry, scale: float) -> dict[int, np.
         pts = np.concatenate([found[i] for i in sorted(found)]).astype(np.float32)
         side = min(float(np.linalg.norm(found[i][0] - found[i][2])) for i in found) / 1.41
         win = int(max(2, min(6, side / 12)))
-        cv2.cornerSubPix(gray, pts.reshape(-1, 1, 2), (win, win), (-1, -1),
-                         (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 20, 0.03))
+        cv2.cornerSubPix(
+            gray,
+            pts.reshape(-1, 1, 2),
+            (win, win),
+            (-1, -1),
+            (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 20, 0.03),
+        )
         for j, i in enumerate(sorted(found)):
-            found[i] = pts[4 * j:4 * j + 4].astype(np.float64)
+            found[i] = pts[4 * j : 4 * j + 4].astype(np.float64)
     return found
 
 
@@ -344,18 +361,22 @@ def locate_board(
             "is a marker moved, or the board bent?"
         )
     pose = CameraPose.from_homography(H, (w, h), geo.hfov_deg)
-    return BoardLocation(pose=pose, homography=H / H[2, 2], markers=seen,
-                         reprojection_error=err, image_size=(w, h))
+    return BoardLocation(
+        pose=pose, homography=H / H[2, 2], markers=seen, reprojection_error=err, image_size=(w, h)
+    )
 
 
-def reveal_zone_in_image(location: BoardLocation, geometry: BoardGeometry | None = None) -> np.ndarray:
+def reveal_zone_in_image(
+    location: BoardLocation, geometry: BoardGeometry | None = None
+) -> np.ndarray:
     """The reveal zone's polygon in image pixels (4x2), to point the dice reader at it."""
     geo = geometry or load_geometry()
     return location.to_image(np.asarray(geo.reveal_zone))
 
 
-def reveal_zone_box(location: BoardLocation, geometry: BoardGeometry | None = None,
-                    margin_mm: float = 0.0) -> tuple[int, int, int, int]:
+def reveal_zone_box(
+    location: BoardLocation, geometry: BoardGeometry | None = None, margin_mm: float = 0.0
+) -> tuple[int, int, int, int]:
     """Bounding box (x, y, w, h) in pixels of the reveal zone grown by ``margin_mm``, clipped."""
     geo = geometry or load_geometry()
     poly = np.asarray(geo.reveal_zone)
@@ -372,7 +393,9 @@ def reveal_zone_box(location: BoardLocation, geometry: BoardGeometry | None = No
 
 
 def marker_white_mask(
-    shape: tuple[int, ...], location: BoardLocation, geometry: BoardGeometry | None = None,
+    shape: tuple[int, ...],
+    location: BoardLocation,
+    geometry: BoardGeometry | None = None,
     marker_id: int | None = None,
 ) -> np.ndarray:
     """Boolean mask of the markers' white borders (the white-balance reference), inner 80 %.
@@ -398,8 +421,9 @@ def marker_white_mask(
     return mask.astype(bool)
 
 
-def stack_region(pose: CameraPose, geometry: BoardGeometry, space: int,
-                 levels: int | None = None) -> np.ndarray:
+def stack_region(
+    pose: CameraPose, geometry: BoardGeometry, space: int, levels: int | None = None
+) -> np.ndarray:
     """Image polygon (convex hull, N x 2 px) where a stack of ``levels`` camels on ``space`` shows.
 
     The footprint is grown to cover camels placed a little off-centre. The track reader looks

@@ -1,4 +1,6 @@
-"""Accuracy of the track reader over rendered scenes: `make eval-vision` (or `python -m vision.eval_track`).
+"""Accuracy of the track reader over rendered scenes.
+
+Run by `make eval-vision`, or alone: `python -m vision.eval_track -n 2000`.
 
 Why rendered: only a renderer gives thousands of positions with known stacks under varied light,
 camera pose, blur, noise and JPEG. Each scene has a random legal-looking position, 0..3 desert
@@ -37,10 +39,21 @@ def score_scene(seed: int, hands_probability: float = 0.25) -> dict[str, Any]:
     t0 = time.perf_counter()
     reading = read_track(image, geo)
     ms = (time.perf_counter() - t0) * 1000
-    out: dict[str, Any] = {"seed": seed, "ms": ms, "refused": reading.reason, "clear": 0,
-                           "right": 0, "wrong": 0, "abstained": 0, "covered": 0,
-                           "covered_uncertain": 0, "covered_guessed_wrong": 0, "tiles": 0,
-                           "tiles_right": 0, "errors": []}
+    out: dict[str, Any] = {
+        "seed": seed,
+        "ms": ms,
+        "refused": reading.reason,
+        "clear": 0,
+        "right": 0,
+        "wrong": 0,
+        "abstained": 0,
+        "covered": 0,
+        "covered_uncertain": 0,
+        "covered_guessed_wrong": 0,
+        "tiles": 0,
+        "tiles_right": 0,
+        "errors": [],
+    }
     if reading.reason is not None:
         return out
     covered = set(truth.covered)
@@ -109,8 +122,10 @@ def evaluate(n: int, seed: int = 0, hands_probability: float = 0.25) -> dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.eval_track",
-                                 description="accuracy of the track reader on rendered scenes")
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.eval_track",
+        description="accuracy of the track reader on rendered scenes",
+    )
     ap.add_argument("-n", "--scenes", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hands", type=float, default=0.25, help="share of scenes with hands")
@@ -126,8 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  stacks fully right:        {r['stacks_fully_right']:.2%}  (target >= 99 %)")
         print(f"  read wrongly:              {r['wrong']:.2%}")
         print(f"  abstained (uncertain):     {r['abstained']:.2%}")
-        print(f"  spaces under a hand:       {r['covered_spaces']}, marked uncertain "
-              f"{r['covered_marked_uncertain']:.2%}, guessed wrong {r['covered_guessed_wrong']}")
+        print(
+            f"  spaces under a hand:       {r['covered_spaces']}, marked uncertain "
+            f"{r['covered_marked_uncertain']:.2%}, guessed wrong {r['covered_guessed_wrong']}"
+        )
         print(f"  desert tiles right:        {r['tiles_right']:.2%} of {r['tiles']}")
         print(f"  read time median:          {r['read_ms_median']:.1f} ms (incl. evaluation noise)")
         for e in r["error_examples"][:5]:

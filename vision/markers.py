@@ -17,13 +17,18 @@ from vision.pdf import A4_MM, Page, write_pdf
 __all__ = ["marker_image", "marker_sheet_pdf"]
 
 
-def marker_image(geometry: BoardGeometry, marker_id: int, module_px: int = 20,
-                 border_modules: float | None = None) -> np.ndarray:
+def marker_image(
+    geometry: BoardGeometry,
+    marker_id: int,
+    module_px: int = 20,
+    border_modules: float | None = None,
+) -> np.ndarray:
     """Marker ``marker_id`` as a grey uint8 image: black square of (bits+2) modules plus the
     white border of board.yaml (in modules, rounded), ``module_px`` pixels per module."""
     if marker_id not in geometry.marker_centres:
-        raise ValueError(f"marker {marker_id} is not on the board "
-                         f"(ids {sorted(geometry.marker_centres)})")
+        raise ValueError(
+            f"marker {marker_id} is not on the board (ids {sorted(geometry.marker_centres)})"
+        )
     d = geometry.aruco_dictionary()
     cells = d.markerSize + 2
     black = cv2.aruco.generateImageMarker(d, marker_id, cells * module_px, borderBits=1)
@@ -31,7 +36,7 @@ def marker_image(geometry: BoardGeometry, marker_id: int, module_px: int = 20,
         border_modules = geometry.marker_border / (geometry.marker_size / cells)
     b = int(round(border_modules * module_px))
     out = np.full((black.shape[0] + 2 * b, black.shape[1] + 2 * b), 255, np.uint8)
-    out[b:b + black.shape[0], b:b + black.shape[1]] = black
+    out[b : b + black.shape[0], b : b + black.shape[1]] = black
     return out
 
 
@@ -54,13 +59,18 @@ def marker_sheet_pdf(geometry: BoardGeometry | None = None, size_mm: float | Non
     cells = d.markerSize + 2
     for start in range(0, len(ids), per_page):
         page = Page()
-        page.text(margin, margin, f"Camel Pyramid board markers ({geo.dictionary}), "
-                  f"black square {size:g} mm. Print at 100 % (no 'fit to page').", 9)
+        page.text(
+            margin,
+            margin,
+            f"Camel Pyramid board markers ({geo.dictionary}), "
+            f"black square {size:g} mm. Print at 100 % (no 'fit to page').",
+            9,
+        )
         page.line(margin, margin + 6, margin + 100, margin + 6, 0.5)
         page.line(margin, margin + 4.5, margin, margin + 7.5, 0.5)
         page.line(margin + 100, margin + 4.5, margin + 100, margin + 7.5, 0.5)
         page.text(margin + 103, margin + 7.5, "this bar must measure 100 mm", 8)
-        for k, mid in enumerate(ids[start:start + per_page]):
+        for k, mid in enumerate(ids[start : start + per_page]):
             r, c = divmod(k, cols)
             x = margin + c * (outer + gap_x)
             y = margin + 22 + r * (outer + gap_y)
@@ -69,7 +79,12 @@ def marker_sheet_pdf(geometry: BoardGeometry | None = None, size_mm: float | Non
             page.image(img, x + border, y + border, size, size)
             page.rect(x, y, outer, outer, 0.25, dash_mm=2.0)  # cut line: the white border's edge
             cx, cy = geo.marker_centres[mid]
-            page.text(x, y + outer + 5, f"id {mid}  -  at board ({cx:g}, {cy:g}) mm  -  the edge marked ^ is its top", 8)
+            page.text(
+                x,
+                y + outer + 5,
+                f"id {mid}  -  at board ({cx:g}, {cy:g}) mm  -  the edge marked ^ is its top",
+                8,
+            )
             page.text(x + outer / 2 - 1.5, y - 1.5, "^", 9)
         pages.append(page)
     return write_pdf(pages)

@@ -25,7 +25,7 @@ can is a hand (or a sleeve) too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import cv2
 import numpy as np
@@ -33,7 +33,7 @@ import numpy as np
 __all__ = ["State", "Transition", "ZoneWatcher"]
 
 
-class State(str, Enum):
+class State(StrEnum):
     EMPTY = "empty"  # die mode: nothing in the zone; track mode: settled, already read
     MOVING = "moving"
     STILL = "still"  # nothing moves, but not yet for N frames (or a hand is there)
@@ -59,14 +59,23 @@ class ZoneWatcher:
     """Feed it the zone's crop of every frame; it says when to read. See the module docstring.
 
     ``still_frames``: frames without motion needed before a read. ``motion``: mean grey change
-    (0..255) of one pixel between frames that counts as motion. ``change``: grey difference (per pixel) that
+    (0..255) of one pixel between frames that counts as motion. ``change``: grey difference
+    (per pixel) that
     counts as "different from the reference". ``max_object``: the largest share of the zone one
     object that is not a hand may cover (a die is far smaller than the zone).
     """
 
-    def __init__(self, mode: str = "die", still_frames: int = 5, *, motion: float = 18.0,
-                 change: int = 30, min_object: float = 0.002, max_object: float = 0.25,
-                 size: int = 96) -> None:
+    def __init__(
+        self,
+        mode: str = "die",
+        still_frames: int = 5,
+        *,
+        motion: float = 18.0,
+        change: int = 30,
+        min_object: float = 0.002,
+        max_object: float = 0.25,
+        size: int = 96,
+    ) -> None:
         if mode not in ("die", "track"):
             raise ValueError(f"mode is 'die' or 'track', not {mode!r}")
         if still_frames < 1:
@@ -92,8 +101,9 @@ class ZoneWatcher:
         g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
         h, w = g.shape
         scale = self.size / max(h, w)
-        small = cv2.resize(g, (max(int(w * scale), 8), max(int(h * scale), 8)),
-                           interpolation=cv2.INTER_AREA)
+        small = cv2.resize(
+            g, (max(int(w * scale), 8), max(int(h * scale), 8)), interpolation=cv2.INTER_AREA
+        )
         return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
 
     def set_background(self, crop: np.ndarray) -> None:
@@ -132,8 +142,12 @@ class ZoneWatcher:
             return None
         # motion: enough pixels changed a lot since the last frame (a mean would miss a small
         # die rolling through a large zone; sensor noise changes many pixels a little)
-        moving = self._prev is not None and self._prev.shape == t.shape and int(np.count_nonzero(
-            np.abs(t - self._prev) > self.motion)) >= max(3, int(0.3 * self.min_object * t.size))
+        moving = (
+            self._prev is not None
+            and self._prev.shape == t.shape
+            and int(np.count_nonzero(np.abs(t - self._prev) > self.motion))
+            >= max(3, int(0.3 * self.min_object * t.size))
+        )
         self._prev = t
         fg = self._foreground(t)
         present = float(fg.mean()) >= self.min_object

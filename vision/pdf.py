@@ -42,16 +42,35 @@ class Page:
             raise ValueError("image must be a 2-D uint8 (grey) array")
         self.images.append((grey, x, y, w, h))
 
-    def line(self, x0: float, y0: float, x1: float, y1: float, width: float = 0.2,
-             dash_mm: float | None = None) -> None:
+    def line(
+        self,
+        x0: float,
+        y0: float,
+        x1: float,
+        y1: float,
+        width: float = 0.2,
+        dash_mm: float | None = None,
+    ) -> None:
         dash = f"[{_pt(dash_mm)} {_pt(dash_mm)}] 0 d" if dash_mm else "[] 0 d"
-        self.ops.append(f"{dash} {_pt(width)} w {_pt(x0)} {_pt(self._y(y0))} m "
-                        f"{_pt(x1)} {_pt(self._y(y1))} l S")
+        self.ops.append(
+            f"{dash} {_pt(width)} w {_pt(x0)} {_pt(self._y(y0))} m {_pt(x1)} {_pt(self._y(y1))} l S"
+        )
 
-    def rect(self, x: float, y: float, w: float, h: float, width: float = 0.2,
-             dash_mm: float | None = None) -> None:
-        for a, b in (((x, y), (x + w, y)), ((x + w, y), (x + w, y + h)),
-                     ((x + w, y + h), (x, y + h)), ((x, y + h), (x, y))):
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        width: float = 0.2,
+        dash_mm: float | None = None,
+    ) -> None:
+        for a, b in (
+            ((x, y), (x + w, y)),
+            ((x + w, y), (x + w, y + h)),
+            ((x + w, y + h), (x, y + h)),
+            ((x, y + h), (x, y)),
+        ):
             self.line(a[0], a[1], b[0], b[1], width, dash_mm)
 
     def text(self, x: float, y: float, s: str, size_pt: float = 10.0) -> None:
@@ -79,23 +98,32 @@ def write_pdf(pages: list[Page]) -> bytes:
         content = []
         for k, (img, x, y, w, h) in enumerate(page.images):
             data = zlib.compress(np.ascontiguousarray(img).tobytes(), 9)
-            hdr = (f"<< /Type /XObject /Subtype /Image /Width {img.shape[1]} /Height "
-                   f"{img.shape[0]} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter "
-                   f"/FlateDecode /Interpolate false /Length {len(data)} >>").encode()
+            hdr = (
+                f"<< /Type /XObject /Subtype /Image /Width {img.shape[1]} /Height "
+                f"{img.shape[0]} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter "
+                f"/FlateDecode /Interpolate false /Length {len(data)} >>"
+            ).encode()
             oid = add(hdr + b"\nstream\n" + data + b"\nendstream")
             xobjs.append(f"/Im{k} {oid} 0 R")
             content.append(f"q {_pt(w)} 0 0 {_pt(h)} {_pt(x)} {_pt(page._y(y + h))} cm /Im{k} Do Q")
         content += page.ops
         stream = zlib.compress("\n".join(content).encode("ascii"), 9)
-        cid = add(f"<< /Length {len(stream)} /Filter /FlateDecode >>".encode() + b"\nstream\n"
-                  + stream + b"\nendstream")
+        cid = add(
+            f"<< /Length {len(stream)} /Filter /FlateDecode >>".encode()
+            + b"\nstream\n"
+            + stream
+            + b"\nendstream"
+        )
         res = f"<< /Font << /F1 {font} 0 R >> /XObject << {' '.join(xobjs)} >> >>"
-        pid = add(f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {_pt(page.size_mm[0])} "
-                  f"{_pt(page.size_mm[1])}] /Resources {res} /Contents {cid} 0 R >>".encode())
+        pid = add(
+            f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {_pt(page.size_mm[0])} "
+            f"{_pt(page.size_mm[1])}] /Resources {res} /Contents {cid} 0 R >>".encode()
+        )
         kids.append(pid)
     objs[catalog - 1] = f"<< /Type /Catalog /Pages {pages_id} 0 R >>".encode()
-    objs[pages_id - 1] = (f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] "
-                          f"/Count {len(kids)} >>").encode()
+    objs[pages_id - 1] = (
+        f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {len(kids)} >>"
+    ).encode()
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objs, start=1):
@@ -105,6 +133,7 @@ def write_pdf(pages: list[Page]) -> bytes:
     out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
     for off in offsets:
         out += f"{off:010d} 00000 n \n".encode()
-    out += (f"trailer\n<< /Size {len(objs) + 1} /Root {catalog} 0 R >>\nstartxref\n{xref}\n"
-            "%%EOF\n").encode()
+    out += (
+        f"trailer\n<< /Size {len(objs) + 1} /Root {catalog} 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    ).encode()
     return bytes(out)

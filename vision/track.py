@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.board import (
@@ -114,7 +113,7 @@ def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
     radius = np.full(len(all_names), 0.11, np.float32)
     if "white" in names:
         radius[names.index("white")] = 0.075
-    radius[len(names):len(names) + len(boards)] = 0.075
+    radius[len(names) : len(names) + len(boards)] = 0.075
     return _Palette(all_names, chroma, radius)
 
 
@@ -150,7 +149,9 @@ def _sample(image: np.ndarray, pts: np.ndarray, box: bool = False) -> tuple[np.n
     return acc / 9.0, inside
 
 
-def _white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> dict[int, np.ndarray]:
+def _white_gains(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry
+) -> dict[int, np.ndarray]:
     """Per seen marker: linear gains that make its white border neutral at 0.85."""
     s = geo.marker_size / 2
     b = geo.marker_border
@@ -161,8 +162,12 @@ def _white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> d
         pts = []
         for r in (s + 0.4 * b, s + 0.65 * b):
             for t in ring:
-                pts += [(cx + t * r, cy - r), (cx + t * r, cy + r), (cx - r, cy + t * r),
-                        (cx + r, cy + t * r)]
+                pts += [
+                    (cx + t * r, cy - r),
+                    (cx + t * r, cy + r),
+                    (cx - r, cy + t * r),
+                    (cx + r, cy + t * r),
+                ]
         px = loc.to_image(np.array(pts))
         vals, inside = _sample(image, px)
         if inside.sum() < 8:
@@ -188,20 +193,30 @@ def _gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeomet
 
 # --- the reader -----------------------------------------------------------------------------
 def _failed(reason: str, loc: BoardLocation | None = None) -> TrackReading:
-    return TrackReading(reason=reason, location=loc,
-                        homography=None if loc is None else loc.homography,
-                        markers={} if loc is None else dict(loc.markers))
+    return TrackReading(
+        reason=reason,
+        location=loc,
+        homography=None if loc is None else loc.homography,
+        markers={} if loc is None else dict(loc.markers),
+    )
 
 
-def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
-               location: BoardLocation | None = None) -> TrackReading:
+def read_track(
+    image: np.ndarray, geometry: BoardGeometry | None = None, location: BoardLocation | None = None
+) -> TrackReading:
     """Read every space of the track in ``image`` (BGR uint8). Never raises on a bad frame.
 
     Pass ``location`` (from a previous frame of a fixed camera) to skip marker detection.
     """
     geo = geometry or load_geometry()
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 \
-            or image.shape[2] != 3 or image.shape[0] < 32 or image.shape[1] < 32:
+    if (
+        not isinstance(image, np.ndarray)
+        or image.dtype != np.uint8
+        or image.ndim != 3
+        or image.shape[2] != 3
+        or image.shape[0] < 32
+        or image.shape[1] < 32
+    ):
         return _failed(f"not a BGR colour image: {getattr(image, 'shape', type(image).__name__)}")
     try:
         loc = location or locate_board(image, geo)
@@ -212,8 +227,11 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
         return _failed("the markers' white borders are not visible: cannot balance colour", loc)
     sharp = _sharpness(image, loc, geo)
     if sharp < 0.12:
-        return _failed(f"the frame is too blurred to read the stacks (edge contrast {sharp:.2f}): "
-                       "camera moving or out of focus?", loc)
+        return _failed(
+            f"the frame is too blurred to read the stacks (edge contrast {sharp:.2f}): "
+            "camera moving or out of focus?",
+            loc,
+        )
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
     spaces, desert = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
@@ -229,9 +247,16 @@ def read_track(image: np.ndarray, geometry: BoardGeometry | None = None,
     track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
     uncertain = sorted(s for s, r in spaces.items() if r.uncertain)
     conf = float(min([r.confidence for r in spaces.values() if not r.uncertain] or [0.0]))
-    return TrackReading(track=track, desert={s: d for s, d in desert.items() if s not in uncertain},
-                        confidence=conf, uncertain=uncertain, homography=loc.homography,
-                        spaces=spaces, markers=dict(loc.markers), location=loc)
+    return TrackReading(
+        track=track,
+        desert={s: d for s, d in desert.items() if s not in uncertain},
+        confidence=conf,
+        uncertain=uncertain,
+        homography=loc.homography,
+        spaces=spaces,
+        markers=dict(loc.markers),
+        location=loc,
+    )
 
 
 def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> float:
@@ -256,8 +281,9 @@ def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> flo
     return float(np.median((g[:, 0] - g[:, 1]) / np.maximum(g[:, 0], 1.0)))
 
 
-def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
-                   gains: dict[int, np.ndarray]) -> list[np.ndarray]:
+def _board_colours(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, gains: dict[int, np.ndarray]
+) -> list[np.ndarray]:
     """The board's own colours, white-balanced: the spaces (median over the corners of every
     space), the margin outside the ring and the field inside it. Learnt from the frame, so a
     differently printed board still reads."""
@@ -275,8 +301,12 @@ def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     for f in t:
         x, y = x0 + f * (x1 - x0), y0 + f * (y1 - y0)
         outer += [(x, y0 - 12), (x, y1 + 12), (x0 - 12, y), (x1 + 12, y)]
-        inner += [(x, y0 + geo.cell + 10), (x, y1 - geo.cell - 10),
-                  (x0 + geo.cell + 10, y), (x1 - geo.cell - 10, y)]
+        inner += [
+            (x, y0 + geo.cell + 10),
+            (x, y1 - geo.cell - 10),
+            (x0 + geo.cell + 10, y),
+            (x1 - geo.cell - 10, y),
+        ]
     out = []
     for group in (cells, outer, inner):
         pts = np.array(group)
@@ -288,9 +318,13 @@ def _board_colours(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     return out
 
 
-def _read_spaces(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
-                 gains: dict[int, np.ndarray], pal: _Palette
-                 ) -> tuple[dict[int, SpaceReading], dict[int, str]]:
+def _read_spaces(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    pal: _Palette,
+) -> tuple[dict[int, SpaceReading], dict[int, str]]:
     """Sample every space's column at once (one projection, one lookup), then decode each."""
     ids = geo.spaces
     k = len(ids)
@@ -301,15 +335,18 @@ def _read_spaces(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
     d = np.array([geo.direction(s) for s in ids])
     across = np.column_stack([-d[:, 1], d[:, 0]])
     # distance from the centre to the footprint's edge, towards the camera
-    a = np.minimum(geo.camel_length / 2 / np.maximum(np.abs((u * d).sum(1)), 1e-6),
-                   geo.camel_width / 2 / np.maximum(np.abs((u * across).sum(1)), 1e-6))
+    a = np.minimum(
+        geo.camel_length / 2 / np.maximum(np.abs((u * d).sum(1)), 1e-6),
+        geo.camel_width / 2 / np.maximum(np.abs((u * across).sum(1)), 1e-6),
+    )
     front = c + u * (a * 0.9)[:, None]
     back = c - u * a[:, None]
     side = np.column_stack([-u[:, 1], u[:, 0]])
     hgt = geo.camel_height
     z_lo, z_hi = -1.2 * hgt, (geo.max_stack + 2.5) * hgt
-    ends = loc.to_image(np.concatenate([front, front, front, back]),
-                        np.repeat([z_lo, z_hi, 0.0, hgt], k)).reshape(4, k, 2)
+    ends = loc.to_image(
+        np.concatenate([front, front, front, back]), np.repeat([z_lo, z_hi, 0.0, hgt], k)
+    ).reshape(4, k, 2)
     band_px_at = loc.to_image(front, hgt)
     length_px = np.linalg.norm(ends[1] - ends[0], axis=1)
     n = int(max(length_px.max(), 8))
@@ -341,10 +378,17 @@ def _read_spaces(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
             desert[s] = tiles[i]
             continue
         px_per_sample = float(length_px[i]) / (n - 1)
-        r = _decode(labels[i], pal, band_s, float(top_px[i] / band_px[i]) * band_s,
-                    base_idx, geo, px_per_sample)
+        r = _decode(
+            labels[i],
+            pal,
+            band_s,
+            float(top_px[i] / band_px[i]) * band_s,
+            base_idx,
+            geo,
+            px_per_sample,
+        )
         top = base_idx + (len(r.camels) + 1) * band_s
-        if r.camels and float(clipped[i, base_idx:int(top)].mean()) > 0.15:
+        if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert
@@ -361,8 +405,9 @@ def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
-def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int,
-                px: float = 1.0) -> list[list[int]]:
+def _clean_runs(
+    label: np.ndarray, band: float, unknown: int, n_camel: int, px: float = 1.0
+) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
     become gaps, and a class split by a gap is joined. Returns [class, start, end) lists."""
@@ -385,8 +430,15 @@ def _clean_runs(label: np.ndarray, band: float, unknown: int, n_camel: int,
     return merged
 
 
-def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base_idx: int,
-            geo: BoardGeometry, px: float = 1.0) -> SpaceReading:
+def _decode(
+    label: np.ndarray,
+    pal: _Palette,
+    band: float,
+    top_face: float,
+    base_idx: int,
+    geo: BoardGeometry,
+    px: float = 1.0,
+) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column."""
     names = pal.names
     n_camel = len(geo.colours)
@@ -412,8 +464,13 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
             return SpaceReading([], 0.0, True, f"something neither camel nor board covers {where}")
-        if not started and names[cl] != BOARD and cl < n_camel + 1 + 10 and names[cl].startswith(
-                BOARD) and en > base_idx - 0.3 * band:
+        if (
+            not started
+            and names[cl] != BOARD
+            and cl < n_camel + 1 + 10
+            and names[cl].startswith(BOARD)
+            and en > base_idx - 0.3 * band
+        ):
             # the margin's colour right in front of a stack cannot be there: skin looks like it
             return SpaceReading([], 0.0, True, "something the colour of the margin covers the base")
         if started:
@@ -424,7 +481,7 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
         return SpaceReading([], 0.9)
     if spans[0][0] > base_idx + 0.8 * band:
         return SpaceReading([], 0.0, True, "the lowest band starts too high: a camel unread below?")
-    for (_, en), (st, _) in zip(spans, spans[1:]):
+    for (_, en), (st, _) in zip(spans, spans[1:], strict=False):
         if st - en > 0.55 * band:
             return SpaceReading([], 0.0, True, "an unreadable band between two camels")
     lengths = [en - st for st, en in spans]
@@ -442,8 +499,13 @@ def _decode(label: np.ndarray, pal: _Palette, band: float, top_face: float, base
     return SpaceReading(camels, max(conf, 0.3))
 
 
-def _read_tiles(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry,
-                gains: dict[int, np.ndarray], pal: _Palette) -> list[str | None]:
+def _read_tiles(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    pal: _Palette,
+) -> list[str | None]:
     """Per space, 'oasis' / 'mirage' when most of its middle shows that side's colour."""
     c = np.array([geo.space_centres[s] for s in geo.spaces])
     k = geo.tile_size * 0.35

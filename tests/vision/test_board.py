@@ -95,7 +95,7 @@ def test_too_few_markers_says_which_were_seen(geo, scenes):
         c = np.asarray(truth.markers[mid])
         x0, y0 = (c.min(axis=0) - 15).astype(int)
         x1, y1 = (c.max(axis=0) + 15).astype(int)
-        img[max(y0, 0):y1, max(x0, 0):x1] = (90, 140, 190)
+        img[max(y0, 0) : y1, max(x0, 0) : x1] = (90, 140, 190)
     with pytest.raises(BoardNotFound, match=r"saw 2 board marker\(s\) \[2, 3\], need 3"):
         locate_board(img, geo)
 

@@ -24,14 +24,16 @@ def _images_and_placements(pdf: bytes):
     images = []
     for m in re.finditer(rb"/Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", pdf):
         w, h, n = (int(v) for v in m.groups())
-        data = zlib.decompress(pdf[m.end():m.end() + n])
+        data = zlib.decompress(pdf[m.end() : m.end() + n])
         images.append(np.frombuffer(data, np.uint8).reshape(h, w))
     sizes = []
     for m in re.finditer(rb"/Length (\d+) /Filter /FlateDecode >>\nstream\n", pdf):
         n = int(m.group(1))
-        content = zlib.decompress(pdf[m.end():m.end() + n]).decode()
-        sizes += [(float(a), float(b)) for a, b in
-                  re.findall(r"q ([\d.]+) 0 0 ([\d.]+) [\d.]+ [\d.]+ cm /Im\d+ Do Q", content)]
+        content = zlib.decompress(pdf[m.end() : m.end() + n]).decode()
+        sizes += [
+            (float(a), float(b))
+            for a, b in re.findall(r"q ([\d.]+) 0 0 ([\d.]+) [\d.]+ [\d.]+ cm /Im\d+ Do Q", content)
+        ]
     return images, sizes
 
 
@@ -66,18 +68,28 @@ def test_marker_image_has_its_white_border():
     img = marker_image(geo, 2, module_px=10)
     b = int(round(geo.marker_border / (geo.marker_size / 6) * 10))
     assert img.shape == (60 + 2 * b, 60 + 2 * b)
-    assert img[:b].min() == 255 and img[b:b + 10, b:b + 10].max() == 0
+    assert img[:b].min() == 255 and img[b : b + 10, b : b + 10].max() == 0
     with pytest.raises(ValueError, match="not on the board"):
         marker_image(geo, 42)
 
 
 def test_cli_writes_the_pdf(tmp_path):
     out = tmp_path / "m.pdf"
-    r = subprocess.run([sys.executable, "-m", "hub.cli", "markers", "--out", str(out),
-                        "--size-mm", "40"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "markers", "--out", str(out), "--size-mm", "40"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert out.read_bytes().startswith(b"%PDF")
     assert "markers.size: 50" in r.stderr  # tells the user to update board.yaml
-    bad = subprocess.run([sys.executable, "-m", "hub.cli", "markers", "--out", str(out),
-                          "--size-mm", "500"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "markers", "--out", str(out), "--size-mm", "500"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert bad.returncode == 2

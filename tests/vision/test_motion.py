@@ -17,8 +17,9 @@ from vision.render.hands import draw_hand
 def table():
     """One board frame (no effects) and the reveal zone's box grown by a margin."""
     geo = load_geometry()
-    img, _ = render_board_scene(np.random.default_rng(4), track={3: ["blue"]}, desert={},
-                                geometry=geo, effects=False)
+    img, _ = render_board_scene(
+        np.random.default_rng(4), track={3: ["blue"]}, desert={}, geometry=geo, effects=False
+    )
     loc = locate_board(img, geo)
     return img, reveal_zone_box(loc, geo, margin_mm=25)
 
@@ -32,11 +33,19 @@ class Film:
 
     def frame(self, die=None, hand=None):
         # drawn on the zone's crop only: the same pixels the watcher sees, at a fraction of the cost
-        img = self.base[self.y:self.y + self.h, self.x:self.x + self.w].copy()
+        img = self.base[self.y : self.y + self.h, self.x : self.x + self.w].copy()
         if die is not None:
             (dx, dy), colour = die
-            draw_die(img, (dx * self.w, dy * self.h), 22, colour, 2,
-                     np.random.default_rng(1), angle=20, shadow=True)
+            draw_die(
+                img,
+                (dx * self.w, dy * self.h),
+                22,
+                colour,
+                2,
+                np.random.default_rng(1),
+                angle=20,
+                shadow=True,
+            )
         if hand is not None:
             draw_hand(img, np.random.default_rng(2), (hand[0] * self.w, hand[1] * self.h), 1.3)
         return add_noise(img, self.rng, 2.0)
@@ -54,10 +63,10 @@ def run(watcher, frames):
 def test_one_die_released_is_read_exactly_once(table):
     film = Film(table)
     w = ZoneWatcher("die", still_frames=4)
-    frames = [film.frame() for _ in range(3)]                                  # empty
-    frames += [film.frame(hand=(0.5, 0.3 + 0.05 * i)) for i in range(3)]       # hand comes in
+    frames = [film.frame() for _ in range(3)]  # empty
+    frames += [film.frame(hand=(0.5, 0.3 + 0.05 * i)) for i in range(3)]  # hand comes in
     frames += [film.frame(die=((0.3 + 0.05 * i, 0.5), "blue")) for i in range(3)]  # rolling
-    frames += [film.frame(die=((0.45, 0.5), "blue")) for _ in range(12)]       # at rest
+    frames += [film.frame(die=((0.45, 0.5), "blue")) for _ in range(12)]  # at rest
     reads = run(w, frames)
     assert len(reads) == 1 and reads[0] >= 9 + 4  # not before N still frames after it stopped
     assert w.state == State.HELD
@@ -77,12 +86,12 @@ def test_a_die_that_stays_is_not_read_again_a_new_one_is(table):
     film = Film(table)
     w = ZoneWatcher("die", still_frames=3)
     frames = [film.frame() for _ in range(2)]
-    frames += [film.frame(die=((0.4, 0.5), "yellow")) for _ in range(6)]        # read 1
+    frames += [film.frame(die=((0.4, 0.5), "yellow")) for _ in range(6)]  # read 1
     frames += [film.frame(die=((0.4, 0.5), "yellow"), hand=(0.4, 0.4)) for _ in range(3)]
-    frames += [film.frame(die=((0.4, 0.5), "yellow")) for _ in range(6)]        # stays: no read
-    frames += [film.frame(hand=(0.4, 0.4)) for _ in range(2)]                   # picked up
-    frames += [film.frame() for _ in range(3)]                                  # empty again
-    frames += [film.frame(die=((0.6, 0.5), "orange")) for _ in range(6)]        # read 2
+    frames += [film.frame(die=((0.4, 0.5), "yellow")) for _ in range(6)]  # stays: no read
+    frames += [film.frame(hand=(0.4, 0.4)) for _ in range(2)]  # picked up
+    frames += [film.frame() for _ in range(3)]  # empty again
+    frames += [film.frame(die=((0.6, 0.5), "orange")) for _ in range(6)]  # read 2
     reads = run(w, frames)
     assert len(reads) == 2, reads
     assert 2 + 3 <= reads[0] < 8 and reads[1] >= 22
@@ -96,8 +105,9 @@ def test_track_mode_reads_after_a_move_once_hands_are_gone():
     pose = sample_pose(pose_rng, geo)
 
     def shot(track):
-        img, _ = render_board_scene(np.random.default_rng(1), track=track, desert={},
-                                    pose=pose, geometry=geo, effects=False)
+        img, _ = render_board_scene(
+            np.random.default_rng(1), track=track, desert={}, pose=pose, geometry=geo, effects=False
+        )
         return img
 
     before = shot({2: ["blue"], 5: ["green"]})
@@ -111,10 +121,10 @@ def test_track_mode_reads_after_a_move_once_hands_are_gone():
             draw_hand(img, np.random.default_rng(hand), (float(c[0]), float(c[1])), 1.2)
         return add_noise(img, noise, 2.0)
 
-    frames = [frame(before) for _ in range(2)]                      # settled
-    frames += [frame(before, hand=s) for s in (2, 3, 4)]            # a hand moves the camel
-    frames += [frame(after) for _ in range(6)]                      # gone, still
-    frames += [frame(after) for _ in range(4)]                      # nothing more happens
+    frames = [frame(before) for _ in range(2)]  # settled
+    frames += [frame(before, hand=s) for s in (2, 3, 4)]  # a hand moves the camel
+    frames += [frame(after) for _ in range(6)]  # gone, still
+    frames += [frame(after) for _ in range(4)]  # nothing more happens
     w = ZoneWatcher("track", still_frames=3)
     reads = run(w, frames)
     assert len(reads) == 1 and reads[0] >= 5 + 3 - 1

@@ -26,8 +26,12 @@ def test_same_seed_same_frame_other_seed_other_frame():
 
 
 def test_truth_carries_track_desert_homography_and_die_box():
-    img, t = render_board_scene(np.random.default_rng(1), track={3: ["blue", "green"]},
-                                desert={5: "mirage"}, die=("white", 3))
+    img, t = render_board_scene(
+        np.random.default_rng(1),
+        track={3: ["blue", "green"]},
+        desert={5: "mirage"},
+        die=("white", 3),
+    )
     j = json.loads(json.dumps(t.to_json()))
     assert j["track"] == {"3": ["blue", "green"]} and j["desert"] == {"5": "mirage"}
     assert np.asarray(j["homography"]).shape == (3, 3)
@@ -45,10 +49,12 @@ def test_truth_carries_track_desert_homography_and_die_box():
 def test_a_stack_shows_its_colours_above_its_space():
     geo = load_geometry()
     pose = sample_pose(np.random.default_rng(2), geo)
-    img, _ = render_board_scene(np.random.default_rng(2), track={8: ["blue"]}, desert={},
-                                pose=pose, effects=False)
-    empty, _ = render_board_scene(np.random.default_rng(2), track={}, desert={}, pose=pose,
-                                  effects=False)
+    img, _ = render_board_scene(
+        np.random.default_rng(2), track={8: ["blue"]}, desert={}, pose=pose, effects=False
+    )
+    empty, _ = render_board_scene(
+        np.random.default_rng(2), track={}, desert={}, pose=pose, effects=False
+    )
     p = pose.project(np.array(geo.space_centres[8]), geo.camel_height / 2)[0].round().astype(int)
     b, g, r = img[p[1], p[0]].astype(int)
     assert b > r + 60  # blue paint where the camel stands
@@ -76,23 +82,44 @@ def test_random_positions_are_legal():
         assert all(abs(a - b) > 1 for a in desert for b in desert if a != b)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"track": {3: ["pink"]}}, "unknown camel colour"),
-    ({"track": {3: ["blue"], 4: ["blue"]}}, "twice"),
-    ({"track": {17: ["blue"]}}, "not on the track"),
-    ({"track": {3: ["blue"]}, "desert": {3: "oasis"}}, "both camels and a desert tile"),
-    ({"track": {}, "desert": {4: "lake"}}, "oasis' or 'mirage"),
-    ({"track": {}, "hands": 9}, "hands"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"track": {3: ["pink"]}}, "unknown camel colour"),
+        ({"track": {3: ["blue"], 4: ["blue"]}}, "twice"),
+        ({"track": {17: ["blue"]}}, "not on the track"),
+        ({"track": {3: ["blue"]}, "desert": {3: "oasis"}}, "both camels and a desert tile"),
+        ({"track": {}, "desert": {4: "lake"}}, "oasis' or 'mirage"),
+        ({"track": {}, "hands": 9}, "hands"),
+    ],
+)
 def test_bad_positions_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         render_board_scene(np.random.default_rng(0), **kwargs)
 
 
 def test_cli_render_board_writes_frames_and_truth(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "hub.cli", "render", "--kind", "board", "--seed",
-                        "3", "--out", str(tmp_path), "-n", "2", "--die"], capture_output=True,
-                       text=True, cwd=REPO, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "render",
+            "--kind",
+            "board",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path),
+            "-n",
+            "2",
+            "--die",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert sorted(truth) == ["board_3.png", "board_4.png"]

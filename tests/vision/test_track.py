@@ -27,8 +27,12 @@ def geo():
 
 def test_reads_the_brief_example_exactly(geo):
     rng = np.random.default_rng(21)
-    img, truth = render_board_scene(rng, track={3: ["blue", "green"], 11: ["white"]},
-                                    desert={5: "mirage", 8: "oasis"}, geometry=geo)
+    img, truth = render_board_scene(
+        rng,
+        track={3: ["blue", "green"], 11: ["white"]},
+        desert={5: "mirage", 8: "oasis"},
+        geometry=geo,
+    )
     r = read_track(img, geo)
     assert r.reason is None
     assert r.track == {3: ["blue", "green"], 11: ["white"]}
@@ -40,8 +44,9 @@ def test_reads_the_brief_example_exactly(geo):
 
 def test_a_five_camel_stack_reads_bottom_to_top(geo):
     order = ["white", "orange", "green", "yellow", "blue"]
-    img, _ = render_board_scene(np.random.default_rng(11), track={12: order}, desert={},
-                                geometry=geo, effects=False)
+    img, _ = render_board_scene(
+        np.random.default_rng(11), track={12: order}, desert={}, geometry=geo, effects=False
+    )
     r = read_track(img, geo)
     assert r.track == {12: order}
 
@@ -119,12 +124,18 @@ def test_wrong_input_types_give_a_reason(geo):
 
 
 def test_cli_read_track(tmp_path, geo):
-    img, _ = render_board_scene(np.random.default_rng(7), track={3: ["blue", "green"]},
-                                desert={5: "mirage"}, geometry=geo)
+    img, _ = render_board_scene(
+        np.random.default_rng(7), track={3: ["blue", "green"]}, desert={5: "mirage"}, geometry=geo
+    )
     p = tmp_path / "frame.png"
     cv2.imwrite(str(p), img)
-    out = subprocess.run([sys.executable, "-m", "hub.cli", "read-track", "--json", str(p)],
-                         capture_output=True, text=True, cwd=REPO, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "read-track", "--json", str(p)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["track"] == {"3": ["blue", "green"]}
@@ -132,7 +143,12 @@ def test_cli_read_track(tmp_path, geo):
     assert set(data) == {"track", "desert", "confidence", "uncertain"}
     bad = tmp_path / "notes.txt"
     bad.write_text("not a picture")
-    out = subprocess.run([sys.executable, "-m", "hub.cli", "read-track", str(bad)],
-                         capture_output=True, text=True, cwd=REPO, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "read-track", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert out.returncode == 1
     assert "error" in json.loads(out.stdout)

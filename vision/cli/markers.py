@@ -14,9 +14,16 @@ from pathlib import Path
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="markers.pdf", metavar="PDF", help="default markers.pdf")
-    parser.add_argument("--size-mm", type=float, default=None, metavar="N",
-                        help="side of each marker's black square in mm (default: board.yaml's)")
-    parser.add_argument("--board", metavar="YAML", help="board geometry (default hardware/board.yaml)")
+    parser.add_argument(
+        "--size-mm",
+        type=float,
+        default=None,
+        metavar="N",
+        help="side of each marker's black square in mm (default: board.yaml's)",
+    )
+    parser.add_argument(
+        "--board", metavar="YAML", help="board geometry (default hardware/board.yaml)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     size = args.size_mm or geo.marker_size
     print(f"wrote {args.out}: {len(geo.marker_centres)} markers, {size:g} mm, A4")
     if args.size_mm is not None and args.size_mm != geo.marker_size:
-        print(f"note: board.yaml says markers.size: {geo.marker_size:g}; change it to {size:g}",
-              file=sys.stderr)
+        print(
+            f"note: board.yaml says markers.size: {geo.marker_size:g}; change it to {size:g}",
+            file=sys.stderr,
+        )
     return 0

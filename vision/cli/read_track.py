@@ -17,11 +17,17 @@ import numpy as np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", metavar="IMAGE", help="a camera frame of the board")
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON (the default; kept for symmetry with read-dice)")
-    parser.add_argument("--board", metavar="YAML", help="board geometry (default hardware/board.yaml)")
-    parser.add_argument("--why", action="store_true",
-                        help="also give the reason for each uncertain space")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (the default; kept for symmetry with read-dice)",
+    )
+    parser.add_argument(
+        "--board", metavar="YAML", help="board geometry (default hardware/board.yaml)"
+    )
+    parser.add_argument(
+        "--why", action="store_true", help="also give the reason for each uncertain space"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

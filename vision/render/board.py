@@ -64,7 +64,7 @@ def _marker_image(geo: BoardGeometry, marker_id: int) -> np.ndarray:
     black = cv2.resize(bits, (side, side), interpolation=cv2.INTER_AREA)
     b = _mm(geo.marker_border)
     out = np.full((side + 2 * b, side + 2 * b), 255, np.uint8)
-    out[b:b + side, b:b + side] = black
+    out[b : b + side, b : b + side] = black
     return cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
 
 
@@ -75,22 +75,41 @@ def _base_texture(geo: BoardGeometry) -> np.ndarray:
     tex = np.empty((H, W, 3), np.uint8)
     tex[:] = _DESERT
     rng = np.random.default_rng(1234)  # fixed: the printed board is always the same
-    blotch = cv2.resize(rng.normal(0, 1, (12, 12)).astype(np.float32), (W, H),
-                        interpolation=cv2.INTER_CUBIC)
+    blotch = cv2.resize(
+        rng.normal(0, 1, (12, 12)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC
+    )
     tex = np.clip(tex * (1 + 0.05 * blotch[..., None]), 0, 255).astype(np.uint8)
     for space in geo.spaces:
         poly = geo.space_polygon(space)
         p0, p1 = poly[0], poly[2]
         cv2.rectangle(tex, (_mm(p0[0]), _mm(p0[1])), (_mm(p1[0]), _mm(p1[1])), _SAND, -1)
         cv2.rectangle(tex, (_mm(p0[0]), _mm(p0[1])), (_mm(p1[0]), _mm(p1[1])), _LINE, _mm(1.5))
-        cv2.putText(tex, str(space), (_mm(p0[0] + 4), _mm(p0[1] + 14)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.9, _LINE, 2, cv2.LINE_AA)
+        cv2.putText(
+            tex,
+            str(space),
+            (_mm(p0[0] + 4), _mm(p0[1] + 14)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.9,
+            _LINE,
+            2,
+            cv2.LINE_AA,
+        )
     # the pyramid's place and the reveal zone tray
     pc, ps = geo.pyramid_centre, geo.pyramid_size / 2
-    cv2.rectangle(tex, (_mm(pc[0] - ps), _mm(pc[1] - ps)), (_mm(pc[0] + ps), _mm(pc[1] + ps)),
-                  (120, 160, 190), -1)
-    tri = np.array([[pc[0], pc[1] - ps * 0.8], [pc[0] + ps * 0.8, pc[1] + ps * 0.7],
-                    [pc[0] - ps * 0.8, pc[1] + ps * 0.7]])
+    cv2.rectangle(
+        tex,
+        (_mm(pc[0] - ps), _mm(pc[1] - ps)),
+        (_mm(pc[0] + ps), _mm(pc[1] + ps)),
+        (120, 160, 190),
+        -1,
+    )
+    tri = np.array(
+        [
+            [pc[0], pc[1] - ps * 0.8],
+            [pc[0] + ps * 0.8, pc[1] + ps * 0.7],
+            [pc[0] - ps * 0.8, pc[1] + ps * 0.7],
+        ]
+    )
     cv2.fillConvexPoly(tex, np.round(tri * TEXTURE_PX_PER_MM).astype(np.int32), (90, 130, 170))
     zone = np.round(np.asarray(geo.reveal_zone) * TEXTURE_PX_PER_MM).astype(np.int32)
     cv2.fillConvexPoly(tex, zone, (170, 200, 215))
@@ -100,19 +119,20 @@ def _base_texture(geo: BoardGeometry) -> np.ndarray:
         cx, cy = geo.marker_centres[mid]
         n = img.shape[0]
         x0, y0 = _mm(cx) - n // 2, _mm(cy) - n // 2
-        tex[y0:y0 + n, x0:x0 + n] = img
+        tex[y0 : y0 + n, x0 : x0 + n] = img
     return tex
 
 
-def _draw_tile(tex: np.ndarray, geo: BoardGeometry, space: int, side: str,
-               rng: np.random.Generator) -> None:
+def _draw_tile(
+    tex: np.ndarray, geo: BoardGeometry, space: int, side: str, rng: np.random.Generator
+) -> None:
     """A desert tile: oasis = palms and a pool on green sand, mirage = lilac heat waves."""
     cx, cy = geo.space_centres[space]
     s = geo.tile_size / 2
     a = np.deg2rad(rng.normal(0, 5))
     sq = np.array([[-s, -s], [s, -s], [s, s], [-s, s]]) @ np.array(
-        [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]).T + [cx + rng.normal(0, 2),
-                                                                 cy + rng.normal(0, 2)]
+        [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
+    ).T + [cx + rng.normal(0, 2), cy + rng.normal(0, 2)]
     poly = np.round(sq * TEXTURE_PX_PER_MM).astype(np.int32)
     c = (int(round(cx * TEXTURE_PX_PER_MM)), int(round(cy * TEXTURE_PX_PER_MM)))
     if side == "oasis":
@@ -121,8 +141,9 @@ def _draw_tile(tex: np.ndarray, geo: BoardGeometry, space: int, side: str,
         for dx in (-14, 12):
             base = (c[0] + _mm(dx), c[1] - _mm(2))
             cv2.line(tex, base, (base[0], base[1] - _mm(16)), (40, 80, 110), _mm(2.5))
-            cv2.ellipse(tex, (base[0], base[1] - _mm(18)), (_mm(9), _mm(4)), 0, 0, 360,
-                        (50, 120, 40), -1)
+            cv2.ellipse(
+                tex, (base[0], base[1] - _mm(18)), (_mm(9), _mm(4)), 0, 0, 360, (50, 120, 40), -1
+            )
     elif side == "mirage":
         cv2.fillConvexPoly(tex, poly, geo.tile_colours["mirage"][::-1])
         for k in range(-2, 3):
@@ -148,9 +169,14 @@ def _look_at(centre: np.ndarray, target: np.ndarray, roll: float) -> np.ndarray:
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ R
 
 
-def sample_pose(rng: np.random.Generator, geometry: BoardGeometry | None = None,
-                size: tuple[int, int] = (1280, 720), *, tilt_deg: tuple[float, float] = (24, 38),
-                hfov_deg: tuple[float, float] = (55, 70)) -> CameraPose:
+def sample_pose(
+    rng: np.random.Generator,
+    geometry: BoardGeometry | None = None,
+    size: tuple[int, int] = (1280, 720),
+    *,
+    tilt_deg: tuple[float, float] = (24, 38),
+    hfov_deg: tuple[float, float] = (55, 70),
+) -> CameraPose:
     """A camera looking down at the board from one side: tilt, yaw, height, offsets, roll vary.
 
     The distance is the smallest that keeps the whole board (and a 5-stack's top) in frame,
@@ -165,8 +191,9 @@ def sample_pose(rng: np.random.Generator, geometry: BoardGeometry | None = None,
     roll = np.deg2rad(rng.normal(0, 2.0))
     centre = np.array([geo.width / 2, geo.height / 2])
     target = np.append(centre + rng.normal(0, 10, 2), 0.0)
-    direction = np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth),
-                          -np.cos(tilt)])
+    direction = np.array(
+        [np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), -np.cos(tilt)]
+    )
     corners = np.array([[0, 0], [geo.width, 0], [geo.width, geo.height], [0, geo.height]])
     margin = float(rng.uniform(1.02, 1.12))
     lo, hi = 200.0, 5000.0
@@ -176,8 +203,12 @@ def sample_pose(rng: np.random.Generator, geometry: BoardGeometry | None = None,
         R = _look_at(C, target, roll)
         pose = CameraPose(K=K, R=R, t=-R @ C)
         pts = pose.project(corners, 0.0)
-        inside = (pts[:, 0] > 0.02 * w).all() and (pts[:, 0] < 0.98 * w).all() and (
-            pts[:, 1] > 0.02 * h).all() and (pts[:, 1] < 0.98 * h).all()
+        inside = (
+            (pts[:, 0] > 0.02 * w).all()
+            and (pts[:, 0] < 0.98 * w).all()
+            and (pts[:, 1] > 0.02 * h).all()
+            and (pts[:, 1] < 0.98 * h).all()
+        )
         lo, hi = (lo, d) if inside else (d, hi)
     C = target + direction * hi * margin
     R = _look_at(C, target, roll)
@@ -187,17 +218,23 @@ def sample_pose(rng: np.random.Generator, geometry: BoardGeometry | None = None,
 def _pose_info(pose: CameraPose) -> dict[str, Any]:
     c = pose.centre
     fwd = pose.R[2]
-    return {"focal_px": float(pose.K[0, 0]), "centre_mm": [float(v) for v in c],
-            "tilt_deg": float(np.degrees(np.arccos(min(1.0, fwd[2] / np.linalg.norm(fwd))))),
-            "K": pose.K.tolist(), "R": pose.R.tolist(), "t": pose.t.tolist()}
+    return {
+        "focal_px": float(pose.K[0, 0]),
+        "centre_mm": [float(v) for v in c],
+        "tilt_deg": float(np.degrees(np.arccos(min(1.0, fwd[2] / np.linalg.norm(fwd))))),
+        "K": pose.K.tolist(),
+        "R": pose.R.tolist(),
+        "t": pose.t.tolist(),
+    }
 
 
 # --- game positions -----------------------------------------------------------------------
 COLOURS = ("blue", "green", "orange", "yellow", "white")
 
 
-def random_position(rng: np.random.Generator, geometry: BoardGeometry | None = None,
-                    max_tiles: int = 3) -> tuple[dict[int, list[str]], dict[int, str]]:
+def random_position(
+    rng: np.random.Generator, geometry: BoardGeometry | None = None, max_tiles: int = 3
+) -> tuple[dict[int, list[str]], dict[int, str]]:
     """A legal-looking position: the five camels on 1..5 spaces (stacks are common), 0..3 tiles."""
     geo = geometry or load_geometry()
     n_spaces = len(geo.space_centres)
@@ -206,11 +243,14 @@ def random_position(rng: np.random.Generator, geometry: BoardGeometry | None = N
     spaces = sorted(int(s) for s in rng.choice(np.arange(1, n_spaces + 1), n_stacks, replace=False))
     cuts = sorted(int(c) for c in rng.choice(np.arange(1, 5), n_stacks - 1, replace=False))
     groups = np.split(np.array(order), cuts)
-    track = {s: [str(c) for c in g] for s, g in zip(spaces, groups)}
+    track = {s: [str(c) for c in g] for s, g in zip(spaces, groups, strict=False)}
     desert: dict[int, str] = {}
     for _ in range(int(rng.integers(0, max_tiles + 1))):
-        free = [s for s in range(2, n_spaces + 1) if s not in track and s not in desert
-                and s - 1 not in desert and s + 1 not in desert]
+        free = [
+            s
+            for s in range(2, n_spaces + 1)
+            if s not in track and s not in desert and s - 1 not in desert and s + 1 not in desert
+        ]
         if not free:
             break
         desert[int(rng.choice(free))] = "oasis" if rng.random() < 0.5 else "mirage"
@@ -220,10 +260,15 @@ def random_position(rng: np.random.Generator, geometry: BoardGeometry | None = N
 # --- the scene ----------------------------------------------------------------------------
 def _table(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     w, h = size
-    base = np.array([(70, 100, 140), (120, 160, 200), (60, 60, 60), (200, 200, 198),
-                     (60, 90, 50)][int(rng.integers(5))], np.float32)
-    grain = cv2.resize(rng.normal(0, 1, (8, 40)).astype(np.float32), (w, h),
-                       interpolation=cv2.INTER_CUBIC)
+    base = np.array(
+        [(70, 100, 140), (120, 160, 200), (60, 60, 60), (200, 200, 198), (60, 90, 50)][
+            int(rng.integers(5))
+        ],
+        np.float32,
+    )
+    grain = cv2.resize(
+        rng.normal(0, 1, (8, 40)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+    )
     return np.clip(base * (1 + 0.08 * grain[..., None]), 0, 255).astype(np.uint8)
 
 
@@ -256,7 +301,7 @@ def render_board_scene(
         if s in track:
             raise ValueError(f"space {s} holds both camels and a desert tile")
     seen: set[str] = set()
-    for s, cs in track.items():
+    for cs in track.values():
         for c in cs:
             if c in seen:
                 raise ValueError(f"camel {c!r} is on the track twice")
@@ -275,8 +320,12 @@ def render_board_scene(
     Hpx = pose.homography @ S
     img = _table(rng, size)
     warped = cv2.warpPerspective(tex, Hpx, (w, h), flags=cv2.INTER_LINEAR)
-    inside = cv2.warpPerspective(np.full(tex.shape[:2], 255, np.uint8), Hpx, (w, h),
-                                 flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255.0
+    inside = (
+        cv2.warpPerspective(
+            np.full(tex.shape[:2], 255, np.uint8), Hpx, (w, h), flags=cv2.INTER_LINEAR
+        ).astype(np.float32)[..., None]
+        / 255.0
+    )
     img = np.clip(img * (1 - inside) + warped * inside, 0, 255).astype(np.uint8)
     # camels with their shadows, lit by one lamp
     la, le = rng.uniform(0, 2 * np.pi), np.deg2rad(rng.uniform(40, 80))
@@ -305,8 +354,9 @@ def render_board_scene(
             space = int(rng.choice(geo.spaces))
             c = geo.space_centres[space]
             pa, pb = pose.project(np.array([c, [c[0] + 10, c[1]]]), 0.0)
-            hand_mask |= draw_hand(img, rng, (float(pa[0]), float(pa[1])),
-                                   float(np.linalg.norm(pb - pa)) / 10)
+            hand_mask |= draw_hand(
+                img, rng, (float(pa[0]), float(pa[1])), float(np.linalg.norm(pb - pa)) / 10
+            )
         for space in geo.spaces:
             region = np.zeros((h, w), np.uint8)
             cv2.fillConvexPoly(region, np.round(stack_region(pose, geo, space)).astype(np.int32), 1)
@@ -324,8 +374,14 @@ def render_board_scene(
     for mid in geo.marker_centres:
         markers[mid] = pose.project(geo.marker_corners(mid), 0.0).tolist()
     truth = BoardTruth(
-        track=track, desert=desert, homography=pose.homography.tolist(), camera=_pose_info(pose),
-        die=die_truth, covered=sorted(covered), grazed=sorted(grazed), markers=markers,
+        track=track,
+        desert=desert,
+        homography=pose.homography.tolist(),
+        camera=_pose_info(pose),
+        die=die_truth,
+        covered=sorted(covered),
+        grazed=sorted(grazed),
+        markers=markers,
         effects=asdict(params) if params else None,
     )
     return img, truth

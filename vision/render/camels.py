@@ -41,14 +41,19 @@ class Block:
 
 
 def stack_blocks(
-    geometry: BoardGeometry, track: dict[int, list[str]], rng: np.random.Generator,
-    jitter_mm: float = 2.0, jitter_deg: float = 5.0,
+    geometry: BoardGeometry,
+    track: dict[int, list[str]],
+    rng: np.random.Generator,
+    jitter_mm: float = 2.0,
+    jitter_deg: float = 5.0,
 ) -> list[Block]:
     """The blocks of every stack, placed by hand: a little off-centre and askew, as people do."""
     blocks: list[Block] = []
     for space, colours in track.items():
         if space not in geometry.space_centres:
-            raise ValueError(f"space {space} is not on the track (1..{len(geometry.space_centres)})")
+            raise ValueError(
+                f"space {space} is not on the track (1..{len(geometry.space_centres)})"
+            )
         if len(colours) > geometry.max_stack:
             raise ValueError(f"space {space}: {len(colours)} camels, at most {geometry.max_stack}")
         dx, dy = geometry.direction(space)
@@ -58,16 +63,18 @@ def stack_blocks(
         for level, name in enumerate(colours):
             if name not in geometry.colours:
                 raise ValueError(f"space {space}: unknown camel colour {name!r}")
-            blocks.append(Block(
-                x=float(bx + rng.normal(0, jitter_mm * 0.6)),
-                y=float(by + rng.normal(0, jitter_mm * 0.6)),
-                base=level * geometry.camel_height,
-                yaw=yaw0 + float(np.deg2rad(rng.normal(0, jitter_deg))),
-                length=geometry.camel_length * float(rng.uniform(0.98, 1.02)),
-                width=geometry.camel_width * float(rng.uniform(0.98, 1.02)),
-                height=geometry.camel_height * float(rng.uniform(0.97, 1.0)),
-                rgb=geometry.colours[name],
-            ))
+            blocks.append(
+                Block(
+                    x=float(bx + rng.normal(0, jitter_mm * 0.6)),
+                    y=float(by + rng.normal(0, jitter_mm * 0.6)),
+                    base=level * geometry.camel_height,
+                    yaw=yaw0 + float(np.deg2rad(rng.normal(0, jitter_deg))),
+                    length=geometry.camel_length * float(rng.uniform(0.98, 1.02)),
+                    width=geometry.camel_width * float(rng.uniform(0.98, 1.02)),
+                    height=geometry.camel_height * float(rng.uniform(0.97, 1.0)),
+                    rgb=geometry.colours[name],
+                )
+            )
     return blocks
 
 
@@ -86,15 +93,21 @@ def _faces(block: Block) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     return faces
 
 
-def draw_blocks(image: np.ndarray, pose: CameraPose, blocks: list[Block],
-                light_dir: np.ndarray, ambient: float = 0.5) -> None:
+def draw_blocks(
+    image: np.ndarray,
+    pose: CameraPose,
+    blocks: list[Block],
+    light_dir: np.ndarray,
+    ambient: float = 0.5,
+) -> None:
     """Draw ``blocks`` into ``image`` (BGR, in place), far ones first, lit from ``light_dir``.
 
     ``light_dir`` points from the scene towards the lamp, in board coordinates (z down).
     """
     cam = pose.centre
-    order = sorted(blocks, key=lambda b: -float(np.linalg.norm(
-        cam - [b.x, b.y, -(b.base + b.height / 2)])))
+    order = sorted(
+        blocks, key=lambda b: -float(np.linalg.norm(cam - [b.x, b.y, -(b.base + b.height / 2)]))
+    )
     for b in order:
         centre = np.array([b.x, b.y, -(b.base + b.height / 2)])
         for xy, hts, normal in _faces(b):
@@ -105,15 +118,25 @@ def draw_blocks(image: np.ndarray, pose: CameraPose, blocks: list[Block],
             bgr = np.array(b.rgb[::-1], np.float64) * shade
             pts = pose.project(xy, hts)
             poly = np.round(pts * 16).astype(np.int32)
-            cv2.fillConvexPoly(image, poly, tuple(float(v) for v in np.clip(bgr, 0, 255)),
-                               lineType=cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(
+                image,
+                poly,
+                tuple(float(v) for v in np.clip(bgr, 0, 255)),
+                lineType=cv2.LINE_AA,
+                shift=4,
+            )
             edge = tuple(float(v) for v in np.clip(bgr * 0.72, 0, 255))
             cv2.polylines(image, [poly], True, edge, 1, lineType=cv2.LINE_AA, shift=4)
 
 
-def draw_shadows(image: np.ndarray, pose: CameraPose, blocks: list[Block],
-                 light_dir: np.ndarray, strength: float = 0.35) -> None:
-    """Soft shadows of the blocks on the board (in place): each footprint swept away from the lamp."""
+def draw_shadows(
+    image: np.ndarray,
+    pose: CameraPose,
+    blocks: list[Block],
+    light_dir: np.ndarray,
+    strength: float = 0.35,
+) -> None:
+    """Soft shadows of the blocks on the board (in place): footprints swept away from the lamp."""
     h, w = image.shape[:2]
     mask = np.zeros((h, w), np.float32)
     horiz = light_dir[:2]

@@ -15,22 +15,40 @@ __all__ = ["SKIN_TONES", "draw_hand"]
 
 # BGR, from pale to deep brown
 SKIN_TONES: list[tuple[int, int, int]] = [
-    (180, 200, 238), (150, 180, 226), (120, 160, 212), (95, 135, 190), (70, 105, 160),
-    (52, 78, 120), (40, 58, 92),
+    (180, 200, 238),
+    (150, 180, 226),
+    (120, 160, 212),
+    (95, 135, 190),
+    (70, 105, 160),
+    (52, 78, 120),
+    (40, 58, 92),
 ]
 SLEEVES: list[tuple[int, int, int]] = [
-    (60, 60, 60), (200, 200, 200), (150, 80, 30), (40, 40, 160), (60, 120, 60), (30, 30, 30),
-    (120, 90, 140), (180, 120, 60),
+    (60, 60, 60),
+    (200, 200, 200),
+    (150, 80, 30),
+    (40, 40, 160),
+    (60, 120, 60),
+    (30, 30, 30),
+    (120, 90, 140),
+    (180, 120, 60),
 ]
 
 
 def _capsule(mask: np.ndarray, a: np.ndarray, b: np.ndarray, width: float) -> None:
-    cv2.line(mask, tuple(int(v) for v in np.round(a)), tuple(int(v) for v in np.round(b)), 255,
-             max(int(round(width)), 1), lineType=cv2.LINE_AA)
+    cv2.line(
+        mask,
+        tuple(int(v) for v in np.round(a)),
+        tuple(int(v) for v in np.round(b)),
+        255,
+        max(int(round(width)), 1),
+        lineType=cv2.LINE_AA,
+    )
 
 
-def draw_hand(image: np.ndarray, rng: np.random.Generator, target: tuple[float, float],
-              px_per_mm: float) -> np.ndarray:
+def draw_hand(
+    image: np.ndarray, rng: np.random.Generator, target: tuple[float, float], px_per_mm: float
+) -> np.ndarray:
     """Draw an arm from the nearest frame edge to a hand over ``target`` (px); in place.
 
     Returns the hand's mask (uint8, 255 inside) so the caller knows what it covers.

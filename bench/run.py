@@ -24,6 +24,7 @@ SUITES = [
     "bench.dashboard",
     "bench.firmware",
     "bench.othergames",
+    "bench.demo",
 ]
 
 

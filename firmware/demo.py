@@ -163,6 +163,7 @@ class ObservingSession:
     def __init__(self, session: Any) -> None:
         self.session = session
         self.answers: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        self.times: list[float] = []  # time.monotonic() of each answer, for latency figures
         self.dropped_fields: Counter[str] = Counter()
         self._cond = threading.Condition()
 
@@ -176,6 +177,7 @@ class ObservingSession:
         if kind != "status":
             with self._cond:
                 self.answers.append((kind, data, answer))
+                self.times.append(time.monotonic())
                 self._cond.notify_all()
         return answer
 

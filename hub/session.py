@@ -100,6 +100,7 @@ class TableSession:
         threshold: float = DEFAULT_THRESHOLD,
         odds: bool = True,
         advice: bool = True,
+        derived: Any = None,
     ) -> None:
         if not isinstance(table_id, str) or not table_id or any(c in table_id for c in "/+#"):
             raise ValueError(f"a table id is a non-empty name without / + #, not {table_id!r}")
@@ -110,6 +111,7 @@ class TableSession:
         self.threshold = float(threshold)
         self.with_odds = odds
         self.with_advice = advice
+        self.derived = derived  # a hub.derived.DerivedWorker: odds off the event path
         self.firmware: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._derived: tuple[int, dict[str, Any]] | None = None
@@ -591,33 +593,21 @@ class TableSession:
         return game, pending, [[e.seq for e in b] for b in batches[1:]]
 
     def _odds_and_advice(self, seq: int, game: Game | None) -> dict[str, Any]:
-        """Odds and advice of the current position, computed once per seq (they are slow-ish)."""
+        """Odds and advice of the current position, computed once per seq (they are slow-ish):
+        in the ``derived`` worker process when the session has one, else here."""
         cached = self._derived
         if cached is not None and cached[0] == seq:
             return cached[1]
         out: dict[str, Any] = {"odds": None, "advice": []}
-        if game is not None and not game.finished:
-            if self.with_odds:
-                try:
-                    try:
-                        from hub.games.camelup.odds import odds_for_state  # the contract's place
-                    except ImportError:
-                        from hub.games.camelup.advisor import odds_for_state  # where it landed
+        if game is not None and not game.finished and (self.with_odds or self.with_advice):
+            from hub import derived
 
-                    out["odds"] = odds_for_state(game.state)
-                except ImportError:
-                    pass
-                except Exception:  # odds are advice: never let them break the snapshot
-                    log.exception("odds failed at seq %s", seq)
-            if self.with_advice and game.current_player is not None:
-                try:
-                    from hub.games.camelup.advisor import advise
-
-                    out["advice"] = advise(game.state, game.current_player, limit=5)
-                except ImportError:
-                    pass
-                except Exception:
-                    log.exception("advice failed at seq %s", seq)
+            try:
+                args = (game.state, game.current_player, self.with_odds, self.with_advice)
+                out = (self.derived.compute(*args) if self.derived is not None
+                       else derived.compute(*args))
+            except Exception:  # odds are advice: never let them break the snapshot
+                log.exception("odds or advice failed at seq %s", seq)
         self._derived = (seq, out)
         return out
 

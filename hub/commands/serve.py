@@ -51,11 +51,16 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.threshold <= 1.0:
         log.error("--threshold must be between 0 and 1")
         return 2
+    worker = None
+    if not args.no_odds:
+        from hub.derived import DerivedWorker
+
+        worker = DerivedWorker().start()  # odds in a second process: the event path never waits
     try:
         store = Store(Path(args.db))
         session = TableSession(args.table, store, EventBus(args.table), pin=args.pin,
                                threshold=args.threshold, odds=not args.no_odds,
-                               advice=not args.no_odds)
+                               advice=not args.no_odds, derived=worker)
     except (StoreError, ValueError) as exc:
         log.error("%s", exc)
         return 2
@@ -81,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             services.close()
         session.close()
         store.close()
+        if worker is not None:
+            worker.close()
     return 0
 
 

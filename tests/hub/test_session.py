@@ -82,6 +82,7 @@ def test_undo_is_a_new_event(tables: Tables) -> None:
 def test_confident_die_becomes_the_move_with_its_crop(tables: Tables) -> None:
     s = tables.session()
     start(s)
+    s.bus.flush()  # game_started delivered before we listen
     got: list[Envelope] = []
     s.bus.subscribe(got.append)
     answer = s.observe("die", {"colour": "green", "face": 2, "confidence": 0.95,
@@ -160,6 +161,7 @@ def test_track_mismatch_names_what_differs(tables: Tables) -> None:
 def test_overall_bet_colours_stay_secret_until_game_over(tables: Tables) -> None:
     s = tables.session()
     start(s)
+    s.bus.flush()  # game_started delivered before we listen
     got: list[Envelope] = []
     s.bus.subscribe(got.append)
     pending = act(s, "Ann", "bet:winner")
@@ -217,3 +219,21 @@ def test_events_since_catches_up_in_order(tables: Tables) -> None:
     assert [e.seq for e in envs] == [2, 3, 4]
     assert [e.batch_end for e in envs] == [False, True, True]
     assert envs[0].to_dict()["event_type"] == "die_read"
+
+
+def test_odds_from_the_worker_process_equal_the_inline_ones(tables: Tables) -> None:
+    from hub import derived
+
+    worker = derived.DerivedWorker().start()
+    try:
+        s = tables.session(odds=True, advice=True, derived=worker)
+        start(s)
+        act(s, "Ann", "roll:green:2")
+        snap = s.snapshot(log=False)
+        inline = derived.compute(s.game.state, s.game.current_player, True, True)
+        assert snap["odds"] == inline["odds"] and snap["advice"] == inline["advice"]
+        assert snap["odds"] is None or set(snap["odds"]["leg"]) == {"blue", "green", "orange",
+                                                                    "yellow", "white"}
+        assert not worker.failed
+    finally:
+        worker.close()

@@ -1,0 +1,99 @@
+"""Odds and advice of a position, computed in a worker process.
+
+Why a process: exact leg odds and the advisor take tens of milliseconds of CPU after every move
+(seconds on a slow Pi at the start of a game). In the hub's own process that CPU time holds the
+GIL while the next die reading is on its way to the log and the broker, and the event path slows
+down by as much. In a worker process the event path never waits for the odds, and a Pi's second
+core does the sums. If the worker cannot start or dies, the odds are computed in-process instead:
+slower, never missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+__all__ = ["compute", "DerivedWorker"]
+
+
+def compute(state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
+    """{"odds": ..., "advice": [...]} of a GameState (pure; runs in the worker or inline)."""
+    out: dict[str, Any] = {"odds": None, "advice": []}
+    if odds:
+        try:
+            try:
+                from hub.games.camelup.odds import odds_for_state  # the contract's place
+            except ImportError:
+                from hub.games.camelup.advisor import odds_for_state  # where it landed
+            out["odds"] = odds_for_state(state)
+        except ImportError:
+            pass
+    if advice and player is not None:
+        try:
+            from hub.games.camelup.advisor import advise
+
+            out["advice"] = advise(state, player, limit=5)
+        except ImportError:
+            pass
+    return out
+
+
+def _warm() -> bool:
+    """Load the odds tables in the worker before the first real position arrives."""
+    try:
+        from hub.games.camelup import Game
+
+        g = Game.new(["a", "b"], seed=0)
+        compute(g.state, g.current_player, True, True)
+    except Exception:  # warming is an optimisation only
+        return False
+    return True
+
+
+class DerivedWorker:
+    """One worker process shared by the sessions of a hub process."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self.failed = False
+
+    def _get(self) -> ProcessPoolExecutor | None:
+        with self._lock:
+            if self._pool is None and not self.failed:
+                try:
+                    ctx = multiprocessing.get_context("spawn")  # no forked threads or sockets
+                    self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+                    self._pool.submit(_warm)
+                except Exception:
+                    log.exception("cannot start the odds worker: odds run in-process")
+                    self.failed = True
+            return self._pool
+
+    def start(self) -> DerivedWorker:
+        self._get()
+        return self
+
+    def compute(self, state: Any, player: str | None, odds: bool, advice: bool,
+                timeout: float = 60.0) -> dict[str, Any]:
+        pool = self._get()
+        if pool is not None:
+            try:
+                return pool.submit(compute, state, player, odds, advice).result(timeout)
+            except BrokenProcessPool:
+                log.error("the odds worker died: odds run in-process from now on")
+                with self._lock:
+                    self.failed, self._pool = True, None
+        return compute(state, player, odds, advice)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -249,9 +249,13 @@ def _rss_child() -> None:
     from hub.session import TableSession
     from hub.store import Store
 
+    from hub.derived import DerivedWorker
+
     tmp = Path(tempfile.mkdtemp(prefix="bench-rss-"))
+    worker = DerivedWorker().start()  # as `pyramid hub` runs it
     with EmbeddedBroker() as broker:
-        session = TableSession("rss", Store(tmp / "hub.db"), odds=True, advice=True)
+        session = TableSession("rss", Store(tmp / "hub.db"), odds=True, advice=True,
+                               derived=worker)
         bridge = MqttBridge(session, broker.url).start()
         bridge.wait_connected(10)
         dashboard = None
@@ -271,13 +275,22 @@ def _rss_child() -> None:
             simtable.step(session, "rss-live")
             session.snapshot()
         bridge.flush(10)
-        status = Path("/proc/self/status").read_text()
-        rss_kb = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS")))
+        def rss_mb(pid: str) -> float:
+            status = Path(f"/proc/{pid}/status").read_text()
+            kb = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS")))
+            return round(kb / 1024, 1)
+
+        pool = worker._pool  # noqa: SLF001
+        worker_pids = [str(p) for p in (pool._processes if pool else {})]  # noqa: SLF001
         peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        print(json.dumps({"rss_mb": round(rss_kb / 1024, 1), "peak_rss_mb": round(peak_kb / 1024,
-                                                                                   1),
+        hub_mb = rss_mb("self")
+        odds_mb = sum(rss_mb(pid) for pid in worker_pids)
+        print(json.dumps({"hub_process_rss_mb": hub_mb, "odds_worker_rss_mb": odds_mb,
+                          "rss_mb": round(hub_mb + odds_mb, 1),
+                          "hub_process_peak_rss_mb": round(peak_kb / 1024, 1),
                           "dashboard": dashboard is not None, "events": session.seq}))
         bridge.stop()
+        worker.close()
 
 
 def rss() -> dict[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .actions import Action, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
 from .model import COLOURS, overall_payout
-from .odds import LegOdds, leg_odds
+from .odds import LegOdds, leg_odds, leg_odds_many
 from .rules import legal_actions
 from .state import GameState
 
@@ -75,14 +75,22 @@ def advise(state: GameState, player: str | None = None, limit: int | None = None
     base = state_odds(state, race=True)
     assert base.win is not None and base.lose is not None
     base_held = held_value(mine.leg_tiles, base)
-    out: list[dict] = []
-    for action in legal_actions(state):
-        out.append(_rate(action, state, me, base, base_held))
+    actions = legal_actions(state)
+    # every desert placement's hypothetical layout, rolled out together in one kernel pass
+    places = [a for a in actions if isinstance(a, PlaceDesert)]
+    others = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
+    layouts = [{**others, a.space: a.side} for a in places]
+    desert_odds = dict(zip(places, leg_odds_many(state.track, state.dice_left, layouts),
+                           strict=True))
+    out = [_rate(action, state, me, base, base_held, desert_odds.get(action))
+           for action in actions]
     out.sort(key=lambda a: -a["expected"])
     return out[:limit] if limit else out
 
 
-def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float) -> dict:
+def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float,
+          placed: LegOdds | None = None) -> dict:
+    """One action's expected money; ``placed``: for a desert placement, the leg odds with it."""
     if isinstance(action, TakeLegTile):
         i = COLOURS.index(action.colour)
         f, s = float(base.first[i]), float(base.second[i])
@@ -90,9 +98,11 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         ev = leg_tile_value(value, f, s)
         why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
     elif isinstance(action, PlaceDesert):
-        desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
-        desert[action.space] = action.side
-        odds = state_odds(state, race=False, desert=desert)
+        if placed is None:  # not batched by advise(): the layout on its own
+            desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
+            desert[action.space] = action.side
+            placed = state_odds(state, race=False, desert=desert)
+        odds = placed
         income = odds.landings.get(action.space, 0.0)
         shift = held_value(state.players[me].leg_tiles, odds) - base_held
         ev = income + shift

@@ -25,6 +25,7 @@ out. :mod:`hub.games.camelup.odds` wraps it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
@@ -161,6 +162,73 @@ def scratch(name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
     return buf
 
 
+@dataclass
+class Moved:
+    """One level's children: keys (5, rows) and ended (rows,) in child-row order, plus where each
+    (face, die, parent) move landed before any tile (dest) and the tile it met there (tile; None
+    on a track without tiles), both shaped (3, left, parent_rows)."""
+
+    keys: np.ndarray
+    ended: np.ndarray
+    dest: np.ndarray
+    tile: np.ndarray | None
+
+
+def _level(
+    keys: np.ndarray,
+    ended: np.ndarray,
+    mover_flat: np.ndarray,
+    tile_at: Callable[[np.ndarray], np.ndarray] | None,
+    has_mirage: bool,
+    big: bool = False,
+) -> Moved:
+    """Every parent row rolls each of its dice left with each face (see :class:`Level`).
+
+    tile_at maps the (3, left, prow) landing spaces to tile effects: one table for a plain leg,
+    a per-row table for the rows of a batch of desert layouts (:func:`run_leg_layouts`).
+    big: use this thread's scratch buffers (for the leaf level of :func:`run_leg` only).
+    """
+    # the mover of each (die, parent); in rows whose race is over a key above every camel,
+    # so nobody moves and the fake space lies far past the finish (and past any tile)
+    mover_key = np.where(ended, _NO_MOVER, keys.ravel()[mover_flat])  # (left, prow)
+    pos = mover_key >> HEIGHT_BITS
+    hi = keys >> HEIGHT_BITS
+    # the unit: the camels on the mover's space at or above it (5, left, prow)
+    movers = (hi[:, None, :] == pos) & (keys[:, None, :] >= mover_key)
+    dest = pos + _FACE_COL  # (3, left, prow)
+    if tile_at is not None:
+        tile = tile_at(dest)
+        final = dest + tile
+    else:
+        tile = None
+        final = dest
+    shape = (N_CAMELS, *final.shape)
+    at_final = np.equal(
+        hi[:, None, None, :], final, out=scratch("at_final", shape, np.bool_) if big else None
+    )  # (5, 3, left, prow)
+    n_final = np.add.reduce(at_final.view(np.int8), axis=0, dtype=KEY_DTYPE)
+    # on top: the unit's bottom goes to height n_final on the final space
+    shift = (final << HEIGHT_BITS) - mover_key + n_final
+    prod = scratch("prod", shape, KEY_DTYPE) if big else None
+    out = scratch("leaves", shape, KEY_DTYPE) if big else None
+    if has_mirage and tile is not None:
+        # a mirage sends the unit under the camels on the final space: its bottom goes to
+        # height 0, not n_final, and the camels there go up by the unit's size. A unit that
+        # bounces back onto its own space is in at_final too (it was there before the move), so
+        # it would be lifted with the others: take that off its shift. Done densely: one more
+        # multiply-add beats gathering the mirage rows (measured on the advisor's layouts).
+        mirage = tile < 0
+        unit = np.add.reduce(movers.view(np.int8), axis=0, dtype=KEY_DTYPE)  # (left, prow)
+        shift += np.where(mirage, -(n_final + unit * (final == pos)), 0).astype(KEY_DTYPE)
+        prod = np.multiply(movers[:, None], shift, out=prod)
+        new = np.add(keys[:, None, None, :], prod, out=out)
+        new += at_final * (unit * mirage).astype(KEY_DTYPE)
+    else:
+        prod = np.multiply(movers[:, None], shift, out=prod)
+        new = np.add(keys[:, None, None, :], prod, out=out)
+    return Moved(new.reshape(N_CAMELS, -1), (final >= FINISH).reshape(-1), dest, tile)
+
+
 def run_leg(start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None) -> LegLeaves:
     """Roll out every sequence of the k dice left from a batch of start positions.
 
@@ -173,59 +241,278 @@ def run_leg(start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None) -> 
     ended = (keys >> HEIGHT_BITS).max(axis=0) >= FINISH
     has_tiles = tiles is not None and bool(np.any(tiles))
     has_mirage = has_tiles and bool(np.any(tiles < 0))
+    tile_at = tiles.__getitem__ if has_tiles else None  # type: ignore[union-attr]
     landings = np.zeros(TILE_SLOTS)
     last = len(plan.levels) - 1
     for depth, level in enumerate(plan.levels):
-        # the mover of each (die, parent); in rows whose race is over a key above every camel,
-        # so nobody moves and the fake space lies far past the finish (and past any tile)
-        mover_key = np.where(ended, _NO_MOVER, keys.ravel()[level.mover_flat])  # (left, prow)
-        pos = mover_key >> HEIGHT_BITS
-        hi = keys >> HEIGHT_BITS
-        # the unit: the camels on the mover's space at or above it (5, left, prow)
-        movers = (hi[:, None, :] == pos) & (keys[:, None, :] >= mover_key)
-        dest = pos + _FACE_COL  # (3, left, prow)
-        if has_tiles:
-            tile = tiles[dest]
-            final = dest + tile
-            hit = tile != 0
+        # big: the leaves, big enough that fresh allocations page-fault
+        moved = _level(keys, ended, level.mover_flat, tile_at, has_mirage, big=depth == last)
+        if moved.tile is not None:
+            hit = moved.tile != 0
             if hit.any():  # each row of this level has probability batch / rows
-                landings += np.bincount(dest[hit], minlength=TILE_SLOTS)[:TILE_SLOTS] * (
+                landings += np.bincount(moved.dest[hit], minlength=TILE_SLOTS)[:TILE_SLOTS] * (
                     batch / level.rows
                 )
-        else:
-            final = dest
-        shape = (N_CAMELS, *final.shape)
-        big = depth == last  # the leaves: big enough that fresh allocations page-fault
-        at_final = np.equal(
-            hi[:, None, None, :], final, out=scratch("at_final", shape, np.bool_) if big else None
-        )  # (5, 3, left, prow)
-        n_final = np.add.reduce(at_final.view(np.int8), axis=0, dtype=KEY_DTYPE)
-        # on top: the unit's bottom goes to height n_final on the final space
-        shift = (final << HEIGHT_BITS) - mover_key + n_final
-        prod = scratch("prod", shape, KEY_DTYPE) if big else None
-        out = scratch("leaves", shape, KEY_DTYPE) if big else None
-        if has_mirage:
-            # mirage landings are a minority of rows: correct just those, sparsely. The unit
-            # goes under: its bottom to height 0 (not n_final) and the camels there up by its
-            # size. Movers that bounce back onto their own space are in at_final too, so they
-            # would be lifted with the others: take that off their shift first.
-            hit_m = np.flatnonzero(tile < 0)
-            parent = hit_m % movers[0].size  # (face, j, p) row -> its (j, p) unit
-            unit = np.add.reduce(movers.reshape(N_CAMELS, -1)[:, parent].view(np.int8), axis=0)
-            shift = shift.reshape(-1)
-            shift[hit_m] -= n_final.reshape(-1)[hit_m] + unit * (
-                final.reshape(-1)[hit_m] == pos.reshape(-1)[parent]
-            )
-            shift = shift.reshape(final.shape)
-            prod = np.multiply(movers[:, None], shift, out=prod)
-            new = np.add(keys[:, None, None, :], prod, out=out).reshape(N_CAMELS, -1)
-            new[:, hit_m] += at_final.reshape(N_CAMELS, -1)[:, hit_m] * unit.astype(KEY_DTYPE)
-        else:
-            prod = np.multiply(movers[:, None], shift, out=prod)
-            new = np.add(keys[:, None, None, :], prod, out=out)
-        keys = new.reshape(N_CAMELS, -1)
-        ended = (final >= FINISH).reshape(-1)
+        keys, ended = moved.keys, moved.ended
     return LegLeaves(keys=keys, ended=ended, landings=landings)
+
+
+def _children_used(used: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """Child rows (face, j, parent) inherit their parent's rolled dice plus die ``free[j, p]``."""
+    child = used[None, :] | (np.uint8(1) << free.astype(np.uint8))  # (left, parents)
+    return np.broadcast_to(child, (len(FACES), *child.shape)).reshape(-1)
+
+
+@dataclass
+class LayoutOdds:
+    """Leg figures of one start position under L desert layouts, as exact integer counts.
+
+    first, second: (L, 5) sequences in which each camel (plan order) ends first / second;
+    ended: (L,) sequences in which the race ends; sequences: the count they are out of.
+    landings: (L, TILE_SLOTS) expected unit landings per space holding one of the layout's tiles.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    ended: np.ndarray
+    sequences: int
+    landings: np.ndarray
+
+
+def _top_two(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The camel (plan order) ending first and second in every row: the two biggest keys.
+
+    Keys are distinct and below 2^12, so key * 8 + camel fits int16 and each maximum carries
+    its camel; a running (best, runner-up) over the 5 camel rows is ~14 contiguous passes
+    (an argmax over axis 0, or masking out the best, is several times slower).
+    """
+    rows = [(keys[i] << 3) | i for i in range(N_CAMELS)]
+    best = np.maximum(rows[0], rows[1])
+    runner = np.minimum(rows[0], rows[1])
+    for row in rows[2:]:
+        np.maximum(runner, np.minimum(best, row), out=runner)
+        np.maximum(best, row, out=best)
+    return best & 7, runner & 7
+
+
+def _land_on_tile(keys: np.ndarray, space: np.ndarray, effect: np.ndarray) -> np.ndarray:
+    """Keys after the unit that just landed alone on ``space`` meets a tile there.
+
+    Only for an empty space that has just been reached (see :func:`run_leg_layouts`): the camels
+    on ``space`` are exactly the unit, at heights 0..u-1. Oasis: one on, on top of the camels
+    there. Mirage: one back, under the camels there (which go up by the unit's size u).
+    """
+    space = space.astype(KEY_DTYPE)
+    effect = effect.astype(KEY_DTYPE)
+    hi = keys >> HEIGHT_BITS
+    unit = hi == space
+    target = hi == space + effect
+    u = np.add.reduce(unit.view(np.int8), axis=0, dtype=KEY_DTYPE)
+    n_target = np.add.reduce(target.view(np.int8), axis=0, dtype=KEY_DTYPE)
+    oasis = effect > 0
+    # oasis: the unit one space on, its bottom at height n_target; mirage: one space back, the
+    # unit's bottom at height 0 (where it is now) and the camels there lifted by u
+    unit_shift = np.where(oasis, (1 << HEIGHT_BITS) + n_target, -(1 << HEIGHT_BITS))
+    lift = np.where(oasis, 0, u)
+    return keys + unit * unit_shift.astype(KEY_DTYPE) + target * lift.astype(KEY_DTYPE)
+
+
+@dataclass
+class _Rows:
+    """Distinct states of one level, each standing for ``weight`` equally likely sequences.
+
+    keys (5, n); ended (n,); used (n,) bit mask of the dice rolled; weight (n,) int64;
+    tag (n,) int64: for the base tree the mask of extra spaces landed on, for layout copies the
+    layout index. Rows with equal keys, used and tag have the same future, so they are merged.
+    """
+
+    keys: np.ndarray
+    ended: np.ndarray
+    used: np.ndarray
+    weight: np.ndarray
+    tag: np.ndarray
+
+    def expand(
+        self, left: int, tile_at: Callable[[np.ndarray], np.ndarray] | None, mirage: bool
+    ) -> tuple[Moved, np.ndarray, np.ndarray]:
+        """Every row rolls each of its ``left`` dice with each face: the move, and per child
+        (in child order) the dice rolled and the weight."""
+        n = self.weight.size
+        free = _free_table(self.used, left)
+        moved = _level(self.keys, self.ended, free * n + np.arange(n), tile_at, mirage)
+        return moved, _children_used(self.used, free), np.tile(self.weight, len(FACES) * left)
+
+    def merged(self) -> _Rows:
+        """The same rows with duplicates merged (weights added): a level-by-level DP."""
+        packed = self.tag << 5 | self.used
+        for row in self.keys:  # keys are below 256: 8 bits each, 40 in all
+            packed = packed << 8 | row
+        uniq, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        if uniq.size == packed.size:
+            return self
+        weight = np.bincount(inverse, weights=self.weight, minlength=uniq.size)
+        return _Rows(self.keys[:, first], self.ended[first], self.used[first],
+                     weight.astype(np.int64), self.tag[first])
+
+
+def _free_table(used: np.ndarray, left: int) -> np.ndarray:
+    """(left, n): the dice each row has not rolled yet, ascending, from its bit mask.
+
+    C-contiguous on purpose: a transposed view makes every array derived from it F-ordered, and
+    the level's broadcasts then run ~3x slower (measured).
+    """
+    return np.ascontiguousarray(_FREE_T[:left, used])
+
+
+def _free_lookup() -> np.ndarray:
+    table = np.zeros((1 << N_CAMELS, N_CAMELS), dtype=np.intp)
+    for mask in range(1 << N_CAMELS):
+        free = [i for i in range(N_CAMELS) if not mask >> i & 1]
+        table[mask, : len(free)] = free
+    return table
+
+
+_FREE_T = np.ascontiguousarray(_free_lookup().T)  # (5, 32): slot j of each mask
+
+
+def _weighted_count(index: np.ndarray, weight: np.ndarray, size: int) -> np.ndarray:
+    """Exact integer sums of weights per index (bincount sums in float64: exact below 2^53)."""
+    return np.bincount(index, weights=weight, minlength=size).astype(np.int64)
+
+
+def run_leg_layouts(
+    start_keys: np.ndarray, k: int, base: dict[int, int], extras: list[dict[int, int]]
+) -> LayoutOdds:
+    """Exact leg odds of one start position under many desert layouts, in one pass.
+
+    Layout i is the tiles ``base`` plus ``extras[i]`` (spaces disjoint from base; every layout
+    legal: no tile under a camel, none adjacent). Why it is cheap:
+
+    * A tile changes nothing until a unit lands on it, and a space holding no tile can only be
+      reached by landing on it (a tile next door would be adjacent). So a sequence of layout i
+      follows the *base* tree exactly until its first landing on one of extras[i]. The base tree
+      is rolled out once, each row carrying a bit mask of the extra spaces it landed on; where a
+      base move first lands on a space of extras[i] (empty until then, so the unit is all that
+      stands there), a layout-i copy is spawned with the tile's effect applied. The copies of all
+      layouts roll on together as one batch, each row reading its own layout's tile table.
+      Layout i counts the base leaves whose mask misses extras[i], plus its own copies; so a
+      layout costs only the share of sequences that land on its tile (unreachable: nothing).
+    * Sequences that reach the same state (camel keys, dice rolled, mask or layout) by different
+      die orders have the same future: after each level such rows are merged, with an integer
+      weight (a fresh leg's 29,160 sequences end in ~4,000 states).
+
+    All counts stay integers (weights), summed level by level like :func:`run_leg`'s landings,
+    so the figures equal one :func:`run_leg` per layout exactly.
+    """
+    keys = np.ascontiguousarray(start_keys, dtype=KEY_DTYPE)
+    if keys.shape[1] != 1:
+        raise ValueError("run_leg_layouts takes a single start position")
+    n_layouts = len(extras)
+    tiles = tile_lookup(base)
+    table = np.repeat(tiles[None, :], n_layouts, axis=0)  # (L, TILE_LOOKUP)
+    masks = np.zeros(n_layouts, dtype=np.int64)
+    layouts_on: dict[int, list[int]] = {}  # extra space -> the layouts having a tile there
+    for i, extra in enumerate(extras):
+        for space, effect in extra.items():
+            if space in base or not 2 <= space < FINISH:
+                raise ValueError(f"extra tile space {space} is off the track or in the base")
+            table[i, space] = effect
+            masks[i] |= 1 << space
+            layouts_on.setdefault(space, []).append(i)
+    bit_of = np.zeros(TILE_LOOKUP, dtype=np.int64)  # landing space -> its bit if some extra
+    width = max((len(v) for v in layouts_on.values()), default=1)
+    candidates = np.full((FINISH, width), n_layouts, dtype=np.intp)  # n_layouts: padding
+    for space, lays in layouts_on.items():
+        bit_of[space] = 1 << space
+        candidates[space, : len(lays)] = lays
+    masks_pad = np.append(masks, 0)
+    flat_table = table.reshape(-1)
+    base_at = tiles.__getitem__ if np.any(tiles) else None
+    base_mirage = bool(np.any(tiles < 0))
+    has_mirage = bool(np.any(table < 0))
+
+    one = np.ones(1, dtype=np.int64)
+    zero = np.zeros(1, dtype=np.int64)
+    tree = _Rows(keys, (keys >> HEIGHT_BITS).max(axis=0) >= FINISH, np.zeros(1, np.uint8), one,
+                 zero)
+    copies = _Rows(np.zeros((N_CAMELS, 0), KEY_DTYPE), np.zeros(0, bool), np.zeros(0, np.uint8),
+                   np.zeros(0, np.int64), np.zeros(0, np.int64))
+    landings = np.zeros((n_layouts, TILE_SLOTS))
+    slots = n_layouts * TILE_SLOTS
+    for depth, left in enumerate(range(k, 0, -1)):
+        rows = factorial(k) // factorial(left - 1) * 3 ** (depth + 1)  # sequences at this level
+        counts = np.zeros(slots, dtype=np.int64)  # (layout, space) landings at this level
+        # the base tree
+        moved, used, weight = tree.expand(left, base_at, base_mirage)
+        prior = np.tile(tree.tag, len(FACES) * left)  # parent's mask per child
+        dest = moved.dest.reshape(-1)
+        if moved.tile is not None:
+            hit = np.flatnonzero(moved.tile)
+            if hit.size:  # base landings, less those of sequences a layout left earlier
+                w = weight[hit]
+                counts += np.tile(_weighted_count(dest[hit], w, TILE_SLOTS)[:TILE_SLOTS],
+                                  n_layouts)
+                pairs, inv = np.unique(prior[hit] * TILE_SLOTS + dest[hit], return_inverse=True)
+                pair_w = np.bincount(inv, weights=w)
+                lay, pair = np.nonzero(masks[:, None] & (pairs // TILE_SLOTS)[None, :])
+                counts -= _weighted_count(lay * TILE_SLOTS + pairs[pair] % TILE_SLOTS,
+                                          pair_w[pair], slots)
+        new_bit = bit_of[dest]
+        # first landings on an extra space: a copy for each layout with a tile there that this
+        # sequence has not left yet
+        first_hits = np.flatnonzero(new_bit & ~prior)
+        spawned = []
+        if first_hits.size:
+            space = dest[first_hits]
+            cand = candidates[space]  # (hits, width)
+            ok = (masks_pad[cand] & prior[first_hits][:, None]) == 0
+            ok &= cand < n_layouts
+            which, col = np.nonzero(ok)
+            lay = cand[which, col]
+            row = first_hits[which]
+            sp = space[which]
+            counts += _weighted_count(lay * TILE_SLOTS + sp, weight[row], slots)
+            s_keys = _land_on_tile(moved.keys[:, row], sp, table[lay, sp])
+            spawned.append(_Rows(s_keys, (s_keys >> HEIGHT_BITS).max(axis=0) >= FINISH,
+                                 used[row], weight[row], lay.astype(np.int64)))
+        tree = _Rows(moved.keys, moved.ended, used, weight, prior | new_bit)
+        # the copies roll on, each row reading its own layout's tiles
+        if copies.weight.size:
+            offset = copies.tag * TILE_LOOKUP
+
+            def tile_at(d: np.ndarray, offset: np.ndarray = offset) -> np.ndarray:
+                return flat_table[offset + d]
+
+            m, c_used, c_weight = copies.expand(left, tile_at, has_mirage)
+            c_lay = np.tile(copies.tag, len(FACES) * left)
+            hit = np.flatnonzero(m.tile)
+            counts += _weighted_count(c_lay[hit] * TILE_SLOTS + m.dest.reshape(-1)[hit],
+                                      c_weight[hit], slots)
+            spawned.insert(0, _Rows(m.keys, m.ended, c_used, c_weight, c_lay))
+        if spawned:
+            copies = _Rows(*(np.concatenate([getattr(r, f) for r in spawned], axis=-1)
+                             for f in ("keys", "ended", "used", "weight", "tag")))
+        landings += counts.reshape(n_layouts, TILE_SLOTS) * (1 / rows)
+        if left > 1:  # the leaves need no merging: they are only counted
+            tree = tree.merged()
+            copies = copies.merged()
+    # leaves: the base ones a layout never left, plus that layout's own copies
+    groups, inv = np.unique(tree.tag, return_inverse=True)
+    gone = ((masks[:, None] & groups[None, :]) != 0).astype(np.int64)  # (L, groups)
+    out = []
+    for camel in _top_two(tree.keys):
+        per_group = _weighted_count(inv * N_CAMELS + camel, tree.weight, groups.size * N_CAMELS)
+        total = _weighted_count(camel, tree.weight, N_CAMELS)
+        out.append(total[None, :] - gone @ per_group.reshape(groups.size, N_CAMELS))
+    ended_w = tree.weight * tree.ended
+    ended_n = int(ended_w.sum()) - gone @ _weighted_count(inv, ended_w, groups.size)
+    if copies.weight.size:
+        for i, camel in enumerate(_top_two(copies.keys)):
+            out[i] += _weighted_count(copies.tag * N_CAMELS + camel, copies.weight,
+                                      n_layouts * N_CAMELS).reshape(n_layouts, N_CAMELS)
+        ended_n += _weighted_count(copies.tag, copies.weight * copies.ended, n_layouts)
+    return LayoutOdds(first=out[0], second=out[1], ended=ended_n,
+                      sequences=factorial(k) * 3**k, landings=landings)
 
 
 def ranks(keys: np.ndarray) -> np.ndarray:

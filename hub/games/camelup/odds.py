@@ -85,6 +85,32 @@ def _space(raw: object, what: str) -> int:
     raise PositionError(f"{what} {raw!r} is not a space number")
 
 
+def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, int]:
+    """Desert tiles as {space: +1 | -1}, checked against a validated track; PositionError if not."""
+    if not isinstance(desert, Mapping):
+        raise PositionError("desert must be an object mapping spaces to 'oasis' or 'mirage'")
+    tiles: dict[int, int] = {}
+    for raw_space, side in desert.items():
+        space = _space(raw_space, "desert tile space")
+        if side not in SIDES:
+            raise PositionError(
+                f"desert tile on space {space} has unknown side {side!r} (oasis or mirage)"
+            )
+        if space in tiles:
+            raise PositionError(f"two desert tiles on space {space}")
+        if space == 1:
+            raise PositionError("a desert tile cannot lie on space 1")
+        if not 2 <= space <= LAST_SPACE:
+            raise PositionError(f"desert tile space {space} is off the track (2..16)")
+        if space in track:
+            raise PositionError(f"desert tile on space {space} lies under a camel")
+        tiles[space] = SIDES[side]
+    for space in tiles:
+        if space + 1 in tiles:
+            raise PositionError(f"desert tiles on spaces {space} and {space + 1} are adjacent")
+    return tiles
+
+
 def validate_position(
     track: Mapping[object, Iterable[str]],
     dice_left: Iterable[str] | None = None,
@@ -148,28 +174,7 @@ def validate_position(
             raise PositionError(f"die {dupes[0]} is listed twice in dice_left")
         dice = tuple(c for c in COLOURS if c in given)
 
-    tiles: dict[int, int] = {}
-    if desert is not None:
-        if not isinstance(desert, Mapping):
-            raise PositionError("desert must be an object mapping spaces to 'oasis' or 'mirage'")
-        for raw_space, side in desert.items():
-            space = _space(raw_space, "desert tile space")
-            if side not in SIDES:
-                raise PositionError(
-                    f"desert tile on space {space} has unknown side {side!r} (oasis or mirage)"
-                )
-            if space in tiles:
-                raise PositionError(f"two desert tiles on space {space}")
-            if space == 1:
-                raise PositionError("a desert tile cannot lie on space 1")
-            if not 2 <= space <= LAST_SPACE:
-                raise PositionError(f"desert tile space {space} is off the track (2..16)")
-            if space in norm:
-                raise PositionError(f"desert tile on space {space} lies under a camel")
-            tiles[space] = SIDES[side]
-        for space in tiles:
-            if space + 1 in tiles:
-                raise PositionError(f"desert tiles on spaces {space} and {space + 1} are adjacent")
+    tiles = _validate_desert(desert, norm) if desert is not None else {}
     return Position(track=norm, dice_left=dice, desert=tiles)
 
 
@@ -224,6 +229,46 @@ def leg_odds(
 ) -> LegOdds:
     """Numpy-array odds for the advisor; validates, then computes (race odds only if asked)."""
     return odds_of(validate_position(track, dice_left, desert), race=race)
+
+
+def leg_odds_many(
+    track: Mapping[object, Iterable[str]],
+    dice_left: Iterable[str] | None,
+    deserts: Iterable[Mapping[object, str]],
+) -> list[LegOdds]:
+    """Leg odds (race=False) of one position under each desert layout, in one kernel pass.
+
+    Equal, figure for figure, to ``[leg_odds(track, dice_left, d) for d in deserts]``, but the
+    tiles every layout shares are rolled out once and each layout only pays for the sequences
+    that land on its own extra tiles (:func:`legkernel.run_leg_layouts`): the advisor's ~28
+    hypothetical desert placements cost about one leg instead of 28. The track and dice are
+    validated once, each layout's tiles with the same rules as :func:`validate_position`.
+    """
+    position = validate_position(track, dice_left)
+    layouts = [_validate_desert(d, position.track) for d in deserts]
+    if not layouts:
+        return []
+    base = dict(layouts[0])
+    for tiles in layouts[1:]:
+        base = {s: e for s, e in base.items() if tiles.get(s) == e}
+    extras = [{s: e for s, e in tiles.items() if s not in base} for tiles in layouts]
+    keys, order = _start(position)
+    k = 0 if position.finished else len(position.dice_left)
+    res = legkernel.run_leg_layouts(keys, k, base, extras)
+    n = res.sequences
+    out = []
+    for i, tiles in enumerate(layouts):
+        first = np.empty(N_CAMELS)
+        second = np.empty(N_CAMELS)
+        first[order] = res.first[i] / n
+        second[order] = res.second[i] / n
+        out.append(LegOdds(
+            first=first,
+            second=second,
+            game_ends=float(res.ended[i]) / n,
+            landings={s: float(res.landings[i, s]) for s in sorted(tiles)},
+        ))
+    return out
 
 
 def position_odds(

@@ -8,11 +8,16 @@ A page's stream, in order:
    happens in between is lost; whatever arrives twice is dropped here by seq, and the page
    drops it again by seq (belt and braces: every delivery is safe twice).
 2. ``game`` (id = seq) for every event, then one ``state`` when a command's events are all out.
-3. A comment every ``heartbeat_s`` seconds so phones and proxies keep the connection open.
+3. ``odds`` (no id) when the odds and the advice of the new position are ready. They are worked
+   out once per position on one worker thread and pushed to every page: a dozen phones polling
+   for them would start a dozen computations of the same thing, each seconds of CPU on a Pi,
+   and delay the next die read's update.
+4. A comment every ``heartbeat_s`` seconds so phones and proxies keep the connection open.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +25,8 @@ from contextlib import nullcontext
 from typing import Any
 
 from hub.dashboard.sse import Fanout, comment, format_sse
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Live", "page_event", "redact_advice", "redact_legal"]
 
@@ -80,6 +87,14 @@ def redact_advice(advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+class OddsReady:
+    """A fan-out item: the public odds and advice of position ``seq`` (not a bus envelope)."""
+
+    def __init__(self, seq: int, payload: dict[str, Any]) -> None:
+        self.seq = seq
+        self.payload = payload
+
+
 class Live:
     """Builds the page's messages from a TableSession and runs each page's stream."""
 
@@ -91,6 +106,58 @@ class Live:
         self._cache_lock = threading.Lock()
         self._public: tuple[int, str | None, dict[str, Any]] | None = None
         self.states_built = 0
+        self.derived = bool(getattr(session, "with_odds", True) or
+                            getattr(session, "with_advice", True))
+        self.odds_computed = 0
+        self._odds: OddsReady | None = None
+        self._odds_wanted = threading.Event()
+        self._closed = threading.Event()
+        self._odds_thread: threading.Thread | None = None
+        self._unsubscribe_odds: Any = None
+        if self.derived:
+            self._unsubscribe_odds = session.bus.subscribe(self._on_envelope)
+            self._odds_thread = threading.Thread(target=self._odds_worker, daemon=True,
+                                                 name="dashboard-odds")
+            self._odds_thread.start()
+            self._odds_wanted.set()
+
+    # -- odds, once per position ----------------------------------------------------------------
+
+    def _on_envelope(self, env: Any) -> None:
+        if getattr(env, "batch_end", True):
+            self._odds_wanted.set()
+
+    def odds(self) -> dict[str, Any]:
+        """Odds and public advice of the current position (computed by the session, cached)."""
+        snap = self.session.snapshot(log=False, derived=True)
+        view = snap.get("game") or {}
+        return {"seq": snap["seq"], "game_id": snap.get("game_id"), "odds": snap.get("odds"),
+                "advice": {"player": view.get("current_player"),
+                           "actions": redact_advice(snap.get("advice") or [])}}
+
+    def _odds_worker(self) -> None:
+        while not self._closed.is_set():
+            if not self._odds_wanted.wait(1.0):
+                continue
+            self._odds_wanted.clear()
+            if self._closed.is_set():
+                return
+            try:
+                if self._odds is not None and self._odds.seq == self.session.seq:
+                    continue
+                payload = self.odds()
+            except Exception:  # odds are a comfort: never let them take the stream down
+                log.exception("odds for the dashboard failed")
+                continue
+            self.odds_computed += 1
+            ready = OddsReady(payload["seq"], payload)
+            self._odds = ready
+            self.fanout.publish(ready)
+
+    def latest_odds(self) -> OddsReady | None:
+        """The last odds pushed, if they are of the current position."""
+        ready = self._odds
+        return ready if ready is not None and ready.seq == self.session.seq else None
 
     # -- what a page is sent ------------------------------------------------------------------
 
@@ -134,6 +201,7 @@ class Live:
             "legal": legal,
             "pending": pending,
             "pin_required": snap.get("pin_required"),
+            "derived": self.derived,
         }
         self.states_built += 1
         if player is None:
@@ -165,6 +233,9 @@ class Live:
                 replay = self.session.events_since(last_id, limit=MAX_REPLAY + 1)
                 if len(replay) > MAX_REPLAY:
                     replay = None
+            ready = self.latest_odds()
+            if ready is not None:  # the page shows them at once; newer ones follow
+                sub.queue.put_nowait(ready)
             if replay is None:
                 snap = self.snapshot(player)
                 sub.info["snapshot"] = True
@@ -198,16 +269,27 @@ class Live:
                     continue
                 # one write per command: the events and the view after them leave together
                 out: list[str] = []
+                odds: OddsReady | None = None
                 for env in batch:
+                    if isinstance(env, OddsReady):
+                        odds = env
+                        continue
                     if env.seq <= sent:
                         continue
                     sent = env.seq
                     out.append(format_sse(page_event(env), event="game", id=env.seq))
                 if out:
                     out.append(format_sse(self.state(player), event="state"))
+                if odds is not None:
+                    out.append(format_sse(odds.payload, event="odds"))
+                if out:
                     yield "".join(out)
         finally:
             self.fanout.close(sub)
 
     def close(self) -> None:
+        self._closed.set()
+        self._odds_wanted.set()
+        if self._unsubscribe_odds is not None:
+            self._unsubscribe_odds()
         self.fanout.shutdown()

@@ -118,6 +118,10 @@ class Fanout:
             except queue.Full:
                 sub.stale = True
 
+    def publish(self, item: Any) -> None:
+        """Hand one item (not from the bus) to every open page, like an envelope."""
+        self._deliver(item)
+
     def open(self, **info: Any) -> Subscription:
         sub = Subscription(queue.Queue(self._maxsize), info=dict(info))
         with self._lock:

@@ -147,6 +147,7 @@
     src.addEventListener("snapshot", (m) => applySnapshot(JSON.parse(m.data)));
     src.addEventListener("game", (m) => { drawn("recv", +m.lastEventId); applyEvent(JSON.parse(m.data)); });
     src.addEventListener("state", (m) => applyState(JSON.parse(m.data)));
+    src.addEventListener("odds", (m) => applyOdds(JSON.parse(m.data)));
     src.addEventListener("reset", () => { S.source.close(); resetTo(null); connect(); });
   }
 
@@ -213,9 +214,23 @@
     S.status = st.status;
     if (st.auth) S.auth = st.auth;
     body.dataset.viewSeq = String(S.viewSeq);
+    S.derived = st.derived !== false;
     if (!quiet) render();
     drawn("state", S.viewSeq);
-    fetchOdds();
+    // the hub pushes everyone the public odds; a player on their own turn also asks for the
+    // advice with its bet colours, which only their own page may see
+    if (S.derived && S.auth.role === "player" && S.view && S.auth.player === S.view.current_player) fetchOdds();
+  }
+
+  function applyOdds(d) {
+    if (d.game_id && S.liveGameId && d.game_id !== S.liveGameId) return;
+    if (d.seq < S.oddsSeq) return;
+    const mine = S.privateSeq === d.seq;   // this page already has the unredacted advice
+    S.odds = d.odds;
+    if (!mine) S.advice = d.advice;
+    S.oddsSeq = d.seq;
+    body.dataset.oddsSeq = String(d.seq);
+    render();
   }
 
   let oddsTimer = null;
@@ -228,9 +243,9 @@
         const q = S.gameId ? `?game=${encodeURIComponent(S.gameId)}` : "";
         const data = await getJSON(`${ROOT}api/odds${q}`);
         if (data.seq < S.oddsSeq) return;
-        S.odds = data.odds; S.advice = data.advice; S.oddsSeq = data.seq;
+        S.odds = data.odds; S.advice = data.advice; S.oddsSeq = data.seq; S.privateSeq = data.seq;
         body.dataset.oddsSeq = String(data.seq);
-        renderOdds();
+        render();
         if (want !== S.viewSeq) fetchOdds();
       } catch (e) { /* odds are a comfort, never a blocker */ }
     }, 60);
@@ -266,7 +281,7 @@
     memo("legbets", [v.leg_tiles], renderLegBets);
     memo("result", [v.finished, v.result], renderResult);
     renderLogParts();
-    memo("odds", [S.oddsSeq, S.odds, S.advice, v.finished, !!S.view, canAct(), S.legal], renderOdds);
+    memo("odds", [S.derived, S.oddsSeq, S.odds, S.advice, v.finished, !!S.view, canAct(), S.legal], renderOdds);
     memo("tools", [S.mode], renderTools);
   }
 
@@ -531,8 +546,8 @@
     const box = $("odds");
     box.replaceChildren();
     const o = S.odds;
-    $("odds-card").hidden = !S.view || S.view.finished;
-    if (!S.view || S.view.finished) return;
+    $("odds-card").hidden = !S.view || S.view.finished || S.derived === false;
+    if (!S.view || S.view.finished || S.derived === false) return;
     if (!o) {
       box.append(el("p", { class: "muted small" }, S.oddsSeq >= 0 ? "No odds for this position." : "Working out the odds…"));
     } else {
@@ -830,7 +845,6 @@
       S.view = data.state.view; S.viewSeq = data.state.seq;
       body.dataset.seq = String(S.seq);
       render();
-      fetchOdds();
     } catch (e) { showMessage(String(e.message || e)); }
   }
 

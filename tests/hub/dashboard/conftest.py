@@ -4,6 +4,7 @@ dashboard served by a real werkzeug server on 127.0.0.1 (a free port) in a threa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,13 +69,24 @@ def table(tmp_path: Path) -> Iterator[Table]:
     t.session.store.close()
 
 
+@contextmanager
+def serve_table(tmp_path: Path, **options: Any) -> Iterator[Table]:
+    """A table (see make_table) served on 127.0.0.1 on a free port, closed afterwards."""
+    t = make_table(tmp_path, **options)
+    try:
+        with ServerThread(t.app) as srv:
+            t.url = srv.url
+            try:
+                yield t
+            finally:
+                t.live.close()
+    finally:
+        t.session.bus.close()
+        t.session.store.close()
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Table]:
     """The same, served over a real socket; reconnecting pages retry after 1.5 s."""
-    t = make_table(tmp_path, retry_ms=1500)
-    with ServerThread(t.app) as srv:
-        t.url = srv.url
+    with serve_table(tmp_path, retry_ms=1500) as t:
         yield t
-        t.live.close()
-    t.session.bus.close()
-    t.session.store.close()

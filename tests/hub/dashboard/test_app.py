@@ -410,3 +410,30 @@ def test_a_table_without_a_game_yet(tmp_path: Any) -> None:
         t.live.close()
         t.session.bus.close()
         t.session.store.close()
+
+
+def test_odds_are_pushed_once_per_position_to_every_page(tmp_path: Any) -> None:
+    from .conftest import serve_table
+
+    with serve_table(tmp_path, odds=True) as t:
+        if not t.session.snapshot(log=False, derived=True).get("advice"):
+            pytest.skip("the session gives no advice here")
+        readers = [SSEReader(t.url) for _ in range(3)]
+        try:
+            for r in readers:
+                r.until(lambda m: m.get("event") == "snapshot")
+            end = time.monotonic() + 10  # the opening position's odds first
+            while t.live.latest_odds() is None and time.monotonic() < end:
+                time.sleep(0.02)
+            computed = t.live.odds_computed
+            t.play("leg:blue")
+            seq = t.session.seq
+            for r in readers:
+                got = r.until(lambda m: m.get("event") == "odds" and m["data"]["seq"] == seq)
+                actions = got["data"]["advice"]["actions"]
+                assert actions and all(a["action"].count(":") <= 1 or not a["action"].startswith(
+                    "bet:") for a in actions)
+            assert t.live.odds_computed == computed + 1  # one computation for three pages
+        finally:
+            for r in readers:
+                r.close()

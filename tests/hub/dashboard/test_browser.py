@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PIN, PLAYERS, Table
+from .conftest import PIN, PLAYERS, Table, serve_table
 
 pytestmark = pytest.mark.browser
 
@@ -285,10 +285,16 @@ def _boxes_overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 @pytest.mark.parametrize("name,viewport", [("phone", PHONE), ("tablet", TABLET)])
-def test_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
+def test_layout(browser: Any, tmp_path: Path, screenshot_dir: Path, name: str,
                 viewport: dict[str, int]) -> None:
     """A mid-game table with a die prompt: no sideways scrolling, every region on screen and
     none on top of another. The PNGs stay in the temp dir for a person to look at."""
+    with serve_table(tmp_path, odds=True) as served:
+        _check_layout(browser, served, screenshot_dir, name, viewport)
+
+
+def _check_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
+                  viewport: dict[str, int]) -> None:
     for action in ["leg:blue", "roll", "desert:9:oasis", "roll", "leg:white", "roll",
                    "bet:loser", "roll", "roll", "roll", "leg:orange"]:
         served.play(action)
@@ -390,40 +396,36 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
 
 def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
     """Leg and race odds drawn as bars, the advisor's best actions for the player to move."""
-    from hub.dashboard.server import ServerThread
-
-    from .conftest import make_table
-
-    t = make_table(tmp_path, odds=True)
-    try:
+    with serve_table(tmp_path, odds=True) as t:
         snap = t.session.snapshot(log=False, derived=True)
         odds, advice = snap.get("odds"), snap.get("advice")
         if odds is None and not advice:
             pytest.skip("the session computes neither odds nor advice here (hub.games.camelup "
                         "odds/advisor or the race table unavailable): nothing to draw")
-        with ServerThread(t.app) as srv:
-            page = open_page(browser, srv.url, pin=PIN)
-            page.wait_for_function("+document.body.dataset.oddsSeq >= 1")
-            if odds is not None:
-                for colour in ("blue", "white"):
-                    want = f"{round(odds['leg'][colour]['first'] * 100)}%"
-                    row = page.locator(f"#odds .odds-row[data-colour='{colour}']")
-                    assert row.locator(".pbar").first.inner_text() == want
-                    assert row.locator(".pbar i").first.evaluate("i => i.style.width") == want
-            if advice:
-                best = page.locator("#advice li").first
-                assert best.inner_text().startswith(advice[0]["action"])
-                assert f"{advice[0]['expected']:+.2f} EP" in best.inner_text()
-                # "do it" plays the advised action for the player to move
-                who = t.session.game.current_player
-                best.locator("button").click()
-                wait_until(lambda: len(t.session.engine_log()) == 2, what="the advised action")
-                assert str(t.session.engine_log()[-1].get("player")) == who
-            t.live.close()
-            close(page)
-    finally:
-        t.session.bus.close()
-        t.session.store.close()
+        page = open_page(browser, t.url, pin=PIN)
+        page.wait_for_function("+document.body.dataset.oddsSeq >= 1")
+        if odds is not None:
+            for colour in ("blue", "white"):
+                want = f"{round(odds['leg'][colour]['first'] * 100)}%"
+                row = page.locator(f"#odds .odds-row[data-colour='{colour}']")
+                assert row.locator(".pbar").first.inner_text() == want
+                assert row.locator(".pbar i").first.evaluate("i => i.style.width") == want
+        if advice:
+            best = page.locator("#advice li").first
+            from hub.dashboard.live import redact_advice
+
+            shown = redact_advice(advice)[0]  # the shared screen: bet colours hidden
+            assert best.inner_text().startswith(shown["action"])
+            assert f"{shown['expected']:+.2f} EP" in best.inner_text()
+            # "do it" plays the advised action for the player to move
+            who = t.session.game.current_player
+            best.locator("button").click()
+            wait_until(lambda: len(t.session.engine_log()) == 2, what="the advised action")
+            assert str(t.session.engine_log()[-1].get("player")) == who
+            # the next position's odds arrive by themselves, computed once for every page
+            synced(page, t)
+            page.wait_for_function(f"+document.body.dataset.oddsSeq >= {t.session.seq}")
+        close(page)
 
 
 def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: Table) -> None:
@@ -468,21 +470,11 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
 
 
 def test_a_table_without_a_pin_is_open_to_everyone(browser: Any, tmp_path: Path) -> None:
-    from hub.dashboard.server import ServerThread
-
-    from .conftest import make_table
-
-    t = make_table(tmp_path, pin=None)
-    try:
-        with ServerThread(t.app) as srv:
-            t.url = srv.url
-            page = open_page(browser, srv.url)
-            page.wait_for_selector("#actions button[data-action='roll']")
-            assert page.locator("#pin-button").inner_text() == "Open table"
-            tap(page, t, "#actions button[data-action='leg:yellow']")
-            assert t.session.engine_log()[-1]["colour"] == "yellow"
-            t.live.close()
-            close(page)
-    finally:
-        t.session.bus.close()
-        t.session.store.close()
+    with serve_table(tmp_path, pin=None) as t:
+        page = open_page(browser, t.url)
+        page.wait_for_selector("#actions button[data-action='roll']")
+        assert page.locator("#pin-button").inner_text() == "Open table"
+        assert page.locator("#odds-card").is_hidden()  # this table computes no odds
+        tap(page, t, "#actions button[data-action='leg:yellow']")
+        assert t.session.engine_log()[-1]["colour"] == "yellow"
+        close(page)

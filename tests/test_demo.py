@@ -80,7 +80,7 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
                 # the printed address serves the live table while the game is played
                 assert f":{http_port}/" in line and "PIN: 4321" in line
                 deadline = time.monotonic() + 20
-                while time.monotonic() < deadline and not live_state.get("game"):
+                while time.monotonic() < deadline and not live_state.get("log"):
                     with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/api/state",
                                                 timeout=5) as r:
                         live_state = json.loads(r.read())
@@ -95,8 +95,9 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
         sub.close()
     out = "\n".join(lines)
     assert code == 0, out[-3000:]
-    assert live_state.get("game_id") == "g1", live_state
-    assert live_state["game"]["players"] == ["Ada", "Bo"], live_state["game"]
+    assert live_state.get("game_id") == "g1" and live_state.get("seq", 0) > 0, live_state
+    started = live_state["log"][0]
+    assert started["event_type"] == "game_started" and started["players"] == ["Ada", "Bo"]
     summary = json.loads(next(ln for ln in lines if ln.startswith("summary: "))[9:])
 
     events = sub.events

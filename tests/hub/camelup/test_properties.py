@@ -7,7 +7,7 @@ from hub.games.camelup import COLOURS, Game, public_view
 from hub.games.camelup.model import race_over
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), players=st.integers(2, 8), data=st.data())
 def test_random_legal_games_keep_every_invariant(seed, players, data):
     g = Game.new([f"p{i}" for i in range(players)], seed=seed)

@@ -69,11 +69,15 @@ log_type error
 log_type warning
 """
 
+# "plugins" is how amqtt 0.12 configures anonymous access; "auth" is 0.11's (ignored by 0.12)
 AMQTT_CONF = """\
 listeners:
   default:
     type: tcp
     bind: {host}:{port}
+plugins:
+  amqtt.plugins.authentication.AnonymousAuthPlugin:
+    allow_anonymous: true
 auth:
   allow-anonymous: true
 topic-check:

@@ -168,7 +168,7 @@ def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[s
 def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
     _keys(p, {"colour", "face", "confidence", "colour_confidence", "face_confidence", "box",
-              "crop_jpeg", "crop_b64", "ts", "reason"})
+              "crop_jpeg", "crop_b64", "ts", "reason", "mode"})
     for key in ("confidence", "colour_confidence", "face_confidence", "ts"):
         v = p.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):

@@ -300,7 +300,8 @@ class MqttBridge:
             log.warning("broker %s refused the connection: %s", self.config.url, reason)
             return
         self.connects += 1
-        client.subscribe([(self.topic("request/+"), 1), (discovery.STATUS_TOPIC, 1)])
+        client.subscribe([(self.topic("request/+"), 1), (self.topic("firmware/status"), 1),
+                          (discovery.STATUS_TOPIC, 1)])
         with self._lock:
             self._online = True
             self._force = True
@@ -396,6 +397,9 @@ class MqttBridge:
             if msg.payload.strip().lower() == b"online":
                 self._requests.put(("__discovery__", b""))
             return
+        if msg.topic == self.topic("firmware/status"):  # the Pi's health, retained by firmware
+            self._requests.put(("__status__", msg.payload))
+            return
         cmd = msg.topic.rsplit("/", 1)[-1]
         self._requests.put((cmd, msg.payload))
 
@@ -408,6 +412,11 @@ class MqttBridge:
             try:
                 if cmd == "__discovery__":
                     self._publish_discovery()
+                    continue
+                if cmd == "__status__":
+                    status = json.loads(raw) if raw.strip() else {}
+                    if isinstance(status, dict):
+                        self.session.request("observe_status", status, None, channel="mqtt")
                     continue
                 answer = self.handle_request(cmd, raw)
                 self.client.publish(self.topic(f"response/{cmd}"), _json(answer), qos=1)

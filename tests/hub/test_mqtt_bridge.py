@@ -201,6 +201,41 @@ def test_home_assistant_discovery_is_sent_again_when_it_comes_online(hub, broker
         sub.close()
 
 
+def test_the_firmware_mqtt_payloads_are_understood(hub, broker) -> None:
+    """What firmware.sinks sends over MQTT becomes moves, prompts and health in the hub."""
+    sinks = pytest.importorskip("firmware.sinks", reason="the firmware package is not there")
+    session, bridge = hub
+    base = bridge.base
+    start(session)
+    sub = Collector(broker.port, [f"{base}/response/#"])
+    try:
+        reading = {"colour": "green", "face": 2, "confidence": 0.96, "face_confidence": 0.97,
+                   "colour_confidence": 0.95, "box": [10, 20, 30, 30], "reason": None,
+                   "mode": "pips"}
+        sub.publish(f"{base}/request/observe_release",
+                    {"transaction": "r1", **sinks.payload("release", ts=123.0)})
+        sub.publish(f"{base}/request/observe_die",
+                    {"transaction": "d1", **sinks.payload("die", reading=reading,
+                                                          crop_jpeg=b"\xff\xd8jpg")})
+        track = {"track": {"1": ["blue"], "4": ["green", "orange"], "3": ["yellow", "white"]},
+                 "desert": {}, "confidence": 0.9, "uncertain": ["7"], "reason": None}
+        sub.publish(f"{base}/request/observe_track",
+                    {"transaction": "t1", **sinks.payload("track", reading=track)})
+        sub.publish(f"{base}/firmware/status", {"state": "ready", "fps": 9.5})
+        assert sub.wait_for(lambda m: len(m) >= 3)
+        answers = {json.loads(p)["transaction"]: json.loads(p) for _, p, _ in sub.messages}
+        assert all(a["ok"] for a in answers.values()), answers
+        assert answers["t1"]["match"] is True
+        die = [e for e in session.events_since(0) if e.type == "die_read"]
+        assert len(die) == 1 and session.crop(die[0].event["crop"]) == b"\xff\xd8jpg"
+        deadline = time.monotonic() + 5
+        while session.firmware.get("state") != "ready" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert session.snapshot(derived=False)["firmware"]["fps"] == 9.5
+    finally:
+        sub.close()
+
+
 def test_available_goes_offline_by_last_will(tables: Tables, broker) -> None:
     session = tables.session(table="will")
     bridge = MqttBridge(session, broker.url).start()

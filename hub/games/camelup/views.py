@@ -114,3 +114,18 @@ def state_from_view(view: dict[str, Any], race_cards: list[str] | None = None) -
     return GameState(players=tuple(players), track=check_track(view["track"]),
                      current=names.index(mover), dice_left=dice_left, leg_piles=piles,
                      desert=desert_map, overall=overall, leg=int(view.get("leg", 1)))
+
+
+def public_state(state: GameState) -> GameState:
+    """The state as the whole table knows it: every hand holds all five race cards and the cards
+    on the overall piles show no colour.
+
+    Advice shown on the shared screen is computed from this, so it cannot give away which race
+    cards the player to move has already played (its bets are rated as if any colour were still
+    in hand; the player's own phone knows better).
+    """
+    from dataclasses import replace
+
+    players = tuple(replace(p, race_cards=frozenset(COLOURS)) for p in state.players)
+    overall = {pile: tuple((i, "?") for i, _ in state.overall[pile]) for pile in PILES}
+    return replace(state, players=players, overall=overall)

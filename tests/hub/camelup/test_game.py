@@ -80,3 +80,20 @@ def test_views_are_json_safe():
     for view in (public_view(g.state), full_view(g.state), player_view(g.state, "Bob")):
         assert json.loads(json.dumps(view)) == view
     assert public_view(g.state)["desert"] == {"8": {"side": "oasis", "owner": "Ann"}}
+
+
+def test_public_state_hides_played_race_cards_from_shared_advice():
+    from hub.games.camelup.advisor import advise
+    from hub.games.camelup.views import public_state
+
+    a = Game.new(["Ann", "Bob"], seed=21)
+    b = Game.new(["Ann", "Bob"], seed=21)
+    a.play("bet:winner:blue")   # Ann's secret: blue
+    b.play("bet:winner:white")  # or white
+    for g in (a, b):
+        g.play("leg:green")  # Bob; Ann to move again: what may the table see of her hand?
+    assert public_view(a.state) == public_view(b.state)
+    shared_a, shared_b = advise(public_state(a.state)), advise(public_state(b.state))
+    assert shared_a == shared_b  # the shared screen cannot tell the two games apart
+    private = {x["action"] for x in advise(a.state)}
+    assert "bet:winner:blue" not in private and "bet:winner:white" in private

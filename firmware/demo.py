@@ -742,12 +742,19 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
         tmp = tempfile.TemporaryDirectory(prefix="pyramid-demo-")
         db = str(Path(tmp.name) / "demo.db")
     bus = EventBus(options.table)
+    worker = None
+    if odds:  # as `pyramid hub` does: odds in a second process, off the event path
+        from hub.derived import DerivedWorker
+
+        worker = DerivedWorker().start()
     try:
         store = Store(Path(db))
         session = TableSession(options.table, store, bus, pin=options.pin or None,
-                               odds=odds, advice=odds)
+                               odds=odds, advice=odds, derived=worker)
     except (StoreError, ValueError) as exc:
         bus.close()
+        if worker is not None:
+            worker.close()
         raise DemoError(str(exc)) from exc
     services = spectator = table = None
     result = DemoResult(DemoStats())
@@ -790,6 +797,8 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
         session.close()
         bus.close()
         store.close()
+        if worker is not None:
+            worker.close()
         if tmp is not None:
             tmp.cleanup()
     return result

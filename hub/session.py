@@ -119,6 +119,7 @@ class TableSession:
         self.game: Game | None = None
         self.pending: dict[str, dict[str, Any]] = {}
         self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
+        self._seq = store.last_seq(table_id)
         self._recover()
 
     # -- public API --------------------------------------------------------------------------
@@ -134,7 +135,8 @@ class TableSession:
 
     @property
     def seq(self) -> int:
-        return self.store.last_seq(self.table_id)
+        """The table's last logged seq (kept in memory: this session is the table's one writer)."""
+        return self._seq
 
     def request(self, cmd: str, payload: Any, auth: Any = None, *, channel: str = "local") -> dict:
         """Run one command (see :mod:`hub.requests`) and answer {"ok": ...}."""
@@ -535,6 +537,8 @@ class TableSession:
         gid = game_id if game_id is not None else self.game_id
         seqs = self.store.append(self.table_id, gid, items, cause=cause, new_game=new_game,
                                  game_status=game_status)
+        if seqs:
+            self._seq = seqs[-1][0]
         if apply is not None:
             apply()
         for pid in cause.get("resolves") or []:

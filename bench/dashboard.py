@@ -40,10 +40,14 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 def run() -> dict[str, Any]:
     """The read->page latency with one page open, and with a tablet and three phones."""
-    return {"one_page": measure(READS, 1), "four_pages": measure(READS, PAGES)}
+    return {"one_page": measure(READS, 1), "four_pages": measure(READS, PAGES),
+            "four_pages_odds_on": measure(40, PAGES, odds=True, gap_s=1.0)}
 
 
-def measure(reads: int = READS, pages: int = PAGES) -> dict[str, Any]:
+def measure(reads: int = READS, pages: int = PAGES, odds: bool = False,
+            gap_s: float = GAP_S) -> dict[str, Any]:
+    """``odds``: the session also works out odds and advice after every move (in this process,
+    on the dashboard's worker thread), as a real table does."""
     import os
 
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
@@ -60,8 +64,8 @@ def measure(reads: int = READS, pages: int = PAGES) -> dict[str, Any]:
     load_before = os.getloadavg()[0]  # a shared 2-core machine: say how busy it was
     rng = random.Random(4)
     tmp = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
-    session = TableSession("bench", Store(tmp / "events.sqlite"), pin="1", odds=False,
-                           advice=False)
+    session = TableSession("bench", Store(tmp / "events.sqlite"), pin="1", odds=odds,
+                           advice=odds)
     session.start_game(["Ann", "Bob", "Cy", "Dee"], seed=1)
     app = create_app(session)
     sent: dict[int, float] = {}
@@ -89,7 +93,7 @@ def measure(reads: int = READS, pages: int = PAGES) -> dict[str, Any]:
             kinds = [e["type"] for e in out["events"]]
             read = out["seq"] - len(kinds) + 1 + kinds.index("die_read")
             sent[read] = t0
-            time.sleep(GAP_S)
+            time.sleep(gap_s)
         time.sleep(0.5)
         drawn_event: list[float] = []
         drawn_state: list[float] = []
@@ -119,6 +123,8 @@ def measure(reads: int = READS, pages: int = PAGES) -> dict[str, Any]:
     return {
         "what": "die read entering the hub (session.observe) -> drawn in Chromium pages",
         "pages": pages,
+        "odds_and_advice": odds,
+        "seconds_between_reads": gap_s,
         "reads": reads,
         "missing_updates": missing,
         "event_drawn": _summary(drawn_event),

@@ -135,11 +135,19 @@ class Live:
                 "advice": {"player": view.get("current_player"),
                            "actions": redact_advice(snap.get("advice") or [])}}
 
+    #: Let a move's updates reach the pages before the odds take the CPU (and the GIL): they are
+    #: worth a second's wait, the die read is not.
+    SETTLE_S = 0.15
+
     def _odds_worker(self) -> None:
         while not self._closed.is_set():
             if not self._odds_wanted.wait(1.0):
                 continue
             self._odds_wanted.clear()
+            while self._odds_wanted.wait(self.SETTLE_S):  # more moves coming: wait for calm
+                self._odds_wanted.clear()
+                if self._closed.is_set():
+                    return
             if self._closed.is_set():
                 return
             try:

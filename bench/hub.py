@@ -115,6 +115,20 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
             "target_p95_ms": 20}
 
 
+def store_append(n: int = 200) -> dict[str, Any]:
+    """One durable commit of the event log (WAL, synchronous=FULL: an fsync): the floor under
+    every latency above."""
+    from hub.store import Store
+
+    store = Store(Path(tempfile.mkdtemp(prefix="bench-store-")) / "hub.db")
+    times = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        store.append("t", "g", [("hub", {"type": "x", "i": i})])
+        times.append(time.perf_counter() - t0)
+    return {"append_one_event": _summary_ms(times)}
+
+
 # -- 200 tables -------------------------------------------------------------------------------
 
 def _tables_worker(port: int, first: int, count: int, seconds: float, db_dir: str) -> None:
@@ -348,7 +362,9 @@ def kills(total: int = 50, seed: int = 50) -> dict[str, Any]:
 
 def run() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, fn in (("latency", latency), ("tables", tables), ("rss", rss), ("kills", kills)):
+    for name, fn in (("store", store_append), ("latency", latency), ("latency_no_odds",
+                     lambda: latency(200, odds=False)), ("tables", tables), ("rss", rss),
+                     ("kills", kills)):
         t0 = time.perf_counter()
         try:
             out[name] = fn()
@@ -368,7 +384,8 @@ if __name__ == "__main__":
     elif what == "_rss":
         _rss_child()
     else:
-        fns = {"latency": latency, "tables": tables, "rss": rss, "kills": kills}
+        fns = {"store": store_append, "latency": latency, "tables": tables, "rss": rss,
+               "kills": kills}
         result = run() if what == "all" else fns[what]()
         print(json.dumps(result, indent=2))
     os._exit(0)

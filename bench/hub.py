@@ -258,12 +258,11 @@ def tables(n_tables: int = 200, processes: int = 2, seconds: float = 15.0) -> di
 
 def _rss_child() -> None:
     from hub import simtable
+    from hub.derived import DerivedWorker
     from hub.mqtt.bridge import MqttBridge
     from hub.mqtt.broker import EmbeddedBroker
     from hub.session import TableSession
     from hub.store import Store
-
-    from hub.derived import DerivedWorker
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-rss-"))
     worker = DerivedWorker().start()  # as `pyramid hub` runs it

@@ -28,7 +28,9 @@ def compute(state: Any, player: str | None, odds: bool, advice: bool) -> dict[st
     if odds:
         try:
             try:
-                from hub.games.camelup.odds import odds_for_state  # the contract's place
+                from hub.games.camelup.odds import (  # type: ignore[attr-defined]
+                    odds_for_state,  # the contract's place
+                )
             except ImportError:
                 from hub.games.camelup.advisor import odds_for_state  # where it landed
             out["odds"] = odds_for_state(state)

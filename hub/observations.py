@@ -57,9 +57,9 @@ def judge_die(reading: Mapping[str, Any], dice_left: list[str], threshold: float
     face = reading.get("face")
     conf = _num(reading.get("confidence"))
     face_conf = _num(reading.get("face_confidence"))
-    shown = {"colour": colour if isinstance(colour, str) else None,
-             "face": face if isinstance(face, int) and not isinstance(face, bool) else None,
-             "confidence": conf}
+    shown_colour = colour if isinstance(colour, str) else None
+    shown_face = face if isinstance(face, int) and not isinstance(face, bool) else None
+    shown: dict[str, Any] = {"colour": shown_colour, "face": shown_face, "confidence": conf}
     problems: list[str] = []
     inferred = False
     if len(dice_left) == 1 and colour != dice_left[0]:
@@ -81,9 +81,9 @@ def judge_die(reading: Mapping[str, Any], dice_left: list[str], threshold: float
         problems.append(f"face {face!r} is not 1, 2 or 3")
     if conf < threshold:
         problems.append(f"confidence {conf:.2f} is below {threshold:.2f}")
-    ok = not problems
-    return DieVerdict(ok, colour if ok else shown["colour"], face if ok else shown["face"],
-                      conf, shown, problems, inferred)
+    if not problems:
+        return DieVerdict(True, str(colour), shown_face, conf, shown, problems, inferred)
+    return DieVerdict(False, shown_colour, shown_face, conf, shown, problems, inferred)
 
 
 def describe_stack(stack: list[str]) -> str:

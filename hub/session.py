@@ -393,9 +393,10 @@ class TableSession:
             try:
                 self._commit([("hub", ev)], {"cmd": "undo"},
                              game_status="playing" if was_finished else None)
-            except BaseException:
-                self.game = self._rebuild(self.record, self.store.events(
-                    self.table_id, game_id=self.game_id))[0]  # type: ignore[arg-type]
+            except BaseException:  # the log did not take the undo: memory follows the log
+                if self.record is not None:
+                    self.game = self._rebuild(self.record, self.store.events(
+                        self.table_id, game_id=self.record.game_id))[0]
                 raise
             if was_finished:
                 self.record = self.store.game(self.table_id, self.game_id or "")

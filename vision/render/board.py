@@ -259,6 +259,8 @@ def random_position(
 
 # --- the scene ----------------------------------------------------------------------------
 def _table(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """The table around the board: one colour with a smooth grain. The grain is smooth, so it
+    is made at a quarter of the size and scaled up (a full-size float pass is slow)."""
     w, h = size
     base = np.array(
         [(70, 100, 140), (120, 160, 200), (60, 60, 60), (200, 200, 198), (60, 90, 50)][
@@ -266,10 +268,12 @@ def _table(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
         ],
         np.float32,
     )
+    sw, sh = max(w // 4, 8), max(h // 4, 8)
     grain = cv2.resize(
-        rng.normal(0, 1, (8, 40)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+        rng.normal(0, 1, (8, 40)).astype(np.float32), (sw, sh), interpolation=cv2.INTER_CUBIC
     )
-    return np.clip(base * (1 + 0.08 * grain[..., None]), 0, 255).astype(np.uint8)
+    small = np.clip(base * (1 + 0.08 * grain[..., None]), 0, 255).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def render_board_scene(
@@ -318,15 +322,11 @@ def render_board_scene(
         _draw_tile(tex, geo, space, side, rng)
     S = np.diag([1 / TEXTURE_PX_PER_MM, 1 / TEXTURE_PX_PER_MM, 1.0])
     Hpx = pose.homography @ S
-    img = _table(rng, size)
-    warped = cv2.warpPerspective(tex, Hpx, (w, h), flags=cv2.INTER_LINEAR)
-    inside = (
-        cv2.warpPerspective(
-            np.full(tex.shape[:2], 255, np.uint8), Hpx, (w, h), flags=cv2.INTER_LINEAR
-        ).astype(np.float32)[..., None]
-        / 255.0
+    # the board warped straight onto the table (pixels outside the board keep the table)
+    img = cv2.warpPerspective(
+        tex, Hpx, (w, h), dst=_table(rng, size), flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_TRANSPARENT,
     )
-    img = np.clip(img * (1 - inside) + warped * inside, 0, 255).astype(np.uint8)
     # camels with their shadows, lit by one lamp
     la, le = rng.uniform(0, 2 * np.pi), np.deg2rad(rng.uniform(40, 80))
     light = np.array([np.cos(le) * np.cos(la), np.cos(le) * np.sin(la), -np.sin(le)])
@@ -358,10 +358,16 @@ def render_board_scene(
                 img, rng, (float(pa[0]), float(pa[1])), float(np.linalg.norm(pb - pa)) / 10
             )
         for space in geo.spaces:
-            region = np.zeros((h, w), np.uint8)
-            cv2.fillConvexPoly(region, np.round(stack_region(pose, geo, space)).astype(np.int32), 1)
+            # the space's stack region, rasterised in its own box only
+            poly = np.round(stack_region(pose, geo, space)).astype(np.int32)
+            x0, y0 = np.maximum(poly.min(axis=0), 0)
+            x1, y1 = np.minimum(poly.max(axis=0) + 1, [w, h])
+            if x1 <= x0 or y1 <= y0:
+                continue
+            region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(region, poly - [x0, y0], 1)
             n = int(region.sum())
-            hit = int(np.count_nonzero(hand_mask[region > 0] > 64))
+            hit = int(np.count_nonzero(hand_mask[y0:y1, x0:x1][region > 0] > 64))
             if hit > 0.02 * n:
                 covered.add(space)
             elif hit > 0:

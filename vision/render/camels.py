@@ -138,7 +138,7 @@ def draw_shadows(
 ) -> None:
     """Soft shadows of the blocks on the board (in place): footprints swept away from the lamp."""
     h, w = image.shape[:2]
-    mask = np.zeros((h, w), np.float32)
+    mask = np.zeros((h, w), np.uint8)
     horiz = light_dir[:2]
     elev = max(float(-light_dir[2]), 0.2)
     for b in blocks:
@@ -147,9 +147,16 @@ def draw_shadows(
         off = -horiz / max(np.linalg.norm(horiz), 1e-6) * reach
         pts = np.concatenate([pose.project(fp, 0.0), pose.project(fp + off, 0.0)])
         hull = cv2.convexHull(np.round(pts).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1.0)
-    if not mask.any():
+        cv2.fillConvexPoly(mask, hull, 1)
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    if bw == 0 or bh == 0:
         return
     k = max(3.0, w / 400)
-    mask = cv2.GaussianBlur(mask, (0, 0), k)
-    image[:] = np.clip(image * (1 - strength * mask[..., None]), 0, 255).astype(np.uint8)
+    # only the shadows' box (plus the blur's reach) changes: a full-frame float pass is slow
+    pad = int(np.ceil(4 * k))
+    x0, x1 = max(bx - pad, 0), min(bx + bw + pad, w)
+    y0, y1 = max(by - pad, 0), min(by + bh + pad, h)
+    soft = cv2.GaussianBlur(mask[y0:y1, x0:x1].astype(np.float32), (0, 0), k)
+    shade = 1.0 - np.float32(strength) * soft
+    roi = image[y0:y1, x0:x1]
+    roi[:] = cv2.multiply(roi, cv2.merge([shade, shade, shade]), dtype=cv2.CV_8U)

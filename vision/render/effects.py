@@ -17,6 +17,8 @@ Stable API (the board renderer imports it):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
 
 import cv2
 import numpy as np
@@ -73,19 +75,26 @@ def apply_lighting(
 
     ``gradient`` in 0..1 darkens one side of the frame linearly (a lamp off to one side), along
     ``gradient_angle_deg``. Values saturate at 255 as a real sensor does.
+
+    Speed: the ramp is linear in x and y, so it is built from one row and one column; the
+    multiply saturates inside OpenCV (no float64 full-frame copies, no np.clip pass).
     """
     _check(image)
     h, w = image.shape[:2]
-    gain = np.asarray(colour, np.float32).reshape(1, 1, 3) * np.float32(strength)
-    out = image.astype(np.float32) * gain
-    if gradient > 0:
-        a = np.deg2rad(gradient_angle_deg)
-        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-        proj = (xs - w / 2) * np.cos(a) + (ys - h / 2) * np.sin(a)
-        span = max(float(np.abs(proj).max()), 1.0)
-        ramp = 1.0 - gradient * (proj / span + 1.0) / 2.0
-        out *= ramp[..., None]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    gain = np.asarray(colour, np.float32) * np.float32(strength)
+    if gradient <= 0:
+        return cv2.multiply(image, tuple(float(v) for v in gain) + (0.0,))
+    a = np.deg2rad(gradient_angle_deg)
+    px = ((np.arange(w, dtype=np.float32) - w / 2) * np.float32(np.cos(a)))[None, :]
+    py = ((np.arange(h, dtype=np.float32) - h / 2) * np.float32(np.sin(a)))[:, None]
+    # |proj| is largest at a corner of the frame
+    span = max(
+        abs((0 - w / 2) * np.cos(a)) + abs((0 - h / 2) * np.sin(a)),
+        abs((w - 1 - w / 2) * np.cos(a)) + abs((h - 1 - h / 2) * np.sin(a)),
+        1.0,
+    )
+    ramp = (1.0 - gradient / 2.0) - np.float32(gradient / (2.0 * span)) * (px + py)
+    return cv2.multiply(image, ramp[..., None] * gain, dtype=cv2.CV_8U)
 
 
 def gaussian_blur(image: np.ndarray, sigma: float) -> np.ndarray:
@@ -110,13 +119,26 @@ def motion_blur(image: np.ndarray, length: float, angle_deg: float = 0.0) -> np.
     return cv2.filter2D(image, -1, k)
 
 
+@lru_cache(maxsize=1)
+def _normal_quantiles() -> np.ndarray:
+    """The 256 mid-quantiles of a unit normal: a byte of randomness -> one normal draw."""
+    nd = NormalDist()
+    return np.array([nd.inv_cdf((i + 0.5) / 256) for i in range(256)], np.float32)
+
+
 def add_noise(image: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """Sensor noise: Gaussian, per channel, ``sigma`` in grey levels."""
+    """Sensor noise: Gaussian, per channel, ``sigma`` in grey levels.
+
+    Speed: one random byte per value mapped through the normal's 256 quantiles (a table lookup
+    in OpenCV) instead of a float64 normal draw per value: ~10x cheaper for a 1280x720 frame.
+    The distribution is a normal quantised to 256 levels (tails cut at 2.9 sigma), which no
+    reader can tell from sensor noise."""
     _check(image)
     if sigma <= 0:
         return image.copy()
-    noise = rng.normal(0.0, sigma, image.shape).astype(np.float32)
-    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    idx = np.frombuffer(rng.bytes(image.size), np.uint8).reshape(image.shape)
+    noise = cv2.LUT(idx, _normal_quantiles() * np.float32(sigma))
+    return cv2.add(image, noise, dtype=cv2.CV_8U)
 
 
 def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
@@ -140,11 +162,22 @@ def add_glare(
     """A soft specular spot (a ceiling light on a glossy surface): adds light, saturates."""
     _check(image)
     h, w = image.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    d2 = (xs - center[0]) ** 2 + (ys - center[1]) ** 2
-    spot = np.exp(-d2 / (2.0 * max(radius, 1.0) ** 2)) * (255.0 * strength)
+    r = max(radius, 1.0)
+    # beyond 3.5 radii the spot adds under half a grey level: work only on that box
+    reach = 3.5 * r
+    x0, x1 = max(int(center[0] - reach), 0), min(int(center[0] + reach) + 1, w)
+    y0, y1 = max(int(center[1] - reach), 0), min(int(center[1] + reach) + 1, h)
+    out = image.copy()
+    if x0 >= x1 or y0 >= y1:
+        return out
+    dx2 = (np.arange(x0, x1, dtype=np.float32) - np.float32(center[0])) ** 2
+    dy2 = (np.arange(y0, y1, dtype=np.float32) - np.float32(center[1])) ** 2
+    spot = np.exp(-(dy2[:, None] + dx2[None, :]) / np.float32(2.0 * r * r)) * np.float32(
+        255.0 * strength
+    )
     add = spot[..., None] * np.asarray(colour, np.float32).reshape(1, 1, 3)
-    return np.clip(image.astype(np.float32) + add, 0, 255).astype(np.uint8)
+    out[y0:y1, x0:x1] = cv2.add(image[y0:y1, x0:x1], add, dtype=cv2.CV_8U)
+    return out
 
 
 @dataclass(frozen=True)

@@ -91,13 +91,13 @@ def draw_hand(
     _capsule(skin, tb, tb + (axis + side * thumb_side * 0.8) * 40 * s, 20 * s)
     skin[sleeve > 0] = 0
     mask = np.maximum(skin, sleeve)
-    ys_, xs_ = np.nonzero(mask)
-    if len(xs_) == 0:
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    if bw == 0 or bh == 0:
         return mask
     # work only on the hand's box (plus its shadow): a full-frame float pass is slow
     pad = int(70 * s)
-    x0, x1 = max(int(xs_.min()) - pad, 0), min(int(xs_.max()) + pad + 1, w)
-    y0, y1 = max(int(ys_.min()) - pad, 0), min(int(ys_.max()) + pad + 1, h)
+    x0, x1 = max(bx - pad, 0), min(bx + bw + pad, w)
+    y0, y1 = max(by - pad, 0), min(by + bh + pad, h)
     roi = (slice(y0, y1), slice(x0, x1))
     shadow = cv2.GaussianBlur(mask[roi], (0, 0), 12 * s).astype(np.float32) / 255.0
     shift = (int(rng.uniform(10, 30) * s), int(rng.uniform(10, 30) * s))

@@ -28,6 +28,7 @@ __all__ = [
     "BoardLocation",
     "BoardNotFound",
     "CameraPose",
+    "camel_colours_bgr",
     "detect_markers",
     "load_geometry",
     "locate_board",
@@ -160,6 +161,15 @@ def load_geometry(path: str | Path | None = None) -> BoardGeometry:
     """The board geometry of ``path`` (default: the packaged hardware/board.yaml)."""
     p = Path(path) if path is not None else DEFAULT_PATH
     return _load_cached(str(p), p.stat().st_mtime)
+
+
+def camel_colours_bgr(geometry: BoardGeometry | None = None) -> dict[str, tuple[int, int, int]]:
+    """The five camel colours as 8-bit BGR, from board.yaml: the one place they are written.
+
+    The game's dice share the camels' colours, so the dice renderer and the default dice
+    palette take them from here too (edit board.yaml, and camels and dice change together)."""
+    geo = geometry or load_geometry()
+    return {name: (rgb[2], rgb[1], rgb[0]) for name, rgb in geo.colours.items()}
 
 
 # --- the camera ---------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.board import camel_colours_bgr
+
 CAMEL_UP = ("blue", "green", "orange", "yellow", "white")
 PALETTE_VERSION = 1
 L_WEIGHT = 0.35  # lightness counts this much against the chroma axes
@@ -32,11 +34,7 @@ _SCALES = np.geomspace(0.55, 1.8, 15).astype(np.float32)  # (d2 - d1) / (d2 + d1
 # are the renderer's dice; the others are common dice colours (Marco Polo II: blue, yellow, green,
 # red, black).
 DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
-    "blue": (190, 105, 25),
-    "green": (70, 155, 35),
-    "orange": (25, 120, 235),
-    "yellow": (40, 210, 245),
-    "white": (232, 234, 235),
+    **{n: c for n, c in camel_colours_bgr().items() if n in CAMEL_UP},  # written in board.yaml
     "red": (40, 35, 200),
     "black": (35, 35, 35),
     "purple": (130, 40, 110),

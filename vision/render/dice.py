@@ -18,17 +18,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.board import camel_colours_bgr
 from vision.render.effects import EffectParams, apply_effects
 
-# The game's dice under neutral light, BGR. Pip colour per die: dark pips on the light dice,
-# light pips on the dark ones.
-CAMEL_UP_COLOURS: dict[str, tuple[int, int, int]] = {
-    "blue": (190, 105, 25),
-    "green": (70, 155, 35),
-    "orange": (25, 120, 235),
-    "yellow": (40, 210, 245),
-    "white": (232, 234, 235),
-}
+# The game's dice under neutral light, BGR: the camels' colours, written once in board.yaml.
+# Pip colour per die: dark pips on the light dice, light pips on the dark ones.
+CAMEL_UP_COLOURS: dict[str, tuple[int, int, int]] = camel_colours_bgr()
 EXTRA_COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (40, 35, 200),
     "black": (35, 35, 35),

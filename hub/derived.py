@@ -24,25 +24,16 @@ __all__ = ["compute", "DerivedWorker"]
 
 def compute(state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
     """{"odds": ..., "advice": [...]} of a GameState (pure; runs in the worker or inline)."""
+    from hub.games.camelup.advisor import advise, odds_for_state
+    from hub.games.camelup.views import public_state
+
     out: dict[str, Any] = {"odds": None, "advice": []}
     if odds:
-        try:
-            try:
-                from hub.games.camelup.odds import (  # type: ignore[attr-defined]
-                    odds_for_state,  # the contract's place
-                )
-            except ImportError:
-                from hub.games.camelup.advisor import odds_for_state  # where it landed
-            out["odds"] = odds_for_state(state)
-        except ImportError:
-            pass
+        out["odds"] = odds_for_state(state)
     if advice and player is not None:
-        try:
-            from hub.games.camelup.advisor import advise
-
-            out["advice"] = advise(state, player, limit=5)
-        except ImportError:
-            pass
+        # the shared screen knows only what the table knows: rating bets from the full state
+        # would show which race cards the player to move has already played
+        out["advice"] = advise(public_state(state), player, limit=5)
     return out
 
 

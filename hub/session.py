@@ -500,8 +500,11 @@ class TableSession:
 
     def _refuse(self, player: str | None, action: str, exc: IllegalAction) -> dict[str, Any]:
         """Log an authorised but illegal action (so the table sees why), change nothing else."""
+        error = str(exc)
+        if _redact_action(action) != str(action):  # a bet: the sentence may name a played card
+            error = "That overall bet is not possible: the race card is not in the player's hand."
         ev = {"type": "action_refused", "player": player, "action": _redact_action(action),
-              "reason": exc.reason, "error": str(exc)}
+              "reason": exc.reason, "error": error}
         seqs = self._commit([("hub", ev)], {"cmd": "action"})
         raise RequestError(str(exc), exc.reason, seq=seqs[-1][0])
 

@@ -237,3 +237,19 @@ def test_odds_from_the_worker_process_equal_the_inline_ones(tables: Tables) -> N
         assert not worker.failed
     finally:
         worker.close()
+
+
+def test_a_refused_bet_does_not_tell_the_table_which_card_was_played(tables: Tables) -> None:
+    s = tables.session()
+    start(s, players=("Ann", "Bob"))
+    assert act(s, "Ann", "bet:winner:white")["ok"]
+    assert act(s, "Bob", "leg:blue")["ok"]
+    answer = act(s, "Ann", "bet:loser:white")  # white is already on the winner pile
+    assert not answer["ok"] and answer["reason"] == "no_race_card"
+    s.bus.flush()
+    refused = [e.to_dict() for e in s.events_since(0) if e.type == "action_refused"]
+    assert refused and refused[-1]["action"] == "bet:loser"
+    assert "white" not in json.dumps(refused)  # the sentence names no card
+    bets = [e.to_dict() for e in s.events_since(0) if e.type == "overall_bet_placed"]
+    assert bets and all("colour" not in b for b in bets)
+    assert "white" not in json.dumps(s.snapshot()["game"]["overall"])

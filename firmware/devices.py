@@ -76,8 +76,10 @@ def choose_pin_factory(mode: str = "auto") -> tuple[Any, str]:
 class DebouncedButton:
     """A switch to GND with our own debounce (see firmware.debounce).
 
-    ``when_pressed`` / ``when_released`` receive the time (``time.monotonic()``) of the edge that
-    started the change. They run in a GPIO or timer thread: keep them short.
+    ``when_pressed`` / ``when_released`` receive the time (``clock()``, by default
+    ``time.monotonic()``) of the edge that started the change. They run in a GPIO or timer thread:
+    keep them short. ``clock`` is injectable so that tests can date a bounce burst exactly instead
+    of trusting the scheduler to toggle a mock pin within a millisecond.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class DebouncedButton:
         name: str,
         pin_factory: Any = None,
         mode: str = "lockout",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         # gpiozero's Button is this same DigitalInputDevice plus a hold-timer thread; we use no
         # when_held, and that thread makes close() wait up to hold_time while pressed
@@ -102,7 +105,7 @@ class DebouncedButton:
                                           pin_factory=pin_factory)
         self._debouncer = Debouncer(
             pins.debounce_ms / 1000.0, self._changed, initial=bool(self._button.is_active),
-            mode=mode, name=f"debounce-{name}",
+            mode=mode, clock=clock, name=f"debounce-{name}",
         )
         self._button.when_activated = lambda: self._debouncer.edge(True)
         self._button.when_deactivated = lambda: self._debouncer.edge(False)
@@ -299,6 +302,7 @@ class Devices:
         factory_mode: str = "auto",
         debounce_mode: str = "lockout",
         chirps: bool = True,
+        debounce_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if pin_factory is None:
             pin_factory, why = choose_pin_factory(factory_mode)
@@ -311,10 +315,11 @@ class Devices:
         opened: list[Any] = []
         try:
             self.slider = DebouncedButton(pinmap.slider, name="slider", pin_factory=pin_factory,
-                                          mode=debounce_mode)
+                                          mode=debounce_mode, clock=debounce_clock)
             opened.append(self.slider)
             self.confirm = DebouncedButton(pinmap.confirm, name="confirm",
-                                           pin_factory=pin_factory, mode=debounce_mode)
+                                           pin_factory=pin_factory, mode=debounce_mode,
+                                           clock=debounce_clock)
             opened.append(self.confirm)
             self.status = StatusLed(pinmap.status_led, pin_factory=pin_factory)
             opened.append(self.status)

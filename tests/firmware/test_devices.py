@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -24,50 +25,98 @@ def devices(mock_factory):
         yield devs
 
 
-def bounce(pin, final_low: bool, edges: int = 6, gap: float = 0.0005) -> None:
-    """Toggle a mock pin quickly, like a real switch's contacts, ending at the final level."""
+class FakeClock:
+    """The debouncer's clock, set by the test: each mock-pin edge is dated exactly, so a loaded
+    machine that stretches the toggles cannot turn one bounce burst into two presses."""
+
+    def __init__(self, t: float = 100.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture()
+def clocked(mock_factory):
+    clock = FakeClock()
+    with Devices(load_pinmap(), pin_factory=mock_factory, debounce_clock=clock) as devs:
+        yield devs, clock
+
+
+def bounce(pin, clock: FakeClock, start: float, final_low: bool, edges: int = 7,
+           gap: float = 0.0005) -> None:
+    """Toggle a mock pin like a real switch's contacts (edges ``gap`` s apart on the debouncer's
+    clock), ending at the final level."""
     for i in range(edges):
+        clock.t = start + i * gap
         (pin.drive_low if (i % 2 == 0) == final_low else pin.drive_high)()
-        time.sleep(gap)
+    clock.t = start + edges * gap
     (pin.drive_low if final_low else pin.drive_high)()
 
 
-def test_one_bouncy_press_is_one_press(devices) -> None:
+def test_one_bouncy_press_is_one_press(clocked) -> None:
+    devices, clock = clocked
     presses: list[float] = []
     releases: list[float] = []
     devices.slider.when_pressed = presses.append
     devices.slider.when_released = releases.append
     pin = devices.slider.pin
-    t0 = time.monotonic()
-    bounce(pin, final_low=True)
-    time.sleep(0.1)
-    assert len(presses) == 1 and presses[0] >= t0
+    bounce(pin, clock, 100.0, final_low=True)
+    assert presses == [100.0]  # lockout: at the burst's first edge, at once
     assert devices.slider.is_pressed
-    bounce(pin, final_low=False)
-    time.sleep(0.1)
-    assert len(presses) == 1 and len(releases) == 1
+    bounce(pin, clock, 100.5, final_low=False)
+    time.sleep(0.1)  # give the timer thread a chance to (wrongly) report more
+    assert presses == [100.0] and releases == [100.5]
     assert not devices.slider.is_pressed
 
 
-def test_two_real_presses_are_two(devices) -> None:
+def test_two_real_presses_are_two(clocked) -> None:
+    devices, clock = clocked
     pin = devices.slider.pin
-    for _ in range(2):
-        bounce(pin, final_low=True)
-        time.sleep(0.08)
-        bounce(pin, final_low=False)
-        time.sleep(0.08)
+    for start in (100.0, 100.2, 100.4, 100.6):  # press, release, press, release: 200 ms apart
+        bounce(pin, clock, start, final_low=start in (100.0, 100.4))
+    time.sleep(0.05)
     assert devices.slider.presses == 2
 
 
+def test_a_short_tap_is_released_by_the_timer_in_real_time(mock_factory) -> None:
+    """The real clock and the timer thread: a release inside the bounce window is not lost, it is
+    reported once the line has been quiet. The debounce is long (300 ms) so that a loaded machine
+    cannot stretch the burst (toggled with no sleeps) across it."""
+    pm = load_pinmap()
+    pm = dataclasses.replace(pm, slider=dataclasses.replace(pm.slider, debounce_ms=300))
+    with Devices(pm, pin_factory=mock_factory) as devs:
+        released = threading.Event()
+        devs.slider.when_released = lambda t: released.set()
+        pin = devs.slider.pin
+        for i in range(7):
+            (pin.drive_low if i % 2 == 0 else pin.drive_high)()
+        assert devs.slider.presses == 1 and devs.slider.is_pressed
+        pin.drive_high()  # let go at once: inside the 300 ms window
+        assert not released.is_set()
+        assert released.wait(2.0)
+        assert devs.slider.presses == 1 and not devs.slider.is_pressed
+
+
 def test_hold_mode_ignores_a_spike(mock_factory) -> None:
-    with Devices(load_pinmap(), pin_factory=mock_factory, debounce_mode="hold") as devs:
+    clock = FakeClock()
+    with Devices(load_pinmap(), pin_factory=mock_factory, debounce_mode="hold",
+                 debounce_clock=clock) as devs:
         pin = devs.slider.pin
         pin.drive_low()
+        clock.t += 0.001
         pin.drive_high()  # a spike far shorter than 40 ms
+        clock.t += 1.0
         time.sleep(0.1)
         assert devs.slider.presses == 0
         pin.drive_low()
+        clock.t += 0.02  # held only half the debounce: not yet
         time.sleep(0.1)
+        assert devs.slider.presses == 0
+        clock.t += 0.03  # now held 50 ms
+        deadline = time.monotonic() + 2.0
+        while devs.slider.presses == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert devs.slider.presses == 1
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -69,7 +70,11 @@ class Table:
         self._n = 100
         self.vision = FakeVision()
         self.sink = RecordingSink()
-        self.devices = Devices(load_pinmap(), pin_factory=mock_factory)
+        # a long debounce (200 ms): a loaded machine that stretches press_slider's toggles
+        # cannot split one bouncy press into two (the timing itself: test_debounce.py)
+        pm = load_pinmap()
+        pm = dataclasses.replace(pm, slider=dataclasses.replace(pm.slider, debounce_ms=200))
+        self.devices = Devices(pm, pin_factory=mock_factory)
         opener = source_factory or (lambda: RenderedSource(self.render, fps=60))
         self.camera = CameraSupervisor(opener, backoff_s=(0.02, 0.1), black_frames=5,
                                        freeze_timeout_s=0.5).start()
@@ -84,12 +89,15 @@ class Table:
 
     def press_slider(self, bouncy: bool = True) -> None:
         pin = self.devices.slider.pin
-        for i in range(7 if bouncy else 1):
+        for i in range(7 if bouncy else 1):  # contact bounce: toggles with no pause
             (pin.drive_low if i % 2 == 0 else pin.drive_high)()
-            time.sleep(0.0005)
         time.sleep(0.06)
         pin.drive_high()
-        time.sleep(0.06)
+        # the release counts once the line has been quiet for the debounce: only then can the
+        # next press be told from this one's bounce
+        deadline = time.monotonic() + 3.0
+        while self.devices.slider.is_pressed and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def close(self) -> None:
         self.loop.stop()

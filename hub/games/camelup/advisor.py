@@ -5,7 +5,8 @@ Each figure is the expected change in that player's money caused by the action, 
 * leg tile of colour c worth v:  v*P(c first) + 1*P(c second) - 1*P(c neither)
 * desert tile on space s, side x: the expected landings on it this leg (1 EP each), plus the change
   it makes to the expected value of the leg tiles this player already holds (the leg odds are
-  recomputed exactly with the tile on the board)
+  recomputed exactly with the tile on the board; all placements of a position in one kernel pass,
+  :func:`hub.games.camelup.odds.leg_odds_many`, which equals one call per placement exactly)
 * pyramid tile: exactly 1 EP (the die it releases changes nothing in expectation)
 * overall bet on c: P(c wins or loses the race) * E[payout] - P(not) * 1. The payout depends on
   how many correct cards lie before this one; the colours of the cards already on the pile are
@@ -80,8 +81,8 @@ def advise(state: GameState, player: str | None = None, limit: int | None = None
     places = [a for a in actions if isinstance(a, PlaceDesert)]
     others = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
     layouts = [{**others, a.space: a.side} for a in places]
-    desert_odds = dict(zip(places, leg_odds_many(state.track, state.dice_left, layouts),
-                           strict=True))
+    placed = leg_odds_many(state.track, state.dice_left, layouts)
+    desert_odds: dict[Action, LegOdds] = dict(zip(places, placed, strict=True))
     out = [_rate(action, state, me, base, base_held, desert_odds.get(action))
            for action in actions]
     out.sort(key=lambda a: -a["expected"])

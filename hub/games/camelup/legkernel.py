@@ -18,6 +18,11 @@ The camel axis is permuted so the camels whose dice are still in the pyramid com
 the shape of the tree (which slot moves in which row, with which face, from which parent) depends
 only on the number of dice left and is computed once per k and cached (:func:`tree_plan`).
 
+:func:`run_leg_layouts` answers the advisor's question "what if my desert tile lay here?" for
+every legal placement at once: it rolls out the tiles shared by all layouts once, spawns a
+layout's copy of a sequence only where it first lands on that layout's own tile, and merges rows
+that reach the same state by different die orders (integer weights keep it exact).
+
 This module knows nothing about colours, JSON or the game engine: plain integer arrays in and
 out. :mod:`hub.games.camelup.odds` wraps it.
 """
@@ -239,9 +244,8 @@ def run_leg(start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None) -> 
     batch = keys.shape[1]
     plan = tree_plan(k, batch)
     ended = (keys >> HEIGHT_BITS).max(axis=0) >= FINISH
-    has_tiles = tiles is not None and bool(np.any(tiles))
-    has_mirage = has_tiles and bool(np.any(tiles < 0))
-    tile_at = tiles.__getitem__ if has_tiles else None  # type: ignore[union-attr]
+    tile_at = tiles.__getitem__ if tiles is not None and np.any(tiles) else None
+    has_mirage = tiles is not None and bool(np.any(tiles < 0))
     landings = np.zeros(TILE_SLOTS)
     last = len(plan.levels) - 1
     for depth, level in enumerate(plan.levels):
@@ -347,12 +351,21 @@ class _Rows:
         packed = self.tag << 5 | self.used
         for row in self.keys:  # keys are below 256: 8 bits each, 40 in all
             packed = packed << 8 | row
-        uniq, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        if uniq.size == packed.size:
+        if packed.size < 2:
             return self
-        weight = np.bincount(inverse, weights=self.weight, minlength=uniq.size)
-        return _Rows(self.keys[:, first], self.ended[first], self.used[first],
-                     weight.astype(np.int64), self.tag[first])
+        order = np.argsort(packed)
+        ordered = packed[order]
+        new = np.empty(packed.size, dtype=bool)
+        new[0] = False
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        if starts.size == packed.size - 1:
+            return self
+        keep = order[np.concatenate(([0], starts))]  # any row of a group stands for it
+        group = np.cumsum(new)
+        weight = np.bincount(group, weights=self.weight[order], minlength=keep.size)
+        return _Rows(self.keys[:, keep], self.ended[keep], self.used[keep],
+                     weight.astype(np.int64), self.tag[keep])
 
 
 def _free_table(used: np.ndarray, left: int) -> np.ndarray:
@@ -463,14 +476,14 @@ def run_leg_layouts(
         first_hits = np.flatnonzero(new_bit & ~prior)
         spawned = []
         if first_hits.size:
-            space = dest[first_hits]
-            cand = candidates[space]  # (hits, width)
+            hit_space = dest[first_hits]
+            cand = candidates[hit_space]  # (hits, width)
             ok = (masks_pad[cand] & prior[first_hits][:, None]) == 0
             ok &= cand < n_layouts
             which, col = np.nonzero(ok)
             lay = cand[which, col]
             row = first_hits[which]
-            sp = space[which]
+            sp = hit_space[which]
             counts += _weighted_count(lay * TILE_SLOTS + sp, weight[row], slots)
             s_keys = _land_on_tile(moved.keys[:, row], sp, table[lay, sp])
             spawned.append(_Rows(s_keys, (s_keys >> HEIGHT_BITS).max(axis=0) >= FINISH,
@@ -485,6 +498,7 @@ def run_leg_layouts(
 
             m, c_used, c_weight = copies.expand(left, tile_at, has_mirage)
             c_lay = np.tile(copies.tag, len(FACES) * left)
+            assert m.tile is not None
             hit = np.flatnonzero(m.tile)
             counts += _weighted_count(c_lay[hit] * TILE_SLOTS + m.dest.reshape(-1)[hit],
                                       c_weight[hit], slots)

@@ -26,7 +26,8 @@ result when the race ended during the leg. Future desert tiles are ignored (the 
 of published calculators); the current leg's are exact.
 
 Entry points: :func:`position_odds` (the `pyramid odds` answer as a dict of floats),
-:func:`leg_odds` (numpy arrays, for the advisor's many hypothetical-tile calls) and
+:func:`leg_odds` (numpy arrays), :func:`leg_odds_many` (the advisor's hypothetical desert
+layouts of one position, in one pass) and
 :func:`validate_position`, which raises :class:`PositionError` with a sentence naming the problem.
 """
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -112,9 +114,9 @@ def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, i
 
 
 def validate_position(
-    track: Mapping[object, Iterable[str]],
+    track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None = None,
-    desert: Mapping[object, str] | None = None,
+    desert: Mapping[Any, str] | None = None,
 ) -> Position:
     """Check a position given as plain data and return it normalised; raise PositionError if not.
 
@@ -222,9 +224,9 @@ def odds_of(position: Position, race: bool = True) -> LegOdds:
 
 
 def leg_odds(
-    track: Mapping[object, Iterable[str]],
+    track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None = None,
-    desert: Mapping[object, str] | None = None,
+    desert: Mapping[Any, str] | None = None,
     race: bool = False,
 ) -> LegOdds:
     """Numpy-array odds for the advisor; validates, then computes (race odds only if asked)."""
@@ -232,9 +234,9 @@ def leg_odds(
 
 
 def leg_odds_many(
-    track: Mapping[object, Iterable[str]],
+    track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None,
-    deserts: Iterable[Mapping[object, str]],
+    deserts: Iterable[Mapping[Any, str]],
 ) -> list[LegOdds]:
     """Leg odds (race=False) of one position under each desert layout, in one kernel pass.
 
@@ -256,25 +258,27 @@ def leg_odds_many(
     k = 0 if position.finished else len(position.dice_left)
     res = legkernel.run_leg_layouts(keys, k, base, extras)
     n = res.sequences
-    out = []
-    for i, tiles in enumerate(layouts):
-        first = np.empty(N_CAMELS)
-        second = np.empty(N_CAMELS)
-        first[order] = res.first[i] / n
-        second[order] = res.second[i] / n
-        out.append(LegOdds(
-            first=first,
-            second=second,
-            game_ends=float(res.ended[i]) / n,
-            landings={s: float(res.landings[i, s]) for s in sorted(tiles)},
-        ))
-    return out
+    first = np.empty((len(layouts), N_CAMELS))
+    second = np.empty((len(layouts), N_CAMELS))
+    first[:, order] = res.first / n
+    second[:, order] = res.second / n
+    ended = (res.ended / n).tolist()
+    landings = res.landings.tolist()
+    return [
+        LegOdds(
+            first=first[i],
+            second=second[i],
+            game_ends=ended[i],
+            landings={s: landings[i][s] for s in sorted(tiles)},
+        )
+        for i, tiles in enumerate(layouts)
+    ]
 
 
 def position_odds(
-    track: Mapping[object, Iterable[str]],
+    track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None = None,
-    desert: Mapping[object, str] | None = None,
+    desert: Mapping[Any, str] | None = None,
 ) -> dict:
     """The `pyramid odds` answer for one position, as plain floats keyed by colour and space."""
     o = leg_odds(track, dice_left, desert, race=True)

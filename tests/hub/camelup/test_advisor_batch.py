@@ -1,4 +1,4 @@
-"""The advisor's batched desert evaluation gives exactly the advice of one odds call per placement."""
+"""Batched desert evaluation: exactly the advice of one odds call per placement."""
 
 from __future__ import annotations
 

@@ -54,10 +54,10 @@ def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]
     from firmware.config import BrokerConfig, WatchConfig
     from firmware.devices import Devices
     from firmware.frames import ReplaySource
-    from firmware.pinmap import load_pinmap
     from firmware.readers import Readers
     from firmware.sinks import MqttSink
     from firmware.watch import WatchLoop
+    from hardware.pinmap import load_pinmap
 
     table = f"bench{int(time.time()) % 100000}{int(real_vision)}"
     broker = BrokerConfig(url=broker_url)

@@ -350,10 +350,10 @@ class DemoTable:
         from firmware.devices import Devices
         from firmware.frames import RenderedSource
         from firmware.health import Health
-        from firmware.pinmap import load_pinmap
         from firmware.readers import Readers
         from firmware.sinks import InProcessSink
         from firmware.watch import WatchLoop
+        from hardware.pinmap import load_pinmap
         from hub.games.camelup.bots import make_bot
 
         if not 2 <= options.players <= len(NAMES):

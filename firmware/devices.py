@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.debounce import Change, Debouncer
-from firmware.pinmap import PinMap, PwmPin, RgbLedPins, SwitchPins
+from hardware.pinmap import ButtonPins, LightRingPins, PinMap, RgbLedPins
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class DebouncedButton:
 
     def __init__(
         self,
-        pins: SwitchPins,
+        pins: ButtonPins,
         *,
         name: str,
         pin_factory: Any = None,
@@ -194,7 +194,7 @@ class StatusLed:
 class LightRing:
     """The LED ring over the reveal zone, on (at the pin map's brightness) while reading."""
 
-    def __init__(self, pins: PwmPin, *, pin_factory: Any = None) -> None:
+    def __init__(self, pins: LightRingPins, *, pin_factory: Any = None) -> None:
         from gpiozero import PWMLED
 
         self.brightness = pins.brightness

@@ -1,6 +1,9 @@
 """Load and check hardware/pinmap.yaml: which GPIO each part of the table is wired to.
 
-Why a checker of its own: a pin map is edited by hand by people who moved a wire, and a mistake
+The one pin-map loader: the firmware drives the pins from it (firmware.devices) and `pyramid
+wiring` draws them from it, so the drawing and the code cannot disagree.
+
+Why a checker: a pin map is edited by hand by people who moved a wire, and a mistake
 there (two parts on one pin, a pin that does not exist, the light ring on a pin without PWM) shows
 up on a Pi as a part that silently does nothing. Here every problem is found at once and named
 with the part and the key, before a single pin is touched.
@@ -221,7 +224,7 @@ def _value_problems(pinmap: PinMap) -> list[str]:
                 "the build guide wires switches to GND, so keep it true"
             )
     ring = pinmap.light_ring
-    # the same ranges as firmware/pinmap.py, which drives the pins
+    # gpiozero's PWM: below 50 Hz the ring flickers; above 40 kHz software PWM cannot follow
     if not 50 <= ring.frequency <= 40_000:
         problems.append(f"light_ring.frequency: {ring.frequency} Hz is outside 50..40000")
     if not 0 < ring.brightness <= 1:

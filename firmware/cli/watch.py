@@ -82,14 +82,17 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("pyramid.watch")
-    from firmware.pinmap import load_pinmap
+    # the one pin-map checker (hardware/ is the data package; `pyramid wiring` uses it too)
+    from hardware.pinmap import PinMapError, load_pinmap
 
     try:
         cfg = _config(args)
         pinmap = load_pinmap(cfg.pins.file or None)
-    except ConfigError as exc:
+    except (ConfigError, PinMapError) as exc:
         print(f"pyramid watch: {exc}", file=sys.stderr)
         return 2
+    for warning in pinmap.warnings():
+        log.warning("pin map: %s", warning)
     if args.check:
         import dataclasses
 

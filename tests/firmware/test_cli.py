@@ -21,6 +21,17 @@ def test_bad_config_exits_2_and_says_where(tmp_path: Path, capsys) -> None:
     assert "unknown key 'fsp' (did you mean 'fps'?)" in err and str(cfg) in err
 
 
+def test_bad_pin_map_exits_2_and_names_every_problem(tmp_path: Path, capsys) -> None:
+    pins = tmp_path / "pinmap.yaml"
+    text = (Path(__file__).resolve().parents[2] / "hardware" / "pinmap.yaml").read_text()
+    pins.write_text(text.replace("buzzer:     {pin: 12}", "buzzer:     {pin: 17}")
+                    .replace("pin: 18,", "pin: 23,"))
+    assert main(["watch", "--pins", str(pins), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert str(pins) in err and "already used by slider.pin" in err
+    assert "light_ring.pin: BCM 23 has no hardware PWM" in err
+
+
 def test_check_prints_config_and_pins(tmp_path: Path, capsys) -> None:
     cfg = tmp_path / "table.toml"
     cfg.write_text('[table]\nid = "kitchen"\n[broker]\npassword = "secret"\n')

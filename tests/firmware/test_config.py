@@ -1,4 +1,5 @@
-"""Config and pin map: sane defaults, and clear errors that say where."""
+"""Config: sane defaults, and clear errors that say where. (The pin map's checks:
+tests/hardware/test_pinmap.py; how `pyramid watch` reports them: test_cli.py.)"""
 
 from __future__ import annotations
 
@@ -7,15 +8,6 @@ from pathlib import Path
 import pytest
 
 from firmware.config import ConfigError, load_config, parse_config
-from firmware.pinmap import load_pinmap, parse_pinmap
-
-GOOD_PINS = {
-    "slider": {"pin": 17, "pull_up": True, "debounce_ms": 40},
-    "confirm": {"pin": 27, "pull_up": True, "debounce_ms": 40},
-    "status_led": {"red": 5, "green": 6, "blue": 13, "active_high": True},
-    "light_ring": {"pin": 18, "frequency": 1000, "brightness": 0.8},
-    "buzzer": {"pin": 12},
-}
 
 
 def test_no_file_and_an_empty_file_give_the_defaults(tmp_path: Path) -> None:
@@ -80,41 +72,6 @@ def test_overrides_are_validated_like_the_file() -> None:
     assert cfg.table.id == "t2" and cfg.camera.kind == "picamera2"
     with pytest.raises(ConfigError, match="fps"):
         cfg.with_overrides(camera={"fps": -1.0})
-
-
-def test_the_shipped_pin_map_loads() -> None:
-    pm = load_pinmap()
-    assert pm.slider.pin == 17 and pm.slider.pull_up and pm.slider.debounce_ms == 40
-    assert pm.light_ring.pin == 18 and pm.buzzer.pin == 12
-    assert len(pm.used_pins()) == 7
-
-
-@pytest.mark.parametrize(
-    ("change", "expected"),
-    [
-        ({"buzzer": {"pin": 17}}, r"buzzer.pin: BCM 17 is already used by slider.pin"),
-        ({"slider": {"pin": 40}}, r"slider.pin: BCM 40 is not a usable GPIO"),
-        ({"slider": {"pull_up": True}}, r"slider: missing 'pin'"),
-        ({"buzzer": {"pin": 12, "volume": 3}}, r"buzzer: unknown key 'volume'"),
-        ({"fan": {"pin": 4}}, r"unknown part 'fan'"),
-        ({"light_ring": {"pin": 18, "brightness": 2.0}}, r"brightness: must be above 0"),
-    ],
-)
-def test_pin_map_mistakes_are_named(change: dict, expected: str) -> None:
-    data = {**GOOD_PINS, **change}
-    with pytest.raises(ConfigError, match=expected):
-        parse_pinmap(data, source="pinmap.yaml")
-
-
-def test_missing_part_and_bad_yaml(tmp_path: Path) -> None:
-    data = dict(GOOD_PINS)
-    del data["buzzer"]
-    with pytest.raises(ConfigError, match="no entry for 'buzzer'"):
-        parse_pinmap(data)
-    bad = tmp_path / "pins.yaml"
-    bad.write_text("slider: {pin: [\n")
-    with pytest.raises(ConfigError, match="not valid YAML"):
-        load_pinmap(bad)
 
 
 def test_parse_config_rejects_a_non_table_section() -> None:

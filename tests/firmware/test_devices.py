@@ -16,7 +16,7 @@ from firmware.devices import (
     choose_pin_factory,
     is_raspberry_pi,
 )
-from firmware.pinmap import load_pinmap
+from hardware.pinmap import load_pinmap
 
 
 @pytest.fixture()

@@ -14,10 +14,10 @@ from firmware.camera import CameraSupervisor
 from firmware.config import WatchConfig
 from firmware.devices import CHIRP_LOOK, CHIRP_READ, Devices, LedState
 from firmware.frames import FrameSource, RenderedSource, ReplaySource
-from firmware.pinmap import load_pinmap
 from firmware.readers import Readers
 from firmware.sinks import RecordingSink
 from firmware.watch import WatchLoop
+from hardware.pinmap import load_pinmap
 
 ZONE = (40, 30, 60, 50)
 CFG = WatchConfig(still_frames=3, track_still_frames=3, die_timeout_s=1.0, track_timeout_s=1.0,

@@ -13,10 +13,10 @@ from firmware.camera import CameraSupervisor
 from firmware.config import WatchConfig
 from firmware.devices import Devices
 from firmware.frames import ReplaySource
-from firmware.pinmap import load_pinmap
 from firmware.readers import Readers
 from firmware.sinks import RecordingSink
 from firmware.watch import WatchLoop
+from hardware.pinmap import load_pinmap
 
 board = pytest.importorskip("vision.render.board")
 pytest.importorskip("vision.dice")

@@ -54,16 +54,6 @@ def test_physical_pins_in_the_yaml_comments_are_right():
         assert PHYSICAL[int(bcm)] == int(pin), f"comment says BCM{bcm} is pin {pin}"
 
 
-def test_agrees_with_the_firmware_loader():
-    """firmware/pinmap.py drives the pins, hardware/pinmap.py draws them: same pins."""
-    fw = pytest.importorskip("firmware.pinmap")
-    ours = load_pinmap(PINMAP)
-    theirs = fw.load_pinmap(PINMAP)
-    assert sorted(b for _, b in ours.uses()) == sorted(theirs.used_pins())
-    assert ours.light_ring.pin == theirs.light_ring.pin and ours.buzzer.pin == theirs.buzzer.pin
-    assert ours.slider.pin == theirs.slider.pin and ours.confirm.pin == theirs.confirm.pin
-
-
 def test_pin_used_twice_is_named(raw):
     raw["buzzer"]["pin"] = 17
     with pytest.raises(PinMapError) as err:

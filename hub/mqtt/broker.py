@@ -27,6 +27,30 @@ class BrokerUnavailable(RuntimeError):
     """No broker can be started here (neither mosquitto nor amqtt is installed), or it died."""
 
 
+def _die_with_parent() -> None:
+    """In the broker child, before exec: ask Linux to SIGTERM it when the hub dies.
+
+    The broker runs in its own session so that Ctrl-C in a terminal reaches the hub first and the
+    hub can publish `offline` before the broker goes; but then a hub killed with SIGKILL (or by the
+    OOM killer) would leave an orphaned broker holding the port. PR_SET_PDEATHSIG closes that gap.
+    Elsewhere than Linux it does nothing.
+    """
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _user() -> str:
+    import getpass
+
+    return getpass.getuser()
+
+
 def find_mosquitto() -> str | None:
     """The mosquitto binary: on PATH, or Debian's /usr/sbin (often not on a user's PATH)."""
     found = shutil.which("mosquitto")
@@ -65,6 +89,9 @@ set_tcp_nodelay true
 max_queued_messages 1000000
 max_inflight_messages 100
 log_dest file {log}
+# run as whoever runs the hub: mosquitto started as root would otherwise switch to its own user,
+# and that credential change would clear the "die with the hub" signal set before exec
+user {user}
 log_type error
 log_type warning
 """
@@ -129,7 +156,7 @@ class EmbeddedBroker:
         if self.kind == "mosquitto":
             conf = self._dir / "mosquitto.conf"
             conf.write_text(MOSQUITTO_CONF.format(port=self.port, host=self.host,
-                                                  log=self.log_path))
+                                                  log=self.log_path, user=_user()))
             cmd = [find_mosquitto() or "mosquitto", "-c", str(conf)]
         else:
             conf = self._dir / "amqtt.yaml"
@@ -137,7 +164,8 @@ class EmbeddedBroker:
             cmd = [*(find_amqtt() or []), "-c", str(conf)]
         with open(self._dir / "stdout.log", "ab") as out:
             self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL, start_new_session=True)
+                                          stdin=subprocess.DEVNULL, start_new_session=True,
+                                          preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import time
 from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.board import load_geometry
@@ -53,6 +59,7 @@ def score_scene(seed: int, hands_probability: float = 0.25) -> dict[str, Any]:
         "tiles": 0,
         "tiles_right": 0,
         "errors": [],
+        "abstain_why": [],
     }
     if reading.reason is not None:
         return out
@@ -74,6 +81,8 @@ def score_scene(seed: int, hands_probability: float = 0.25) -> dict[str, Any]:
         out["clear"] += 1
         if unsure:
             out["abstained"] += 1
+            sr = reading.spaces.get(space)
+            out["abstain_why"].append(_why_key(sr.why if sr is not None else None))
         elif got == want:
             out["right"] += 1
         else:
@@ -85,14 +94,42 @@ def score_scene(seed: int, hands_probability: float = 0.25) -> dict[str, Any]:
     return out
 
 
-def evaluate(n: int, seed: int = 0, hands_probability: float = 0.25) -> dict[str, Any]:
-    """Score ``n`` scenes (seeds seed..seed+n-1) and sum the figures."""
+def _why_key(why: str | None) -> str:
+    """An abstention's reason without its numbers, so like reasons count together."""
+    return re.sub(r"[-\d.]+", "N", why or "?")[:60]
+
+
+def _worker_init() -> None:
+    cv2.setNumThreads(1)  # one process per core: OpenCV's own threads would only contend
+
+
+def _scores(n: int, seed: int, hands_probability: float, jobs: int) -> Iterator[dict[str, Any]]:
+    seeds = range(seed, seed + n)
+    if jobs <= 1 or n < 8:
+        for s in seeds:
+            yield score_scene(s, hands_probability)
+        return
+    with ProcessPoolExecutor(jobs, initializer=_worker_init) as pool:
+        yield from pool.map(
+            partial(score_scene, hands_probability=hands_probability),
+            seeds,
+            chunksize=max(1, min(20, n // (4 * jobs))),
+        )
+
+
+def evaluate(
+    n: int, seed: int = 0, hands_probability: float = 0.25, jobs: int = 1
+) -> dict[str, Any]:
+    """Score ``n`` scenes (seeds seed..seed+n-1) and sum the figures; ``jobs`` processes
+    render and read in parallel (the figures do not depend on it: every scene is its seed's)."""
     totals: Counter[str] = Counter()
     refused: Counter[str] = Counter()
+    why: Counter[str] = Counter()
     times = []
     examples = []
-    for s in range(seed, seed + n):
-        r = score_scene(s, hands_probability)
+    for r in _scores(n, seed, hands_probability, jobs):
+        s = r["seed"]
+        why.update(r["abstain_why"])
         times.append(r["ms"])
         if r["refused"]:
             refused[r["refused"].split(":")[0][:60]] += 1
@@ -118,6 +155,7 @@ def evaluate(n: int, seed: int = 0, hands_probability: float = 0.25) -> dict[str
         "tiles_right": totals["tiles_right"] / max(totals["tiles"], 1),
         "read_ms_median": float(np.median(times)) if times else 0.0,
         "error_examples": examples,
+        "abstain_reasons": dict(why.most_common()),
     }
 
 
@@ -129,13 +167,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", "--scenes", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hands", type=float, default=0.25, help="share of scenes with hands")
+    ap.add_argument(
+        "-j", "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: cores)"
+    )
     ap.add_argument("--json", action="store_true")
     args, _ = ap.parse_known_args(argv)
-    r = evaluate(args.scenes, args.seed, args.hands)
+    if args.scenes < 1 or args.jobs < 1 or not 0 <= args.hands <= 1:
+        print("error: need -n >= 1, --jobs >= 1 and 0 <= --hands <= 1")
+        return 2
+    r = evaluate(args.scenes, args.seed, args.hands, args.jobs)
     if args.json:
         print(json.dumps(r, indent=2))
     else:
-        print(f"track reader over {r['scenes']} rendered scenes (seeds {args.seed}..)")
+        last = args.seed + args.scenes - 1
+        print(f"track reader over {r['scenes']} rendered scenes (seeds {args.seed}..{last})")
         print(f"  frames refused:            {r['refused']} {r['refused_reasons']}")
         print(f"  clear spaces:              {r['clear_spaces']}")
         print(f"  stacks fully right:        {r['stacks_fully_right']:.2%}  (target >= 99 %)")
@@ -147,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"  desert tiles right:        {r['tiles_right']:.2%} of {r['tiles']}")
         print(f"  read time median:          {r['read_ms_median']:.1f} ms (incl. evaluation noise)")
+        for k, v in list(r["abstain_reasons"].items())[:6]:
+            print(f"    abstained {v:5d}x: {k}")
         for e in r["error_examples"][:5]:
             print(f"  e.g. seed {e['seed']}: {e['errors']}")
     return 0

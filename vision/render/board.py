@@ -324,7 +324,11 @@ def render_board_scene(
     Hpx = pose.homography @ S
     # the board warped straight onto the table (pixels outside the board keep the table)
     img = cv2.warpPerspective(
-        tex, Hpx, (w, h), dst=_table(rng, size), flags=cv2.INTER_LINEAR,
+        tex,
+        Hpx,
+        (w, h),
+        dst=_table(rng, size),
+        flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_TRANSPARENT,
     )
     # camels with their shadows, lit by one lamp

@@ -14,7 +14,11 @@ from typing import Any
 
 from hub.games.camelup import COLOURS, FACES, SPACES
 
-__all__ = ["DieVerdict", "judge_die", "compare_track", "describe_stack", "TrackError"]
+__all__ = ["DieVerdict", "judge_die", "compare_track", "describe_stack", "TrackError",
+           "setup_from_dice", "setup_from_track", "START_SPACES"]
+
+#: Where the setup roll puts the camels (a die shows 1, 2 or 3).
+START_SPACES = tuple(FACES)
 
 
 class TrackError(ValueError):
@@ -168,3 +172,91 @@ def compare_track(
                               f"{'an ' + got if got else 'none'}".replace("an mirage",
                                                                           "a mirage")})
     return diffs
+
+
+# -- the setup roll, read before a game starts -----------------------------------------------------
+
+def _track_json(track: Mapping[int, list[str]]) -> dict[str, list[str]]:
+    return {str(space): list(stack) for space, stack in sorted(track.items())}
+
+
+def _missing(seen: list[str]) -> list[str]:
+    return [c for c in COLOURS if c not in seen]
+
+
+def setup_from_dice(dice: list[Mapping[str, Any] | None], threshold: float) -> dict[str, Any]:
+    """A setup reading from the dice of the setup roll, in roll order (None: a die not received).
+
+    The stacking follows the rules' setup (``hub.games.camelup.setup_track``): camels whose dice
+    show the same face stack in roll order, the first at the bottom. The camera sees the five
+    dice at once, so its "roll order" is only the order it read them in: a shared space gets a
+    note saying so (a track read shows the stacks as the players built them, and is preferred).
+    Returns {"source": "dice", "track", "complete", "problems", "notes", "dice"}.
+    """
+    problems: list[str] = []
+    track: dict[int, list[str]] = {}
+    roll: list[list[Any]] = []
+    seen: list[str] = []
+    for i, d in enumerate(dice, 1):
+        if d is None:
+            problems.append(f"die {i} was not received")
+            continue
+        colour, face = d.get("colour"), d.get("face")
+        conf = _num(d.get("confidence"))
+        if not isinstance(colour, str) or colour not in COLOURS:
+            why = d.get("reason")
+            problems.append(f"die {i}: no camel colour was read" + (f" ({why})" if why else "")
+                            if colour is None else f"die {i}: {colour!r} is not a camel colour")
+            continue
+        if colour in seen:
+            problems.append(f"{colour} was read twice")
+            continue
+        seen.append(colour)
+        if isinstance(face, bool) or face not in FACES:
+            problems.append(f"die {i} ({colour}): " + ("no face was read" if face is None
+                                                        else f"face {face!r} is not 1, 2 or 3"))
+            continue
+        if conf is None or conf < threshold:
+            problems.append(f"die {i} ({colour} {face}): confidence "
+                            f"{'unknown' if conf is None else f'{conf:.2f}'} is below "
+                            f"{threshold:.2f}")
+        track.setdefault(int(face), []).append(colour)
+        roll.append([colour, int(face)])
+    if len(dice) != len(COLOURS):
+        problems.insert(0, f"the camera read {len(dice)} dice, not {len(COLOURS)}")
+    missing = _missing(seen)
+    if missing:
+        problems.append(f"no die read for {', '.join(missing)}")
+    notes = [f"space {s}: {describe_stack(st)} stacked in the order the dice were read; check "
+             "the stack on the board" for s, st in sorted(track.items()) if len(st) > 1]
+    return {"source": "dice", "track": _track_json(track), "complete": not problems,
+            "problems": problems, "notes": notes, "dice": roll}
+
+
+def setup_from_track(reading: Mapping[str, Any]) -> dict[str, Any]:
+    """A setup reading from a track read taken while no game is running.
+
+    Complete when each of the five camels is seen exactly once, all on spaces 1 to 3 (where the
+    setup roll puts them), and none of those spaces was uncertain. Raises TrackError when the
+    reading is malformed (as :func:`compare_track` does).
+    Returns {"source": "track", "track", "complete", "problems", "notes"}.
+    """
+    stacks, uncertain, _desert = parse_track_reading(reading)
+    problems: list[str] = []
+    why = reading.get("reason")
+    if why:
+        problems.append(f"the track was not read: {why}")
+    seen = [c for stack in stacks.values() for c in stack]
+    off = {s: st for s, st in stacks.items() if s not in START_SPACES}
+    for space, stack in sorted(off.items()):
+        problems.append(f"space {space}: {describe_stack(stack)} (at the start every camel "
+                        "stands on space 1, 2 or 3)")
+    missing = _missing(seen)
+    if missing:
+        problems.append(f"not seen on the track: {', '.join(missing)}")
+    unsure = sorted(s for s in uncertain if s in START_SPACES or missing)
+    if unsure:
+        problems.append("the camera was unsure of space" + ("s " if len(unsure) > 1 else " ")
+                        + ", ".join(map(str, unsure)))
+    return {"source": "track", "track": _track_json(stacks), "complete": not problems,
+            "problems": problems, "notes": []}

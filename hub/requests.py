@@ -86,7 +86,7 @@ def _bool(p: Mapping[str, Any], key: str) -> bool:
 
 def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"players", "setup", "seed", "first_player", "abandon"}, {"players"})
+    _keys(p, {"players", "setup", "setup_id", "seed", "first_player", "abandon"}, {"players"})
     players = p["players"]
     if not isinstance(players, list) or not 2 <= len(players) <= 8:
         raise _Bad("'players' must be a list of 2 to 8 names, in seating order")
@@ -96,8 +96,16 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
         if any(c in name for c in "/+#\x00"):
             raise _Bad(f"the name {name!r} may not contain / + # (they are MQTT topic characters)")
     setup = p.get("setup")
+    if "setup_id" in p and setup != "camera":
+        raise _Bad("'setup_id' goes with \"setup\": \"camera\" (the reading shown)")
+    if "setup_id" in p:
+        _int(p, "setup_id", 1, 2**53)
     if setup is not None:
-        if isinstance(setup, list):
+        if isinstance(setup, str):
+            if setup not in ("camera", "random"):
+                raise _Bad("'setup' as text is \"camera\" (the camera's setup reading) or "
+                           "\"random\" (the hub rolls it)")
+        elif isinstance(setup, list):
             for item in setup:
                 if (not isinstance(item, list | tuple) or len(item) != 2
                         or item[0] not in COLOURS or isinstance(item[1], bool)
@@ -108,7 +116,8 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
                 if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
                     raise _Bad(f"'setup' as a track: space {space!r} needs a list of colours")
         else:
-            raise _Bad("'setup' is a setup roll [[colour, face], ...] or a track {space: [...]}")
+            raise _Bad("'setup' is a setup roll [[colour, face], ...], a track {space: [...]}, "
+                       "\"camera\" or \"random\"")
     seed = p.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)
                              or (isinstance(seed, str) and len(seed) > MAX_TEXT)):
@@ -168,7 +177,14 @@ def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[s
 def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
     _keys(p, {"colour", "face", "confidence", "colour_confidence", "face_confidence", "box",
-              "crop_jpeg", "crop_b64", "ts", "reason", "mode"})
+              "crop_jpeg", "crop_b64", "ts", "reason", "mode", "index", "of"})
+    _mode(p)
+    if "of" in p:
+        _int(p, "of", 0, 16)
+    if "index" in p:
+        _int(p, "index", 0, 15)
+        if "of" in p and p["index"] >= p["of"]:
+            raise _Bad("'index' counts the dice of the setup pass from 0: below 'of'")
     for key in ("confidence", "colour_confidence", "face_confidence", "ts"):
         v = p.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
@@ -188,8 +204,20 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
 
 def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"track", "uncertain", "desert", "confidence", "reason", "ts"}, {"track"})
+    _keys(p, {"track", "uncertain", "desert", "confidence", "reason", "ts", "note", "mode"},
+          {"track"})
+    _mode(p)
+    if "note" in p and p["note"] is not None and (not isinstance(p["note"], str)
+                                                  or len(p["note"]) > 200):
+        raise _Bad("'note' is a short text")
     return s.cmd_observe_track(dict(p))
+
+
+def _mode(p: Mapping[str, Any]) -> None:
+    """``mode`` of a reading: "setup" (the starting roll or track) or the firmware's play mode."""
+    mode = p.get("mode")
+    if mode is not None and (not isinstance(mode, str) or len(mode) > MAX_TEXT):
+        raise _Bad("'mode' is \"setup\" for the starting roll, else the play mode's name")
 
 
 def _observe_status(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:

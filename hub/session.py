@@ -11,6 +11,10 @@ Why the session is shaped this way:
 - The engine's own events are stored untouched (so replay is plain ``Game.replay``); what the hub
   knows beside them (the crop of a die read, its confidence) rides in the batch's ``cause``.
 - Secrets: envelopes, snapshots and the log served to anyone carry ``public_event``s only.
+- The setup reading (what the camera saw of the starting roll or the starting track while no game
+  runs) is *not* logged: it changes no game, and the game it starts records its track in its own
+  ``game_started`` event. A restart loses it; the firmware reads the setup again on its confirm
+  button.
 
 Commands arrive through :mod:`hub.requests` (validation and authorisation, shared by MQTT and
 HTTP); the methods here named ``cmd_*`` assume their arguments were checked there. Firmware on
@@ -119,6 +123,11 @@ class TableSession:
         self.game: Game | None = None
         self.pending: dict[str, dict[str, Any]] = {}
         self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
+        # the latest setup readings while no game runs (not logged: see the module docstring)
+        self._setup_pass: dict[str, Any] | None = None  # the dice of the setup pass being read
+        self._setup_dice: dict[str, Any] | None = None
+        self._setup_track: dict[str, Any] | None = None
+        self._setup_ids = 0
         self._seq = store.last_seq(table_id)
         self._recover()
 
@@ -147,20 +156,22 @@ class TableSession:
     def start_game(
         self,
         players: list[str],
-        setup: list[Any] | dict[Any, Any] | None = None,
+        setup: list[Any] | dict[Any, Any] | str | None = None,
         seed: int | str | None = None,
         *,
         first_player: int | str = 0,
         abandon: bool = False,
+        setup_id: int | None = None,
     ) -> dict[str, Any]:
         """Start a game as the table (in-process callers); raises RequestError on bad input.
 
         ``setup`` is the observed setup roll ``[["blue", 2], ...]`` (stacked in roll order) or a
-        track ``{space: [colours bottom->top]}``; None rolls it from ``seed``.
+        track ``{space: [colours bottom->top]}``, ``"camera"`` (the latest complete
+        :attr:`setup_reading`); None or ``"random"`` rolls it from ``seed``.
         """
         return self.cmd_start_game(
             {"players": players, "setup": setup, "seed": seed, "first_player": first_player,
-             "abandon": abandon},
+             "abandon": abandon, "setup_id": setup_id},
             Access("table"),
         )
 
@@ -195,6 +206,7 @@ class TableSession:
                 "firmware": dict(self.firmware),
                 "threshold": self.threshold,
                 "pin_required": self.authority.pin is not None,
+                "setup_reading": self.setup_reading,
             }
             if log:
                 snap["log"] = (
@@ -255,6 +267,28 @@ class TableSession:
             "record": rec.to_dict(),
         }
 
+    @property
+    def setup_reading(self) -> dict[str, Any] | None:
+        """The setup the camera saw last while no game ran (``start_game`` with setup "camera").
+
+        The newest reading wins, with one exception: the firmware reads the five setup dice and
+        then the track; when that track read is incomplete (a stack hidden, a camel unseen) and
+        the dice were complete, the dice reading is offered, noting why the track was not.
+        """
+        with self._lock:
+            dice, track = self._setup_dice, self._setup_track
+            if dice is None or track is None:
+                chosen = dice or track
+                return None if chosen is None else _copy_reading(chosen)
+            if track["id"] > dice["id"] and (track["complete"] or not dice["complete"]):
+                return _copy_reading(track)
+            if dice["id"] > track["id"]:
+                return _copy_reading(dice)
+            out = _copy_reading(dice)
+            out["notes"].append("the track read after the dice could not be used: "
+                                + "; ".join(track["problems"]))
+            return out
+
     def crop(self, crop_id: str) -> bytes | None:
         """The JPEG crop of a die reading, or None."""
         return self.store.get_crop(self.table_id, str(crop_id))
@@ -284,6 +318,15 @@ class TableSession:
             params: dict[str, Any] = {"players": list(players), "seed": p.get("seed"),
                                       "first_player": p.get("first_player", 0)}
             setup = p.get("setup")
+            if setup == "camera":
+                reading = self._camera_setup(p.get("setup_id"))
+                params["setup_from"] = f"camera:{reading['source']}"
+                setup = reading["dice"] if reading["source"] == "dice" else reading["track"]
+            elif setup == "random":
+                setup = None
+            elif isinstance(setup, str):
+                raise RequestError(f"unknown setup {setup!r}: \"camera\", \"random\", a roll "
+                                   "or a track", "bad_payload")
             if isinstance(setup, dict):
                 params["track"] = {str(k): list(v) for k, v in setup.items()}
             elif setup is not None:
@@ -305,6 +348,7 @@ class TableSession:
             self.game = game
             self.pending = {}
             self._engine_batches = []
+            self._setup_pass = self._setup_dice = self._setup_track = None  # used up
             out: dict[str, Any] = {"game_id": game_id, "players": list(game.state.names)}
             if access.is_table:
                 out["tokens"] = {n: self.authority.token(game_id, n) for n in game.state.names}
@@ -412,6 +456,8 @@ class TableSession:
 
     def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            if p.get("mode") == "setup":
+                return self._observe_setup_die(p)
             game = self._need_game()
             state = game.state
             verdict = observations.judge_die(p, list(state.dice_left), self.threshold)
@@ -441,6 +487,8 @@ class TableSession:
 
     def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            if self._is_setup_track(p):
+                return self._observe_setup_track(p)
             game = self._need_game(allow_finished=True)
             view = public_view(game.state)
             diffs = observations.compare_track(view["track"], view["desert"], p)
@@ -455,6 +503,87 @@ class TableSession:
         with self._lock:
             self.firmware = {**p, "received": time.time()}
             return {}
+
+    # -- the setup reading ---------------------------------------------------------------------
+
+    def _refuse_setup_in_game(self, what: str) -> None:
+        if self.active:
+            raise RequestError(
+                f"setup readings are taken before a game starts: this {what} was not played "
+                f"(game {self.game_id} is being played)", "setup_in_game")
+
+    def _next_setup_id(self) -> int:
+        self._setup_ids += 1
+        return self._setup_ids
+
+    def _observe_setup_die(self, p: dict[str, Any]) -> dict[str, Any]:
+        """One die of the setup roll (``index`` of ``of`` in the firmware's pass): gathered into
+        the pass, whose dice make the setup reading. Never a move."""
+        self._refuse_setup_in_game("setup die")
+        index, of = p.get("index"), p.get("of")
+        buf = self._setup_pass
+        if (buf is None or index == 0 or (of is not None and buf["of"] != of)
+                or (index is None and len(buf["dice"]) >= (buf["of"] or len(COLOURS)))
+                or index in buf["dice"]):
+            buf = self._setup_pass = {"of": of, "dice": {}}
+        if index is None:
+            index = max(buf["dice"], default=-1) + 1
+        buf["dice"][index] = {k: p.get(k) for k in ("colour", "face", "confidence", "reason")}
+        n = buf["of"] if buf["of"] is not None else max(len(COLOURS), max(buf["dice"]) + 1)
+        reading = observations.setup_from_dice([buf["dice"].get(i) for i in range(n)],
+                                               self.threshold)
+        if self._setup_dice is not None and self._setup_dice.get("pass") is buf:
+            reading["id"] = self._setup_dice["id"]  # the same pass: the same reading, grown
+        else:
+            reading["id"] = self._next_setup_id()
+        reading.update(ts=time.time(), **{"pass": buf})
+        self._setup_dice = reading
+        self._make_newest(reading)
+        return {"setup": True, "setup_reading": self.setup_reading}
+
+    def _make_newest(self, reading: dict[str, Any]) -> None:
+        """Give a reading that just grew an id above every other (newest wins)."""
+        other = self._setup_track if reading is self._setup_dice else self._setup_dice
+        if other is not None and other["id"] > reading["id"]:
+            reading["id"] = self._next_setup_id()
+
+    def _is_setup_track(self, p: dict[str, Any]) -> bool:
+        """A track read is a setup reading when no game runs or the firmware says so; after a
+        finished race only when it looks like a start (no camel beyond space 3), so the last
+        move's read is still checked against the game."""
+        if p.get("mode") == "setup":
+            self._refuse_setup_in_game("track read")
+            return True
+        if self.active:
+            return False
+        if self.game is None or self.record is None or self.record.status != "finished":
+            return True
+        stacks, _, _ = observations.parse_track_reading(p)
+        return bool(stacks) and all(s in observations.START_SPACES for s in stacks)
+
+    def _observe_setup_track(self, p: dict[str, Any]) -> dict[str, Any]:
+        reading = observations.setup_from_track(p)  # raises TrackError on a malformed reading
+        reading.update(id=self._next_setup_id(), ts=time.time())
+        self._setup_track = reading
+        return {"setup": True, "setup_reading": self.setup_reading}
+
+    def _camera_setup(self, setup_id: Any) -> dict[str, Any]:
+        """The setup reading a game may start from; RequestError when there is none usable."""
+        reading = self.setup_reading
+        if reading is None:
+            raise RequestError(
+                "the camera has not read a setup yet: lay out the camels (or roll the five "
+                "dice) with the pyramid in setup mode and press its confirm button, or enter "
+                "the roll", "no_setup_reading")
+        if not reading["complete"]:
+            raise RequestError(
+                "the camera's setup reading is incomplete (" + "; ".join(reading["problems"])
+                + "): read it again, or enter the roll", "setup_reading_incomplete")
+        if setup_id is not None and setup_id != reading["id"]:
+            raise RequestError(
+                f"the camera read the setup again since reading {setup_id} was shown (now "
+                f"reading {reading['id']}): look at it and start again", "setup_reading_changed")
+        return reading
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -646,6 +775,17 @@ def _track_prompt(pending: dict[str, dict[str, Any]], ev: dict[str, Any], seq: i
         pending.pop(ev.get("prompt", ""), None)
     elif t in ("game_started", "game_abandoned"):
         pending.clear()
+
+
+def _copy_reading(reading: dict[str, Any]) -> dict[str, Any]:
+    """A setup reading as the snapshot shows it: JSON-ready, without the session's internals."""
+    out = {k: v for k, v in reading.items() if k != "pass"}
+    out["track"] = {k: list(v) for k, v in reading["track"].items()}
+    out["problems"] = list(reading["problems"])
+    out["notes"] = list(reading["notes"])
+    if "dice" in reading:
+        out["dice"] = [list(d) for d in reading["dice"]]
+    return out
 
 
 def _crop_bytes(p: dict[str, Any]) -> bytes | None:

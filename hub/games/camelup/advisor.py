@@ -106,9 +106,14 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         odds = placed
         income = odds.landings.get(action.space, 0.0)
         shift = held_value(state.players[me].leg_tiles, odds) - base_held
-        ev = income + shift
+        # moving the tile gives up what it earns where it lies now (in the base odds)
+        where = state.players[me].desert
+        given_up = base.landings.get(where[0], 0.0) if where else 0.0
+        ev = income + shift - given_up
         why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your leg tiles"
                                                     if state.players[me].leg_tiles else "")
+        if where:
+            why += f", {given_up:.2f} given up on space {where[0]}"
     elif isinstance(action, ReleaseDie):
         ev, why = 1.0, "1 EP for the pyramid tile, for sure"
     else:

@@ -95,3 +95,14 @@ def test_advisor_bot_beats_random_bots_in_a_small_seeded_slice():
         over = play_one(["advisor", "random", "random", "random"], seed)
         wins += "advisor-0" in over["winners"]
     assert wins >= 10
+
+
+def test_moving_the_own_tile_counts_the_income_given_up():
+    g = one_die_game()  # only blue's die left; blue on 5 lands on 6, 7 or 8
+    g.play("desert:7:oasis")  # Ann's tile earns 1/3 where it lies
+    g.play("leg:green")       # Bob; Ann to move again
+    ev = by_action(advise(g.state))
+    assert ev["desert:7:mirage"] == pytest.approx(0.0)  # flipping it earns the same 1/3
+    assert ev["desert:8:oasis"] == pytest.approx(0.0)   # as good a place, no gain
+    assert ev["desert:12:oasis"] == pytest.approx(-1 / 3)  # a worse place loses its income
+    assert max(ev.values()) > 0.9  # so the advisor does something useful instead

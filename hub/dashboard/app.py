@@ -146,6 +146,12 @@ def create_app(
         return jsonify({"seq": snap["seq"], "odds": snap.get("odds"),
                         "advice": {"player": current, "actions": advice}})
 
+    @bp.get("/api/setup")
+    def setup_reading() -> Response:
+        """The camera's latest setup reading (not an event: the new-game dialog asks for it)."""
+        access_of()
+        return jsonify({"setup_reading": session.setup_reading})
+
     @bp.get("/api/games")
     def games() -> Response:
         return jsonify({"games": session.games(), "current": session.game_id})
@@ -210,8 +216,8 @@ def create_app(
     @bp.post("/api/confirm")
     def confirm() -> Response:
         data = body()
-        payload = {k: data[k] for k in ("prompt", "colour", "face", "accept", "dismiss")
-                   if k in data}
+        fields = ("prompt", "colour", "face", "accept", "dismiss")
+        payload: dict[str, Any] = {k: data[k] for k in fields if k in data}
         return command("confirm", payload)
 
     @bp.post("/api/undo")
@@ -221,10 +227,10 @@ def create_app(
     @bp.post("/api/games")
     def start_game() -> Response:
         data = body()
-        payload = {k: data[k] for k in ("players", "setup", "seed", "first_player", "abandon")
-                   if k in data}
-        if payload.get("setup") in ("random", "camera", None):
-            payload.pop("setup", None)
+        fields = ("players", "setup", "setup_id", "seed", "first_player", "abandon")
+        payload: dict[str, Any] = {k: data[k] for k in fields if k in data}
+        if payload.get("setup") in ("random", None):
+            payload.pop("setup", None)  # the hub rolls it ("camera" goes on: the camera's read)
         return command("start_game", payload)
 
     app.register_blueprint(bp, url_prefix=url_prefix or None)

@@ -69,6 +69,14 @@ def test_the_setup_roll_read_by_the_camera_is_kept_not_logged(tables: Tables) ->
     assert reading["dice"] == [list(d) for d in ROLL]
     assert any("space 2" in n for n in reading["notes"])  # the read order is only a guess
     json.dumps(reading)  # JSON-ready: it goes into the MQTT state and the dashboard
+    jsonschema = pytest.importorskip("jsonschema")
+    from tests.hub._mqttkit import validator
+
+    snap = s.snapshot(log=False)
+    assert not list(validator("state").iter_errors(snap))
+    snap["setup_reading"]["track"]["4"] = ["purple"]  # the schema's check could fail
+    assert list(validator("state").iter_errors(snap))
+    assert jsonschema is not None
     assert s.seq == 0 and s.events_since(0) == [] and s.store.games("t1") == []
     # a restart loses it (it is not in the log): the firmware reads it again on confirm
     assert tables.session().snapshot(derived=False)["setup_reading"] is None
@@ -258,3 +266,55 @@ def test_setup_random_rolls_it(tables: Tables) -> None:
                        TABLE)
     assert answer["ok"], answer
     assert sum(len(v) for v in s.game.state.track.values()) == 5
+
+
+@pytest.mark.broker
+def test_over_mqtt_the_firmware_setup_pass_starts_a_game(tables: Tables, broker: Any) -> None:
+    """The firmware's own MQTT payloads (firmware.sinks) through a real mosquitto: the setup
+    dice and the starting track are kept, then start_game with "setup": "camera" over MQTT."""
+    sinks = pytest.importorskip("firmware.sinks", reason="the firmware package is not there")
+    from hub.mqtt.bridge import MqttBridge
+    from tests.hub._mqttkit import Collector, validator
+
+    s = tables.session(table="setupcam")
+    bridge = MqttBridge(s, broker.url).start()
+    assert bridge.wait_connected(10)
+    base = bridge.base
+    sub = Collector(broker.port, [f"{base}/response/#"])
+    try:
+        for i, (colour, face) in enumerate(ROLL):
+            reading = {"colour": colour, "face": face, "confidence": 0.95, "face_confidence": 0.96,
+                       "colour_confidence": 0.97, "box": [10 * i, 0, 20, 20], "reason": None,
+                       "mode": "setup", "index": i, "of": len(ROLL)}
+            sub.publish(f"{base}/request/observe_die",
+                        {"transaction": f"d{i}", **sinks.payload("die", reading=reading,
+                                                                  crop_jpeg=b"\xff\xd8jpg")})
+        track = {"track": BOARD, "desert": {}, "confidence": 0.9, "uncertain": [], "reason": None,
+                 "note": "starting position"}
+        sub.publish(f"{base}/request/observe_track",
+                    {"transaction": "t", **sinks.payload("track", reading=track)})
+        assert sub.wait_for(lambda m: len(m) >= 6)
+        sub.publish(f"{base}/request/start_game", {"transaction": "go", "pin": PIN,
+                                                   "players": ["Ann", "Bob"], "setup": "camera"})
+        assert sub.wait_for(lambda m: len(m) >= 7)
+        answers = {a["transaction"]: a for a in (json.loads(p) for _, p, _ in sub.messages)}
+        check = validator("response")
+        for a in answers.values():
+            assert not list(check.iter_errors(a)), a
+        assert all(a["ok"] for a in answers.values()), answers
+        assert answers["d4"]["setup_reading"]["track"] == ROLL_TRACK
+        assert answers["t"]["setup_reading"]["source"] == "track"
+        assert answers["go"]["game_id"] == "g1"
+        assert {str(k): list(v) for k, v in s.game.state.track.items()} == BOARD
+        # during the game the same setup die is refused, never a move
+        sub.publish(f"{base}/request/observe_die",
+                    {"transaction": "late", **sinks.payload("die", reading={
+                        "colour": "blue", "face": 1, "confidence": 0.95, "mode": "setup",
+                        "index": 0, "of": 5})})
+        assert sub.wait_for(lambda m: len(m) >= 8)
+        late = json.loads(sub.messages[-1][1])
+        assert late["transaction"] == "late" and late["reason"] == "setup_in_game"
+        assert s.engine_log()[-1]["type"] == "game_started"
+    finally:
+        sub.close()
+        bridge.stop()

@@ -38,6 +38,7 @@
     source: null,
     deskSide: "oasis",
     chosenPile: null,
+    setupReading: null,                     // the camera's setup reading, for the new-game dialog
     stats: { events: 0, duplicates: 0, snapshots: 0 },
   };
   // For tests and the benchmark: read-only handles and, when `timing` is set, the wall-clock
@@ -772,9 +773,53 @@
   }
 
   // ---------------------------------------------------------------- dialogs
+  /** The camera's setup reading is not an event (nothing is logged before a game starts), so the
+   * dialog asks for it when it opens and again every two seconds while it is open: the firmware
+   * may read the setup while someone types the names. */
+  let setupTimer = null;
+  async function refreshSetupReading(first) {
+    clearTimeout(setupTimer);
+    if (!$("newgame-dialog").open && !first) return;
+    try {
+      const data = await getJSON(`${ROOT}api/setup`);
+      const r = data.setup_reading || null;
+      const before = S.setupReading;
+      S.setupReading = r;
+      if (JSON.stringify(before) !== JSON.stringify(r) || first) renderCameraSetup(first);
+    } catch (e) { /* the other two ways to start still work */ }
+    setupTimer = setTimeout(() => refreshSetupReading(false), 2000);
+  }
+
+  function renderCameraSetup(first) {
+    const r = S.setupReading;
+    const label = $("ng-camera-label"), box = $("ng-camera"), radio = $("ng-camera-mode");
+    const usable = !!(r && r.complete);
+    label.hidden = !usable;
+    box.replaceChildren();
+    if (!usable && radio.checked) document.querySelector("input[name=ng-mode][value=random]").checked = true;
+    if (usable && first) radio.checked = true;   // what the table set up is the likely start
+    box.hidden = !r;
+    if (!r) return;
+    box.dataset.setupId = String(r.id);
+    box.dataset.complete = String(!!r.complete);
+    const from = r.source === "track" ? "the track" : "the setup dice";
+    if (!usable) {
+      box.append(el("p", { class: "muted small" }, `The camera's reading of ${from} is incomplete: `,
+        (r.problems || []).join("; "), ". Read it again on the pyramid, or choose below."));
+    } else {
+      box.append(el("p", { class: "muted small" }, `Read from ${from} (bottom to top):`));
+    }
+    for (const [space, stack] of Object.entries(r.track || {}).sort((a, b) => a[0] - b[0])) {
+      box.append(el("p", { class: "ng-space", dataset: { space } }, `space ${space}: `,
+        stack.map((c) => chip(c, c))));
+    }
+    for (const n of r.notes || []) box.append(el("p", { class: "muted small" }, n));
+  }
+
   function openNewGame() {
     if (!S.pin) { showMessage("Enter the table PIN first."); return; }
     renderRollInputs();
+    refreshSetupReading(true);
     const inPlay = !!S.view && !S.view.finished;
     $("ng-abandon-label").hidden = !inPlay;
     $("ng-abandon").checked = false;
@@ -798,12 +843,17 @@
     const mode = document.querySelector("input[name=ng-mode]:checked").value;
     const payload = { players };
     if (!$("ng-abandon-label").hidden) payload.abandon = $("ng-abandon").checked;
-    if (mode === "entered") {
+    if (mode === "camera") {
+      if (!S.setupReading) { showMessage("The camera has not read a setup."); return; }
+      payload.setup = "camera";
+      payload.setup_id = S.setupReading.id;   // the reading shown: the hub refuses a newer one
+    } else if (mode === "entered") {
       const colours = [...document.querySelectorAll(".ng-colour")].map((s) => s.value);
       const faces = [...document.querySelectorAll(".ng-face")].map((s) => +s.value);
       payload.setup = colours.map((c, i) => [c, faces[i]]);
     }
     const res = await post(`${ROOT}api/games`, payload);
+    if (!res && mode === "camera") refreshSetupReading(false);   // show what the camera has now
     if (res) {
       $("newgame-dialog").close();
       showMessage(`New game: ${players.join(", ")}`, "info");
@@ -833,6 +883,7 @@
       render();   // the stream is the same for everyone: only what the page offers changes
     });
     $("ng-cancel").addEventListener("click", () => $("newgame-dialog").close());
+    $("newgame-dialog").addEventListener("close", () => clearTimeout(setupTimer));
     $("newgame-form").addEventListener("submit", startGame);
     document.querySelectorAll("input[name=ng-mode]").forEach((r) => r.addEventListener("change", renderRollInputs));
   }

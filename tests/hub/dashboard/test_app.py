@@ -6,6 +6,7 @@ import http.client
 import json
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -437,3 +438,32 @@ def test_odds_are_pushed_once_per_position_to_every_page(tmp_path: Any) -> None:
         finally:
             for r in readers:
                 r.close()
+
+
+def test_new_game_as_the_camera_read_it(tmp_path: Path) -> None:
+    """GET /api/setup shows the camera's setup reading; POST /api/games with "setup": "camera"
+    starts from it (and "random" still rolls)."""
+    from .conftest import make_table
+
+    table = make_table(tmp_path, start=False)
+    try:
+        c = table.app.test_client()
+        assert c.get("/api/setup").json == {"setup_reading": None}
+        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera"},
+                   headers=TABLE)
+        assert r.status_code == 400 and r.json["error"] == "no_setup_reading"
+        board = {"1": ["blue"], "2": ["orange", "green"], "3": ["white", "yellow"]}
+        assert table.session.observe("track", {"track": board})["ok"]
+        reading = c.get("/api/setup").json["setup_reading"]
+        assert reading["complete"] and reading["track"] == board
+        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera",
+                                       "setup_id": reading["id"] + 1}, headers=TABLE)
+        assert r.status_code == 400 and r.json["error"] == "setup_reading_changed"
+        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera",
+                                       "setup_id": reading["id"]}, headers=TABLE)
+        assert r.status_code == 200, r.json
+        assert c.get("/api/state").json["state"]["view"]["track"] == board
+    finally:
+        table.live.close()
+        table.session.bus.close()
+        table.session.store.close()

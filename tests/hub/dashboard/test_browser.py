@@ -478,3 +478,38 @@ def test_a_table_without_a_pin_is_open_to_everyone(browser: Any, tmp_path: Path)
         tap(page, t, "#actions button[data-action='leg:yellow']")
         assert t.session.engine_log()[-1]["colour"] == "yellow"
         close(page)
+
+
+def test_new_game_as_the_camera_read_the_setup(browser: Any, tmp_path: Path) -> None:
+    """A setup track read fed through the session (as the firmware does) is offered in the
+    new-game dialog, shown, and starts the game; an incomplete one is explained, not offered."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        half = {"1": ["blue"], "2": ["orange", "green"]}
+        assert session.observe("track", {"track": half, "uncertain": ["3"]})["ok"]
+        page = open_page(browser, table.url, viewport=TABLET, pin=PIN)
+        page.click("#new-game")
+        page.wait_for_selector("#ng-camera[data-complete='false']")
+        assert page.locator("#ng-camera-label").is_hidden()
+        assert "not seen on the track: yellow, white" in page.locator("#ng-camera").inner_text()
+        # the firmware reads the track again while the dialog is open: the page picks it up
+        board = {"1": ["blue"], "2": ["orange", "green"], "3": ["white", "yellow"]}
+        assert session.observe("track", {"track": board, "uncertain": [],
+                                         "note": "starting position"})["ok"]
+        page.wait_for_selector("#ng-camera-label:not([hidden])", timeout=5000)
+        shown = page.locator("#ng-camera .ng-space[data-space='2'] .chip").evaluate_all(
+            "cs => cs.map(c => c.title)")
+        assert shown == ["orange", "green"]  # bottom to top, as the players stacked them
+        page.check("#ng-camera-mode")
+        page.fill("#ng-players", "Ivy, Jo")
+        page.click("#ng-start")
+        wait_until(lambda: session.game_id == "g1", what="the game from the camera's reading")
+        synced(page, table)
+        page.wait_for_selector("#newgame-dialog", state="hidden")
+        assert {str(k): list(v) for k, v in session.game.state.track.items()} == board
+        assert session.record.params["setup_from"] == "camera:track"
+        assert page.locator(".space[data-space='2'] .camel").evaluate_all(
+            "cs => cs.map(c => c.title)") == ["orange", "green"]
+        assert page.locator("#status-text").inner_text() == "Leg 1 · Ivy to move"
+        assert session.snapshot(derived=False)["setup_reading"] is None  # used up
+        close(page)

@@ -105,9 +105,16 @@ def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
     rgb = np.array([geo.colours[n] for n in names], np.float32)
     ch, _ = _chroma(_linear(rgb[:, ::-1]))
     board_ch, _ = _chroma(np.array(board_lin, np.float32))
+    # a margin or field colour that came out the same as the spaces' (its sample points fell
+    # on sand, or the light washes them together) is no colour of its own: a space's sand
+    # must not be read as "the margin's colour in front of a stack"
+    board_ch = board_ch[
+        [0]
+        + [i for i in range(1, len(board_ch)) if np.linalg.norm(board_ch[i] - board_ch[0]) > 0.06]
+    ]
     tiles = list(geo.tile_colours)
     tch, _ = _chroma(_linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
-    boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_lin))]
+    boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_ch))]
     all_names = names + boards + tiles
     chroma = np.concatenate([ch, board_ch, tch])
     radius = np.full(len(all_names), 0.11, np.float32)
@@ -235,6 +242,10 @@ def read_track(
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
     spaces, desert = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
+    # a hand the colour of the sand passes for an empty space, but hides the space's front line
+    for s, seen in zip(geo.spaces, _front_line_seen(image, loc, geo), strict=True):
+        if seen < 0.25 and not spaces[s].uncertain and not spaces[s].camels and s not in desert:
+            spaces[s] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
     # each camel exists once: a colour read on two spaces is wrong on at least one of them
     where: dict[str, list[int]] = {}
     for s, r in spaces.items():
@@ -362,6 +373,7 @@ def _read_spaces(
     # per height, the median of the three lines: a seam or a speck on one line does not count
     lin = np.median(_linear(vals) * g[:, None, None, :], axis=1)  # k x n x 3
     labels, _ = _classify(pal, lin, dark=0.004)
+    labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
@@ -393,6 +405,72 @@ def _read_spaces(
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert
+
+
+def _local_board(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    pal: _Palette,
+    centres: np.ndarray,
+    towards: np.ndarray,
+    lin: np.ndarray,
+    labels: np.ndarray,
+) -> np.ndarray:
+    """Relabel as board the unknown samples of a column that match its own space's sand.
+
+    Why: the board colour is learnt over the whole frame, and a lamp's gradient or a colour
+    cast the markers do not quite correct leaves one space's sand outside it. The sand
+    between the space's front edge and its stack (never under its own camels) is a local
+    reference, used only when it is itself close to the frame's board colour."""
+    k = len(centres)
+    side = np.column_stack([-towards[:, 1], towards[:, 0]])
+    d = geo.cell / 2 - 8.0
+    offs = np.array([-0.6, -0.3, 0.0, 0.3, 0.6]) * geo.cell / 2
+    pts = centres[:, None, :] + towards[:, None, :] * d + side[:, None, :] * offs[None, :, None]
+    vals, inside = _sample(image, loc.to_image(pts.reshape(-1, 2)), box=True)
+    ref_lin = _linear(vals).reshape(k, len(offs), 3) * _gains_at(centres, gains, geo)[:, None]
+    ref = np.median(ref_lin, axis=1)
+    ref_ch, _ = _chroma(ref)
+    board = pal.names.index(BOARD)
+    near = np.linalg.norm(ref_ch - pal.chroma[board], axis=1) < 2.0 * pal.radius[board]
+    # a hand whose skin is the colour of the sand would pass that test; it also hides the line
+    # printed along the space's front edge, which must show
+    ok = (
+        near & inside.reshape(k, len(offs)).all(axis=1) & (_front_line_seen(image, loc, geo) >= 0.7)
+    )
+    ch, _ = _chroma(lin)
+    match = np.linalg.norm(ch - ref_ch[:, None, :], axis=-1) < pal.radius[board]
+    relabel = ok[:, None] & match & (labels == len(pal.names))
+    return np.where(relabel, board, labels)
+
+
+def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> np.ndarray:
+    """Per space, the share of its front border line (the edge nearest the camera) that shows
+    as a dark printed line between lighter board on both sides."""
+    cam = loc.pose.centre[:2]
+    t = np.linspace(-0.4, 0.4, 9) * geo.cell
+    pts = []
+    for s in geo.spaces:
+        c = np.asarray(geo.space_centres[s])
+        v = cam - c
+        if abs(v[0]) > abs(v[1]):
+            n = np.array([np.sign(v[0]), 0.0])
+        else:
+            n = np.array([0.0, np.sign(v[1])])
+        along = np.array([-n[1], n[0]])
+        edge = c + n * geo.cell / 2
+        for off in (0.0, -4.0, 4.0):  # on the line, inside the space, outside it
+            pts.append(edge + n * off + t[:, None] * along)
+    k = len(geo.spaces)
+    xy = np.array(pts).reshape(k * 3 * len(t), 2)
+    vals, inside = _sample(image, loc.to_image(xy))
+    g = vals.astype(np.float32).mean(axis=-1).reshape(k, 3, len(t))
+    ok = inside.reshape(k, 3, len(t)).all(axis=1)
+    side = np.minimum(g[:, 1], g[:, 2])
+    dark = (side - g[:, 0]) / np.maximum(side, 1.0) > 0.05
+    return (dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
 
 
 def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
@@ -520,8 +598,10 @@ def _decode(
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     runs = _clean_runs(label, band, unknown, n_camel, px)
     for cl, st, en in runs:
-        if en < base_idx - 1.2 * band:
-            continue  # the board in front of the stack
+        if en < base_idx - 0.25 * band and not started:
+            # ends before this space's front: the board in front of the stack, or the top of
+            # a neighbour's stack reaching into this column (a band of ours ends above there)
+            continue
         if not started and st > base_idx + 1.6 * band:
             if cl < n_camel and st < reach and en - st >= 0.5 * band:
                 # a camel's colour where only the upper part of a stack could be: the lower
@@ -611,9 +691,11 @@ def _decode(
             return SpaceReading([], 0.0, True, f"a band {ratio:.1f} camels high")
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
-    if top < 0.5 * band:
-        return SpaceReading([], 0.0, True, "the top band is too thin")
-    if top > 1.35 * (band + top_face) + 3 / px:
+    # the top camel shows its side and its top face: a run much shorter than both is a lower
+    # camel whose upper neighbours were not read; much longer, two camels read as one
+    if top < 0.5 * (band + top_face):
+        return SpaceReading([], 0.0, True, "the top band is too short to be the top camel")
+    if top > 1.22 * (band + top_face):
         return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
     return SpaceReading(camels, max(conf, 0.3))
 
@@ -649,7 +731,9 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
     """A tall stack between the camera and a space may hide that space's lower camels."""
     cam = loc.pose.centre
     for s, r in list(spaces.items()):
-        if r.uncertain:
+        if r.uncertain or not r.camels:
+            # an empty reading saw the board at this space's front base and above it, so the
+            # base is not hidden (a stack in front would show its colours there instead)
             continue
         c = np.asarray(geo.space_centres[s])
         # the ray from the camera to this space's front base point

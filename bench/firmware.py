@@ -1,17 +1,22 @@
 """Firmware figures: slider edge -> die observation at an MQTT subscriber; RSS of `pyramid watch`.
 
-Latency: gpiozero mock pins (the slider's edge is a mock pin driven low), a rendered board with a
-die already lying still in the reveal zone, replayed from a folder at the camera's 30 fps (so the
-frame clock is real), the real vision readers, the MQTT sink, and a real mosquitto on 127.0.0.1
-(a free port, a temporary config). The clock stops when a subscriber in this process receives the
-``request/observe_die`` message the firmware publishes: this measures up to the hub's door, not
-the hub's ``die_read`` event (the hub's own figure, bench/hub.py, adds its part).
+Latency: gpiozero mock pins (the slider's edge is a mock pin driven low), a rendered board shown
+by a RenderedSource at the camera's 30 fps (so the frame clock is real): the empty table, and at
+the edge the same table with the die lying still in the reveal zone (it lands at once, without
+rolling). vision.motion's die watcher sees it appear and then ``still_frames`` still frames (so
+``still_frames`` + 1 frames after the edge at best), then the real vision readers, the MQTT sink,
+and a real mosquitto on 127.0.0.1 (a free port, a temporary config). After each read the die is
+taken away, which the track watcher reads as the table's change. The clock stops when a
+subscriber in this process receives the ``request/observe_die`` message the firmware publishes:
+this measures up to the hub's door, not the hub's ``die_read`` event (the hub's own figure,
+bench/hub.py, adds its part).
 
 The same run with an instant fake reader gives the firmware's own share (debounce, frame clock,
 settle frames, JPEG, MQTT) without vision's read time.
 
-RSS: a `pyramid watch` process (mock pins, replayed frames, MQTT sink) reading a die every second
-for a few seconds; peak resident memory (VmHWM) from /proc.
+RSS: a `pyramid watch` process (mock pins, a replayed film of the table with a die landing every
+second, MQTT sink) with the slider pressed every second for a few seconds; peak resident memory
+(VmHWM) from /proc.
 """
 
 from __future__ import annotations
@@ -36,24 +41,40 @@ def _percentile(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.asarray(values), q)), 1)
 
 
-def _scene(folder: Path) -> None:
-    import cv2
-
+def _scenes() -> tuple[np.ndarray, np.ndarray]:
+    """The table without and with the die (no random effects: only the die differs)."""
     from vision.render.board import render_board_scene
 
-    image, _ = render_board_scene(np.random.default_rng(7), track={1: ["blue", "green"]},
-                                  die=("blue", 2))
-    cv2.imwrite(str(folder / "still.png"), image)
+    track = {1: ["blue", "green"]}
+    empty, _ = render_board_scene(np.random.default_rng(7), track=track, effects=False)
+    die, _ = render_board_scene(np.random.default_rng(7), track=track, die=("blue", 2),
+                                effects=False)
+    return empty, die
 
 
-def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]:
+def _film(folder: Path, empty: np.ndarray, die: np.ndarray) -> None:
+    """A looped film for `pyramid watch --replay`: 15 frames of the table, 15 with the die."""
+    import os
+
+    import cv2
+
+    cv2.imwrite(str(folder / "empty.png"), empty)
+    cv2.imwrite(str(folder / "die.png"), die)
+    film = folder / "film"
+    film.mkdir()
+    for i in range(30):
+        os.link(folder / ("die.png" if i >= 15 else "empty.png"), film / f"{i:03d}.png")
+
+
+def _latency(broker_url: str, scenes: tuple[np.ndarray, np.ndarray],
+             real_vision: bool) -> dict[str, Any]:
     import paho.mqtt.client as mqtt
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     from firmware.camera import CameraSupervisor
     from firmware.config import BrokerConfig, WatchConfig
     from firmware.devices import Devices
-    from firmware.frames import ReplaySource
+    from firmware.frames import RenderedSource
     from firmware.readers import Readers
     from firmware.sinks import MqttSink
     from firmware.watch import WatchLoop
@@ -83,7 +104,9 @@ def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]
     factory = MockFactory(pin_class=MockPWMPin)
     devices = Devices(load_pinmap(), pin_factory=factory, chirps=False)
     sink = MqttSink(table, broker)
-    camera = CameraSupervisor(lambda: ReplaySource(folder, fps=30)).start()
+    empty, die = scenes
+    shown = {"image": empty}
+    camera = CameraSupervisor(lambda: RenderedSource(lambda: shown["image"], fps=30)).start()
     loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=readers).start()
     lat: list[float] = []
     lost = 0
@@ -93,6 +116,7 @@ def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]
         pin = devices.slider.pin
         for _ in range(TRIALS + 2):
             t0 = time.monotonic()
+            shown["image"] = die  # the die lands as the slider is pushed
             pin.drive_low()
             try:
                 t1 = got.get(timeout=5.0)
@@ -100,8 +124,9 @@ def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]
             except queue.Empty:
                 lost += 1
             pin.drive_high()
+            shown["image"] = empty  # taken away: the table changed, the track is read
             try:
-                tracks.get(timeout=5.0)  # back to ready (the track is read after its timeout)
+                tracks.get(timeout=5.0)  # back to ready
             except queue.Empty:
                 pass
             time.sleep(0.05 + 0.033 * np.random.default_rng(len(lat)).random())
@@ -128,7 +153,7 @@ def _latency(broker_url: str, folder: Path, real_vision: bool) -> dict[str, Any]
 def _rss(broker_url: str, folder: Path, seconds: float = 8.0) -> dict[str, Any]:
     """Peak RSS of a real `pyramid watch` process that reads a die every second."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.cli", "watch", "--replay", str(folder), "--mock-pins",
+        [sys.executable, "-m", "hub.cli", "watch", "--replay", str(folder / "film"), "--mock-pins",
          "--keys", "--broker", broker_url, "--table", "benchrss", "--duration", str(seconds),
          "--log-level", "WARNING"],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -167,9 +192,10 @@ def run() -> dict[str, Any]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
-            _scene(folder)
-            real = _latency(broker.url, folder, real_vision=True)
-            fake = _latency(broker.url, folder, real_vision=False)
+            scenes = _scenes()
+            _film(folder, *scenes)
+            real = _latency(broker.url, scenes, real_vision=True)
+            fake = _latency(broker.url, scenes, real_vision=False)
             rss = _rss(broker.url, folder)
     finally:
         broker.close()
@@ -180,8 +206,9 @@ def run() -> dict[str, Any]:
             "meets_target": real["p95_ms"] < TARGET_P95_MS,
             "measured_to": "the firmware's request/observe_die message at an MQTT subscriber "
                            "(not yet the hub's die_read event)",
-            "setup": "mock slider edge; rendered board replayed at 30 fps, die already still; "
-                     "still_frames=3; debounce lockout; real vision readers; mosquitto 127.0.0.1",
+            "setup": "mock slider edge; rendered board at 30 fps, the die appears still at the "
+                     "edge; vision.motion die watcher, still_frames=3; debounce lockout; real "
+                     "vision readers; mosquitto 127.0.0.1",
         },
         "slider_to_observe_die_mqtt_firmware_only": {
             **fake,

@@ -159,7 +159,9 @@ class ReplaySource(FrameSource):
 
     ``fps`` paces ``read`` like a camera (None or 0: as fast as asked); ``loop`` starts again at
     the end, otherwise ``read`` returns None once the frames are used up. Decoded images are kept
-    (up to ``cache`` of them) so a looped still frame costs no decoding.
+    (up to ``cache`` of them) so a looped still frame costs no decoding; they are keyed by the
+    file itself (device, inode), so a film made of links to a few images keeps only those few
+    in memory.
     """
 
     def __init__(self, path: str | Path, *, fps: float | None = 30.0, loop: bool = True,
@@ -171,7 +173,8 @@ class ReplaySource(FrameSource):
         self._pacer = _Pacer(fps)
         self._video: Any = None
         self._files: list[Path] = []
-        self._cache: dict[int, np.ndarray] = {}
+        self._cache: dict[tuple[int, int], np.ndarray] = {}
+        self._keys: list[tuple[int, int]] = []
         self._cache_max = cache
         self._i = 0
         if self.path.is_dir():
@@ -179,12 +182,19 @@ class ReplaySource(FrameSource):
                                  if p.suffix.lower() in IMAGE_SUFFIXES)
             if not self._files:
                 raise CameraError(f"{self.path}: no images ({', '.join(IMAGE_SUFFIXES)}) in it")
+            self._keys = [self._key(p) for p in self._files]
         elif self.path.is_file() and self.path.suffix.lower() in IMAGE_SUFFIXES:
             self._files = [self.path]
+            self._keys = [self._key(self.path)]
         elif self.path.is_file():
             self._open_video()
         else:
             raise CameraError(f"{self.path}: no such folder, image or video")
+
+    @staticmethod
+    def _key(path: Path) -> tuple[int, int]:
+        st = path.stat()
+        return (st.st_dev, st.st_ino)
 
     def _open_video(self) -> None:
         import cv2
@@ -210,7 +220,7 @@ class ReplaySource(FrameSource):
             self._i = 0
         i = self._i
         self._i += 1
-        frame = self._cache.get(i)
+        frame = self._cache.get(self._keys[i])
         if frame is None:
             import cv2
 
@@ -218,7 +228,7 @@ class ReplaySource(FrameSource):
             if frame is None:
                 raise CameraError(f"{self._files[i]}: not a readable image")
             if len(self._cache) < self._cache_max:
-                self._cache[i] = frame
+                self._cache[self._keys[i]] = frame
         return frame
 
     def close(self) -> None:

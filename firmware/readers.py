@@ -123,31 +123,12 @@ def vision_locate_zone(image: np.ndarray) -> Box:
     return box
 
 
-_motion_module: Any = False  # False: not looked for yet; None: not there
+def vision_watcher(mode: str, still_frames: int) -> Any:
+    """vision.motion's settle machine: ``"die"`` for the reveal zone (a die appears, stops, no
+    hand over it: read once), ``"track"`` for the table (a change, then still with no hand)."""
+    from vision.motion import ZoneWatcher
 
-
-def _vision_motion() -> Any:
-    global _motion_module
-    if _motion_module is False:
-        try:
-            from vision import motion
-        except ImportError:
-            motion = None
-        _motion_module = motion
-    return _motion_module
-
-
-def default_settler(kind: str, still_frames: int) -> Any:
-    """A settle machine for a zone ("die") or the whole track ("track").
-
-    vision.motion's machine once it is there; until then firmware.settle's frame-difference one.
-    """
-    motion = _vision_motion()
-    if motion is not None and hasattr(motion, "firmware_settler"):
-        return motion.firmware_settler(kind, still_frames)
-    from firmware.settle import StillnessDetector
-
-    return StillnessDetector(still_frames, require_motion=(kind == "track"))
+    return ZoneWatcher(mode, still_frames)
 
 
 @dataclass
@@ -159,15 +140,14 @@ class Readers:
         vision_read_dice)
     read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track
     locate_zone: Callable[[np.ndarray], Box] = vision_locate_zone
-    settler: Callable[[str, int], Any] = default_settler
+    watcher: Callable[[str, int], Any] = vision_watcher
     timings: dict[str, list[float]] = field(default_factory=dict)
 
     def warm_up(self) -> None:
         """Import OpenCV and vision now, so that the first die is not slowed by imports."""
         import cv2  # noqa: F401
 
-        _vision_motion()
-        for name in ("vision.dice", "vision.track", "vision.board"):
+        for name in ("vision.motion", "vision.dice", "vision.track", "vision.board"):
             try:
                 __import__(name)
             except ImportError as exc:

@@ -7,10 +7,19 @@ dropped and counted — so the work per frame is bounded and the loop never fall
 
 States (``health.state``)::
 
-    ready --slider--> reading_die --settled: read, send--> reading_track --settled--> ready
+    ready --slider--> reading_die --die settled: read, send--> reading_track --settled--> ready
                           | no settle within die_timeout_s: a failed reading is sent (the hub
                           |   asks a person), LED "attention", a different chirp
     setup --confirm or slider--> (whole frame settles) read every die, then the track --> ready
+
+When to read is vision.motion's ``ZoneWatcher`` (the product's settle machine), never a read per
+frame: a "die" watcher on the reveal zone, fed every frame in every state, says when a die has
+appeared and lain still for ``still_frames`` frames with no hand over it, once per die (the zone
+must empty before the next die can be read); a "track" watcher on a quarter-size frame says when
+the table has changed after the die and is still again with no hand. A die watcher READ is paired
+with the release it belongs to: one release, one read. A die that settled just before its release
+was seen (within ``CLAIM_S``) is claimed by that release; a die that stays in the zone from the
+turn before is taken as the background for the next one.
 
 The loop never dies of a camera or a reader: both are caught, reported in the status and on the
 LED, and the loop goes on (the camera supervisor reopens the camera with backoff).
@@ -37,6 +46,19 @@ log = logging.getLogger(__name__)
 
 READY, READING_DIE, READING_TRACK, SETUP = "ready", "reading_die", "reading_track", "setup"
 ZONE_REFRESH_S = 10.0  # how often the reveal zone is looked for again while idle
+CLAIM_S = 1.0  # a die that settled this long before its release's edge is still that release's
+ZONE_JITTER_PX = 4  # a re-found zone this close to the watched one is the same zone
+
+
+def _table(image: np.ndarray) -> np.ndarray:
+    """The whole table for the track and setup watchers: a quarter size is plenty."""
+    return image[::4, ::4]
+
+
+def _same_zone(a: Box | None, b: Box | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return all(abs(x - y) <= ZONE_JITTER_PX for x, y in zip(a, b, strict=True))
 
 
 class WatchLoop:
@@ -70,7 +92,11 @@ class WatchLoop:
         self._last_status = -1e9
         self._status_dirty = True
         self._prev_frame: Frame | None = None
-        self._settler: Any = None
+        self._die_watch: Any = None  # the reveal zone's die watcher, for every state but setup
+        self._die_box: Box | None = None  # the box the die watcher crops
+        self._phase_watch: Any = None  # the track / setup watcher of the current phase
+        self._setup_still = 0
+        self._unclaimed: Frame | None = None  # a die that settled with no release pending
         self._phase_start = 0.0
         self._attention = False
         self.state = SETUP if setup else READY
@@ -159,6 +185,8 @@ class WatchLoop:
             self._show(LedState.ERROR)
             if self.devices is not None:
                 self.devices.buzzer.chirp_error()
+            # said at once: a camera that is back within a pass must not hide that it failed
+            self._publish_status(force=True)
         if self._camera_recovered:
             self._camera_recovered = False
             self.health.state = self.state
@@ -183,42 +211,99 @@ class WatchLoop:
                 self._begin(SETUP, t_mono, frames=self.cfg.still_frames)
             self._show()
 
-    def _begin(self, state: str, t_mono: float, *, frames: int) -> None:
+    def _begin(self, state: str, t_mono: float, *, frames: int,
+               frame: Frame | None = None) -> None:
         self.state = state
         self.health.state = state
         self._phase_start = t_mono
-        # the die's zone needs no motion first (the die may land between two frames); the
-        # track does (the camel must be moved after the die is read)
-        kind = {READING_DIE: "die", READING_TRACK: "track"}.get(state, "setup")
-        self._settler = self.readers.settler(kind, frames)
-        seed = getattr(self._settler, "seed", None)
-        if seed is not None and self._prev_frame is not None:
-            # the last frame before the edge: the first frame after it can already be compared
-            seed(self._region(self._prev_frame.image))
+        self._phase_watch = None
+        base = frame or self._prev_frame
+        claimed: Frame | None = None
+        if state == READING_DIE:
+            if self.zone is None and base is not None:  # no markers seen yet: look now
+                self._zone_checked = -1e9
+                self._refresh_zone(base.image, base.t)
+            if self.zone is not None:
+                watch = self._zone_watcher()
+                if str(watch.state) in ("read", "held"):
+                    # the die before this one still lies there: it is background now
+                    self._zone_watcher(base, fresh=True)
+                if self._unclaimed is not None and t_mono - self._unclaimed.t <= CLAIM_S:
+                    claimed = self._unclaimed  # settled just before the edge was seen
+            else:
+                # no reveal zone (markers hidden): any settled change of the table will do
+                self._phase_watch = self._new_watcher("track", frames, base)
+            self._unclaimed = None
+        elif state == READING_TRACK:
+            self._phase_watch = self._new_watcher("track", frames, base)
+        elif state == SETUP:
+            self._phase_watch = self._new_watcher("track", frames, base)
+            self._setup_still = 0
         if self.devices is not None:
             self.devices.light.on()
         self._status_dirty = True
         self._show()
+        if claimed is not None:
+            self._read_die(claimed)
 
-    def _region(self, image: np.ndarray) -> np.ndarray:
-        if self.state == READING_DIE and self.zone is not None:
-            return crop(image, self.zone)
-        return image[::4, ::4]  # the track or the whole table: a quarter size is plenty
+    def _new_watcher(self, mode: str, frames: int, base: Frame | None) -> Any:
+        watch = self.readers.watcher(mode, frames)
+        if base is not None:
+            # the last frame before the event is the reference: the first frame after it can
+            # already show the change
+            watch.set_background(_table(base.image))
+        return watch
+
+    def _zone_watcher(self, base: Frame | None = None, fresh: bool = False) -> Any:
+        """The die watcher for the current zone (a new one if the zone moved, or ``fresh``)."""
+        if fresh or self._die_watch is None or not _same_zone(self._die_box, self.zone):
+            self._die_box = self.zone
+            self._die_watch = self.readers.watcher("die", self.cfg.still_frames)
+            if base is not None and self._die_box is not None:
+                self._die_watch.set_background(crop(base.image, self._die_box))
+        return self._die_watch
 
     def _frame(self, frame: Frame) -> None:
         image = frame.image
         if self.state == READY and self.fixed_zone is None:
             self._refresh_zone(image, frame.t)
-        if self.state in (READING_DIE, READING_TRACK, SETUP) and self._settler is not None:
-            if frame.t > self._phase_start:  # only frames taken after the event count
-                if self._settler.update(self._region(image)):
-                    if self.state == READING_DIE:
-                        self._read_die(frame)
-                    elif self.state == READING_TRACK:
-                        self._read_track(frame)
-                    else:
-                        self._read_setup(frame)
+        state = self.state
+        if self.zone is not None and state != SETUP:
+            if self._watch_zone(frame) and state == READING_DIE:
+                self._read_die(frame)
+                self._prev_frame = frame
+                return  # the track watcher starts from this frame
+        watch = self._phase_watch
+        if watch is not None and frame.t > self._phase_start:  # frames after the event only
+            change = watch.update(_table(image))
+            if state == SETUP:
+                moving = str(watch.state) == "moving" or bool(getattr(watch, "hand", False))
+                self._setup_still = 0 if moving else self._setup_still + 1
+                if self._setup_still >= self.cfg.still_frames:
+                    self._read_setup(frame)
+            elif change is not None and change.read:
+                if state == READING_TRACK:
+                    self._read_track(frame)
+                elif state == READING_DIE:  # no reveal zone: the whole table settled
+                    self._read_die(frame)
         self._prev_frame = frame
+
+    def _watch_zone(self, frame: Frame) -> bool:
+        """Feed the die watcher; True when a die has just settled (a READ)."""
+        watch = self._zone_watcher(self._prev_frame)
+        assert self._die_box is not None
+        try:
+            change = watch.update(crop(frame.image, self._die_box))
+        except ValueError:  # the frame changed size (camera reopened): start again
+            self._zone_watcher(frame, fresh=True)
+            return False
+        if change is None or not change.read:
+            return False
+        if self.state != READING_DIE:
+            self._unclaimed = frame  # kept for a release seen just after it
+            log.info("a die settled in the reveal zone with no release pending")
+            return False
+        return True
 
     def _refresh_zone(self, image: np.ndarray, t: float) -> None:
         if t - self._zone_checked < ZONE_REFRESH_S:
@@ -234,10 +319,8 @@ class WatchLoop:
     # --- reads -------------------------------------------------------------------------------
     def _read_die(self, frame: Frame) -> None:
         image = frame.image
-        if self.zone is None:  # no markers seen yet: look now, else read the whole frame
-            self._zone_checked = -1e9
-            self._refresh_zone(image, frame.t)
-        zone = self.zone or (0, 0, image.shape[1], image.shape[0])
+        self._unclaimed = None
+        zone = self._die_box or self.zone or (0, 0, image.shape[1], image.shape[0])
         try:
             reading, jpeg = self.readers.timed("die", self.readers.read_die, image, zone)
         except Exception as exc:
@@ -245,8 +328,7 @@ class WatchLoop:
                 encode_jpeg(crop(image, zone))
         reading = {**reading, "mode": "play", "ts": time.time()}
         self._send_die(reading, jpeg)
-        self._begin(READING_TRACK, frame.t,
-                    frames=self.cfg.track_still_frames)
+        self._begin(READING_TRACK, frame.t, frames=self.cfg.track_still_frames, frame=frame)
 
     def _send_die(self, reading: dict[str, Any], jpeg: bytes | None) -> None:
         ok = reading.get("colour") is not None and reading.get("face") is not None
@@ -301,7 +383,7 @@ class WatchLoop:
                 self.devices.buzzer.chirp_look()
             self.state = SETUP  # stay in setup: press confirm (or the slider) to read again
             self.health.state = SETUP
-            self._settler = None
+            self._phase_watch = None
             if self.devices is not None:
                 self.devices.light.off()
             self._show()
@@ -313,7 +395,7 @@ class WatchLoop:
         self.state = READY
         self.health.state = READY
         self.health.mode = "play"
-        self._settler = None
+        self._phase_watch = None
         if self.devices is not None:
             self.devices.light.off()
         self._status_dirty = True
@@ -364,6 +446,7 @@ class WatchLoop:
         snap = self.health.snapshot(self.camera)
         snap["attention"] = self._attention
         snap["reveal_zone"] = list(self.zone) if self.zone else None
+        snap["zone_state"] = str(self._die_watch.state) if self._die_watch is not None else None
         snap["light_on"] = self.devices.light.is_on if self.devices is not None else None
         snap["read_ms"] = {k: round(float(np.median(v)), 1)
                            for k, v in self.readers.timings.items() if v}

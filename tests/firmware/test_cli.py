@@ -44,8 +44,12 @@ def test_check_prints_config_and_pins(tmp_path: Path, capsys) -> None:
 
 
 def test_replayed_table_with_keys_reads_a_die(tmp_path: Path) -> None:
-    rng = np.random.default_rng(0)
-    cv2.imwrite(str(tmp_path / "frame.png"), rng.integers(50, 200, (120, 160, 3), np.uint8))
+    # a looped film: the table for half a second, then a die lands on it for half a second
+    table = np.random.default_rng(0).integers(50, 200, (120, 160, 3), np.uint8)
+    die = table.copy()
+    die[50:70, 70:90] = (200, 80, 20)
+    for i in range(30):
+        cv2.imwrite(str(tmp_path / f"{i:03d}.png"), die if i >= 15 else table)
     out = subprocess.run(
         [sys.executable, "-m", "hub.cli", "watch", "--replay", str(tmp_path), "--sink", "print",
          "--mock-pins", "--keys", "--duration", "3", "--log-level", "WARNING"],

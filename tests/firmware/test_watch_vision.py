@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -29,17 +30,25 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
     from vision.track import read_track
 
     track = {1: ["blue", "green"], 3: ["orange"]}
+    # the same scene without and with the die (no random effects, so only the die differs),
+    # replayed as a looped film: the empty table for 10 frames, then the die for 10
+    empty, _ = board.render_board_scene(np.random.default_rng(3), track=track, effects=False)
     image, _ = board.render_board_scene(np.random.default_rng(3), track=track,
-                                        die=("yellow", 2))
-    cv2.imwrite(str(tmp_path / "frame.png"), image)
-    replayed = cv2.imread(str(tmp_path / "frame.png"))
+                                        die=("yellow", 2), effects=False)
+    film = tmp_path / "film"
+    film.mkdir()
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    cv2.imwrite(str(tmp_path / "die.png"), image)
+    for i in range(20):
+        os.link(tmp_path / ("die.png" if i >= 10 else "empty.png"), film / f"{i:03d}.png")
+    replayed = cv2.imread(str(tmp_path / "die.png"))
     zone = reveal_zone_box(locate_board(replayed), margin_mm=10.0)
     direct = read_die_in_zone(replayed, zone)
 
     sink = RecordingSink()
     cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)
     with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
-        camera = CameraSupervisor(lambda: ReplaySource(tmp_path, fps=30)).start()
+        camera = CameraSupervisor(lambda: ReplaySource(film, fps=30)).start()
         loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()
         try:
             time.sleep(0.5)

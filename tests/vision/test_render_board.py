@@ -125,3 +125,19 @@ def test_cli_render_board_writes_frames_and_truth(tmp_path):
     assert sorted(truth) == ["board_3.png", "board_4.png"]
     assert (tmp_path / "board_3.png").stat().st_size > 10_000
     assert truth["board_3.png"]["die"]["colour"] in {"blue", "green", "orange", "yellow", "white"}
+
+
+def test_fast_noise_has_the_asked_spread_and_no_bias():
+    """add_noise draws through a 256-level normal table (speed): check it is still N(0, sigma)
+    per channel, deterministic per seed, and saturates instead of wrapping."""
+    from vision.render.effects import add_noise
+
+    grey = np.full((200, 300, 3), 128, np.uint8)
+    a = add_noise(grey, np.random.default_rng(5), 4.0).astype(np.float64) - 128
+    assert abs(a.mean()) < 0.1
+    assert 3.8 < a.std() < 4.2
+    assert all(3.7 < a[..., ch].std() < 4.3 for ch in range(3))
+    b = add_noise(grey, np.random.default_rng(5), 4.0).astype(np.float64) - 128
+    assert np.array_equal(a, b)
+    white = add_noise(np.full((50, 50, 3), 254, np.uint8), np.random.default_rng(1), 6.0)
+    assert white.min() > 200  # no wrap-around to black

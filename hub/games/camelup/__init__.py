@@ -1,6 +1,7 @@
 """Camel Up (first edition): pure rules, exact odds and an advisor.
 
-    >>> g = Game.new(["Ann", "Bob"], track={1: ["blue"], 2: ["green", "orange"], 3: ["yellow", "white"]})
+    >>> start = {1: ["blue"], 2: ["green", "orange"], 3: ["yellow", "white"]}
+    >>> g = Game.new(["Ann", "Bob"], track=start)
     >>> [e["type"] for e in g.play("roll:green:2")]
     ['die_read', 'camel_moved']
     >>> g.state.track[4]

@@ -63,7 +63,8 @@ def assignment_from_track(state: State, reading: Mapping[Any, Any]) -> Assign:
             changed.append((horse, before, now))
     if len(changed) != 1:
         what = "; ".join(f"{h}: expected {b}, saw {n}" for h, b, n in changed) or "no horse moved"
-        raise IllegalAction("track_mismatch", f"Expected one horse to move by {state.roll}: {what}.")
+        raise IllegalAction("track_mismatch",
+                            f"Expected one horse to move by {state.roll}: {what}.")
     horse, before, now = changed[0]
     h = state.horses.index(horse)
     target = before + state.roll

@@ -7,15 +7,33 @@ the camera with totals and compensation, the 2/3-player setup, and the final sco
 
 from hub.games.common import IllegalAction
 from hub.games.marcopolo2.dice import (
-    PlayerDice, RoundReading, assign_readings, compensation, split_compensation,
+    PlayerDice,
+    RoundReading,
+    assign_readings,
+    compensation,
+    split_compensation,
 )
 from hub.games.marcopolo2.engine import (
-    Action, Compensate, EnterSheet, Finish, Game, NextRound, ReadDice, State, apply, decide,
-    initial, parse_action,
+    Action,
+    Compensate,
+    EnterSheet,
+    Finish,
+    Game,
+    NextRound,
+    ReadDice,
+    State,
+    apply,
+    decide,
+    initial,
+    parse_action,
 )
 from hub.games.marcopolo2.glue import actions_from_readings
 from hub.games.marcopolo2.scoring import (
-    ScoreSheet, best_jade_split, contract_majority, final_scoring, trading_post_points,
+    ScoreSheet,
+    best_jade_split,
+    contract_majority,
+    final_scoring,
+    trading_post_points,
 )
 from hub.games.marcopolo2.setup import PLAYER_COLOURS, ROUNDS, setup_for
 from hub.games.marcopolo2.views import full_view, player_view, public_view

@@ -31,7 +31,11 @@ from hub.games.common import Event, EventSourcedGame, IllegalAction, check_playe
 from hub.games.marcopolo2.dice import compensation, split_compensation
 from hub.games.marcopolo2.scoring import ScoreSheet, final_scoring
 from hub.games.marcopolo2.setup import (
-    MAX_PLAYERS, MIN_PLAYERS, PLAYER_COLOURS, ROUNDS, setup_for,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLAYER_COLOURS,
+    ROUNDS,
+    setup_for,
 )
 
 

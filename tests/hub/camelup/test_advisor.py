@@ -39,7 +39,8 @@ def test_leg_tile_and_pyramid_values_on_a_certain_leg():
     assert ev["leg:blue"] == pytest.approx(5.0)  # blue is first whatever it rolls
     assert ev["roll"] == pytest.approx(1.0)
     # the runner-up: the top camel of the best stack behind blue, which does not move this leg
-    second = [c for c in ("green", "orange", "yellow", "white") if ev[f"leg:{c}"] == pytest.approx(1.0)]
+    behind = ("green", "orange", "yellow", "white")
+    second = [c for c in behind if ev[f"leg:{c}"] == pytest.approx(1.0)]
     assert len(second) == 1
     assert all(ev[f"leg:{c}"] == pytest.approx(-1.0) for c in ("green", "orange", "yellow", "white")
                if c not in second)

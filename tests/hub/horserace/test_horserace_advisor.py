@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from functools import lru_cache
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 import pytest
@@ -18,11 +18,12 @@ from hub.games.horserace.state import State
 TINY = {"horses": ("a", "b", "c"), "score_table": ((5, 3), (2, 1)), "track_length": 4}
 
 
-def exact_place_odds(state: State, forced: tuple[int, int] | None) -> dict[tuple[int, int], Fraction]:
+def exact_place_odds(state: State,
+                     forced: tuple[int, int] | None) -> dict[tuple[int, int], Fraction]:
     """P(horse h takes place p) under the random running policy, by full enumeration."""
     length, k = state.settings.track_length, state.settings.podium_size
 
-    @lru_cache(maxsize=None)
+    @cache
     def dist(pos: tuple[int, ...], unmoved: frozenset[int], podium: tuple[int, ...]
              ) -> dict[tuple[int, ...], Fraction]:
         if len(podium) >= k:

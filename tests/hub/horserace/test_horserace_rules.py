@@ -6,8 +6,17 @@ from __future__ import annotations
 import pytest
 
 from hub.games.horserace import (
-    Assign, Bet, Game, IllegalAction, Pass, Roll, Settings, assignment_from_track, parse_action,
-    public_view, roll_from_die,
+    Assign,
+    Bet,
+    Game,
+    IllegalAction,
+    Pass,
+    Roll,
+    Settings,
+    assignment_from_track,
+    parse_action,
+    public_view,
+    roll_from_die,
 )
 
 

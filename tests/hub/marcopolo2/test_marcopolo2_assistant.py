@@ -9,8 +9,18 @@ import numpy as np
 import pytest
 
 from hub.games.marcopolo2 import (
-    Compensate, Game, IllegalAction, NextRound, ReadDice, actions_from_readings, assign_readings,
-    compensation, parse_action, public_view, setup_for, split_compensation,
+    Compensate,
+    Game,
+    IllegalAction,
+    NextRound,
+    ReadDice,
+    actions_from_readings,
+    assign_readings,
+    compensation,
+    parse_action,
+    public_view,
+    setup_for,
+    split_compensation,
 )
 
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from hub.games.marcopolo2 import (
-    IllegalAction, ScoreSheet, best_jade_split, contract_majority, final_scoring,
+    IllegalAction,
+    ScoreSheet,
+    best_jade_split,
+    contract_majority,
+    final_scoring,
     trading_post_points,
 )
 

@@ -97,7 +97,7 @@ def _latency(broker_url: str, scenes: tuple[np.ndarray, np.ndarray],
 
     readers = Readers()
     if not real_vision:
-        readers = Readers(read_die=lambda image, zone: (
+        readers = Readers(read_die=lambda image, zone, **hints: (
             {"colour": "blue", "face": 2, "confidence": 1.0}, b"\xff\xd8"),
             read_track=lambda image: {"track": {}, "reason": None})
     cfg = WatchConfig(track_timeout_s=0.3, status_interval_s=5.0)

@@ -167,6 +167,11 @@ class ObservingSession:
         self.dropped_fields: Counter[str] = Counter()
         self._cond = threading.Condition()
 
+    @property
+    def game(self) -> Any:
+        """The session's game: the in-process sink reads the dice left in it for the reader."""
+        return self.session.game
+
     def observe(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
         data = dict(data)
         for name in FIRMWARE_ONLY_FIELDS.get(kind, ()):

@@ -73,27 +73,39 @@ def track_to_dict(reading: Any) -> dict[str, Any]:
     }
 
 
-def vision_read_die(image: np.ndarray, zone: Box) -> tuple[dict[str, Any], bytes | None]:
-    """The one die in the reveal zone, through vision.dice.read_die_in_zone."""
+Gains = tuple[float, float, float]
+
+
+def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None = None,
+                    expected_colours: list[str] | None = None,
+                    ) -> tuple[dict[str, Any], bytes | None]:
+    """The one die in the reveal zone, through vision.dice.read_die_in_zone.
+
+    ``white_gains``: from the markers' white borders (:func:`vision_white_gains`), so a warm lamp
+    does not turn yellow into orange; ``expected_colours``: the dice still in the pyramid, as the
+    hub says (None: any colour).
+    """
     try:
         from vision.dice import read_die_in_zone
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
-    reading = read_die_in_zone(image, zone)
+    reading = read_die_in_zone(image, zone, white_gains=white_gains,
+                               expected_colours=expected_colours)
     if reading is None:
         return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, zone))
     box = reading.crop_box if hasattr(reading, "crop_box") else zone
     return die_to_dict(reading), encode_jpeg(crop(image, box))
 
 
-def vision_read_dice(image: np.ndarray) -> list[tuple[dict[str, Any], bytes | None]]:
+def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
+                     ) -> list[tuple[dict[str, Any], bytes | None]]:
     """Every die in the frame (the starting roll), through vision.dice.read_dice."""
     try:
         from vision.dice import read_dice
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
-    for reading in read_dice(image):
+    for reading in read_dice(image, white_gains=white_gains):
         box = reading.crop_box if hasattr(reading, "crop_box") else reading.box
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
     return out
@@ -123,6 +135,29 @@ def vision_locate_zone(image: np.ndarray) -> Box:
     return box
 
 
+def vision_white_gains(image: np.ndarray) -> Gains | None:
+    """(b, g, r) gains that make the board markers' white borders neutral, or None if the
+    markers are not seen. The rule is vision.whitebalance.gains_from_patch's (the brightest half
+    of the reference, its median made grey, brightness kept), on the pixels of
+    vision.board.marker_white_mask: every visible marker's border at once."""
+    from vision.board import BoardNotFound, locate_board, marker_white_mask
+
+    try:
+        loc = locate_board(image)
+    except BoardNotFound:
+        return None
+    px = image[marker_white_mask(image.shape, loc)].astype(np.float64)
+    if len(px) < 20:
+        return None
+    lum = px.mean(axis=1)
+    px = px[lum >= np.quantile(lum, 0.5)]
+    med = np.median(px, axis=0)
+    if med.min() < 25:  # too dark to balance on
+        return None
+    gains = med.mean() / med
+    return float(gains[0]), float(gains[1]), float(gains[2])
+
+
 def vision_watcher(mode: str, still_frames: int) -> Any:
     """vision.motion's settle machine: ``"die"`` for the reveal zone (a die appears, stops, no
     hand over it: read once), ``"track"`` for the table (a change, then still with no hand)."""
@@ -135,12 +170,13 @@ def vision_watcher(mode: str, still_frames: int) -> Any:
 class Readers:
     """What the loop calls to read; tests and the demo may replace any of them."""
 
-    read_die: Callable[[np.ndarray, Box], tuple[dict[str, Any], bytes | None]] = vision_read_die
-    read_dice: Callable[[np.ndarray], list[tuple[dict[str, Any], bytes | None]]] = (
-        vision_read_dice)
+    # read_die(image, zone, *, white_gains, expected_colours); read_dice(image, *, white_gains)
+    read_die: Callable[..., tuple[dict[str, Any], bytes | None]] = vision_read_die
+    read_dice: Callable[..., list[tuple[dict[str, Any], bytes | None]]] = vision_read_dice
     read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track
     locate_zone: Callable[[np.ndarray], Box] = vision_locate_zone
     watcher: Callable[[str, int], Any] = vision_watcher
+    white_gains_of: Callable[[np.ndarray], Gains | None] = vision_white_gains
     timings: dict[str, list[float]] = field(default_factory=dict)
 
     def warm_up(self) -> None:
@@ -153,10 +189,10 @@ class Readers:
             except ImportError as exc:
                 log.warning("%s is not available yet: %s", name, exc)
 
-    def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def timed(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         finally:
             self.timings.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
             del self.timings[name][:-200]

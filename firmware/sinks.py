@@ -62,6 +62,12 @@ class ObservationSink:
 
     failures = 0
 
+    def dice_left(self) -> list[str] | None:
+        """The colours still in the pyramid as the hub last said, or None if not known (then the
+        die reader considers every colour). A sink must return None rather than a stale list:
+        a die outside the list could not be read as itself."""
+        return None
+
     def pyramid_released(self, ts: float) -> None:
         self.send("release", payload("release", ts=ts))
 
@@ -94,7 +100,11 @@ class RecordingSink(ObservationSink):
     def __init__(self) -> None:
         self.records: list[tuple[str, dict[str, Any]]] = []
         self.times: list[float] = []
+        self.left: list[str] | None = None  # what dice_left() answers (set by a test)
         self._cond = threading.Condition()
+
+    def dice_left(self) -> list[str] | None:
+        return None if self.left is None else list(self.left)
 
     def send(self, kind: str, data: dict[str, Any]) -> None:
         with self._cond:
@@ -145,6 +155,15 @@ class InProcessSink(ObservationSink):
         self.failures = 0
         self.last_error: str | None = None
 
+    def dice_left(self) -> list[str] | None:
+        """From the session's game (``session.game.state.dice_left``): current, since
+        ``observe`` has applied the last die before it returned."""
+        try:
+            left = self.session.game.state.dice_left
+        except AttributeError:  # no game yet, or a session without one
+            return None
+        return [str(c) for c in left] or None
+
     def send(self, kind: str, data: dict[str, Any]) -> None:
         try:
             answer = self.session.observe(kind, data)
@@ -175,6 +194,10 @@ class MqttSink(ObservationSink):
         self.failures = 0
         self.connected = threading.Event()
         self._last_status: str | None = None
+        self.state_topic = f"{self.prefix}/state"
+        self._dice_left: list[str] | None = None
+        self._state_at = -1.0  # time.monotonic() the retained state last arrived
+        self._die_sent_at = -1.0  # ... and our last die was published
         self._txn = itertools.count(1)
         self._session = uuid.uuid4().hex[:8]
         self._client = mqtt.Client(
@@ -191,6 +214,7 @@ class MqttSink(ObservationSink):
         self._client.reconnect_delay_set(min_delay=1, max_delay=10)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
         self._client.connect_async(broker.host, broker.port, keepalive=broker.keepalive_s)
         self._client.loop_start()
         log.info("MQTT: connecting to %s:%s as table %s", broker.host, broker.port, table)
@@ -202,6 +226,8 @@ class MqttSink(ObservationSink):
             return
         log.info("MQTT: connected")
         self.connected.set()
+        # the hub's retained public state: which dice are still in the pyramid
+        client.subscribe(self.state_topic, qos=1)
         if self._last_status is not None:  # a restarted broker gets the retained status back
             client.publish(self.status_topic, self._last_status, qos=1, retain=True)
 
@@ -209,6 +235,27 @@ class MqttSink(ObservationSink):
                        properties: Any) -> None:
         self.connected.clear()
         log.warning("MQTT: disconnected (%s); paho reconnects by itself", reason)
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        if msg.topic != self.state_topic:
+            return
+        try:
+            game = json.loads(msg.payload or b"null")
+            game = game.get("game") if isinstance(game, dict) else None
+            left = game.get("dice_left") if isinstance(game, dict) else None
+            ok = isinstance(left, list) and all(isinstance(c, str) for c in left)
+        except ValueError:
+            ok, left = False, None
+        self._dice_left = list(left) if ok and left else None
+        self._state_at = time.monotonic()
+
+    def dice_left(self) -> list[str] | None:
+        """``game.dice_left`` of the retained ``camelup/<table>/state``, but only if that state
+        came after our last die: an older one may not have that die taken out yet (or be the
+        leg before, when all dice go back into the pyramid)."""
+        if self._state_at <= self._die_sent_at:
+            return None
+        return None if self._dice_left is None else list(self._dice_left)
 
     def wait_connected(self, timeout: float = 5.0) -> bool:
         return self.connected.wait(timeout)
@@ -220,6 +267,8 @@ class MqttSink(ObservationSink):
                 self._last_status = text
                 self._client.publish(self.status_topic, text, qos=1, retain=True)
                 return
+            if kind == "die":
+                self._die_sent_at = time.monotonic()
             message = {"transaction": f"fw-{self._session}-{next(self._txn)}", **data}
             topic = f"{self.prefix}/request/{KIND_TO_COMMAND[kind]}"
             self._client.publish(topic, json.dumps(message), qos=1)

@@ -97,6 +97,9 @@ class WatchLoop:
         self._phase_watch: Any = None  # the track / setup watcher of the current phase
         self._setup_still = 0
         self._unclaimed: Frame | None = None  # a die that settled with no release pending
+        # white balance from the markers' white borders: worked out on the frame of each track
+        # read (and when the board is first found), reused for the dice until the next one
+        self.white_gains: tuple[float, float, float] | None = None
         self._phase_start = 0.0
         self._attention = False
         self.state = SETUP if setup else READY
@@ -315,6 +318,18 @@ class WatchLoop:
             if self.zone is None:
                 self.health.error(f"reveal zone not found: {exc}")
                 self._status_dirty = True
+            return
+        if self.white_gains is None:
+            self._learn_white(image)
+
+    def _learn_white(self, image: np.ndarray) -> None:
+        try:
+            gains = self.readers.timed("white", self.readers.white_gains_of, image)
+        except Exception:
+            log.exception("white balance from the markers failed")
+            return
+        if gains is not None:
+            self.white_gains = gains
 
     # --- reads -------------------------------------------------------------------------------
     def _read_die(self, frame: Frame) -> None:
@@ -322,7 +337,9 @@ class WatchLoop:
         self._unclaimed = None
         zone = self._die_box or self.zone or (0, 0, image.shape[1], image.shape[0])
         try:
-            reading, jpeg = self.readers.timed("die", self.readers.read_die, image, zone)
+            reading, jpeg = self.readers.timed(
+                "die", self.readers.read_die, image, zone, white_gains=self.white_gains,
+                expected_colours=self.sink.dice_left())
         except Exception as exc:
             reading, jpeg = failed_die(f"read failed: {type(exc).__name__}: {exc}"), \
                 encode_jpeg(crop(image, zone))
@@ -344,7 +361,7 @@ class WatchLoop:
             (self.devices.buzzer.chirp_read if ok else self.devices.buzzer.chirp_look)()
         self._status_dirty = True
 
-    def _read_track(self, frame: Frame, note: str | None = None) -> None:
+    def _read_track(self, frame: Frame, note: str | None = None, mode: str | None = None) -> None:
         try:
             reading = self.readers.timed("track", self.readers.read_track, frame.image)
         except Exception as exc:
@@ -355,15 +372,20 @@ class WatchLoop:
             self.health.error(f"track not read: {reading['reason']}")
         else:
             self.health.tracks_read += 1
+            self._learn_white(frame.image)  # the board is in view: the lamp as it is now
         if note:
             reading = {**reading, "note": note}
+        if mode:  # "setup": the hub keeps it as the starting position, never checks a game by it
+            reading = {**reading, "mode": mode}
         self.sink.track_read({**reading, "ts": time.time()})
         self._finish()
 
     def _read_setup(self, frame: Frame) -> None:
         image = frame.image
+        self._learn_white(image)
         try:
-            dice = self.readers.timed("dice", self.readers.read_dice, image)
+            dice = self.readers.timed("dice", self.readers.read_dice, image,
+                                      white_gains=self.white_gains)
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")
@@ -389,7 +411,7 @@ class WatchLoop:
             self._show()
             return
         self.health.mode = "play"
-        self._read_track(frame, note="starting position")
+        self._read_track(frame, note="starting position", mode="setup")
 
     def _finish(self) -> None:
         self.state = READY
@@ -446,6 +468,8 @@ class WatchLoop:
         snap = self.health.snapshot(self.camera)
         snap["attention"] = self._attention
         snap["reveal_zone"] = list(self.zone) if self.zone else None
+        snap["white_gains"] = ([round(g, 3) for g in self.white_gains]
+                               if self.white_gains is not None else None)
         snap["zone_state"] = str(self._die_watch.state) if self._die_watch is not None else None
         snap["light_on"] = self.devices.light.is_on if self.devices is not None else None
         snap["read_ms"] = {k: round(float(np.median(v)), 1)

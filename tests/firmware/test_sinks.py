@@ -71,6 +71,8 @@ def test_in_process_sink_with_the_real_hub_session(tmp_path) -> None:
         kinds = [e.event.get("type") or e.event.get("event_type")
                  for e in session.events_since(0)]
         assert "die_released" in kinds and "die_read" in kinds
+        # the colours still in the pyramid, for the die reader: the one just read is out
+        assert sink.dice_left() == [c for c in left if c != left[0]]
     finally:
         bus.close()
 
@@ -132,6 +134,45 @@ def test_mqtt_sink_publishes_requests_and_a_retained_status(broker) -> None:
     late = Listener(broker.url, f"camelup/{table}/firmware/status")
     assert json.loads(late.get().payload)["state"] == "offline"  # a clean stop says so
     late.close()
+
+
+@pytest.mark.broker
+def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(broker) -> None:
+    table = f"fwleft{int(time.time() * 1000) % 100000}"
+    hub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    b = BrokerConfig(url=broker.url)
+    hub.connect(b.host, b.port)
+    hub.loop_start()
+    topic = f"camelup/{table}/state"
+
+    def state(left) -> None:
+        hub.publish(topic, json.dumps({"seq": 1, "game": {"dice_left": left}}), qos=1,
+                    retain=True).wait_for_publish(5.0)
+
+    def wait_left(want, timeout: float = 5.0):
+        deadline = time.monotonic() + timeout
+        while sink.dice_left() != want and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return sink.dice_left()
+
+    state(["blue", "green", "white"])  # retained before the firmware connects
+    sink = MqttSink(table, b)
+    try:
+        assert sink.wait_connected(5.0)
+        assert wait_left(["blue", "green", "white"]) == ["blue", "green", "white"]
+        sink.die_read({"colour": "green", "face": 1, "confidence": 0.9}, None)
+        assert sink.dice_left() is None  # that state does not know the die just sent
+        state(["blue", "white"])
+        assert wait_left(["blue", "white"]) == ["blue", "white"]
+        hub.publish(topic, json.dumps({"seq": 2, "game": None}), qos=1,
+                    retain=True).wait_for_publish(5.0)  # no game
+        time.sleep(0.3)
+        assert sink.dice_left() is None
+    finally:
+        sink.close()
+        hub.publish(topic, b"", retain=True).wait_for_publish(5.0)
+        hub.disconnect()
+        hub.loop_stop()
 
 
 @pytest.mark.broker

@@ -47,16 +47,23 @@ class FakeVision:
     def __init__(self) -> None:
         self.die_calls = 0
         self.track_calls = 0
+        self.white_calls = 0
+        self.hints: list[dict] = []  # what each read_die was told besides the image
         self.fail_die: Exception | None = None
 
-    def read_die(self, image: np.ndarray, zone):
+    def read_die(self, image: np.ndarray, zone, **hints):
         self.die_calls += 1
+        self.hints.append(hints)
         if self.fail_die is not None:
             raise self.fail_die
         return ({"colour": "blue", "face": 2, "confidence": 0.97, "box": list(zone)},
                 b"\xff\xd8jpeg")
 
-    def read_dice(self, image: np.ndarray):
+    def white_gains(self, image: np.ndarray):
+        self.white_calls += 1
+        return (1.25, 1.0, 0.75 if self.white_calls == 1 else 0.5)
+
+    def read_dice(self, image: np.ndarray, **hints):
         return [({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
                 for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])]
 
@@ -67,7 +74,8 @@ class FakeVision:
 
     def readers(self) -> Readers:
         return Readers(read_die=self.read_die, read_dice=self.read_dice,
-                       read_track=self.read_track, locate_zone=lambda image: ZONE)
+                       read_track=self.read_track, locate_zone=lambda image: ZONE,
+                       white_gains_of=self.white_gains)
 
 
 class Table:
@@ -201,6 +209,28 @@ def test_two_presses_give_two_reads_and_the_track_is_read_after_a_move(table: Ta
     assert table.vision.die_calls == 2
 
 
+def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> None:
+    time.sleep(0.2)
+    assert table.vision.white_calls == 1  # when the board was first found
+    table.sink.left = ["blue", "white"]  # what the hub says is still in the pyramid
+    table.release_die()
+    assert len(table.sink.wait_for("die", 1, 2.0)) == 1
+    assert table.vision.hints[0] == {"white_gains": (1.25, 1.0, 0.75),
+                                     "expected_colours": ["blue", "white"]}
+    table.move_camel(to=2)
+    assert table.sink.wait_for("track", 1, 2.0)
+    time.sleep(0.1)
+    assert table.vision.white_calls == 2  # worked out again on the track read's frame...
+    table.sink.left = None  # (the hub's state not known)
+    table.show(die=False)
+    time.sleep(0.2)
+    table.release_die()
+    assert len(table.sink.wait_for("die", 2, 2.0)) == 2
+    assert table.vision.white_calls == 2  # ...and reused for the next die
+    assert table.vision.hints[1] == {"white_gains": (1.25, 1.0, 0.5), "expected_colours": None}
+    assert table.sink.of("status")[-1]["white_gains"] == [1.25, 1.0, 0.5]
+
+
 def test_a_die_left_in_the_zone_is_background_for_the_next(table: Table) -> None:
     time.sleep(0.2)
     table.release_die()
@@ -315,7 +345,7 @@ def test_setup_mode_reads_the_five_dice_then_the_track(mock_factory) -> None:
         assert [d["mode"] for d in dice] == ["setup"] * 5 and dice[4]["index"] == 4
         assert {d["colour"] for d in dice} == {"blue", "green", "orange", "yellow", "white"}
         track = table.sink.wait_for("track", 1, 2.0)
-        assert track and track[0]["note"] == "starting position"
+        assert track and track[0]["note"] == "starting position" and track[0]["mode"] == "setup"
         assert table.loop.state == "ready" and "release" not in kinds(table.sink)
     finally:
         table.close()

@@ -24,6 +24,19 @@ pytest.importorskip("vision.dice")
 pytest.importorskip("vision.track")
 
 
+def test_white_gains_from_the_markers_undo_a_colour_cast() -> None:
+    from firmware.readers import vision_white_gains
+
+    image, _ = board.render_board_scene(np.random.default_rng(5), track={2: ["white"]},
+                                        effects=False)
+    cast = np.array([0.6, 0.8, 0.95])  # a warm, dimmer lamp: far less blue (nothing clips)
+    warm = np.clip(image * cast, 0, 255).astype(np.uint8)
+    gains = np.array(vision_white_gains(warm))
+    balanced = gains * cast / vision_white_gains(image)  # relative to the neutral render
+    assert np.allclose(balanced / balanced.mean(), 1.0, atol=0.04), gains
+    assert vision_white_gains(np.zeros((720, 1280, 3), np.uint8)) is None  # no markers
+
+
 def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_path: Path) -> None:
     from vision.board import locate_board, reveal_zone_box
     from vision.dice import read_die_in_zone

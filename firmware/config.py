@@ -113,6 +113,9 @@ class CameraConfig:
     height: int = 720
     fps: float = 30.0
     warmup_s: float = 1.5  # picamera2: let exposure and white balance converge, then lock them
+    # the mains frequency of the room's lights (50 in Europe, 60 in North America): picamera2's
+    # locked exposure is a whole number of their flicker periods (10 ms / 8.33 ms), no banding
+    mains_hz: int = 50
     # a frame whose mean brightness is below this (0..255) counts as black
     black_level: float = 8.0
     black_frames: int = 30  # this many black frames in a row -> reopen the camera
@@ -267,6 +270,7 @@ def validate(cfg: Config) -> Config:
     _check(16 <= cam.height <= 4096, f"{src}: [camera] height", "must be 16..4096")
     _check(0 < cam.fps <= 240, f"{src}: [camera] fps", "must be above 0 and at most 240")
     _check(cam.warmup_s >= 0, f"{src}: [camera] warmup_s", "must not be negative")
+    _check(cam.mains_hz in (50, 60), f"{src}: [camera] mains_hz", "must be 50 or 60")
     _check(0 <= cam.black_level < 255, f"{src}: [camera] black_level", "must be 0..254")
     _check(cam.black_frames >= 1, f"{src}: [camera] black_frames", "must be at least 1")
     _check(cam.freeze_timeout_s > 0, f"{src}: [camera] freeze_timeout_s", "must be above 0")

@@ -70,15 +70,42 @@ class _Pacer:
             self._next = now + self.period
 
 
+def flicker_free_exposure(exposure_us: float, gain: float, mains_hz: int,
+                          frame_us: float) -> tuple[int, float]:
+    """(exposure in µs, analogue gain) with the exposure a whole number of light-flicker periods.
+
+    Why: lamps on AC mains flicker at twice the mains frequency (100 Hz in Europe, 120 Hz in
+    North America). An exposure that is not a whole number of flicker periods (10 ms at 50 Hz,
+    8.33 ms at 60 Hz) catches a different share of each flicker cycle in each frame: rolling
+    bands and frame-to-frame brightness changes, which the settle machine would take for motion
+    and which shift a die's colour. A whole number of periods integrates every cycle fully.
+
+    The exposure auto-exposure chose is rounded to the nearest whole number of periods that still
+    fits in one frame (``frame_us``, less 2 % for readout), at least one; the gain makes up the difference so the
+    image is as bright as auto-exposure wanted (never below gain 1.0).
+    """
+    if mains_hz not in (50, 60):
+        raise ValueError(f"mains_hz must be 50 or 60, got {mains_hz}")
+    period = 1_000_000 / (2 * mains_hz)
+    # the sensor needs a little of each frame for readout: libcamera would clip an exposure of
+    # the whole frame to something that is no longer a whole number of periods
+    fits = max(1, int(frame_us * 0.98 // period))
+    periods = min(max(1, round(exposure_us / period)), fits)
+    exposure = int(round(periods * period))
+    new_gain = max(1.0, gain * exposure_us / exposure) if exposure_us > 0 else gain
+    return exposure, float(new_gain)
+
+
 class PiCamera2Source(FrameSource):
     """The Raspberry Pi camera (libcamera) through picamera2.
 
     Exposure and white balance are left automatic for ``warmup_s`` and then locked, so that the
-    colour of a die does not drift as hands and dice change the scene's average.
+    colour of a die does not drift as hands and dice change the scene's average. The locked
+    exposure is a whole number of mains flicker periods (see :func:`flicker_free_exposure`).
     """
 
     def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
-                 warmup_s: float = 1.5) -> None:
+                 warmup_s: float = 1.5, mains_hz: int = 50) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
         except ImportError as exc:
@@ -108,6 +135,11 @@ class PiCamera2Source(FrameSource):
             for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
                 if key in meta:
                     locked[key] = meta[key]
+            if "ExposureTime" in locked:
+                # lock on a whole number of flicker periods, not AE's own figure (see above)
+                locked["ExposureTime"], locked["AnalogueGain"] = flicker_free_exposure(
+                    float(locked["ExposureTime"]), float(locked.get("AnalogueGain", 1.0)),
+                    mains_hz, 1_000_000 / float(fps))
             self._cam.set_controls(locked)
             log.info("Pi camera %sx%s@%s locked: %s", size[0], size[1], fps, locked)
         except Exception as exc:
@@ -260,7 +292,7 @@ def open_source(cam: CameraConfig) -> FrameSource:
     """The frame source the ``[camera]`` section describes (raises CameraError if it cannot)."""
     size = (cam.width, cam.height)
     if cam.kind == "picamera2":
-        return PiCamera2Source(size, cam.fps, cam.warmup_s)
+        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz)
     if cam.kind == "usb":
         return UsbCameraSource(cam.index, size, cam.fps)
     if cam.kind == "replay":

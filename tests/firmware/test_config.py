@@ -50,6 +50,7 @@ def test_a_full_file_is_read(tmp_path: Path) -> None:
         ('[broker]\nurl = "mqtt://x:99999"\n', r"\[broker\] url: .*Port"),
         ("[players]\ncount = 12\n", r"\[players\] count: must be 2..8"),
         ("[camera]\nreveal_zone = [1, 2]\n", r"reveal_zone"),
+        ("[camera]\nmains_hz = 55\n", r"\[camera\] mains_hz: must be 50 or 60"),
         ("[camera\n", r"not valid TOML"),
     ],
 )

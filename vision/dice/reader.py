@@ -158,13 +158,16 @@ def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,
 
 def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
                      expected_colours: Sequence[str] | None = None,
-                     white_gains: Sequence[float] | None = None) -> DieReading | None:
-    """The one die in the reveal zone, or None. With several candidates, the most confident."""
-    dice = read_dice(image_bgr, palette=palette, expected_colours=expected_colours, zone=zone,
-                     white_gains=white_gains)
-    if not dice:
-        return None
-    return max(dice, key=lambda d: d.confidence)
+                     white_gains: Sequence[float] | None = None,
+                     background: np.ndarray | None = None,
+                     faces: Sequence[int] = (1, 2, 3),
+                     die_px: float | None = None) -> DieReading | None:
+    """The one die in the reveal zone (the product path): see ``vision.dice.zone``."""
+    from vision.dice import zone as _zone  # imports this module: bound at call time
+
+    return _zone.read_die_in_zone(image_bgr, zone, palette=palette,
+                                  expected_colours=expected_colours, white_gains=white_gains,
+                                  background=background, faces=faces, die_px=die_px)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""The colour of a die's body, read from its lit top face, and what colour its pips are.
+
+Why the top face only: the side faces are the same paint in shade (darker, and on a white die
+grey), the pips are black or white, the table shows round the body. Between the pips' and the
+side faces' grey levels lies the top face; its median is robust to a glint or a stray pixel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.palette import Palette
+from vision.whitebalance import balance_colour
+
+# Pips lighter than the face (white pips) on these dice; dark pips on the others (orange,
+# yellow, white). As on real Camel Up dice and the renderer's.
+LIGHT_PIPS = frozenset({"blue", "green", "red", "black", "purple"})
+
+
+def top_face_pixels(bgr: np.ndarray, mask: np.ndarray, side: float) -> np.ndarray:
+    """N x 3 BGR pixels of the lit top face: the body's inner pixels whose grey lies between
+    the darkest (pips or side faces) and brightest (pips or glints) parts."""
+    e = int(round(0.3 * side)) | 1  # keep off the rim (bevel, blur halo, JPEG chroma bleed)
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
+    if int(inner.sum()) < 20:
+        inner = mask
+    px = bgr[inner > 0]
+    if len(px) == 0:
+        return px.reshape(0, 3)
+    grey = px.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)
+    lo, hi = np.percentile(grey, (35, 88))
+    sel = (grey >= lo) & (grey <= hi)
+    return px[sel] if int(sel.sum()) >= 5 else px
+
+
+def classify_face_colour(bgr: np.ndarray, mask: np.ndarray, side: float, palette: Palette,
+                         gains: Sequence[float] | None
+                         ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+    """(colour or None, confidence, balanced BGR of the top face, reason if None)."""
+    px = top_face_pixels(bgr, mask, side)
+    if len(px) == 0:
+        return None, 0.0, (0.0, 0.0, 0.0), "no face pixels"
+    med = np.median(px.astype(np.float32), axis=0)
+    bal = balance_colour(med, gains)
+    if max(bal) < 30:
+        return None, 0.0, bal, "die face is too dark to name its colour"
+    name, conf = palette.classify(bal)
+    if name is None:
+        return None, conf, bal, f"colour is between palette entries (confidence {conf:.2f})"
+    return name, conf, bal, None
+
+
+def dark_pips(colour: str | None, face_bgr: Sequence[float]) -> bool | None:
+    """True if the pips are darker than the face; None if the colour is unknown (try both)."""
+    if colour is None:
+        return None
+    return colour not in LIGHT_PIPS
+
+
+def gains_from_mask(image: np.ndarray, mask: np.ndarray) -> tuple[float, float, float] | None:
+    """(b, g, r) gains that make the bright half of ``image[mask]`` neutral (a marker's white
+    border, from ``vision.board.marker_white_mask``); None if too few or too dark pixels."""
+    px = image[mask].astype(np.float32)
+    if len(px) < 20:
+        return None
+    lum = px.mean(axis=1)
+    px = px[lum >= np.median(lum)]
+    med = np.median(px, axis=0)
+    if float(med.min()) < 25:
+        return None
+    g = med.mean() / med
+    return float(g[0]), float(g[1]), float(g[2])

@@ -1,0 +1,379 @@
+"""The product path: the one die the pyramid released, lying in the known reveal zone.
+
+Why a reader of its own: the full-frame reader must find dice anywhere by their pips, which is
+slow and, on a 20 px die, fragile. In the reveal zone we know much more: there is at most one
+die, the zone's empty look is known (the watch loop saw it, or it is a plain surface), the die is
+a Camel Up die (faces 1..3, five colours) and the white balance comes from the board's markers.
+So:
+
+1. the die's body is what differs from the empty zone (``background``) or, without one, from a
+   median-filtered version of the crop (the board is smooth at the die's scale); shadows are
+   told apart because they darken all channels by the same ratio;
+2. the body is cut out and scaled to ``CROP_PX`` px, so every later step works at one scale;
+3. colour: the median of the lit top face (body pixels between the pips' and the side faces'
+   grey levels), white-balanced, against the palette with a margin (``vision.dice.colour``);
+4. face: pips are blobs darker (or lighter) than the face by a large share of the face's
+   contrast (black-hat / top-hat). Their number must be a face in ``faces`` *and* lie where
+   that face puts its pips (one in the middle; two on a diagonal; three on a diagonal through
+   the middle). The confidence is the gap between the weakest pip and the strongest thing on
+   the face that is not a pip: a missed pip, glare or a blur-melted pair all close that gap.
+
+Anything that does not fit abstains (face or colour None, with a reason): the hub asks a
+person rather than trust a doubtful reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.dice.colour import classify_face_colour, dark_pips
+from vision.palette import CAMEL_UP, Palette, default_palette
+
+if TYPE_CHECKING:
+    from vision.dice.reader import DieReading
+
+CROP_PX = 64  # the body's longer side after scaling (plus a margin)
+FACE_MIN_CONF = 0.5
+COLOUR_MIN_CONF = 0.3
+FIND_PX = 320  # the zone is searched for the body at most this many pixels wide
+MIN_BODY_PX = 40  # fewer changed pixels than this (at frame scale): no die in the zone
+MIN_DIE_SIDE_PX = 14.0  # a die narrower than this in the frame is not read (pips ~2 px)
+
+
+@dataclass(frozen=True)
+class Body:
+    """The die's body in frame pixels: box (x, y, w, h) and its mask inside that box."""
+
+    box: tuple[int, int, int, int]
+    mask: np.ndarray  # uint8 0/1, box-sized
+    side_px: float  # estimated top-face side in frame pixels
+
+
+def _as_crop(image: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
+    x, y, w, h = rect
+    return image[y:y + h, x:x + w]
+
+
+def _foreground(crop: np.ndarray, empty: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(strict, loose) uint8 0/1 masks of pixels that are not the empty zone nor its shadow.
+
+    A shadow scales every channel by about the same factor, and by no more than about half; a
+    die is brighter than the surface in some channel, changes its hue (the channels' ratios
+    differ), or is a pip far darker than any shadow. The loose mask grows the strict one.
+    """
+    f = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32) + 8.0
+    if empty is None:
+        # the empty surface estimated from the crop itself: a median over a window well larger
+        # than a die, computed at quarter size (the board is smooth at that scale)
+        h, w = crop.shape[:2]
+        small = cv2.resize(crop, (max(w // 4, 1), max(h // 4, 1)), interpolation=cv2.INTER_AREA)
+        # as wide as the zone allows: the window must be mostly surface where the die lies
+        k = max(3, min(min(small.shape[:2]) - 1, 41) | 1)
+        med = cv2.medianBlur(small, k)
+        b = cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) + 8.0
+    else:
+        b = cv2.GaussianBlur(empty, (3, 3), 0).astype(np.float32) + 8.0
+    lr = cv2.log(cv2.divide(f, b))
+    c0, c1, c2 = cv2.split(lr)
+    hi = cv2.max(cv2.max(c0, c1), c2)
+    lo = cv2.min(cv2.min(c0, c1), c2)
+    spread = hi - lo
+    strict = (hi > 0.18) | (spread > 0.30) | (lo < -0.9)
+    loose = (hi > 0.09) | (spread > 0.16) | (lo < -0.75)
+    return strict.astype(np.uint8), loose.astype(np.uint8)
+
+
+def find_body(crop: np.ndarray, empty: np.ndarray | None = None,
+              die_px: float | None = None) -> Body | None:
+    """The most die-like changed region (grown to its convex hull), or None."""
+    strict, loose = _foreground(crop, empty)
+    strict = cv2.morphologyEx(strict, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    loose = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(loose, connectivity=8)
+    if n <= 1:
+        return None
+    seeded = np.bincount(lab[strict > 0], minlength=n)
+    best = None
+    best_score = 0.0
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < MIN_BODY_PX or seeded[i] < 0.2 * area:
+            continue
+        fill = area / float(w * h)
+        aspect = min(w, h) / max(w, h)
+        if aspect < 0.4 or fill < 0.3:
+            continue
+        if die_px is not None and not 0.5 * die_px <= max(w, h) <= 2.2 * die_px:
+            continue
+        score = area * fill * aspect
+        if score > best_score:
+            best, best_score = i, score
+    if best is None:
+        return None
+    bx, by, bw, bh, _ = (int(v) for v in stats[best])
+    reach = 0.75 * max(bw, bh)
+    cx, cy = cents[best]
+    keep = [best] + [i for i in range(1, n) if i != best and seeded[i] > 0
+                     and abs(cents[i][0] - cx) < reach and abs(cents[i][1] - cy) < reach
+                     and stats[i, 4] < 0.5 * stats[best, 4]]
+    pts = []
+    for i in keep:
+        ys, xs = np.nonzero(lab == i)
+        pts.append(np.stack([xs, ys], axis=1))
+    allp = np.concatenate(pts).astype(np.int32)
+    hull = cv2.convexHull(allp)
+    x, y, w, h = cv2.boundingRect(hull)
+    # a die is convex: its hull takes in the pips, glints and bevels the threshold missed
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, hull - [x, y], 1)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    side = float(min(rw, rh))
+    return Body((x, y, w, h), mask, side)
+
+
+@dataclass(frozen=True)
+class FaceRead:
+    face: int | None
+    confidence: float
+    pips: int
+    reason: str | None
+
+
+_PIP_OFFSET = 0.27 * np.sqrt(2.0)  # a corner pip's distance from the face centre, in sides
+
+
+def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
+               faces: Sequence[int]) -> FaceRead:
+    """Pips on the scaled body crop: count, layout check, honest confidence. See module doc."""
+    e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
+    if int(inner.sum()) < 30:
+        return FaceRead(None, 0.0, 0, "die body too small to read")
+    g = gray.astype(np.float32)
+    vals = g[inner > 0]
+    k = int(round(side * 0.42)) | 1
+    kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    best = None
+    for dk in ((True, False) if dark is None else (dark,)):
+        face_level = float(np.percentile(vals, 65 if dk else 35))
+        gf = np.where(mask > 0, g, face_level)
+        r = cv2.morphologyEx(gf, cv2.MORPH_BLACKHAT if dk else cv2.MORPH_TOPHAT, kern)
+        r[inner == 0] = 0
+        if best is None or float(r.max()) > float(best[1].max()):
+            best = (dk, r, face_level)
+    assert best is not None
+    dark, resp, face_level = best
+    peak = float(resp.max())
+    contrast_ref = face_level if dark else max(255.0 - face_level, 40.0)
+    if peak < 0.2 * contrast_ref or peak < 12:
+        return FaceRead(None, 0.0, 0, f"no pips stand out (peak {peak:.0f})")
+    pipmask = (resp > 0.5 * peak).astype(np.uint8)
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(pipmask, connectivity=8)
+    pip_area = np.pi * (0.095 * side) ** 2
+    blobs = []
+    for i in range(1, n):
+        area = int(stats[i, 4])
+        if area < 0.15 * pip_area:
+            continue
+        bw, bh = int(stats[i, 2]), int(stats[i, 3])
+        if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
+            return FaceRead(None, 0.0, 0, "an elongated dark/light streak on the face")
+        blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
+    count = len(blobs)
+    if count == 0:
+        return FaceRead(None, 0.0, 0, "no pip-sized blob")
+    if count not in faces:
+        return FaceRead(None, 0.0, count, f"{count} pip-like blobs is not a face of {tuple(faces)}")
+    big = max(b[1] for b in blobs)
+    if big > 4.0 * pip_area:
+        return FaceRead(None, 0.0, count, "a blob is too large for a pip")
+    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
+                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
+        return FaceRead(None, 0.0, count, "the pips differ too much in size or contrast")
+    # the strongest response on the face that is not one of the pips
+    near = np.zeros_like(pipmask)
+    for i, *_ in blobs:
+        near |= (lab == i).astype(np.uint8)
+    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    other = resp.copy()
+    other[near > 0] = 0
+    rest = float(other.max())
+    weakest = min(b[2] for b in blobs)
+    # layout: where the body's centre is and how far the pips are from it
+    ys, xs = np.nonzero(mask)
+    c = np.array([xs.mean(), ys.mean()])
+    angle = None
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if cnts:
+        (_, _), (rw, rh), ang = cv2.minAreaRect(max(cnts, key=cv2.contourArea))
+        angle = float(ang)
+    pts = np.array([b[3] for b in blobs])
+    d = np.linalg.norm(pts - c, axis=1) / side
+    err = 0.0
+    if count == 1:
+        err = max(err, d[0] / 0.22)
+    else:
+        order = np.argsort(d)
+        outer = pts[order[-2:]]
+        mid = outer.mean(axis=0)
+        sep = float(np.linalg.norm(outer[0] - outer[1])) / side
+        err = max(err, float(np.linalg.norm(mid - c)) / side / 0.22,
+                  abs(sep - 2 * _PIP_OFFSET) / 0.22)
+        # the pips lie on a diagonal of the face: 45 degrees off the body's sides
+        if angle is not None:
+            v = outer[1] - outer[0]
+            a = np.degrees(np.arctan2(v[1], v[0])) - angle
+            off = abs(((a % 90.0) - 45.0))
+            err = max(err, off / 20.0)
+        if count == 3:
+            m = pts[order[0]]
+            err = max(err, float(np.linalg.norm(m - mid)) / side / 0.12)
+    if err > 1.0:
+        return FaceRead(None, 0.0, count, f"{count} pips do not lie as on a die's face "
+                        f"(layout error {err:.2f})")
+    gap = (weakest - rest) / max(weakest, 1e-6)
+    conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
+    if conf < FACE_MIN_CONF:
+        return FaceRead(None, conf, count, f"a pip-like spot besides the {count} pips "
+                        f"(gap {gap:.2f})")
+    return FaceRead(count, conf, count, None)
+
+
+def scaled_body(crop: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, float]:
+    """The body's box (with a margin) scaled so its longer side is ``CROP_PX``: BGR, mask,
+    top-face side in scaled pixels."""
+    x, y, w, h = body.box
+    H, W = crop.shape[:2]
+    m = int(np.ceil(0.15 * max(w, h))) + 1
+    x0, y0, x1, y1 = max(x - m, 0), max(y - m, 0), min(x + w + m, W), min(y + h + m, H)
+    sub = crop[y0:y1, x0:x1]
+    full = np.zeros(sub.shape[:2], np.uint8)
+    full[y - y0:y - y0 + h, x - x0:x - x0 + w] = body.mask
+    s = CROP_PX / max(w, h)
+    size = (max(int(round(sub.shape[1] * s)), 8), max(int(round(sub.shape[0] * s)), 8))
+    big = cv2.resize(sub, size, interpolation=cv2.INTER_CUBIC if s > 1 else cv2.INTER_AREA)
+    mbig = cv2.resize(full, size, interpolation=cv2.INTER_NEAREST)
+    return big, mbig, body.side_px * s
+
+
+def _upscaled(body: Body, k: float, shape: tuple[int, ...]) -> Body:
+    x, y, w, h = body.box
+    X, Y = int(np.floor(x * k)), int(np.floor(y * k))
+    X1, Y1 = min(int(np.ceil((x + w) * k)), shape[1]), min(int(np.ceil((y + h) * k)), shape[0])
+    mask = cv2.resize(body.mask, (X1 - X, Y1 - Y), interpolation=cv2.INTER_LINEAR)
+    return Body((X, Y, X1 - X, Y1 - Y), mask, body.side_px * k)
+
+
+def read_zone(image: np.ndarray, rect: tuple[int, int, int, int], *,
+              palette: Palette, white_gains: Sequence[float] | None,
+              background: np.ndarray | None, faces: Sequence[int],
+              die_px: float | None = None) -> dict | None:
+    """The zone read as a plain dict (the reader wraps it in a DieReading); None: no die."""
+    crop = _as_crop(image, rect)
+    empty = None
+    if background is not None:
+        if background.shape == image.shape:
+            empty = _as_crop(background, rect)
+        elif background.shape == crop.shape:
+            empty = background
+        else:
+            raise ValueError(f"background {background.shape} matches neither the frame "
+                             f"{image.shape} nor the zone crop {crop.shape}")
+    # the body is found at a scale where the zone is at most FIND_PX wide (a full-resolution
+    # zone is ~900 px: finding a 70 px body there is wasted work), then read at full scale
+    k = int(np.ceil(max(crop.shape[:2]) / FIND_PX))  # an integer factor: OpenCV's fast path
+    f = 1.0 / k
+    if k > 1:
+        size = (max(crop.shape[1] // k, 8), max(crop.shape[0] // k, 8))
+        small = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+        small_empty = (None if empty is None
+                       else cv2.resize(empty, size, interpolation=cv2.INTER_AREA))
+        sb = find_body(small, small_empty, None if die_px is None else die_px * f)
+        body = None if sb is None else _upscaled(sb, 1.0 / f, crop.shape)
+    else:
+        body = find_body(crop, empty, die_px)
+    if body is None:
+        return None
+    ox, oy = rect[:2]
+    box = (body.box[0] + ox, body.box[1] + oy, body.box[2], body.box[3])
+    reasons = []
+    big, mbig, side = scaled_body(crop, body)
+    colour, colour_conf, face_bgr, why = classify_face_colour(big, mbig, side, palette, white_gains)
+    if why:
+        reasons.append(why)
+    if colour is not None and colour_conf < COLOUR_MIN_CONF:
+        colour = None
+        reasons.append(f"colour is between palette entries (confidence {colour_conf:.2f})")
+    if body.side_px < MIN_DIE_SIDE_PX:
+        fr = FaceRead(None, 0.0, 0, f"die is {body.side_px:.0f} px wide: too small for its "
+                      "pips (read the zone at a higher resolution)")
+    else:
+        dark = dark_pips(colour, face_bgr)
+        gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
+        fr = count_face(gray, mbig, side, dark, faces)
+    if fr.pips == 0 and fr.face is None and body.side_px >= MIN_DIE_SIDE_PX:
+        return None  # a change in the zone without a single pip: not a die (a shadow, a card)
+    if fr.reason:
+        reasons.append(fr.reason)
+    if empty is None and fr.face is None and colour is not None:
+        # without the empty zone to compare with, a body whose pips do not read may be the
+        # board's own pattern: its colour is not trusted either
+        colour = None
+        reasons.append("no empty-zone reference and no readable face: colour not trusted")
+    return {"box": box, "face": fr.face, "face_confidence": fr.confidence, "pips": fr.pips,
+            "colour": colour, "colour_confidence": colour_conf, "face_bgr": face_bgr,
+            "reason": "; ".join(reasons) or None, "side_px": body.side_px}
+
+
+def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None) -> Palette:
+    """The palette narrowed to the colours that can appear: by default Camel Up's five."""
+    pal = palette or default_palette()
+    if expected_colours is None:
+        names = [n for n in CAMEL_UP if n in pal.colours]
+        expected_colours = names if len(names) >= 2 else None
+    return pal.restricted(expected_colours)
+
+
+def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
+                     expected_colours: Sequence[str] | None = None,
+                     white_gains: Sequence[float] | None = None,
+                     background: np.ndarray | None = None,
+                     faces: Sequence[int] = (1, 2, 3),
+                     die_px: float | None = None) -> DieReading | None:
+    """The one die in the reveal zone, or None when the zone holds none.
+
+    ``zone``: a box (x, y, w, h) or a polygon (its bounding box is read: a standing die reaches
+    above the zone's floor polygon). ``background``: the empty zone (the whole frame or the
+    zone's crop) from before the die landed; without it the empty surface is estimated from the
+    crop. ``expected_colours`` default to Camel Up's five; ``faces`` to Camel Up's 1..3.
+    ``white_gains`` from the board's markers (``vision.dice.colour.gains_from_mask``).
+    A die found but not readable comes back with face and/or colour None and a ``reason``.
+    """
+    from vision.dice.reader import DieReading, _zone_rect, as_bgr
+
+    img = as_bgr(image_bgr)
+    faces = tuple(int(f) for f in faces)
+    if not faces or any(f not in range(1, 7) for f in faces):
+        raise ValueError(f"faces must be among 1..6, got {faces}")
+    if background is not None:
+        background = as_bgr(background)
+    rect, _ = _zone_rect(zone, img.shape)
+    pal = zone_palette(palette, expected_colours)
+    r = read_zone(img, rect, palette=pal, white_gains=white_gains, background=background,
+                  faces=faces, die_px=die_px)
+    if r is None:
+        return None
+    face_conf = float(r["face_confidence"])
+    colour_conf = float(r["colour_confidence"])
+    parts = [c for c, v in ((face_conf, r["face"]), (colour_conf, r["colour"])) if v is not None]
+    return DieReading(box=tuple(int(v) for v in r["box"]),  # type: ignore[arg-type]
+                      face=r["face"], colour=r["colour"],
+                      confidence=float(min(parts)) if parts else 0.0,
+                      face_confidence=face_conf, colour_confidence=colour_conf,
+                      pips=int(r["pips"]), face_bgr=tuple(r["face_bgr"]),  # type: ignore[arg-type]
+                      reason=r["reason"])

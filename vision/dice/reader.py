@@ -119,6 +119,13 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
     if float(gray.std()) < 4.0:
         why = "frame is black" if gray.mean() < 20 else "frame is uniform (nothing to read)"
         return DiceReport([], why)
+    if zone is None:
+        # a whole frame: die bodies first, one face per body (vision.dice.fullframe)
+        from vision.dice.fullframe import read_full_frame
+
+        dice = sorted(read_full_frame(img, gray, pal, white_gains),
+                      key=lambda r: (r.box[1], r.box[0]))
+        return DiceReport(dice, None if dice else "no die found")
     pips = find_pips(img)
     if not pips:
         sharp = float(cv2.Laplacian(gray, cv2.CV_32F).var())

@@ -1,0 +1,284 @@
+"""The full-frame path: every die of a whole frame, one reading per die body.
+
+Why a separate path from the reveal zone: on a whole frame the reader must also decide *where* the
+dice are, and pips alone decide it badly (a tilted die's side faces become extra dice; a die whose
+pips barely contrast is not found at all). Here:
+
+1. die bodies are segmented from the table (``bodies.find_bodies``);
+2. pip groups are found as before (``pips`` + ``face``);
+3. each body keeps ONE face: the group inside it seen most squarely (the top face; a side face is
+   foreshortened), checked against the body (its pips explain every pip-like blob on the body, and
+   the face is not much smaller than the body) -- else the body is found but its face abstains;
+4. groups outside every body (a white die on a light table may not stand out by colour) are kept
+   only when they read as a face, and of faces touching each other (top and side of one die) only
+   the squarest stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.dice.bodies import Body, find_bodies
+from vision.dice.face import FaceFit, group_pips
+from vision.dice.pips import Pip, find_pips
+from vision.palette import Palette
+from vision.whitebalance import balance_colour
+
+Cand = tuple[list[Pip], "FaceFit | None"]
+BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned: even byler)
+LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
+BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
+
+
+def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
+                    white_gains: Sequence[float] | None) -> list:
+    """DieReadings of every die in ``img`` (a whole frame, no zone)."""
+    from vision.dice import reader as rd
+
+    pips = find_pips(img)
+    bodies = find_bodies(img)
+    cands: list[Cand] = []
+    if pips:
+        lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        cands = [c for g in group_pips(pips, lab) for c in rd._candidates(g)]
+    owner: list[int | None] = []
+    for g, fit in cands:
+        x0, y0, x1, y1 = rd._extent(g, fit)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        hit = [i for i, b in enumerate(bodies) if b.contains(cx, cy, margin=0.1 * b.side)]
+        owner.append(min(hit, key=lambda i: _dist2(bodies[i], cx, cy)) if hit else None)
+    out = []
+    for i, body in enumerate(bodies):
+        mine = [c for c, o in zip(cands, owner) if o == i]
+        r = _body_reading(img, gray, body, mine, pips, pal, white_gains)
+        if r is not None:
+            out.append(r)
+    loose = [c for c, o in zip(cands, owner) if o is None]
+    for g, fit in _one_per_die(rd._keep_top_faces(loose)):
+        if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(img.shape[:2]):
+            continue  # no face, or one larger than any die the frame can hold
+        why = rd._unexplained_spot(gray, g, fit)
+        r = rd._reading(g, fit, pal, white_gains, img.shape, 0, 0, why)
+        if r is not None and (r.face is not None or len(g) > 1):
+            out.append(r)
+    return out
+
+
+def _dist2(b: Body, x: float, y: float) -> float:
+    cx, cy = b.centre
+    return (cx - x) ** 2 + (cy - y) ** 2
+
+
+def _squareness(c: Cand) -> tuple[float, float, float]:
+    """Rank of a face as the top one: reads as a face, seen squarely, large round pips."""
+    g, fit = c
+    ok = 1.0 if fit is not None and fit.confidence > 0 else 0.0
+    round_ = float(np.median([p.axis_ratio for p in g]))
+    r = float(np.median([p.r for p in g]))
+    return (ok, round(round_, 1), r)
+
+
+def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand],
+                  pips: list[Pip], pal: Palette, gains: Sequence[float] | None):
+    from vision.dice import reader as rd
+
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, W), min(y + h, H)
+    box = (x0, y0, x1 - x0, y1 - y0)
+    colour_bgr = _body_colour(img, body)
+    if not mine:
+        blobs = body_blobs(img, body)
+        if not blobs:
+            return None  # no pip-like mark at all: a die always shows at least one pip
+        return _read_blobs(img, gray, body, box, blobs, colour_bgr, pal, gains)
+    g, fit = max(mine, key=_squareness)
+    if fit is None:
+        return _abstain(box, colour_bgr, pal, gains, f"{len(g)} pips do not make a face")
+    why = rd._unexplained_spot(gray, g, fit) or _stray_pips(body, g, pips) \
+        or _face_too_small(body, fit, g)
+    r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
+    if r is None:
+        return _abstain(box, colour_bgr, pal, gains, "face outside the frame")
+    from dataclasses import replace
+
+    return replace(r, box=box)
+
+
+def _stray_pips(body: Body, group: list[Pip], pips: list[Pip]) -> str | None:
+    """A pip-like blob on the body's face that the group does not explain: a pip we missed."""
+    ids = {id(p) for p in group}
+    r = float(np.median([p.r for p in group]))
+    dark = group[0].dark
+    gx = float(np.mean([p.x for p in group]))
+    gy = float(np.mean([p.y for p in group]))
+    for p in pips:
+        if id(p) in ids or p.dark != dark or not 0.6 * r <= p.r <= 1.6 * r:
+            continue
+        if p.axis_ratio < 0.6:
+            continue  # a foreshortened pip of a side face
+        if (p.x - gx) ** 2 + (p.y - gy) ** 2 > (0.55 * body.side) ** 2:
+            continue
+        if body.contains(p.x, p.y):
+            return "a pip-like blob on the die is not one of the face's pips"
+    return None
+
+
+def _face_too_small(body: Body, fit: FaceFit, group: list[Pip]) -> str | None:
+    """Pips that fit a face much smaller than the body, or off its centre: a pattern missing
+    pips (a die's lone pip is its centre pip), or a side face."""
+    fc = fit.corners.mean(axis=0)
+    bc = np.array([p.mean() for p in body.contour.T])
+    if np.hypot(*(fc - bc)) > 0.22 * body.side:
+        return "the pips are off the centre of the die's body"
+    if fit.face == 1:
+        rel = group[0].r / max(body.side, 1e-6)
+        if not 0.06 <= rel <= 0.25:
+            return f"a lone pip {rel:.2f} of the die's size is not a face 1"
+        return None
+    ratio = fit.side_px / max(body.side, 1e-6)
+    if ratio < 0.45:
+        return f"the fitted face is {ratio:.2f} of the die's size"
+    return None
+
+
+def _body_colour(img: np.ndarray, body: Body) -> np.ndarray:
+    """Median colour of the body's inner part (pips are a minority of it)."""
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    k = max(int(body.side * 0.15), 1)
+    mask = cv2.erode(mask, np.ones((k, k), np.uint8))
+    px = img[y0:y1, x0:x1][mask > 0]
+    if len(px) == 0:
+        px = img[y0:y1, x0:x1].reshape(-1, 3)
+    return np.median(px.astype(np.float32), axis=0)
+
+
+def _abstain(box, bgr: np.ndarray, pal: Palette, gains: Sequence[float] | None, why: str):
+    from vision.dice import reader as rd
+
+    balanced = balance_colour(bgr, gains)
+    colour, conf = pal.classify(balanced)
+    if colour is not None and conf < rd.COLOUR_THRESHOLD:
+        colour = None
+    return rd.DieReading(box=box, face=None, colour=colour, confidence=0.0, face_confidence=0.0,
+                         colour_confidence=float(conf), pips=0,
+                         face_bgr=(float(balanced[0]), float(balanced[1]), float(balanced[2])),
+                         reason=why)
+
+
+def _one_per_die(cands: list[Cand]) -> list[Cand]:
+    """Of faces that touch (the top and a side face of one die), keep the squarest."""
+    from vision.dice import reader as rd
+
+    order = sorted(cands, key=_squareness, reverse=True)
+    kept: list[Cand] = []
+    geo: list[tuple[float, float, float]] = []
+    for c in order:
+        x0, y0, x1, y1 = rd._extent(*c)
+        cx, cy, s = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
+        if any(np.hypot(cx - kx, cy - ky) < 0.75 * (s + ks) for kx, ky, ks in geo):
+            continue
+        kept.append(c)
+        geo.append((cx, cy, s))
+    return kept
+
+
+def body_blobs(img: np.ndarray, body: Body) -> list[Pip]:
+    """Pip-like marks on a body, found against the body's OWN colour (pips darker or lighter).
+
+    The frame-wide pip finder needs a clear grey step; red pips on a dark red die or pips on
+    marbled plastic differ from their face mostly in colour, so here each pixel is measured by its
+    Lab distance from the body's median colour and split by Otsu's threshold within the body.
+    """
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 - x0 < 6 or y1 - y0 < 6:
+        return []
+    crop = img[y0:y1, x0:x1]
+    mask = np.zeros(crop.shape[:2], np.uint8)
+    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    k = max(int(round(body.side * 0.08)), 1)
+    mask = cv2.erode(mask, np.ones((k, k), np.uint8))
+    if mask.sum() < 20:
+        return []
+    lab = cv2.cvtColor(crop.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    face = np.median(lab[mask > 0], axis=0)
+    dist = np.linalg.norm(lab - face, axis=2)
+    vals = dist[mask > 0]
+    d8 = np.clip(vals * 2.0, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(float(otsu) / 2.0, 22.0)
+    spread = float(np.median(np.abs(vals - np.median(vals))))
+    thr = max(thr, 4.0 * spread)
+    on = ((dist > thr) & (mask > 0)).astype(np.uint8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(on, connectivity=8)
+    out: list[Pip] = []
+    for i in range(1, n):
+        bx, by, bw, bh, area = stats[i]
+        r = float(np.sqrt(area / np.pi))
+        rel = r / body.side
+        if rel < 0.035 or rel > 0.2:
+            continue
+        fill = area / max(bw * bh, 1)
+        if min(bw, bh) < 0.5 * max(bw, bh) or fill < 0.5:
+            continue
+        ys, xs = np.nonzero(labels == i)
+        if len(xs) < 4:
+            continue
+        cov = np.cov(np.vstack([xs, ys]).astype(np.float32))
+        ev = np.linalg.eigvalsh(cov)
+        ratio = float(np.sqrt(max(ev[0], 1e-6) / max(ev[1], 1e-6)))
+        contrast = float(np.median(dist[labels == i]))
+        dark = bool(np.median(lab[:, :, 0][labels == i]) < face[0])
+        out.append(Pip(float(x0 + cents[i][0]), float(y0 + cents[i][1]), r, ratio, dark,
+                       contrast, float(face[0]), spread, (0.0, 0.0, 0.0)))
+    return out
+
+
+def _read_blobs(img: np.ndarray, gray: np.ndarray, body: Body, box, blobs: list[Pip],
+                colour_bgr: np.ndarray, pal: Palette, gains: Sequence[float] | None):
+    """A face from the body's own blobs, or an abstaining reading that says why not."""
+    from vision.dice.face import fit_face
+
+    rs = [p.r for p in blobs]
+    if max(rs) > 1.6 * min(rs):
+        return _abstain(box, colour_bgr, pal, gains, "marks on the die differ in size")
+    if len(blobs) > 6:
+        return _abstain(box, colour_bgr, pal, gains, f"{len(blobs)} marks on the die")
+    fit = fit_face(blobs)
+    if fit is None or fit.confidence < BLOB_FIT_MIN:
+        return _abstain(box, colour_bgr, pal, gains, "marks on the die do not fit a face")
+    why = _face_too_small(body, fit, blobs)
+    if why is None and fit.face == 1:
+        # a lone mark is a face 1 only dead centre: a face with its other pips unseen is not
+        (px, py), (cx, cy) = (blobs[0].x, blobs[0].y), body.centre
+        if np.hypot(px - cx, py - cy) > 0.1 * body.side:
+            why = "a lone mark off the die's centre"
+    if why is None and fit.face > 1:
+        ratio = fit.side_px / max(body.side, 1e-6)
+        # marks found by colour alone must span the face as a die's pips do; two marks fix no
+        # shape, so they must also sit symmetric about the body's centre
+        if not 0.6 <= ratio <= 1.1:
+            why = f"marks span {ratio:.2f} of the die, not a face"
+        elif fit.face == 2 and np.hypot(*(fit.corners.mean(axis=0) - body.centre)) > 0.08 * body.side:
+            why = "two marks off the die's centre"
+    if why is None and body.side < BLOB_MIN_SIDE:
+        why = f"die of {body.side:.0f} px too small to read marks by colour"
+    if why is not None:
+        return _abstain(box, colour_bgr, pal, gains, why)
+    r = _abstain(box, colour_bgr, pal, gains, "")
+    from dataclasses import replace
+
+    conf = float(min(fit.confidence, r.colour_confidence) if r.colour else fit.confidence)
+    return replace(r, face=fit.face, face_confidence=float(fit.confidence), pips=len(blobs),
+                   confidence=conf, reason=None if r.colour else "colour is between palette "
+                   "entries")

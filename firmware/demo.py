@@ -52,7 +52,6 @@ HUMAN_PACE_S = 2.0  # one move every ~2 s: a table a person can follow on the da
 #: leader's space from which the demo policy starts playing the kinds of action not seen yet
 FORCE_FROM_SPACE = 7
 #: fields the watch loop adds that the hub's observe_* commands do not take (see ObservingSession)
-FIRMWARE_ONLY_FIELDS = {"die": ("mode", "index", "of"), "track": ("note",)}
 
 
 class DemoError(RuntimeError):
@@ -154,17 +153,12 @@ class ObservingSession:
     Why: the demo must know what the hub made of each observation (a die played, a prompt, a
     track that matched or not) to answer as a person would; the hub's answer to ``observe`` says
     exactly that, and nothing in the sink or the session has to change for the demo.
-
-    It also drops the fields the watch loop adds for itself (``mode``, ``index``/``of`` of a die,
-    ``note`` of a track): the hub refuses unknown fields, so without this every die of the real
-    loop would be refused as ``bad_payload``. Counted in ``dropped_fields``; see the report.
     """
 
     def __init__(self, session: Any) -> None:
         self.session = session
         self.answers: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         self.times: list[float] = []  # time.monotonic() of each answer, for latency figures
-        self.dropped_fields: Counter[str] = Counter()
         self._cond = threading.Condition()
 
     @property
@@ -173,11 +167,6 @@ class ObservingSession:
         return self.session.game
 
     def observe(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        data = dict(data)
-        for name in FIRMWARE_ONLY_FIELDS.get(kind, ()):
-            if name in data:
-                data.pop(name)
-                self.dropped_fields[name] += 1
         answer = self.session.observe(kind, data)
         if kind != "status":
             with self._cond:
@@ -235,11 +224,6 @@ class DemoPolicy:
     a kind not seen yet instead (the advisor's best move of that kind, else a seeded choice).
     Such turns never release a die, so the race cannot end while kinds are missing: each forced
     turn removes one missing kind, and at most four are needed.
-
-    And a player whose desert tile is already on the track does not move it again: the advisor
-    rates moving its own tile as if it were placed fresh (worth more than the pyramid's sure
-    coin), so two advisors would shuffle their tiles for ever and never release a die. Such a
-    player plays the bot's best other action instead (reported to the advisor's owner).
     """
 
     def __init__(self, bots: list[Callable[[Any], Any]], seed: Any,
@@ -247,7 +231,6 @@ class DemoPolicy:
         self.bots = bots
         self.bot_kinds = kinds or ["random"] * len(bots)
         self.seed = seed
-        self.kept_tile = 0  # turns where a tile already placed was left where it was
         self.used: Counter[str] = Counter()
         self.forced: Counter[str] = Counter()
 
@@ -274,12 +257,6 @@ class DemoPolicy:
                 if options:
                     self.forced[kind] += 1
                     return self._best(state, options, rng)
-        if kind_of(choice) == "desert" and state.players[state.current].desert is not None:
-            self.kept_tile += 1
-            others = [a for a in legal_actions(state) if kind_of(a) != "desert"]
-            if self.bot_kinds[state.current] == "advisor":
-                return self._best(state, others, rng)
-            return rng.choice(others)
         return choice
 
     @staticmethod
@@ -314,7 +291,6 @@ class DemoStats:
     track_reads: int = 0
     track_mismatches: int = 0
     refusals: int = 0  # actions the hub refused (should stay 0)
-    kept_tile: int = 0  # turns the demo policy kept a placed desert tile where it was
     scenes_ahead: int = 0  # releases whose frames were rendered ahead (no wait for the renderer)
     kinds: Counter[str] = field(default_factory=Counter)
     forced: Counter[str] = field(default_factory=Counter)
@@ -476,7 +452,6 @@ class DemoTable:
         self._speculate()  # a desert tile or a moved camel changes the next die's scenes
         self.stats.kinds[kind_of(action)] += 1
         self.stats.forced = Counter(self.policy.forced)
-        self.stats.kept_tile = self.policy.kept_tile
         self.stats.moves += 1
 
     # -- a die, the product's way -----------------------------------------------------------
@@ -717,13 +692,11 @@ class DemoResult:
     mqtt_gaps: int | None = None
     final_status: str | None = None
     interrupted: bool = False
-    dropped_fields: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         d = self.stats.to_dict()
         d.update(mqtt_events=self.mqtt_events, mqtt_gaps=self.mqtt_gaps,
-                 final_status=self.final_status, interrupted=self.interrupted,
-                 dropped_fields=self.dropped_fields)
+                 final_status=self.final_status, interrupted=self.interrupted)
         return d
 
 
@@ -788,7 +761,6 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
     finally:
         if table is not None:
             table.close()
-            result.dropped_fields = dict(table.observed.dropped_fields)
         if spectator is not None:
             with spectator._cond:
                 seqs = list(spectator.seqs)

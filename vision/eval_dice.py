@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=2000, help="rendered scenes (default 2000)")
     parser.add_argument("--limit", type=int, help="at most this many images per real set")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--zone-scenes", type=int, default=2000,
+                        help="one-die scenes for read_die_in_zone (default 2000)")
+    parser.add_argument("--board-scenes", type=int, default=300,
+                        help="board reveal-zone scenes, preview and full resolution (default 300)")
     args, _ = parser.parse_known_args(argv)
     out: dict = {"real": [], "rendered": None}
     print("== dice reader on real photos (found: label centre inside a reading's box)")
@@ -166,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
               f"; missed {r['missed']}, face abstained {r['face_abstained']}, colour abstained "
               f"{r['colour_abstained']}, face wrong {r['face_wrong']}, colour wrong "
               f"{r['colour_wrong']}; {r['read_ms_per_scene']} ms per 640x480 read")
+    if args.zone_scenes > 0 or args.board_scenes > 0:
+        from vision.eval_dice_zone import evaluate, report  # the product path
+
+        out["zone"] = evaluate(args.zone_scenes, args.board_scenes)
+        report(out["zone"])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0

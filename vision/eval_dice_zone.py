@@ -1,0 +1,183 @@
+"""Evaluate the product path, ``read_die_in_zone``, on rendered dice (the zone half of
+``make eval-vision``'s dice figures).
+
+Two sets, both with varied light (lamp 2700..7500 K, strength, gradient, glare, blur, noise,
+JPEG):
+
+- ``dice``: ``render_dice_scene`` scenes, one Camel Up die of 40..70 px on a table (the colours
+  in turn, faces 1..3 at random), read through a zone box round it (the die's box grown by one
+  die each side), without an empty-zone reference, white balance from the scene's white patch.
+- ``board``: ``render_zone_scene``: a die lands in the board's reveal zone; read as the firmware
+  would, the zone box from the markers (``locate_board`` + ``reveal_zone_box``, 10 mm margin),
+  white balance from the markers' white borders, the empty zone as ``background``; once in the
+  1280x720 preview (die ~20 px) and once in the zone cut from the 4608x2592 full-resolution
+  frame (die ~70 px).
+
+"right" = colour and face both right; "wrong" = an answered face or colour that is wrong (the
+one error not allowed); the rest abstained. Scenes are spread over processes (--jobs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+COLOURS = ("blue", "green", "orange", "yellow", "white")
+SEED0 = 300_000
+
+
+def _blank() -> dict:
+    return {"dice": 0, "right": 0, "face_wrong": 0, "colour_wrong": 0, "face_abstained": 0,
+            "colour_abstained": 0, "not_found": 0, "ms": [], "cpu_ms": [], "wrong_cases": []}
+
+
+def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, tag: str) -> None:
+    st["dice"] += 1
+    st["ms"].append(ms)
+    st["cpu_ms"].append(cpu)
+    if r is None:
+        st["not_found"] += 1
+        st["face_abstained"] += 1
+        st["colour_abstained"] += 1
+        return
+    rf, rc = getattr(r, "face"), getattr(r, "colour")
+    st["right"] += rf == face and rc == colour
+    st["face_wrong"] += rf is not None and rf != face
+    st["colour_wrong"] += rc is not None and rc != colour
+    st["face_abstained"] += rf is None
+    st["colour_abstained"] += rc is None
+    if (rf is not None and rf != face) or (rc is not None and rc != colour):
+        st["wrong_cases"].append(f"{tag}: {colour} {face} read {rc} {rf} "
+                                 f"(conf {getattr(r, 'confidence'):.2f})")
+
+
+def _timed(fn, *a, **k):  # type: ignore[no-untyped-def]
+    t, c = time.perf_counter(), time.process_time()
+    r = fn(*a, **k)
+    return r, 1000 * (time.perf_counter() - t), 1000 * (time.process_time() - c)
+
+
+def dice_chunk(seeds: list[int]) -> dict:
+    from vision.dice import read_die_in_zone
+    from vision.render.dice import render_dice_scene
+    from vision.whitebalance import gains_from_patch
+
+    cv2.setNumThreads(1)
+    st = _blank()
+    for s in seeds:
+        # one die per scene, as in the reveal zone (neighbours would sit in its zone box)
+        img, truth = render_dice_scene(np.random.default_rng(s), n_dice=1,
+                                       colours=[COLOURS[s % 5]], size=(480, 360))
+        gains = gains_from_patch(img, truth.white_patch)
+        for i, d in enumerate(truth.dice):
+            x, y, w, h = d.box
+            m = int(max(w, h))
+            zone = (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m)
+            r, ms, cpu = _timed(read_die_in_zone, img, zone, white_gains=gains)
+            _score(st, r, d.colour, d.face, ms, cpu, f"scene {s} die {i}")
+    return st
+
+
+def board_chunk(seeds: list[int]) -> dict:
+    from vision.board import locate_board, marker_white_mask, reveal_zone_box
+    from vision.dice import read_die_in_zone
+    from vision.dice.colour import gains_from_mask
+    from vision.render.zone import render_zone_scene
+
+    cv2.setNumThreads(1)
+    out = {"preview": _blank(), "full": _blank()}
+    for s in seeds:
+        rng = np.random.default_rng(s)
+        colour = COLOURS[s % 5]
+        face = int(rng.integers(1, 4))
+        z = render_zone_scene(rng, (colour, face))
+        loc = locate_board(z.preview)
+        gains = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
+        box = reveal_zone_box(loc, margin_mm=10.0)
+        r, ms, cpu = _timed(read_die_in_zone, z.preview, box, white_gains=gains,
+                            background=z.preview_empty)
+        _score(out["preview"], r, colour, face, ms, cpu, f"board scene {s} preview")
+        full_box = (0, 0, z.zone.shape[1], z.zone.shape[0])
+        r, ms, cpu = _timed(read_die_in_zone, z.zone, full_box, white_gains=gains,
+                            background=z.zone_empty)
+        _score(out["full"], r, colour, face, ms, cpu, f"board scene {s} full-res")
+    return out
+
+
+def _merge(parts: list[dict]) -> dict:
+    st = _blank()
+    for p in parts:
+        for k, v in p.items():
+            st[k] = st[k] + v
+    return st
+
+
+def _summary(st: dict) -> dict:
+    ms, cpu = st.pop("ms"), st.pop("cpu_ms")
+    n = max(st["dice"], 1)
+    st["right_pct"] = round(100.0 * st["right"] / n, 2)
+    st["wrong_pct"] = round(100.0 * (st["face_wrong"] + st["colour_wrong"]) / n, 3)
+    st["median_ms"] = round(float(np.median(ms)), 2) if ms else None
+    st["median_cpu_ms"] = round(float(np.median(cpu)), 2) if cpu else None
+    st["p95_cpu_ms"] = round(float(np.percentile(cpu, 95)), 2) if cpu else None
+    return st
+
+
+def _chunks(n: int, seed0: int, jobs: int) -> list[list[int]]:
+    seeds = list(range(seed0, seed0 + n))
+    return [seeds[i::jobs] for i in range(jobs) if seeds[i::jobs]]
+
+
+def evaluate(dice_scenes: int, board_scenes: int, jobs: int = 2) -> dict:
+    res: dict = {}
+    with ProcessPoolExecutor(max_workers=jobs) as ex:
+        if dice_scenes:
+            res["dice"] = _summary(_merge(list(ex.map(dice_chunk,
+                                                      _chunks(dice_scenes, SEED0, jobs)))))
+            res["dice"]["scenes"] = dice_scenes
+        if board_scenes:
+            parts = list(ex.map(board_chunk, _chunks(board_scenes, SEED0, jobs)))
+            for key in ("preview", "full"):
+                res[f"board_{key}"] = _summary(_merge([p[key] for p in parts]))
+                res[f"board_{key}"]["scenes"] = board_scenes
+    return res
+
+
+def report(res: dict) -> None:
+    names = {"dice": "dice scenes, zone box round each die, no empty-zone reference",
+             "board_preview": "board reveal zone, 1280x720 preview (die ~20 px)",
+             "board_full": "board reveal zone cut from 4608x2592 (die ~70 px)"}
+    for key, st in res.items():
+        print(f"== read_die_in_zone: {names[key]}: {st['scenes']} scenes, {st['dice']} dice")
+        print(f"   colour and face right {st['right']} = {st['right_pct']} %; wrong: face "
+              f"{st['face_wrong']}, colour {st['colour_wrong']} ({st['wrong_pct']} %); "
+              f"abstained: face {st['face_abstained']}, colour {st['colour_abstained']} "
+              f"(no die found {st['not_found']}); one core: median {st['median_cpu_ms']} ms CPU "
+              f"(p95 {st['p95_cpu_ms']}), {st['median_ms']} ms wall")
+        for case in st["wrong_cases"][:10]:
+            print(f"   WRONG {case}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="eval_dice_zone", description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=2000, help="dice scenes (default 2000)")
+    parser.add_argument("--board-scenes", type=int, default=500,
+                        help="board reveal-zone scenes (default 500)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", metavar="PATH")
+    args, _ = parser.parse_known_args(argv)
+    res = evaluate(args.scenes, args.board_scenes, max(args.jobs, 1))
+    report(res)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -21,9 +21,9 @@ import cv2
 import numpy as np
 
 WORK_SIDE = 320  # the frame is segmented at about this size: dice stay > ~10 px, and it is fast
-CHROMA_DIFF = 14.0  # Lab a*b* distance from the table that makes a pixel part of an object
+CHROMA_DIFF = 11.0  # Lab a*b* distance from the table that makes a pixel part of an object
 LIGHT_DIFF = 38.0  # Lab L* step (darker) that does, without a colour change (deeper than shadow)
-BRIGHT_DIFF = 14.0  # Lab L* step (brighter) that does: shadows are never brighter than the table
+BRIGHT_DIFF = 8.0  # Lab L* step (brighter) that does: shadows are never brighter than the table
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,14 @@ So:
    the face that is not a pip: a missed pip, glare or a blur-melted pair all close that gap.
 
 Anything that does not fit abstains (face or colour None, with a reason): the hub asks a
-person rather than trust a doubtful reading.
+person rather than trust a doubtful reading. A face that does not read withholds the colour too
+(the body found may not be the die's top face).
+
+Resolution: in a 1280x720 frame the die is ~20 px and its pips 3-4 px; blur and JPEG leave
+about 60 % readable (``python -m vision.eval_dice_zone``). Cut from the camera's full
+resolution (4608x2592, die ~70 px) every rendered die reads. So the caller should pass the zone
+cut from the full-resolution frame, the empty zone's crop from the same stream as
+``background``, and the markers' white balance as ``white_gains``.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ if TYPE_CHECKING:
 
 CROP_PX = 64  # the body's longer side after scaling (plus a margin)
 FACE_MIN_CONF = 0.5
-COLOUR_MIN_CONF = 0.3
+COLOUR_MIN_CONF = 0.4  # 0.3 let a glinting blue die through as white (eval seed 300180)
 FIND_PX = 320  # the zone is searched for the body at most this many pixels wide
 MIN_BODY_PX = 40  # fewer changed pixels than this (at frame scale): no die in the zone
 MIN_DIE_SIDE_PX = 14.0  # a die narrower than this in the frame is not read (pips ~2 px)
@@ -320,11 +327,11 @@ def read_zone(image: np.ndarray, rect: tuple[int, int, int, int], *,
         return None  # a change in the zone without a single pip: not a die (a shadow, a card)
     if fr.reason:
         reasons.append(fr.reason)
-    if empty is None and fr.face is None and colour is not None:
-        # without the empty zone to compare with, a body whose pips do not read may be the
-        # board's own pattern: its colour is not trusted either
+    if fr.face is None and colour is not None:
+        # a body whose pips do not read may not be the die's top face at all (the board's own
+        # pattern, a glint, a die half found): its colour is not trusted either
         colour = None
-        reasons.append("no empty-zone reference and no readable face: colour not trusted")
+        reasons.append("no readable face: colour not trusted")
     return {"box": box, "face": fr.face, "face_confidence": fr.confidence, "pips": fr.pips,
             "colour": colour, "colour_confidence": colour_conf, "face_bgr": face_bgr,
             "reason": "; ".join(reasons) or None, "side_px": body.side_px}

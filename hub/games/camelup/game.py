@@ -72,16 +72,14 @@ class Game(EventSourcedGame[GameState]):
 
     _ACTION_STARTS = ACTION_EVENTS
 
+    _apply = staticmethod(fold)
+
     def __init__(self, start_event: Event) -> None:
         super().__init__([start_event], fold(None, start_event))
 
     @staticmethod
     def _initial(event: Event) -> GameState:
         return fold(None, event)
-
-    @staticmethod
-    def _apply(state: GameState, event: Event) -> GameState:
-        return fold(state, event)
 
     def _decide(self, state: GameState, action: Action | str, player: str | None) -> list[Event]:
         if isinstance(action, str):

@@ -200,13 +200,8 @@ class Game(EventSourcedGame[State]):
 
     _ACTION_STARTS = ACTION_STARTS
 
-    @staticmethod
-    def _apply(state: State, event: Event) -> State:
-        return apply(state, event)
-
-    @staticmethod
-    def _initial(event: Event) -> State:
-        return initial(event)
+    _apply = staticmethod(apply)
+    _initial = staticmethod(initial)
 
     def _decide(self, state: State, action: Any, player: str | None) -> list[Event]:
         # Derived from (seed, log length), not a running generator, so a game replayed from its

@@ -258,13 +258,8 @@ class Game(EventSourcedGame[State]):
     _ACTION_STARTS = frozenset({"round_started", "dice_read", "compensation_taken",
                                 "sheet_entered", "game_over"})
 
-    @staticmethod
-    def _apply(state: State, event: Event) -> State:
-        return apply(state, event)
-
-    @staticmethod
-    def _initial(event: Event) -> State:
-        return initial(event)
+    _apply = staticmethod(apply)
+    _initial = staticmethod(initial)
 
     def _decide(self, state: State, action: Any, player: str | None) -> list[Event]:
         return decide(state, action)

@@ -69,6 +69,7 @@ class CameraSupervisor:
         self._threads: list[threading.Thread] = []
         self._watchdog: threading.Thread | None = None
         self._stop_event = threading.Event()
+        self._source: FrameSource | None = None  # the open source, for capture_zone
         # figures for health
         self.captured = 0
         self.dropped = 0
@@ -127,6 +128,20 @@ class CameraSupervisor:
             self._consumed_seq = self._latest.seq
             return self._latest
 
+    def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
+        """The open source's full-resolution cut of ``box`` (FrameSource.capture_zone), or None:
+        no source open, no such stream, or it failed (then the preview frame is read: a die
+        read must never wait on a camera reopen)."""
+        source = self._source
+        fn = getattr(source, "capture_zone", None)
+        if fn is None:
+            return None
+        try:
+            return fn(box)
+        except Exception as exc:
+            log.warning("full-resolution zone capture failed: %s: %s", type(exc).__name__, exc)
+            return None
+
     # --- the capture thread -----------------------------------------------------------------
     def _report(self, message: str) -> None:
         self.errors += 1
@@ -152,6 +167,7 @@ class CameraSupervisor:
                 if source is None:
                     try:
                         source = self._open()
+                        self._source = source
                         self.source_name = source.name
                         black, none_since = 0, None
                     except Exception as exc:
@@ -205,6 +221,8 @@ class CameraSupervisor:
     def _reopen(self, source: FrameSource) -> None:
         """Close a failed camera; the capture loop opens a new one (after its backoff)."""
         self.reopens += 1
+        if self._source is source:
+            self._source = None
         self._close_quietly(source)
         return None
 

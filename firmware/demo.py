@@ -59,24 +59,41 @@ class DemoError(RuntimeError):
 
 
 # --- the camera's view --------------------------------------------------------------------------
+FULL_SIZE = (4608, 2592)  # the Camera Module 3's full resolution, the die reader's stream
+
+
 class BoardCamera:
     """Renders the board as the table's camera sees it, and hands out the current frame.
 
-    One camera pose and one lamp per game (a real camera does not move between dice); every
-    render draws its own sensor noise. :meth:`frame` returns the same image object until
+    One camera pose, one lamp and one table per game (a real camera does not move between dice,
+    nor does the lamp): every render of a game draws the same scene (table grain, lamp
+    direction, lighting, blur) and only its own sensor noise, so two frames differ where the
+    table changed (a die landed, a camel moved, a hand) and nowhere else — what the watch loop's
+    settle machine expects of a camera. :meth:`frame` returns the same image object until
     :meth:`show` is given another, so the watch loop sees a still scene settle.
+
+    :meth:`zone` is the camera's full-resolution stream (``FrameSource.capture_zone``): the box
+    of the frame shown, rendered at FULL_SIZE with the same scene (the pose's intrinsics scaled
+    and shifted to the window, as vision.render.zone does), so the die reader reads the demo's
+    dice at the resolution the product reads them.
     """
 
-    def __init__(self, seed: Any, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(self, seed: Any, size: tuple[int, int] = (1280, 720),
+                 full_size: tuple[int, int] = FULL_SIZE) -> None:
         from vision.board import load_geometry
 
         self.size = size
+        self.full_size = full_size
         self.geometry = load_geometry()
         self._seed = seed
         self._lock = threading.Lock()
         self._image: np.ndarray | None = None
+        self._scene: tuple[Any, ...] | None = None  # what the shown image is a render of
+        self._scenes: dict[int, tuple[np.ndarray, tuple[Any, ...]]] = {}  # id -> (image, scene)
+        self._zones: dict[tuple[Any, ...], np.ndarray] = {}  # clean full-res windows, cached
         self._count = 0
         self.renders = 0
+        self.zone_renders = 0
         self.render_ms: list[float] = []
         self.new_game(0)
 
@@ -85,36 +102,95 @@ class BoardCamera:
         from vision.render.board import sample_pose
         from vision.render.effects import EffectParams
 
+        from dataclasses import replace
+
         rng = np.random.default_rng(_seed_int(self._seed, "camera", game_no))
         self.pose = sample_pose(rng, self.geometry, self.size)
         lamp = EffectParams.sample(rng, self.size, glare_probability=0.0)
-        # the lamp is fixed for the game; blur, noise and JPEG stay as drawn (noise is per frame)
-        self.effect_kwargs = {
-            "kelvin": (lamp.kelvin, lamp.kelvin), "strength": (lamp.strength, lamp.strength),
-            "max_blur": lamp.blur_sigma, "max_motion": lamp.motion_length,
-            "max_noise": max(lamp.noise_sigma, 0.5),
-            "jpeg_quality": (lamp.jpeg_quality, lamp.jpeg_quality), "glare_probability": 0.0,
-        }
+        # the lamp, the optics and the codec are fixed for the game; the noise is per frame
+        self.effects = replace(lamp, noise_sigma=max(lamp.noise_sigma, 0.5))
+        self._scene_seed = _seed_int(self._seed, "scene", game_no)
         self._game = game_no
+        with self._lock:
+            self._zones.clear()
 
     def render(self, track: dict[int, tuple[str, ...]] | dict[int, list[str]],
                desert: dict[int, str], die: tuple[str, int] | None = None) -> np.ndarray:
         """One frame: the camels on the board's 16 spaces, the desert tiles, the die if any."""
         from vision.render.board import render_board_scene
+        from vision.render.effects import apply_effects
 
         on_board = {int(s): list(c) for s, c in track.items() if 1 <= int(s) <= SPACES and c}
         tiles = {int(s): side for s, side in desert.items() if int(s) not in on_board}
         with self._lock:
             self._count += 1
             n = self._count
-        rng = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
+        scene = (self._game, tuple((k, tuple(v)) for k, v in sorted(on_board.items())),
+                 tuple(sorted(tiles.items())), die)
         t0 = time.perf_counter()
-        image, _ = render_board_scene(rng, track=on_board, desert=tiles, die=die,
-                                      size=self.size, pose=self.pose, geometry=self.geometry,
-                                      effect_kwargs=self.effect_kwargs)
+        image, _ = render_board_scene(np.random.default_rng(self._scene_seed), track=on_board,
+                                      desert=tiles, die=die, size=self.size, pose=self.pose,
+                                      geometry=self.geometry, effects=False)
+        noise = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
+        image = apply_effects(image, self.effects, noise)
         self.render_ms.append((time.perf_counter() - t0) * 1000)
         self.renders += 1
+        self._remember(image, scene)
         return image
+
+    def _remember(self, image: np.ndarray, scene: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._scenes[id(image)] = (image, scene)  # the image is kept: its id stays its own
+            while len(self._scenes) > 8:
+                del self._scenes[next(iter(self._scenes))]
+
+    def zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
+        """``box`` of the frame shown now, as the full-resolution stream sees it (the
+        RenderedSource's ``zone`` callable): (BGR window, full-resolution px per frame px)."""
+        from dataclasses import replace
+
+        from vision.board import CameraPose
+        from vision.render.board import render_board_scene
+        from vision.render.effects import apply_effects
+
+        with self._lock:
+            scene = self._scene
+            self._count += 1
+            n = self._count
+        if scene is None:
+            return None
+        game, track, tiles, die = scene
+        if game != self._game:
+            return None
+        fx, pose = self.effects, self.pose
+        W, H = self.full_size
+        s = W / self.size[0]
+        x, y, w, h = (int(v) for v in box)
+        x0, y0 = max(int(x * s), 0), max(int(y * s), 0)
+        x1, y1 = min(int((x + w) * s), W), min(int((y + h) * s), H)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        key = (scene, x0, y0, x1, y1)
+        with self._lock:
+            clean = self._zones.get(key)
+        if clean is None:
+            A = np.array([[s, 0, -x0], [0, s, -y0], [0, 0, 1.0]])
+            window = CameraPose(K=A @ pose.K, R=pose.R, t=pose.t)
+            clean, _ = render_board_scene(np.random.default_rng(self._scene_seed),
+                                          track={k: list(v) for k, v in track},
+                                          desert=dict(tiles), die=die, size=(x1 - x0, y1 - y0),
+                                          pose=window, geometry=self.geometry, effects=False)
+            self.zone_renders += 1
+            with self._lock:
+                self._zones[key] = clean
+                while len(self._zones) > 4:
+                    del self._zones[next(iter(self._zones))]
+        # the lamp's gradient is a slope across the whole frame: over the window it is smaller;
+        # a small lens is softer per pixel at its full resolution (as vision.render.zone)
+        fx_zone = replace(fx, gradient=fx.gradient * max(x1 - x0, y1 - y0) / max(W, H),
+                          blur_sigma=fx.blur_sigma * 2.0, motion_length=fx.motion_length * 2.0)
+        noise = np.random.default_rng(_seed_int(self._seed, "zone", self._game, n))
+        return apply_effects(clean, fx_zone, noise), s
 
     def with_hand(self, image: np.ndarray, space: int, seed: int) -> np.ndarray:
         """The frame with a person's arm over ``space`` (moving a camel): the loop sees motion."""
@@ -126,11 +202,17 @@ class BoardCamera:
         out = image.copy()
         draw_hand(out, np.random.default_rng(seed), (float(a[0]), float(a[1])),
                   float(np.linalg.norm(b - a)) / 10.0)
+        with self._lock:
+            known = self._scenes.get(id(image))
+        if known is not None:  # the hand is over the track, not the reveal zone
+            self._remember(out, known[1])
         return out
 
     def show(self, image: np.ndarray) -> None:
         with self._lock:
             self._image = image
+            known = self._scenes.get(id(image))
+            self._scene = known[1] if known is not None else None
 
     def frame(self) -> np.ndarray | None:
         """What the camera sees now (the RenderedSource's callable)."""
@@ -363,7 +445,8 @@ class DemoTable:
             self._opened.append(self.devices.close)
             self.sink = InProcessSink(self.observed)
             self.camera = CameraSupervisor(
-                lambda: RenderedSource(self.camera_view.frame, fps=options.fps, name="demo-render"),
+                lambda: RenderedSource(self.camera_view.frame, fps=options.fps, name="demo-render",
+                                       zone=self.camera_view.zone),
                 freeze_timeout_s=30.0)  # no frame until the first render: not a frozen camera
             self.loop = WatchLoop(
                 self.camera, self.sink, devices=self.devices, table=options.table,
@@ -448,6 +531,8 @@ class DemoTable:
                 log.warning("the hub refused %s for %s: %s", action, player, answer.get("error"))
                 return
             self.on_move(f"{player}: {_shown(action)}")
+            if kind_of(action) == "desert":  # the tile is on the table now: the camera sees it
+                self._show_board()
         self.policy.played(action)
         self._speculate()  # a desert tile or a moved camel changes the next die's scenes
         self.stats.kinds[kind_of(action)] += 1

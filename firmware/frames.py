@@ -1,7 +1,12 @@
 """Frame sources: everything the watch loop can take pictures from, behind one interface.
 
 A :class:`FrameSource` has ``read() -> BGR uint8 frame or None`` (None: no frame this time),
-``close()``, ``fps`` (the rate it aims at) and ``name``; it is usable with ``with``. Backends:
+``close()``, ``fps`` (the rate it aims at) and ``name``; it is usable with ``with``. Optionally
+``capture_zone(box) -> (crop, scale) | None``: the box of a ``read()`` frame cut from the
+camera's full-resolution stream (``scale`` = full-resolution pixels per preview pixel), for the
+die read — at 1280x720 a die is ~20 px and only ~60 % of them read; cut from 4608x2592 (~70 px)
+nearly all do. None (the default) means "not supported": the caller reads the preview frame.
+Backends:
 
 * :class:`PiCamera2Source` — the Pi camera through picamera2, imported only when used;
 * :class:`UsbCameraSource` — a USB webcam through OpenCV;
@@ -44,6 +49,11 @@ class FrameSource:
 
     def close(self) -> None:
         pass
+
+    def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
+        """``box`` (x, y, w, h, in ``read()`` pixels) cut from a full-resolution frame taken now,
+        and the scale of that frame to ``read()``'s; None: this source has no such stream."""
+        return None
 
     def __enter__(self) -> FrameSource:
         return self
@@ -102,10 +112,20 @@ class PiCamera2Source(FrameSource):
     Exposure and white balance are left automatic for ``warmup_s`` and then locked, so that the
     colour of a die does not drift as hands and dice change the scene's average. The locked
     exposure is a whole number of mains flicker periods (see :func:`flicker_free_exposure`).
+
+    ``full_size`` (e.g. (4608, 2592) on a Camera Module 3): the ``main`` stream runs at that
+    size and the frames the loop watches come from the ``lores`` stream at ``size`` (YUV420,
+    converted to BGR), so :meth:`capture_zone` can cut the reveal zone from the full-resolution
+    image of the same sensor frame. Full resolution caps the frame rate (about 14 fps on the
+    IMX708's full mode), which the settle machine's frame counts tolerate. NOT exercised here
+    (no Pi camera in CI): written against picamera2's documented ``lores`` stream and
+    ``capture_request`` / ``make_array`` API. Without ``full_size``: one ``main`` stream, as
+    before, and ``capture_zone`` returns None.
     """
 
     def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
-                 warmup_s: float = 1.5, mains_hz: int = 50) -> None:
+                 warmup_s: float = 1.5, mains_hz: int = 50,
+                 full_size: tuple[int, int] | None = None) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
         except ImportError as exc:
@@ -122,11 +142,21 @@ class PiCamera2Source(FrameSource):
         try:
             # "RGB888" in libcamera's naming is B,G,R byte order in memory: exactly OpenCV's BGR,
             # so the array is used as it is — do NOT swap channels here.
-            config = self._cam.create_video_configuration(
-                main={"size": tuple(size), "format": "RGB888"},
-                controls={"FrameRate": float(fps)},
-                buffer_count=4,
-            )
+            self._full = tuple(full_size) if full_size else None
+            if self._full is not None:
+                self._scale = self._full[0] / size[0]
+                config = self._cam.create_video_configuration(
+                    main={"size": self._full, "format": "RGB888"},
+                    lores={"size": tuple(size), "format": "YUV420"},
+                    controls={"FrameRate": float(fps)},
+                    buffer_count=4,
+                )
+            else:
+                config = self._cam.create_video_configuration(
+                    main={"size": tuple(size), "format": "RGB888"},
+                    controls={"FrameRate": float(fps)},
+                    buffer_count=4,
+                )
             self._cam.configure(config)
             self._cam.start()
             time.sleep(warmup_s)
@@ -147,8 +177,29 @@ class PiCamera2Source(FrameSource):
             raise CameraError(f"cannot start the Pi camera: {exc}") from exc
 
     def read(self) -> np.ndarray | None:
+        if getattr(self, "_full", None) is not None:
+            import cv2
+
+            yuv = self._cam.capture_array("lores")  # I420 planes, (h * 3 / 2, w)
+            return None if yuv is None else cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
         frame = self._cam.capture_array("main")  # blocks until the next frame (the frame clock)
         return frame[:, :, :3] if frame is not None else None
+
+    def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
+        """The box cut from the next frame's full-resolution ``main`` image (a copy: the buffer
+        goes back to the camera at once, so the stream never starves)."""
+        if getattr(self, "_full", None) is None:
+            return None
+        s = self._scale
+        x, y, w, h = box
+        fx0, fy0 = max(int(x * s), 0), max(int(y * s), 0)
+        fx1, fy1 = min(int((x + w) * s), self._full[0]), min(int((y + h) * s), self._full[1])
+        request = self._cam.capture_request()
+        try:
+            full = request.make_array("main")
+        finally:
+            request.release()
+        return np.ascontiguousarray(full[fy0:fy1, fx0:fx1, :3]), s
 
     def close(self) -> None:
         cam = getattr(self, "_cam", None)
@@ -273,12 +324,17 @@ class RenderedSource(FrameSource):
     """Frames made by a callable (``render() -> frame or None``), paced to ``fps`` if given.
 
     The demo gives it a renderer of the board with the die just released; tests give it a
-    sequence, or a callable that raises to act as a failing camera.
+    sequence, or a callable that raises to act as a failing camera. ``zone``: an optional
+    ``zone(box) -> (crop, scale) | None`` rendering the box at full resolution (see
+    :meth:`FrameSource.capture_zone`).
     """
 
     def __init__(self, render: Callable[[], np.ndarray | None], *, fps: float | None = None,
-                 name: str = "rendered") -> None:
+                 name: str = "rendered",
+                 zone: Callable[[tuple[int, int, int, int]],
+                                tuple[np.ndarray, float] | None] | None = None) -> None:
         self._render = render
+        self._zone = zone
         self.name = name
         self.fps = float(fps or 0.0)
         self._pacer = _Pacer(fps)
@@ -286,6 +342,9 @@ class RenderedSource(FrameSource):
     def read(self) -> np.ndarray | None:
         self._pacer.wait()
         return self._render()
+
+    def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
+        return None if self._zone is None else self._zone(box)
 
 
 def open_source(cam: CameraConfig) -> FrameSource:

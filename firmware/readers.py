@@ -78,19 +78,24 @@ Gains = tuple[float, float, float]
 
 def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None = None,
                     expected_colours: list[str] | None = None,
+                    background: np.ndarray | None = None,
+                    faces: tuple[int, ...] = (1, 2, 3),
                     ) -> tuple[dict[str, Any], bytes | None]:
     """The one die in the reveal zone, through vision.dice.read_die_in_zone.
 
     ``white_gains``: from the markers' white borders (:func:`vision_white_gains`), so a warm lamp
     does not turn yellow into orange; ``expected_colours``: the dice still in the pyramid, as the
-    hub says (None: any colour).
+    hub says (None: any colour); ``background``: the empty zone's colour crop from the same
+    stream (the die is what differs from it; without it the reader estimates the surface);
+    ``faces``: a Camel Up die shows 1..3.
     """
     try:
         from vision.dice import read_die_in_zone
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     reading = read_die_in_zone(image, zone, white_gains=white_gains,
-                               expected_colours=expected_colours)
+                               expected_colours=expected_colours, background=background,
+                               faces=faces)
     if reading is None:
         return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, zone))
     box = reading.crop_box if hasattr(reading, "crop_box") else zone
@@ -170,7 +175,8 @@ def vision_watcher(mode: str, still_frames: int) -> Any:
 class Readers:
     """What the loop calls to read; tests and the demo may replace any of them."""
 
-    # read_die(image, zone, *, white_gains, expected_colours); read_dice(image, *, white_gains)
+    # read_die(image, zone, *, white_gains, expected_colours, background, faces);
+    # read_dice(image, *, white_gains)
     read_die: Callable[..., tuple[dict[str, Any], bytes | None]] = vision_read_die
     read_dice: Callable[..., list[tuple[dict[str, Any], bytes | None]]] = vision_read_dice
     read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track

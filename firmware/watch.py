@@ -21,6 +21,13 @@ with the release it belongs to: one release, one read. A die that settled just b
 was seen (within ``CLAIM_S``) is claimed by that release; a die that stays in the zone from the
 turn before is taken as the background for the next one.
 
+What the die reader is given: the zone cut from the camera's full-resolution stream when the
+source has one (``FrameSource.capture_zone``: a die is ~70 px there, ~20 px in the 1280x720
+preview, and only ~60 % of preview dice read), with the empty zone cut from the same stream as
+``background`` (taken when the zone was last seen empty); otherwise the preview frame with the
+empty zone's preview crop. Plus the markers' white balance, the dice still in the pyramid and
+Camel Up's faces 1..3.
+
 The loop never dies of a camera or a reader: both are caught, reported in the status and on the
 LED, and the loop goes on (the camera supervisor reopens the camera with backoff).
 """
@@ -47,7 +54,10 @@ log = logging.getLogger(__name__)
 READY, READING_DIE, READING_TRACK, SETUP = "ready", "reading_die", "reading_track", "setup"
 ZONE_REFRESH_S = 10.0  # how often the reveal zone is looked for again while idle
 CLAIM_S = 1.0  # a die that settled this long before its release's edge is still that release's
+REBASE_S = 2.0  # idle, the zone changed (a tile placed by it) and never emptied: new background
 ZONE_JITTER_PX = 4  # a re-found zone this close to the watched one is the same zone
+EMPTY_FULL_REFRESH_S = 30.0  # how often the full-resolution empty zone is taken again, idle
+FACES = (1, 2, 3)  # a Camel Up die
 
 
 def _table(image: np.ndarray) -> np.ndarray:
@@ -59,6 +69,28 @@ def _same_zone(a: Box | None, b: Box | None) -> bool:
     if a is None or b is None:
         return a is b
     return all(abs(x - y) <= ZONE_JITTER_PX for x, y in zip(a, b, strict=True))
+
+
+def _looks_alike(full: np.ndarray, preview: np.ndarray) -> bool:
+    """Whether a full-resolution cut of the zone shows what the preview's crop of it shows.
+
+    Why: the full-resolution capture comes a frame or more after the preview frame that said
+    the zone was empty; a die that landed in between must not become the empty background
+    (the reader would then find no die). Compared at the preview's size, in grey, with a
+    difference (after the median offset) large enough to ignore noise and the streams' different
+    sharpness: a die covers
+    ~1-2 % of the zone, so 0.4 % of pixels differing is a change."""
+    import cv2
+
+    h, w = preview.shape[:2]
+    if h < 2 or w < 2 or full.ndim != 3:
+        return False
+    small = cv2.resize(full, (w, h), interpolation=cv2.INTER_AREA)
+    a = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0).astype(np.int16)
+    b = cv2.GaussianBlur(cv2.cvtColor(preview, cv2.COLOR_BGR2GRAY), (3, 3), 0).astype(np.int16)
+    d = a - b
+    d -= int(np.median(d))  # the streams' exposure and lamp gradient may differ a little
+    return float(np.mean(np.abs(d) > 40)) < 0.004
 
 
 class WatchLoop:
@@ -96,7 +128,15 @@ class WatchLoop:
         self._die_box: Box | None = None  # the box the die watcher crops
         self._phase_watch: Any = None  # the track / setup watcher of the current phase
         self._setup_still = 0
+        self._zone_busy_since: float | None = None  # idle, the die watcher not empty since
+        self._track_moved = False  # the track watcher has seen the move begin (READING_TRACK)
+        self._track_still = 0  # frames since, with nothing moving and no hand
         self._unclaimed: Frame | None = None  # a die that settled with no release pending
+        # the empty reveal zone (the die reader's background): the preview crop of the last
+        # frame the die watcher called empty, and (box, crop, scale, t) from the full-resolution
+        # stream, taken when the zone became empty (and now and then while it stays so)
+        self._empty_zone: tuple[Box, np.ndarray] | None = None
+        self._empty_full: tuple[Box, np.ndarray, float, float] | None = None
         # white balance from the markers' white borders: worked out on the frame of each track
         # read (and when the board is first found), reused for the dice until the next one
         self.white_gains: tuple[float, float, float] | None = None
@@ -239,6 +279,7 @@ class WatchLoop:
             self._unclaimed = None
         elif state == READING_TRACK:
             self._phase_watch = self._new_watcher("track", frames, base)
+            self._track_moved, self._track_still = False, 0
         elif state == SETUP:
             self._phase_watch = self._new_watcher("track", frames, base)
             self._setup_still = 0
@@ -289,7 +330,24 @@ class WatchLoop:
                     self._read_track(frame)
                 elif state == READING_DIE:  # no reveal zone: the whole table settled
                     self._read_die(frame)
+            elif state == READING_TRACK and self._move_over(watch):
+                self._read_track(frame)
         self._prev_frame = frame
+
+    def _move_over(self, watch: Any) -> bool:
+        """A move the track watcher saw begin, and after which nothing has moved, with no hand,
+        for ``track_still_frames`` frames — even if the watcher went back to "empty" rather than
+        READ: at its thumbnail's scale a camel moved one space (or a die picked up) may differ
+        from the reference by less than its smallest object, and then the watcher never READs
+        and the track would only be read at ``track_timeout_s``."""
+        st = str(watch.state)
+        if st == "moving" or bool(getattr(watch, "hand", False)):
+            self._track_moved, self._track_still = True, 0
+            return False
+        if not self._track_moved:
+            return False
+        self._track_still += 1
+        return self._track_still >= self.cfg.track_still_frames
 
     def _watch_zone(self, frame: Frame) -> bool:
         """Feed the die watcher; True when a die has just settled (a READ)."""
@@ -300,6 +358,22 @@ class WatchLoop:
         except ValueError:  # the frame changed size (camera reopened): start again
             self._zone_watcher(frame, fresh=True)
             return False
+        if str(watch.state) == "empty":
+            self._keep_empty(frame, became=change is not None)
+            self._zone_busy_since = None
+        elif self.state == READY and str(watch.state) in ("moving", "still"):
+            # a desert tile placed at the zone's edge, a camel stack leaning into it: a change
+            # that touches the border reads as a hand and never settles, so the next die would
+            # never be read. Idle for REBASE_S (no die is pending), the zone as it is becomes
+            # the empty zone.
+            since = self._zone_busy_since = self._zone_busy_since or frame.t
+            if frame.t - since >= REBASE_S:
+                self._zone_busy_since = None
+                self._zone_watcher(frame, fresh=True)
+                self._empty_full = None
+                return False
+        else:
+            self._zone_busy_since = None
         if change is None or not change.read:
             return False
         if self.state != READING_DIE:
@@ -307,6 +381,34 @@ class WatchLoop:
             log.info("a die settled in the reveal zone with no release pending")
             return False
         return True
+
+    def _keep_empty(self, frame: Frame, became: bool) -> None:
+        """Keep the empty zone as the die reader's background (preview crop every frame; the
+        full-resolution cut when the zone has just emptied, or is stale, while nothing is being
+        read — it costs a capture)."""
+        box = self._die_box
+        assert box is not None
+        self._empty_zone = (box, crop(frame.image, box).copy())
+        full = self._empty_full
+        stale = (full is None or full[0] != box or became
+                 or frame.t - full[3] > EMPTY_FULL_REFRESH_S)
+        if stale and self.state != READING_DIE:
+            got = self._capture_zone(box)
+            if got is not None and not _looks_alike(got[0], self._empty_zone[1]):
+                got = None  # taken a moment after the frame: something landed meanwhile
+            self._empty_full = None if got is None else (box, got[0], got[1], frame.t)
+
+    def _capture_zone(self, box: Box) -> tuple[np.ndarray, float] | None:
+        fn = getattr(self.camera, "capture_zone", None)
+        if fn is None:
+            return None
+        got = self.readers.timed("zone_capture", fn, box)
+        if got is None:
+            return None
+        image, scale = got
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.size == 0:
+            return None
+        return image, float(scale)
 
     def _refresh_zone(self, image: np.ndarray, t: float) -> None:
         if t - self._zone_checked < ZONE_REFRESH_S:
@@ -336,13 +438,34 @@ class WatchLoop:
         image = frame.image
         self._unclaimed = None
         zone = self._die_box or self.zone or (0, 0, image.shape[1], image.shape[0])
+        # the preview frame, with the empty zone's preview crop...
+        src, src_zone, scale = image, zone, 1.0
+        background = None
+        if self._empty_zone is not None and self._empty_zone[0] == zone:
+            background = self._empty_zone[1]
+        if self._die_box is not None and zone == self._die_box:
+            full = self._capture_zone(zone)
+            if full is not None:  # ...or better, the zone cut from the full-resolution stream
+                src, scale = full
+                src_zone = (0, 0, src.shape[1], src.shape[0])
+                e = self._empty_full
+                background = e[1] if e is not None and e[0] == zone and \
+                    e[1].shape == src.shape else None
+        hints: dict[str, Any] = {"white_gains": self.white_gains,
+                                 "expected_colours": self.sink.dice_left(), "faces": FACES}
+        if background is not None:
+            hints["background"] = background
         try:
-            reading, jpeg = self.readers.timed(
-                "die", self.readers.read_die, image, zone, white_gains=self.white_gains,
-                expected_colours=self.sink.dice_left())
+            reading, jpeg = self.readers.timed("die", self.readers.read_die, src, src_zone,
+                                               **hints)
         except Exception as exc:
             reading, jpeg = failed_die(f"read failed: {type(exc).__name__}: {exc}"), \
-                encode_jpeg(crop(image, zone))
+                encode_jpeg(crop(src, src_zone))
+        if scale != 1.0 and reading.get("box"):  # back to preview pixels, as the hub expects
+            bx, by, bw, bh = reading["box"]
+            reading = {**reading, "box": [int(zone[0] + bx / scale), int(zone[1] + by / scale),
+                                          max(int(round(bw / scale)), 1),
+                                          max(int(round(bh / scale)), 1)]}
         reading = {**reading, "mode": "play", "ts": time.time()}
         self._send_die(reading, jpeg)
         self._begin(READING_TRACK, frame.t, frames=self.cfg.track_still_frames, frame=frame)
@@ -373,6 +496,13 @@ class WatchLoop:
         else:
             self.health.tracks_read += 1
             self._learn_white(frame.image)  # the board is in view: the lamp as it is now
+        if self._die_box is not None and mode is None:
+            # the table has settled after the move: what lies in the zone now (camels and tiles
+            # placed near it, a die left there) is the background the next die is told from; a
+            # reference from turns ago would differ at its border and look like a hand forever
+            self._zone_watcher(frame, fresh=True)
+            self._empty_zone = (self._die_box, crop(frame.image, self._die_box).copy())
+            self._empty_full = None  # taken again from the full-resolution stream
         if note:
             reading = {**reading, "note": note}
         if mode:  # "setup": the hub keeps it as the starting position, never checks a game by it

@@ -215,8 +215,12 @@ def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> No
     table.sink.left = ["blue", "white"]  # what the hub says is still in the pyramid
     table.release_die()
     assert len(table.sink.wait_for("die", 1, 2.0)) == 1
-    assert table.vision.hints[0] == {"white_gains": (1.25, 1.0, 0.75),
-                                     "expected_colours": ["blue", "white"]}
+    hints = dict(table.vision.hints[0])
+    background = hints.pop("background")  # the empty zone's colour crop, as the die's own
+    assert hints == {"white_gains": (1.25, 1.0, 0.75), "expected_colours": ["blue", "white"],
+                     "faces": (1, 2, 3)}
+    x, y, w, h = ZONE  # the preview's zone crop: this source has no full-resolution stream
+    assert background.ndim == 3 and background.shape == (h, w, 3)
     table.move_camel(to=2)
     assert table.sink.wait_for("track", 1, 2.0)
     time.sleep(0.1)
@@ -227,7 +231,9 @@ def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> No
     table.release_die()
     assert len(table.sink.wait_for("die", 2, 2.0)) == 2
     assert table.vision.white_calls == 2  # ...and reused for the next die
-    assert table.vision.hints[1] == {"white_gains": (1.25, 1.0, 0.5), "expected_colours": None}
+    hints = {k: v for k, v in table.vision.hints[1].items() if k != "background"}
+    assert hints == {"white_gains": (1.25, 1.0, 0.5), "expected_colours": None,
+                     "faces": (1, 2, 3)}
     assert table.sink.of("status")[-1]["white_gains"] == [1.25, 1.0, 0.5]
 
 

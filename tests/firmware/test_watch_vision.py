@@ -14,7 +14,7 @@ from firmware.camera import CameraSupervisor
 from firmware.config import WatchConfig
 from firmware.devices import Devices
 from firmware.frames import ReplaySource
-from firmware.readers import Readers
+from firmware.readers import Readers, vision_white_gains
 from firmware.sinks import RecordingSink
 from firmware.watch import WatchLoop
 from hardware.pinmap import load_pinmap
@@ -25,7 +25,6 @@ pytest.importorskip("vision.track")
 
 
 def test_white_gains_from_the_markers_undo_a_colour_cast() -> None:
-    from firmware.readers import vision_white_gains
 
     image, _ = board.render_board_scene(np.random.default_rng(5), track={2: ["white"]},
                                         effects=False)
@@ -56,7 +55,13 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
         os.link(tmp_path / ("die.png" if i >= 10 else "empty.png"), film / f"{i:03d}.png")
     replayed = cv2.imread(str(tmp_path / "die.png"))
     zone = reveal_zone_box(locate_board(replayed), margin_mm=10.0)
-    direct = read_die_in_zone(replayed, zone)
+    # the loop's read, done directly: the empty zone's colour crop as background, the markers'
+    # white balance (worked out when the board was first found: on the empty table), faces 1..3
+    x, y, w, h = zone
+    empty_replayed = cv2.imread(str(tmp_path / "empty.png"))
+    direct = read_die_in_zone(replayed, zone,
+                              background=empty_replayed[y:y + h, x:x + w].copy(),
+                              white_gains=vision_white_gains(empty_replayed), faces=(1, 2, 3))
 
     sink = RecordingSink()
     cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)

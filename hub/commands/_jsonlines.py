@@ -14,17 +14,21 @@ from typing import IO, Any
 
 def serve_lines(answer: Callable[[dict[str, Any]], dict[str, Any]],
                 errors: tuple[type[BaseException], ...],
-                stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+                stdin: IO[str] | None = None, stdout: IO[str] | None = None,
+                indent: int | None = None) -> int:
+    """Answer every non-blank line; errors in ``errors`` become error lines. Returns how
+    many lines were answered with an error."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
+    failed = 0
     for n, line in enumerate(stdin, start=1):
         if not line.strip():
             continue
         try:
             request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("each line must be one JSON object")
-            out = answer(request)
+            out = (answer(request) if isinstance(request, dict) else
+                   {"error": f"line {n} must be one JSON object, not {type(request).__name__}",
+                    "line": n})
         except json.JSONDecodeError as exc:
             out = {"error": f"line {n} is not valid JSON: {exc.msg} at column {exc.colno}",
                    "line": n}
@@ -32,6 +36,7 @@ def serve_lines(answer: Callable[[dict[str, Any]], dict[str, Any]],
             out = {"error": str(exc), "line": n}
         except (KeyError, TypeError, ValueError) as exc:
             out = {"error": f"line {n}: {type(exc).__name__}: {exc}", "line": n}
-        stdout.write(json.dumps(out) + "\n")
+        failed += "error" in out
+        stdout.write(json.dumps(out, indent=indent) + "\n")
         stdout.flush()
-    return 0
+    return failed

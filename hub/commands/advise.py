@@ -31,4 +31,5 @@ def run(args: argparse.Namespace) -> int:
         mover = state.players[state.current or 0].name
         return {"player": mover, "actions": advise(state, limit=args.top or None)}
 
-    return serve_lines(answer, (IllegalAction, PositionError))
+    serve_lines(answer, (IllegalAction, PositionError))
+    return 0

@@ -13,10 +13,9 @@ output is flushed after every line so the command can sit behind a pipe.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import IO
 
+from hub.commands._jsonlines import serve_lines
 from hub.games.camelup.odds import PositionError, position_odds
 from hub.games.camelup.racetable import TableMissing
 
@@ -29,16 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def answer(line: str) -> dict:
-    """The answer to one input line (a position), or raise PositionError / ValueError."""
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise PositionError(
-            f"the line is not valid JSON ({exc.msg} at column {exc.colno})"
-        ) from None
-    if not isinstance(data, dict):
-        raise PositionError('a position must be a JSON object with a "track"')
+def answer(data: dict) -> dict:
+    """The answer to one position (a decoded JSON object), or raise PositionError."""
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r} (fields: track, dice_left, desert)")
@@ -47,25 +38,9 @@ def answer(line: str) -> dict:
     return position_odds(data["track"], data.get("dice_left"), data.get("desert"))
 
 
-def serve(lines: IO[str], out: IO[str], indent: int | None = None) -> int:
-    """Answer every non-blank line of `lines` on `out`; returns the number of error lines."""
-    errors = 0
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            result = answer(line)
-        except PositionError as exc:
-            result = {"error": str(exc), "line": n}
-            errors += 1
-        out.write(json.dumps(result, indent=indent) + "\n")
-        out.flush()
-    return errors
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        serve(sys.stdin, sys.stdout, args.indent)
+        serve_lines(answer, (PositionError,), indent=args.indent)
     except TableMissing as exc:
         print(f"pyramid odds: {exc}", file=sys.stderr)
         return 1

@@ -33,21 +33,12 @@ from vision.board import (
     locate_board,
     reveal_zone_in_image,
 )
+from vision.track_global import Column, FitRef, SpaceReading, fit_stack, resolve
 
 __all__ = ["SpaceReading", "TrackReading", "read_track", "reveal_zone_in_image"]
 
 BOARD = "board"
 UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class SpaceReading:
-    """One space: camels bottom to top, how sure, and why not if unsure."""
-
-    camels: list[str]
-    confidence: float
-    uncertain: bool = False
-    why: str | None = None
 
 
 @dataclass
@@ -210,11 +201,18 @@ def _failed(reason: str, loc: BoardLocation | None = None) -> TrackReading:
 
 
 def read_track(
-    image: np.ndarray, geometry: BoardGeometry | None = None, location: BoardLocation | None = None
+    image: np.ndarray,
+    geometry: BoardGeometry | None = None,
+    location: BoardLocation | None = None,
+    *,
+    all_camels: bool = True,
 ) -> TrackReading:
     """Read every space of the track in ``image`` (BGR uint8). Never raises on a bad frame.
 
     Pass ``location`` (from a previous frame of a fixed camera) to skip marker detection.
+    ``all_camels``: the five camels are all on the track (true in play and once set up); it
+    lets an abstaining space be completed from the others (vision.track_global). Pass False
+    for a board still being set up.
     """
     geo = geometry or load_geometry()
     if (
@@ -241,21 +239,22 @@ def read_track(
             loc,
         )
     pal = _palette(geo, _board_colours(image, loc, geo, gains))
-    spaces, desert = _read_spaces(image, loc, geo, gains, pal)
+    spaces, desert, columns = _read_spaces(image, loc, geo, gains, pal)
     _mark_hidden(spaces, loc, geo)
     # a hand the colour of the sand passes for an empty space, but hides the space's front line
     for s, seen in zip(geo.spaces, _front_line_seen(image, loc, geo), strict=True):
         if seen < 0.25 and not spaces[s].uncertain and not spaces[s].camels and s not in desert:
             spaces[s] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
-    # each camel exists once: a colour read on two spaces is wrong on at least one of them
-    where: dict[str, list[int]] = {}
-    for s, r in spaces.items():
-        for colour in r.camels if not r.uncertain else []:
-            where.setdefault(colour, []).append(s)
-    for colour, on in where.items():
-        if len(on) > 1:
-            for s in on:
-                spaces[s] = SpaceReading([], 0.0, True, f"{colour} seen on spaces {on}")
+    # each camel exists once, and all five are on the track: see vision.track_global
+    ref = _fit_ref(pal, len(geo.colours))
+    spaces = resolve(
+        spaces,
+        list(geo.colours),
+        lambda s, stack: fit_stack(columns[s], stack, ref),
+        no_camels=set(desert),
+        max_stack=geo.max_stack,
+        all_camels=all_camels,
+    )
     track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
     uncertain = sorted(s for s, r in spaces.items() if r.uncertain)
     conf = float(min([r.confidence for r in spaces.values() if not r.uncertain] or [0.0]))
@@ -268,6 +267,13 @@ def read_track(
         spaces=spaces,
         markers=dict(loc.markers),
         location=loc,
+    )
+
+
+def _fit_ref(pal: _Palette, n_camel: int) -> FitRef:
+    boards = [i for i, n in enumerate(pal.names) if n.startswith(BOARD)]
+    return FitRef(
+        pal.names[:n_camel], pal.chroma[:n_camel], pal.radius[:n_camel], pal.chroma[boards]
     )
 
 
@@ -336,8 +342,9 @@ def _read_spaces(
     geo: BoardGeometry,
     gains: dict[int, np.ndarray],
     pal: _Palette,
-) -> tuple[dict[int, SpaceReading], dict[int, str]]:
-    """Sample every space's column at once (one projection, one lookup), then decode each."""
+) -> tuple[dict[int, SpaceReading], dict[int, str], dict[int, Column]]:
+    """Sample every space's column at once (one projection, one lookup), then decode each.
+    Also returns each space's column, for the five-camel rule's check of a completion."""
     ids = geo.spaces
     k = len(ids)
     c = np.array([geo.space_centres[s] for s in ids])
@@ -397,7 +404,10 @@ def _read_spaces(
     tiles = _read_tiles(image, loc, geo, gains, pal)
     spaces: dict[int, SpaceReading] = {}
     desert: dict[int, str] = {}
+    columns: dict[int, Column] = {}
     for i, s in enumerate(ids):
+        top_face = float(top_px[i] / band_px[i]) * band_s
+        columns[s] = Column(lin[i], base_idx, band_s, top_face)
         if tiles[i] is not None:  # a camel never stands on a desert tile
             spaces[s] = SpaceReading([], 0.9)
             desert[s] = tiles[i]
@@ -407,7 +417,7 @@ def _read_spaces(
             labels[i],
             pal,
             band_s,
-            float(top_px[i] / band_px[i]) * band_s,
+            top_face,
             base_idx,
             geo,
             px_per_sample,
@@ -417,7 +427,7 @@ def _read_spaces(
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
-    return spaces, desert
+    return spaces, desert, columns
 
 
 def _local_board(
@@ -587,6 +597,12 @@ def _fill_gap(
     return out
 
 
+def _unread(why: str) -> SpaceReading:
+    """An abstention about the stack's own bands (not about something in front of it): the
+    five-camel rule (vision.track_global) may complete it from the other spaces."""
+    return SpaceReading([], 0.0, True, why, resolvable=True)
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -619,7 +635,7 @@ def _decode(
             if cl < n_camel and st < reach and en - st >= 0.5 * band:
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty.
-                return SpaceReading([], 0.0, True, "camel colours above an unread base")
+                return _unread("camel colours above an unread base")
             break  # nothing camel-coloured at the base: an empty space
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
@@ -633,7 +649,7 @@ def _decode(
             where = "the base of the space" if not started else "the top of the stack"
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
-            return SpaceReading([], 0.0, True, f"something neither camel nor board covers {where}")
+            return _unread(f"something neither camel nor board covers {where}")
         if (
             not started
             and names[cl] != BOARD
@@ -660,20 +676,18 @@ def _decode(
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels)
                 if extra is None:
-                    return SpaceReading([], 0.0, True, "an unreadable band below the lowest camel")
+                    return _unread("an unreadable band below the lowest camel")
                 camels = extra + camels
                 step = (spans[0][0] - lo) / len(extra)
                 spans = [[lo + j * step, lo + (j + 1) * step] for j in range(len(extra))] + spans
                 conf = 0.6
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
-        return SpaceReading([], 0.0, True, "the lowest band is below the space's front")
+        return _unread("the lowest band is below the space's front")
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
         if extra is None:
-            return SpaceReading(
-                [], 0.0, True, "the lowest band starts too high: a camel unread below?"
-            )
+            return _unread("the lowest band starts too high: a camel unread below?")
         step = (spans[0][0] - base_idx) / len(extra)
         spans = [
             [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))
@@ -691,7 +705,7 @@ def _decode(
                 i += 1
                 continue
             if extra is None:
-                return SpaceReading([], 0.0, True, "an unreadable band between two camels")
+                return _unread("an unreadable band between two camels")
             step = (gap_en - gap_st) / len(extra)
             spans[i + 1 : i + 1] = [
                 [gap_st + j * step, gap_st + (j + 1) * step] for j in range(len(extra))
@@ -701,18 +715,18 @@ def _decode(
             i += len(extra)
         i += 1
     if len(camels) > geo.max_stack or len(set(camels)) != len(camels):
-        return SpaceReading([], 0.0, True, "the bands do not make a legal stack")
+        return _unread("the bands do not make a legal stack")
     lengths = [en - st for st, en in spans]
     for ln in lengths[:-1]:
         ratio = ln / band
         if ratio < 0.3 or ratio > 1.9:
-            return SpaceReading([], 0.0, True, f"a band {ratio:.1f} camels high")
+            return _unread(f"a band {ratio:.1f} camels high")
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
     # the top camel shows its side and its top face: a run much shorter than both is a lower
     # camel whose upper neighbours were not read; much longer, two camels read as one
     if top < 0.5 * (band + top_face):
-        return SpaceReading([], 0.0, True, "the top band is too short to be the top camel")
+        return _unread("the top band is too short to be the top camel")
     if top > 1.22 * (band + top_face):
         return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
     return SpaceReading(camels, max(conf, 0.3))

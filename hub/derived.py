@@ -22,8 +22,20 @@ log = logging.getLogger(__name__)
 __all__ = ["compute", "DerivedWorker"]
 
 
-def compute(state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
-    """{"odds": ..., "advice": [...]} of a GameState (pure; runs in the worker or inline)."""
+def compute(state: Any, player: str | None, odds: bool, advice: bool,
+            kind: str = "camelup") -> dict[str, Any]:
+    """{"odds": ..., "advice": ...} of a game's state (pure; runs in the worker or inline).
+
+    Camel Up: exact leg and race odds, and the advisor's ranked list. The horse race: the podium
+    odds as ``odds``, and as ``advice`` the roll in hand's choices (``advise_roll``: each horse's
+    expected points per player with the standard error) and what a token is worth now
+    (``bet_values``), both Monte Carlo, ~0.1 s together, so they are computed here, off the
+    request path, like Camel Up's. Marco Polo II: nothing to advise.
+    """
+    if kind == "horserace":
+        return _horserace(state, odds, advice)
+    if kind != "camelup":
+        return {"odds": None, "advice": []}
     from hub.games.camelup.advisor import advise, odds_for_state
     from hub.games.camelup.views import public_state
 
@@ -34,6 +46,21 @@ def compute(state: Any, player: str | None, odds: bool, advice: bool) -> dict[st
         # the shared screen knows only what the table knows: rating bets from the full state
         # would show which race cards the player to move has already played
         out["advice"] = advise(public_state(state), player, limit=5)
+    return out
+
+
+def _horserace(state: Any, odds: bool, advice: bool) -> dict[str, Any]:
+    from hub.games.horserace import advise_roll, bet_values
+
+    if state.finished or not (odds or advice):
+        return {"odds": None, "advice": []}
+    bets = bet_values(state)
+    roll = advise_roll(state) if state.phase == "running" and state.roll is not None else None
+    out: dict[str, Any] = {"odds": {"podium": bets["podium_odds"]} if odds else None,
+                           "advice": []}
+    if advice:
+        out["advice"] = {"game": "horserace", "player": state.current_player(),
+                         "roll": roll, "bets": bets if state.phase == "betting" else None}
     return out
 
 
@@ -74,16 +101,16 @@ class DerivedWorker:
         return self
 
     def compute(self, state: Any, player: str | None, odds: bool, advice: bool,
-                timeout: float = 60.0) -> dict[str, Any]:
+                kind: str = "camelup", timeout: float = 60.0) -> dict[str, Any]:
         pool = self._get()
         if pool is not None:
             try:
-                return pool.submit(compute, state, player, odds, advice).result(timeout)
+                return pool.submit(compute, state, player, odds, advice, kind).result(timeout)
             except BrokenProcessPool:
                 log.error("the odds worker died: odds run in-process from now on")
                 with self._lock:
                     self.failed, self._pool = True, None
-        return compute(state, player, odds, advice)
+        return compute(state, player, odds, advice, kind)
 
     def close(self) -> None:
         with self._lock:

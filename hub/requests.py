@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from hub.auth import Access, AuthError
 from hub.games.camelup import COLOURS, IllegalAction
+from hub.games.common import IllegalAction as RulesRefusal
+from hub.games_glue import GAMES
 from hub.observations import TrackError
 
 if TYPE_CHECKING:
@@ -84,9 +86,17 @@ def _bool(p: Mapping[str, Any], key: str) -> bool:
 
 # -- the commands -------------------------------------------------------------------------------
 
+START_FIELDS = {"game", "players", "setup", "setup_id", "seed", "first_player", "abandon"}
+
+
 def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"players", "setup", "setup_id", "seed", "first_player", "abandon"}, {"players"})
+    kind = p.get("game", "camelup")
+    if not isinstance(kind, str) or kind not in GAMES:
+        raise _Bad(f"unknown game {str(kind)[:MAX_TEXT]!r}: one of {', '.join(GAMES)}",
+                   "unknown_game")
+    game_settings = GAMES[kind].settings
+    _keys(p, START_FIELDS | game_settings, {"players"})
     players = p["players"]
     if not isinstance(players, list) or not 2 <= len(players) <= 8:
         raise _Bad("'players' must be a list of 2 to 8 names, in seating order")
@@ -122,13 +132,20 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)
                              or (isinstance(seed, str) and len(seed) > MAX_TEXT)):
         raise _Bad("'seed' must be a number or a short text")
-    first = p.get("first_player", 0)
-    if isinstance(first, bool) or not isinstance(first, int | str):
+    first = p.get("first_player", 0 if kind == "camelup" else None)
+    if first is not None and (isinstance(first, bool) or not isinstance(first, int | str)):
         raise _Bad("'first_player' is a seat number or a player's name")
-    return s.cmd_start_game({**p, "abandon": _bool(p, "abandon")}, a)
+    if len(repr(p)) > 20_000:
+        raise _Bad("the start request is too large")
+    settings = {k: p[k] for k in game_settings if k in p}
+    common = {k: p[k] for k in START_FIELDS if k in p}
+    return s.cmd_start_game({**common, "game": kind, "first_player": first,
+                             "settings": settings, "abandon": _bool(p, "abandon")}, a)
 
 
 def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    if s.kind == "marcopolo2" and s.game is not None:
+        return _action_for_all(s, p, a)
     _keys(p, {"player", "action"}, {"player", "action"})
     player = _text(p, "player")
     action = _text(p, "action")
@@ -136,6 +153,27 @@ def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     if player not in s._players():
         raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
     if not a.may_act_for(player):
+        raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
+                        "forbidden" if a.level == "player" else "pin_required")
+    return s.cmd_action(player, action, a)
+
+
+def _action_for_all(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    """Marco Polo II: everyone acts at once, so ``player`` is who the action is for (named in
+    ``dice:``/``comp:``/``score:`` actions): their own link or the PIN; ``round`` and ``finish``
+    are the table's (PIN)."""
+    _keys(p, {"player", "action"}, {"action"})
+    action = _text(p, "action")
+    assert action is not None
+    named = s.driver.acting_player(action)
+    player = _text(p, "player", optional=True) or named
+    if player is not None and player not in s._players():
+        raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
+    if named is not None and player != named:
+        raise _Bad(f"the action is for {named}, not {player}", "forbidden")
+    if player is None:
+        _need_table(a)
+    elif not a.may_act_for(player):
         raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
                         "forbidden" if a.level == "player" else "pin_required")
     return s.cmd_action(player, action, a)
@@ -150,8 +188,8 @@ def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]
         if p["colour"] not in COLOURS:
             raise _Bad(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
         q["colour"] = p["colour"]
-    if "face" in p:
-        q["face"] = _int(p, "face", 1, 3)
+    if "face" in p:  # 1 to 3 on a Camel Up die, 1 to 6 on the horse race's
+        q["face"] = _int(p, "face", 1, 6)
     prompt = s.pending.get(pid or "")
     if not a.is_table and not (prompt is not None and prompt.get("kind") == "bet_colour"
                                and a.player == prompt.get("player")):
@@ -213,6 +251,38 @@ def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str
     return s.cmd_observe_track(dict(p))
 
 
+MAX_READINGS = 64
+
+
+def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
+    """Every die reading of one camera frame (Marco Polo II's round start)."""
+    _need_table(a)
+    _keys(p, {"readings", "ts", "note"}, {"readings"})
+    readings = p["readings"]
+    if not isinstance(readings, list) or len(readings) > MAX_READINGS:
+        raise _Bad(f"'readings' is a list of at most {MAX_READINGS} die readings")
+    clean = []
+    for r in readings:
+        if not isinstance(r, Mapping):
+            raise _Bad("each reading is {\"colour\", \"face\", \"confidence\", \"box\"}")
+        unknown = sorted(set(r) - {"colour", "face", "confidence", "box"})
+        if unknown:
+            raise _Bad(f"unknown reading field {unknown[0]!r} (colour, face, confidence, box)")
+        colour, face, conf, box = (r.get(k) for k in ("colour", "face", "confidence", "box"))
+        if colour is not None and (not isinstance(colour, str) or len(colour) > MAX_TEXT):
+            raise _Bad("a reading's 'colour' is a colour name or null")
+        if face is not None and (isinstance(face, bool) or not isinstance(face, int)):
+            raise _Bad("a reading's 'face' is a whole number or null")
+        if conf is not None and (isinstance(conf, bool) or not isinstance(conf, int | float)):
+            raise _Bad("a reading's 'confidence' is a number or null")
+        if box is not None and (not isinstance(box, list) or len(box) != 4 or any(
+                isinstance(v, bool) or not isinstance(v, int | float) for v in box)):
+            raise _Bad("a reading's 'box' is [x, y, w, h]")
+        clean.append({"colour": colour, "face": face, "confidence": conf,
+                      "box": tuple(box) if box is not None else None})
+    return s.cmd_observe_dice({"readings": clean})
+
+
 def _mode(p: Mapping[str, Any]) -> None:
     """``mode`` of a reading: "setup" (the starting roll or track) or the firmware's play mode."""
     mode = p.get("mode")
@@ -266,6 +336,7 @@ COMMANDS: dict[str, Handler] = {
     "observe_die": _observe_die,
     "observe_track": _observe_track,
     "observe_status": _observe_status,
+    "observe_dice": _observe_dice,
     "snapshot": _snapshot,
     "games": _games,
     "tokens": _tokens,
@@ -273,7 +344,8 @@ COMMANDS: dict[str, Handler] = {
 
 #: Commands a device on the MQTT broker may send without a PIN: the broker's own credentials
 #: are the gate for the firmware (it does not know the table PIN). See docs/mqtt.md.
-MQTT_TRUSTED = frozenset({"observe_release", "observe_die", "observe_track", "observe_status"})
+MQTT_TRUSTED = frozenset({"observe_release", "observe_die", "observe_track", "observe_status",
+                          "observe_dice"})
 
 
 def dispatch(
@@ -313,7 +385,7 @@ def dispatch(
     except RequestError as exc:
         extra = {} if exc.seq is None else {"seq": exc.seq}
         return error(cmd, str(exc), exc.reason, **extra)
-    except IllegalAction as exc:
+    except (IllegalAction, RulesRefusal) as exc:
         return error(cmd, str(exc), exc.reason)
     except Exception as exc:  # a bug must answer, not kill the MQTT loop or the HTTP worker
         log.exception("command %s failed", cmd)

@@ -16,6 +16,11 @@ Why the session is shaped this way:
   ``game_started`` event. A restart loses it; the firmware reads the setup again on its confirm
   button.
 
+- The game is chosen when a game starts (``"game"``: camelup, horserace or marcopolo2) and kept
+  as the game record's ``kind``; :mod:`hub.games_glue` has one driver per game, so replay, views,
+  actions and the camera's readings follow the game without a branch per game here, except
+  where the table's prompts differ (a Camel Up die, a horse-race roll, a Marco Polo frame).
+
 Commands arrive through :mod:`hub.requests` (validation and authorisation, shared by MQTT and
 HTTP); the methods here named ``cmd_*`` assume their arguments were checked there. Firmware on
 the same Pi calls :meth:`TableSession.observe` directly.
@@ -26,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Iterable
@@ -40,12 +46,14 @@ from hub.games.camelup import (
     Game,
     IllegalAction,
     ReleaseDie,
-    full_view,
     parse_action,
-    player_view,
     public_event,
     public_view,
 )
+from hub.games.common import IllegalAction as RulesRefusal
+from hub.games_glue import Driver, driver
+from hub.games_glue import horserace as horserace_glue
+from hub.games_glue import marcopolo2 as marcopolo2_glue
 from hub.store import GameRecord, Store, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -65,6 +73,8 @@ HUB_EVENTS = (
     "bet_pending",
     "prompt_dismissed",
     "game_abandoned",
+    "roll_uncertain",
+    "dice_uncertain",
 )
 
 
@@ -138,6 +148,15 @@ class TableSession:
         return None if self.record is None else self.record.game_id
 
     @property
+    def kind(self) -> str:
+        """The game of the current (or last) game record: camelup, horserace or marcopolo2."""
+        return "camelup" if self.record is None else (self.record.kind or "camelup")
+
+    @property
+    def driver(self) -> Driver:
+        return driver(self.kind)
+
+    @property
     def active(self) -> bool:
         """A game is being played (started, not finished or abandoned)."""
         return self.record is not None and self.record.status == "playing" and self.game is not None
@@ -162,16 +181,20 @@ class TableSession:
         first_player: int | str = 0,
         abandon: bool = False,
         setup_id: int | None = None,
+        game: str = "camelup",
+        settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Start a game as the table (in-process callers); raises RequestError on bad input.
 
         ``setup`` is the observed setup roll ``[["blue", 2], ...]`` (stacked in roll order) or a
         track ``{space: [colours bottom->top]}``, ``"camera"`` (the latest complete
-        :attr:`setup_reading`); None or ``"random"`` rolls it from ``seed``.
+        :attr:`setup_reading`); None or ``"random"`` rolls it from ``seed``. ``game`` chooses the
+        game; ``settings`` are that engine's (docs/games.md), Camel Up has none.
         """
         return self.cmd_start_game(
             {"players": players, "setup": setup, "seed": seed, "first_player": first_player,
-             "abandon": abandon, "setup_id": setup_id},
+             "abandon": abandon, "setup_id": setup_id, "game": game,
+             "settings": settings or {}},
             Access("table"),
         )
 
@@ -201,7 +224,7 @@ class TableSession:
                 "game_id": None if record is None else record.game_id,
                 "status": "none" if record is None else record.status,
                 "seq": seq,
-                "game": None if game is None else public_view(game.state),
+                "game": None if game is None else self.driver.public_view(game.state),
                 "pending": [dict(p) for p in self.pending.values()],
                 "firmware": dict(self.firmware),
                 "threshold": self.threshold,
@@ -224,7 +247,7 @@ class TableSession:
             access = self.authority.check({"token": token}, self.game_id, self._players())
             snap = self.snapshot(log=False, derived=False)
             if self.game is not None and access.player is not None:
-                snap["game"] = player_view(self.game.state, access.player)
+                snap["game"] = self.driver.player_view(self.game.state, access.player)
             snap["me"] = access.player
             return snap
 
@@ -261,7 +284,7 @@ class TableSession:
             "game_id": rec.game_id,
             "status": rec.status,
             "seq": events[-1].seq if events else 0,
-            "game": None if game is None else public_view(game.state),
+            "game": None if game is None else driver(rec.kind).public_view(game.state),
             "pending": list(pending.values()),
             "log": [e.to_dict() for e in self._envelopes(events)],
             "record": rec.to_dict(),
@@ -296,7 +319,7 @@ class TableSession:
     def full_state(self) -> dict[str, Any] | None:
         """Everything about the current game, secrets included (tests and the hub itself)."""
         with self._lock:
-            return None if self.game is None else full_view(self.game.state)
+            return None if self.game is None else self.driver.full_view(self.game.state)
 
     def engine_log(self) -> list[dict[str, Any]]:
         """The current game's engine events (secrets included), as the engine holds them."""
@@ -314,24 +337,12 @@ class TableSession:
                 raise RequestError(
                     "a game is already being played at this table; finish it, or start with "
                     "\"abandon\": true", "game_in_progress")
-            players = p["players"]
-            params: dict[str, Any] = {"players": list(players), "seed": p.get("seed"),
-                                      "first_player": p.get("first_player", 0)}
-            setup = p.get("setup")
-            if setup == "camera":
-                reading = self._camera_setup(p.get("setup_id"))
-                params["setup_from"] = f"camera:{reading['source']}"
-                setup = reading["dice"] if reading["source"] == "dice" else reading["track"]
-            elif setup == "random":
-                setup = None
-            elif isinstance(setup, str):
-                raise RequestError(f"unknown setup {setup!r}: \"camera\", \"random\", a roll "
-                                   "or a track", "bad_payload")
-            if isinstance(setup, dict):
-                params["track"] = {str(k): list(v) for k, v in setup.items()}
-            elif setup is not None:
-                params["setup"] = [[str(c), f] for c, f in setup]
-            game = self._new_game(params)  # raises IllegalAction on a bad setup
+            kind = p.get("game") or "camelup"
+            drv = driver(kind)  # raises IllegalAction("unknown_game")
+            if kind != "camelup":
+                game, params = self._other_game(drv, p)
+            else:
+                game, params = self._camelup_game(p)
             if self.active and self.record is not None:
                 self._commit([("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
                              {"cmd": "abandon"}, game_status="abandoned")
@@ -342,21 +353,61 @@ class TableSession:
                 [("engine", e) for e in game.log],
                 {"cmd": "start_game"},
                 game_id=game_id,
-                new_game={"number": number, "kind": "camelup", "params": params},
+                new_game={"number": number, "kind": kind, "params": params},
             )
             self.record = self.store.game(self.table_id, game_id)
             self.game = game
             self.pending = {}
             self._engine_batches = []
             self._setup_pass = self._setup_dice = self._setup_track = None  # used up
-            out: dict[str, Any] = {"game_id": game_id, "players": list(game.state.names)}
+            names = drv.players(game)
+            out: dict[str, Any] = {"game_id": game_id, "game": kind, "players": names}
             if access.is_table:
-                out["tokens"] = {n: self.authority.token(game_id, n) for n in game.state.names}
+                out["tokens"] = {n: self.authority.token(game_id, n) for n in names}
             return out
 
-    def cmd_action(self, player: str, action: str, access: Access) -> dict[str, Any]:
+    def _other_game(self, drv: Driver, p: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """A horse race or a Marco Polo II game from a start_game request (not yet logged)."""
+        if p.get("setup") not in (None, "random") or p.get("setup_id") is not None:
+            raise RequestError(f"'setup' is Camel Up's starting roll; {drv.title} has none",
+                               "bad_payload")
+        settings = drv.check_settings(p.get("settings") or {})
+        seed = p.get("seed")
+        if seed is None:  # the engine's own rolls must be the same when checked and played
+            seed = secrets.randbelow(2**31)
+        params: dict[str, Any] = {"players": list(p["players"]), "seed": seed,
+                                  "first_player": p.get("first_player"), "settings": settings}
+        return drv.new(params), params
+
+    def _camelup_game(self, p: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
+        if p.get("settings"):
+            raise RequestError("Camel Up takes no settings: "
+                               f"{sorted(p['settings'])[0]!r} is not one", "bad_settings")
+        players = p["players"]
+        params: dict[str, Any] = {"players": list(players), "seed": p.get("seed"),
+                                  "first_player": p.get("first_player") or 0}
+        setup = p.get("setup")
+        if setup == "camera":
+            reading = self._camera_setup(p.get("setup_id"))
+            params["setup_from"] = f"camera:{reading['source']}"
+            setup = reading["dice"] if reading["source"] == "dice" else reading["track"]
+        elif setup == "random":
+            setup = None
+        elif isinstance(setup, str):
+            raise RequestError(f"unknown setup {setup!r}: \"camera\", \"random\", a roll "
+                               "or a track", "bad_payload")
+        if isinstance(setup, dict):
+            params["track"] = {str(k): list(v) for k, v in setup.items()}
+        elif setup is not None:
+            params["setup"] = [[str(c), f] for c, f in setup]
+        return self._new_game(params), params  # raises IllegalAction on a bad setup
+
+    def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]:
         with self._lock:
             game = self._need_game()
+            if self.kind != "camelup":
+                return self._other_action(game, player, action)
+            assert player is not None
             parts = action.strip().lower().split(":")
             if parts[0] == "bet" and len(parts) == 2:
                 return self._bet_pending(game, player, parts[1])
@@ -372,6 +423,43 @@ class TableSession:
                         if v["kind"] == "bet_colour" and v["player"] == player]
             return self._play(act, player, events, {"cmd": "action", "action": str(act),
                                                     "player": player, "resolves": resolves})
+
+    def _other_action(self, game: Any, player: str | None, action: str,
+                      cause: dict[str, Any] | None = None,
+                      before: Iterable[tuple[str, dict[str, Any]]] = ()) -> dict[str, Any]:
+        """An action of the horse race or Marco Polo II, in the engine's text notation.
+
+        Open prompts the action answers are closed with it: a horse-race roll entered by hand
+        answers the camera's unsure roll; Marco Polo dice entered for the players a frame could
+        not read (or the next round) answer that frame's prompt."""
+        drv = self.driver
+        if player is None and drv.kind == "horserace":
+            player = game.current_player
+        try:
+            act = drv.parse_action(action)
+            events = drv.check(game, act, player)
+        except RulesRefusal as exc:
+            return self._refuse(player, action, exc)
+        return self._play(act, player, events, {"cmd": "action", "action": str(act),
+                                                "player": player,
+                                                "resolves": self._answered(events),
+                                                **(cause or {})}, before=before)
+
+    def _answered(self, events: list[dict[str, Any]]) -> list[str]:
+        """The open prompts these engine events answer (see :meth:`_other_action`)."""
+        types = {e.get("type") for e in events}
+        state = self.game.state if self.game is not None else None
+        read = set(getattr(state, "dice", {}) or {}) | {
+            e.get("player") for e in events if e.get("type") == "dice_read"}
+        out = []
+        for pid, prompt in self.pending.items():
+            if prompt["kind"] == "roll_reading" and "die_rolled" in types:
+                out.append(pid)
+            elif prompt["kind"] == "dice_check" and (
+                    "round_started" in types or "game_over" in types
+                    or ("dice_read" in types and set(prompt.get("players", [])) <= read)):
+                out.append(pid)
+        return out
 
     def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]:
         with self._lock:
@@ -391,6 +479,11 @@ class TableSession:
                     raise RequestError("choose the colour of the bet", "bad_payload")
                 return self.cmd_action(prompt["player"], _bet_text(prompt["pile"], colour),
                                        access)
+            if prompt["kind"] == "roll_reading":
+                return self._confirm_roll(game, pid, prompt, p, access)
+            if prompt["kind"] == "dice_check":
+                raise RequestError("enter each unread player's dice (dice:<player>:<faces>), "
+                                   "or dismiss the prompt", "bad_payload")
             reading = prompt.get("reading", {})
             colour = p.get("colour", reading.get("colour"))
             face = p.get("face", reading.get("face"))
@@ -415,6 +508,31 @@ class TableSession:
                                "resolves": [pid], "crop": prompt.get("crop"),
                                "confidence": reading.get("confidence")},
                               before=[("hub", correction)])
+
+    def _confirm_roll(self, game: Any, pid: str, prompt: dict[str, Any], p: dict[str, Any],
+                      access: Access) -> dict[str, Any]:
+        """A person says what the horse-race die shows (or accepts the camera's reading)."""
+        reading = prompt.get("reading", {})
+        face = p.get("face", reading.get("face"))
+        if not p.get("accept") and "face" not in p:
+            raise RequestError("say accept, or give the face seen", "bad_payload")
+        if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= 6:
+            raise RequestError(f"the reading cannot be accepted as it is (face {face}): give "
+                               "the face seen, 1 to 6", "bad_face")
+        act = self.driver.parse_action(f"roll:{face}")
+        player = game.current_player
+        try:
+            events = self.driver.check(game, act, player)
+        except RulesRefusal as exc:
+            raise RequestError(str(exc), exc.reason) from None
+        correction = {"type": "correction", "prompt": pid, "face": face,
+                      "read": {"face": reading.get("face")},
+                      "changed": face != reading.get("face"), "by": access.player or "table"}
+        return self._play(act, player, events,
+                          {"cmd": "confirm", "action": str(act), "player": player,
+                           "resolves": sorted({pid, *self._answered(events)}),
+                           "crop": prompt.get("crop"), "confidence": reading.get("confidence")},
+                          before=[("hub", correction)])
 
     def cmd_undo(self, access: Access) -> dict[str, Any]:
         with self._lock:
@@ -459,13 +577,14 @@ class TableSession:
             if p.get("mode") == "setup":
                 return self._observe_setup_die(p)
             game = self._need_game()
+            if self.kind == "marcopolo2":
+                raise RequestError("Marco Polo II reads all the dice of a frame at once: send "
+                                   "them with observe_dice", "wrong_game")
+            crop_id = self._keep_crop(p)
+            if self.kind == "horserace":
+                return self._observe_roll(game, p, crop_id)
             state = game.state
             verdict = observations.judge_die(p, list(state.dice_left), self.threshold)
-            crop_id = None
-            crop = _crop_bytes(p)
-            if crop is not None:
-                crop_id = f"c{self.seq + 1}"
-                self.store.put_crop(self.table_id, crop_id, self.game_id, crop)
             player = game.current_player
             if verdict.ok:
                 act = ReleaseDie(verdict.colour, verdict.face)
@@ -485,11 +604,106 @@ class TableSession:
             self._commit([("hub", ev)], {"cmd": "observe_die", "crop": crop_id})
             return {"uncertain": True, "prompt": pid, "problems": verdict.problems}
 
+    def _keep_crop(self, p: dict[str, Any]) -> str | None:
+        crop = _crop_bytes(p)
+        if crop is None:
+            return None
+        crop_id = f"c{self.seq + 1}"
+        self.store.put_crop(self.table_id, crop_id, self.game_id, crop)
+        return crop_id
+
+    def _observe_roll(self, game: Any, p: dict[str, Any], crop_id: str | None) -> dict[str, Any]:
+        """A horse-race die read by the camera: the roll, or a person prompt (never a guess)."""
+        player = game.current_player
+        roll, problems = horserace_glue.judge_roll(p, self.threshold)
+        if roll is not None:
+            try:
+                events = self.driver.check(game, roll, player)
+            except RulesRefusal as exc:  # a readable die the rules refuse (no roll due now)
+                problems = [str(exc)]
+            else:
+                return self._play(roll, player, events,
+                                  {"cmd": "observe_die", "action": str(roll), "player": player,
+                                   "crop": crop_id, "confidence": p.get("confidence"),
+                                   "resolves": self._answered(events)})
+        pid = f"p{self.seq + 1}"
+        ev = {"type": "roll_uncertain", "prompt": pid, "player": player,
+              "reading": {"face": p.get("face"), "confidence": p.get("confidence")},
+              "problems": problems, "crop": crop_id}
+        self._commit([("hub", ev)], {"cmd": "observe_die", "crop": crop_id})
+        return {"uncertain": True, "prompt": pid, "problems": problems}
+
+    def _observe_horses(self, game: Any, p: dict[str, Any]) -> dict[str, Any]:
+        """A still horse-race track: the horse the roll in hand went to, or what differs."""
+        try:
+            decision = horserace_glue.judge_track(game.state, p["track"], p.get("uncertain"))
+        except RulesRefusal as exc:
+            raise RequestError(str(exc), "bad_payload") from None
+        if decision.kind in ("match", "waiting"):
+            return {"match": True, **({"waiting": True} if decision.kind == "waiting" else {})}
+        if decision.kind == "assign" and self.active:
+            player = game.current_player
+            try:
+                events = self.driver.check(game, decision.action, player)
+            except RulesRefusal as exc:
+                decision = horserace_glue.TrackDecision("mismatch", differences=[str(exc)])
+            else:
+                out = self._play(decision.action, player, events,
+                                 {"cmd": "observe_track", "action": str(decision.action),
+                                  "player": player})
+                return {"match": True, "action": str(decision.action), **out}
+        ev = {"type": "track_mismatch", "differences": list(decision.differences), "spaces": []}
+        self._commit([("hub", ev)], {"cmd": "observe_track"})
+        return {"match": False, "differences": ev["differences"]}
+
+    def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]:
+        """All die readings of one frame (Marco Polo II's round start): each player read
+        completely gets their dice; the rest is one prompt for a person."""
+        with self._lock:
+            game = self._need_game()
+            if self.kind != "marcopolo2":
+                raise RequestError("observe_dice is Marco Polo II's round-start frame; this "
+                                   "game reads one die at a time (observe_die)", "wrong_game")
+            settings = (self.record.params.get("settings") if self.record else None) or {}
+            try:
+                actions, doubt = marcopolo2_glue.judge_frame(
+                    game.state, p["readings"], settings.get("boards"), self.threshold,
+                    settings.get("expected_dice"))
+            except RulesRefusal as exc:
+                raise RequestError(str(exc), exc.reason) from None
+            played = []
+            for act in actions:
+                try:
+                    events = self.driver.check(game, act, None)
+                except RulesRefusal as exc:  # pragma: no cover - judge_frame leaves these out
+                    doubt = doubt or {"round": game.state.round, "players": [],
+                                      "needs_person": [], "neutral": [], "read": {}}
+                    doubt["needs_person"].append({"board": act.player, "reason": str(exc)})
+                    continue
+                self._play(act, None, events, {"cmd": "observe_dice", "action": str(act),
+                                               "player": act.player,
+                                               "resolves": self._answered(events)})
+                played.append(str(act))
+            out: dict[str, Any] = {"played": played}
+            if doubt is not None:
+                stale = [k for k, v in self.pending.items() if v["kind"] == "dice_check"]
+                pid = f"p{self.seq + 1}"
+                ev = {"type": "dice_uncertain", "prompt": pid, **doubt}
+                self._commit([("hub", ev)], {"cmd": "observe_dice", "resolves": stale})
+                out.update(uncertain=True, prompt=pid, players=doubt["players"],
+                           problems=[d["reason"] for d in doubt["needs_person"]])
+            return out
+
     def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             if self._is_setup_track(p):
                 return self._observe_setup_track(p)
             game = self._need_game(allow_finished=True)
+            if self.kind == "horserace":
+                return self._observe_horses(game, p)
+            if self.kind == "marcopolo2":
+                raise RequestError("Marco Polo II has no track for the camera to read",
+                                   "wrong_game")
             view = public_view(game.state)
             diffs = observations.compare_track(view["track"], view["desert"], p)
             if not diffs:
@@ -600,13 +814,7 @@ class TableSession:
 
     @staticmethod
     def _new_game(params: dict[str, Any]) -> Game:
-        kwargs: dict[str, Any] = {"seed": params.get("seed"),
-                                  "first_player": params.get("first_player", 0)}
-        if params.get("track") is not None:
-            kwargs["track"] = params["track"]
-        elif params.get("setup") is not None:
-            kwargs["setup"] = [(c, f) for c, f in params["setup"]]
-        return Game.new(params["players"], **kwargs)
+        return driver("camelup").new(params)  # type: ignore[no-any-return]
 
     def _bet_pending(self, game: Game, player: str, pile: str) -> dict[str, Any]:
         """"bet:winner" from the shared screen: check it could be legal, then ask the player
@@ -726,7 +934,7 @@ class TableSession:
         flat = [e.event for b in batches for e in b]
         if not flat:
             return None, pending, []
-        game = Game.replay(flat)
+        game = driver(rec.kind).replay(flat)
         return game, pending, [[e.seq for e in b] for b in batches[1:]]
 
     def _odds_and_advice(self, seq: int, game: Game | None) -> dict[str, Any]:
@@ -740,7 +948,8 @@ class TableSession:
             from hub import derived
 
             try:
-                args = (game.state, game.current_player, self.with_odds, self.with_advice)
+                args = (game.state, game.current_player, self.with_odds, self.with_advice,
+                        self.kind)
                 out = (self.derived.compute(*args) if self.derived is not None
                        else derived.compute(*args))
             except Exception:  # odds are advice: never let them break the snapshot
@@ -755,6 +964,9 @@ def _redact(event: dict[str, Any]) -> dict[str, Any]:
 
 def _annotate(event: dict[str, Any], cause: dict[str, Any]) -> dict[str, Any]:
     """Add what the hub knows beside an engine event: the crop and confidence of a die read."""
+    if event.get("type") == "die_rolled" and cause.get("cmd") in ("observe_die", "confirm"):
+        return {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
+                "read": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
     if event.get("type") == "die_read" and cause.get("cmd") in ("observe_die", "confirm"):
         event = {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
                  "source": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
@@ -768,6 +980,15 @@ def _track_prompt(pending: dict[str, dict[str, Any]], ev: dict[str, Any], seq: i
                                  "player": ev.get("player"), "reading": ev.get("reading", {}),
                                  "problems": ev.get("problems", []), "crop": ev.get("crop"),
                                  "expected_colours": ev.get("expected_colours", [])}
+    elif t == "roll_uncertain":
+        pending[ev["prompt"]] = {"id": ev["prompt"], "kind": "roll_reading", "seq": seq,
+                                 "player": ev.get("player"), "reading": ev.get("reading", {}),
+                                 "problems": ev.get("problems", []), "crop": ev.get("crop")}
+    elif t == "dice_uncertain":
+        pending[ev["prompt"]] = {"id": ev["prompt"], "kind": "dice_check", "seq": seq,
+                                 "round": ev.get("round"), "players": ev.get("players", []),
+                                 "needs_person": ev.get("needs_person", []),
+                                 "read": ev.get("read", {})}
     elif t == "bet_pending":
         pending[ev["prompt"]] = {"id": ev["prompt"], "kind": "bet_colour", "seq": seq,
                                  "player": ev["player"], "pile": ev["pile"]}

@@ -203,6 +203,13 @@ def create_app(
         if not isinstance(act, str) or not act.strip() or len(act) > 64:
             return _error("say which action, like \"leg:blue\" or \"roll\"", "bad_payload")
         player = data.get("player")
+        if player is None and getattr(session, "kind", "camelup") == "marcopolo2":
+            # everyone acts at once: the action names its player (or is the table's)
+            access = access_of()
+            payload = {"action": act}
+            if access.level == "player":
+                payload["player"] = access.player
+            return command("action", payload)
         if player is None:
             access = access_of()
             player = access.player if access.level == "player" else _current(session)
@@ -227,8 +234,12 @@ def create_app(
     @bp.post("/api/games")
     def start_game() -> Response:
         data = body()
-        fields = ("players", "setup", "setup_id", "seed", "first_player", "abandon")
-        payload: dict[str, Any] = {k: data[k] for k in fields if k in data}
+        from hub.games_glue import GAMES
+
+        fields = {"game", "players", "setup", "setup_id", "seed", "first_player", "abandon"}
+        for drv in GAMES.values():  # the chosen game's settings (the dispatcher refuses others)
+            fields |= drv.settings
+        payload: dict[str, Any] = {k: data[k] for k in sorted(fields) if k in data}
         if payload.get("setup") in ("random", None):
             payload.pop("setup", None)  # the hub rolls it ("camera" goes on: the camera's read)
         return command("start_game", payload)

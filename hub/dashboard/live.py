@@ -60,7 +60,7 @@ def redact_legal(actions: list[str]) -> list[str]:
     return out
 
 
-def redact_advice(advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def redact_advice(advice: Any) -> Any:
     """The advisor's list as the shared screen may show it.
 
     The advisor ranks only legal actions, so its overall-bet colours tell which race cards the
@@ -72,6 +72,8 @@ def redact_advice(advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ...                {"action": "bet:winner:blue", "expected": 0.5, "why": "y"}])[0]["action"]
     'bet:winner'
     """
+    if not isinstance(advice, list):  # the horse race's advice: nothing secret in it
+        return advice
     out: list[dict[str, Any]] = []
     piles: set[str] = set()
     for item in advice:
@@ -191,10 +193,8 @@ class Live:
             current = view.get("current_player") if view else None
             pending = snap.get("pending", [])
             if player is not None and state is not None:
-                from hub.games.camelup import player_view
-
                 try:
-                    view = player_view(state, player)
+                    view = session.driver.player_view(state, player)
                 except (KeyError, ValueError):
                     pass
                 if player != current:

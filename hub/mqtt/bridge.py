@@ -360,6 +360,8 @@ class MqttBridge:
         game = snap.get("game") or {}
         players = list(game.get("players", []))
         scores = {n: h.get("money") for n, h in (game.get("holdings") or {}).items()}
+        if not scores and game.get("result"):  # Marco Polo II: points once the game is scored
+            scores = dict(game["result"].get("money") or {})
         for name, money in scores.items():
             if force or self._scores.get(name) != money:
                 pub(self.topic(f"score/{name}"), str(money))

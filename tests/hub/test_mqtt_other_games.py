@@ -1,0 +1,149 @@
+"""The horse race and Marco Polo II over a real mosquitto: the same topics as Camel Up, every
+payload checked against docs/schemas, the state naming its game, the result on score/<player>."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.mqtt.bridge import MqttBridge
+from hub.mqtt.broker import EmbeddedBroker
+from tests.hub._hubkit import PIN, TABLE, Tables, open_tables
+from tests.hub._mqttkit import Collector, dedupe, schema_for, validator
+
+pytestmark = pytest.mark.broker
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
+
+
+@pytest.fixture
+def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) -> Iterator:
+    table = "o" + str(abs(hash(request.node.name)) % 10**8)
+    session = tables.session(table=table, odds=True, advice=True)
+    bridge = MqttBridge(session, broker.url).start()
+    assert bridge.wait_connected(10)
+    yield session, bridge
+    bridge.stop()
+
+
+def ask_mqtt(sub: Collector, base: str, cmd: str, payload: dict[str, Any],
+             transaction: str) -> dict[str, Any]:
+    sub.publish(f"{base}/request/{cmd}", {"transaction": transaction, **payload})
+    assert sub.wait_for(lambda m: any(
+        t == f"{base}/response/{cmd}" and json.loads(p).get("transaction") == transaction
+        for t, p, _ in m)), f"no answer to {cmd} {transaction}"
+    (answer,) = [a for a in (json.loads(p) for p in sub.on(f"{base}/response/{cmd}"))
+                 if a.get("transaction") == transaction]
+    return answer
+
+
+def check_all(sub: Collector, session: Any, base: str) -> set[str]:
+    """Every message against its schema; the events equal the log's public envelopes."""
+    checked = set()
+    for topic, payload, _ in list(sub.messages):
+        name = schema_for(topic)
+        if name is None or not payload:
+            continue
+        errors = list(validator(name).iter_errors(json.loads(payload)))
+        assert not errors, (topic, errors[0].message, payload[:300])
+        checked.add(name)
+    got = dedupe(sub.events(base))
+    assert got == [e.to_dict() for e in session.events_since(0)]
+    return checked
+
+
+def test_a_horse_race_over_mqtt(hub, broker) -> None:
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker.port, [f"{base}/#"])
+    try:
+        bad = ask_mqtt(sub, base, "start_game", {"pin": PIN, "game": "horserace",
+                                                 "players": ["Ann", "Bob"], "races": 0}, "s0")
+        assert bad["reason"] == "bad_settings" and session.seq == 0
+        started = ask_mqtt(sub, base, "start_game", {
+            "pin": PIN, "game": "horserace", "players": ["Ann", "Bob"], "seed": 11,
+            "first_player": "Ann", "track_length": 6}, "s1")
+        assert started["ok"] and started["game"] == "horserace"
+        assert ask_mqtt(sub, base, "action", {"pin": PIN, "player": "Ann",
+                                              "action": "bet:green"}, "a1")["ok"]
+        ask_mqtt(sub, base, "action", {"pin": PIN, "player": "Bob", "action": "pass"}, "a2")
+        # the firmware's door: no PIN; an unsure die is a prompt, a sure one the roll
+        unsure = ask_mqtt(sub, base, "observe_die", {"face": 3, "confidence": 0.2}, "d1")
+        assert unsure["uncertain"] and session.pending
+        ask_mqtt(sub, base, "confirm", {"pin": PIN, "prompt": unsure["prompt"], "face": 3}, "c1")
+        assert session.game.state.roll == 3
+        n = 0
+        while not session.game.finished:
+            n += 1
+            state = session.game.state
+            who = session.game.current_player
+            if state.phase == "betting":
+                action = "pass"
+            elif state.roll is None:
+                action = "roll"
+            else:
+                action = f"assign:{state.horses[state.unmoved()[0]]}"
+            answer = session.request("action", {"player": who, "action": action}, TABLE)
+            assert answer["ok"], answer
+            assert n < 100
+        assert bridge.flush(10)
+        over = [e for e in session.engine_log() if e["type"] == "game_over"][0]
+        assert sub.wait_for(lambda m: any(
+            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        for name, points in over["money"].items():
+            assert sub.wait_for(lambda m, name=name, points=points: any(
+                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
+        assert {"event", "state", "response"} <= check_all(sub, session, base)
+        states = [json.loads(p) for p in sub.on(f"{base}/state") if p]
+        assert {s["game"]["game"] for s in states if s["game"]} == {"horserace"}
+        # the roll in hand was advised in the retained state, with the standard errors
+        advised = [s["advice"] for s in states if s["game"] and s["game"]["roll"]
+                   and isinstance(s["advice"], dict) and s["advice"].get("roll")]
+        assert advised and all(c["stderr"]["Ann"] >= 0 for c in advised[0]["roll"]["choices"])
+    finally:
+        sub.close()
+
+
+def test_a_marco_polo_game_over_mqtt(hub, broker) -> None:
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker.port, [f"{base}/#"])
+    try:
+        started = ask_mqtt(sub, base, "start_game", {
+            "pin": PIN, "game": "marcopolo2", "players": ["Ann", "Bob", "Cy"],
+            "boards": {"Ann": [0, 0, 10, 10], "Bob": [10, 0, 10, 10], "Cy": [20, 0, 10, 10]}},
+            "s1")
+        assert started["ok"]
+        frame = [{"colour": c, "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
+                 for c, f, x in [("blue", 6, 1), ("blue", 5, 2), ("yellow", 1, 11),
+                                 ("black", 2, 12), ("green", 4, 21), ("green", None, 22)]]
+        read = ask_mqtt(sub, base, "observe_dice", {"readings": frame}, "d1")
+        assert read["played"] == ["dice:Ann:5,6", "dice:Bob:1+2"] and read["players"] == ["Cy"]
+        for action in ("dice:Cy:4,2", "comp:Ann:0", "comp:Bob:12", "comp:Cy:9"):
+            answer = ask_mqtt(sub, base, "action", {"pin": PIN, "action": action}, action)
+            assert answer["ok"], answer
+        for _ in range(4):
+            assert session.request("action", {"action": "round"}, TABLE)["ok"]
+        for name, sheet in {"Ann": "coins=40", "Bob": "coins=10,contracts=1",
+                            "Cy": "silk=4"}.items():
+            assert session.request("action", {"action": f"score:{name}:{sheet}"}, TABLE)["ok"]
+        done = ask_mqtt(sub, base, "action", {"pin": PIN, "action": "finish"}, "f")
+        assert done["events"][0]["money"] == {"Ann": 4, "Bob": 9, "Cy": 2}
+        assert bridge.flush(10)
+        for name, points in {"Ann": 4, "Bob": 9, "Cy": 2}.items():
+            assert sub.wait_for(lambda m, name=name, points=points: any(
+                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
+        assert sub.wait_for(lambda m: any(
+            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        assert {"event", "state", "response"} <= check_all(sub, session, base)
+        last = json.loads(sub.on(f"{base}/state")[-1])
+        assert last["game"]["game"] == "marcopolo2" and last["game"]["result"]["winner"] == "Bob"
+    finally:
+        sub.close()

@@ -81,6 +81,11 @@
   const chip = (colour, text) => el("span", { class: `chip c-${colour}`, title: colour }, text);
   const pct = (x) => `${Math.round((x || 0) * 100)}%`;
 
+  /* The other games draw their own card (static/horserace.js, static/marcopolo2.js, loaded
+   * first); Camel Up's cards step aside (body[data-kind]). They get the page's helpers as `ui`. */
+  const GAMES = window.pyramidGames || {};
+  const gameMod = (v) => (v && v.game && v.game !== "camelup" ? GAMES[v.game] || null : null);
+
   function showMessage(text, kind) {
     // an open dialog sits above the page: say it there, where the eyes are
     const box = document.querySelector("dialog[open] .dialog-message") || $("message");
@@ -271,8 +276,14 @@
 
   function render() {
     const v = S.view || {};
+    const mod = gameMod(S.view);
+    body.dataset.kind = (S.view && S.view.game) || "camelup";
+    $("game-card").hidden = !mod;
+    if (mod) memo("game", [S.mode, S.auth, S.view, S.legal, S.pending, S.oddsSeq, S.odds, S.advice, S.derived],
+      () => mod.render(ui, $("game-view"), $("game-title")));
+    else memoKeys.game = null;
     memo("pin", [S.mode, S.pin, S.auth], renderPinButton);
-    memo("status", [S.mode, v.leg, v.current_player, v.finished, v.result], renderStatus);
+    memo("status", [S.mode, v.game, v.leg, v.race, v.round, v.phase, v.current_player, v.finished, v.result], renderStatus);
     memo("track", [v.track, v.desert], renderTrack);
     memo("dice", [v.dice_left, v.dice_rolled, v.pyramid_tiles_left], renderDice);
     memo("actions", [S.mode, S.auth, S.legal, v.leg_tiles, v.dice_left, v.current_player, v.finished,
@@ -335,6 +346,7 @@
     let text;
     if (!v) text = S.mode === "archive" ? "Loading game…" : "No game at this table yet.";
     else if (v.finished) text = `Game over — ${(v.result && (v.result.winners || []).join(" & ")) || ""} won`;
+    else if (gameMod(v)) text = gameMod(v).status(v);
     else text = `Leg ${v.leg} · ${v.current_player} to move`;
     if (S.mode === "archive") text = `Past game · ${text}`;
     $("status-text").textContent = text;
@@ -403,6 +415,7 @@
         el("button", { type: "button", class: "act primary", id: "new-game-top", onclick: openNewGame }, "+ New game"));
       return;
     }
+    if (gameMod(v)) { $("actions-card").hidden = true; return; }   // the game's own card has them
     $("actions-card").hidden = !v || v.finished || S.mode === "archive";
     if (!v || v.finished || S.mode === "archive") return;
     if (!canAct()) {
@@ -624,10 +637,16 @@
     box.replaceChildren();
     const prompts = S.mode === "archive" ? [] : (S.pending || []);
     card.hidden = !prompts.length;
-    $("prompt-title").textContent = prompts.some((p) => p.kind === "die_reading") ? "Check this die" : "Secret bet";
+    $("prompt-title").textContent = prompts.some((p) => p.kind === "die_reading") ? "Check this die"
+      : prompts.some((p) => p.kind === "bet_colour") ? "Secret bet"
+      : (gameMod(S.view) && gameMod(S.view).promptTitle) || "Check";
     for (const p of prompts) {
       if (p.kind === "die_reading") box.append(diePrompt(p));
       else if (p.kind === "bet_colour") box.append(betPrompt(p));
+      else if (gameMod(S.view) && gameMod(S.view).prompt) {
+        const node = gameMod(S.view).prompt(p, ui);
+        if (node) box.append(node);
+      }
     }
   }
 
@@ -816,8 +835,32 @@
     for (const n of r.notes || []) box.append(el("p", { class: "muted small" }, n));
   }
 
+  /** The game chosen in the new-game dialog: its settings show, Camel Up's setup roll only for it. */
+  function showGameSettings() {
+    const game = $("ng-game").value;
+    document.querySelectorAll(".ng-settings").forEach((f) => (f.hidden = f.dataset.game !== game));
+    $("ng-setup").hidden = game !== "camelup";
+  }
+
+  function gameSettings(game) {
+    const num = (id) => ($(id).value.trim() === "" ? null : Number($(id).value));
+    if (game === "horserace") {
+      return { races: num("ng-races") ?? 1, track_length: num("ng-track-length") ?? 30, next_starter: $("ng-next-starter").value };
+    }
+    if (game === "marcopolo2") {
+      const out = {};
+      if (num("ng-expected-dice") !== null) out.expected_dice = num("ng-expected-dice");
+      const table = $("ng-banner-table").value.trim();
+      if (table) out.banner_table = table.split(/[\s,]+/).filter(Boolean).map(Number);
+      return out;
+    }
+    return {};
+  }
+
   function openNewGame() {
     if (!S.pin) { showMessage("Enter the table PIN first."); return; }
+    if (S.view && S.view.game) $("ng-game").value = S.view.game;
+    showGameSettings();
     renderRollInputs();
     refreshSetupReading(true);
     const inPlay = !!S.view && !S.view.finished;
@@ -840,8 +883,9 @@
   async function startGame(ev) {
     ev.preventDefault();
     const players = $("ng-players").value.split(/[\n,]+/).map((s) => s.trim()).filter(Boolean);
-    const mode = document.querySelector("input[name=ng-mode]:checked").value;
-    const payload = { players };
+    const game = $("ng-game").value;
+    const mode = game === "camelup" ? document.querySelector("input[name=ng-mode]:checked").value : "random";
+    const payload = { players, ...(game === "camelup" ? {} : { game, ...gameSettings(game) }) };
     if (!$("ng-abandon-label").hidden) payload.abandon = $("ng-abandon").checked;
     if (mode === "camera") {
       if (!S.setupReading) { showMessage("The camera has not read a setup."); return; }
@@ -885,6 +929,7 @@
     $("ng-cancel").addEventListener("click", () => $("newgame-dialog").close());
     $("newgame-dialog").addEventListener("close", () => clearTimeout(setupTimer));
     $("newgame-form").addEventListener("submit", startGame);
+    $("ng-game").addEventListener("change", showGameSettings);
     document.querySelectorAll("input[name=ng-mode]").forEach((r) => r.addEventListener("change", renderRollInputs));
   }
 
@@ -898,6 +943,10 @@
       render();
     } catch (e) { showMessage(String(e.message || e)); }
   }
+
+  // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
+  const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal };
+  window.pyramid.ui = ui;
 
   wire();
   render();

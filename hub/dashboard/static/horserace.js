@@ -1,0 +1,183 @@
+/* The horse race's view on the dashboard (plain JavaScript, no build step).
+ *
+ * dashboard.js keeps the stream, the log and the taps; when the view's `game` is "horserace" it
+ * calls render(ui, box, title) here with its helpers (`ui.el`, `ui.post`, `ui.doAction`...) and
+ * hides Camel Up's cards. Everything drawn comes from the engine's public view (S.view) and the
+ * hub's advice (S.advice.actions: {roll: advise_roll, bets: bet_values}, S.odds.podium), never
+ * worked out here: the page shows the hub's numbers with the hub's standard errors.
+ */
+"use strict";
+
+(function () {
+  const games = (window.pyramidGames = window.pyramidGames || {});
+  // Node.append would write "null" for a part that is not there
+  const add = (box, ...parts) => box.append(...parts.flat().filter((x) => x !== null && x !== undefined && x !== false));
+  const fmt = (x) => Number(x).toFixed(1);
+  const pm = (se) => `± ${(1.96 * se).toFixed(1)}`;   // the 95 % half-width the hub's errors give
+
+  function status(v) {
+    const phase = v.phase === "betting" ? "betting" : v.roll ? `rolled ${v.roll}` : "running";
+    return `Horse race ${v.race}/${v.races} · round ${v.round} · ${phase} · ${v.current_player} to play`;
+  }
+
+  function mayAct(ui) {
+    const v = ui.S.view;
+    if (ui.S.mode === "archive" || !v || v.finished) return false;
+    return ui.S.auth.role === "table" || (ui.S.auth.role === "player" && ui.S.auth.player === v.current_player);
+  }
+
+  function button(ui, label, action, cls) {
+    return ui.el("button", { type: "button", class: `act ${cls || ""}`, dataset: { action },
+      onclick: () => ui.doAction(action) }, label);
+  }
+
+  function lanes(ui, v) {
+    const { el } = ui;
+    const len = v.track_length;
+    return el("div", { class: "lanes", id: "hr-track" }, Object.entries(v.positions).map(([horse, pos]) => {
+      const place = v.podium.indexOf(horse);
+      const left = Math.min(100, (100 * Math.min(pos, len)) / len);
+      return el("div", { class: `lane${place >= 0 ? " finished" : ""}`, dataset: { horse, pos } },
+        el("span", {}, ui.chip(horse, horse)),
+        el("div", { class: "strip", title: `${horse}: space ${pos} of ${len}` },
+          el("span", { class: `horse c-${horse}`, style: `left:${left}%` })),
+        el("span", { class: "pos" }, place >= 0 ? `#${place + 1}` : `${pos}/${len}`));
+    }));
+  }
+
+  function columns(ui, v) {
+    const { el } = ui;
+    const size = (v.score_table[0] || []).length;
+    const head = el("tr", {}, el("th", {}, "horse"), [...Array(size).keys()].map((i) => el("th", {}, `circle ${i + 1}`)));
+    const rows = Object.keys(v.positions).map((horse) => {
+      const col = v.columns[horse] || [];
+      return el("tr", { dataset: { column: horse } }, el("td", {}, ui.chip(horse, horse)),
+        [...Array(size).keys()].map((i) => i < col.length ? el("td", { class: "token" }, col[i])
+          : el("td", { class: "free", title: "points by podium place" }, v.score_table.map((r) => r[i]).join("/"))));
+    });
+    return el("table", { class: "grid-table", id: "hr-columns" }, el("thead", {}, head), el("tbody", {}, rows));
+  }
+
+  function players(ui, v) {
+    const { el } = ui;
+    const races = v.races_scored || [];
+    const head = el("tr", {}, el("th", {}, "player"), el("th", {}, "points"), el("th", {}, "tokens"),
+      races.map((r) => el("th", {}, `race ${r.race}`)));
+    const rows = v.players.map((name) => {
+      const h = v.holdings[name] || {};
+      return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
+        el("td", { class: "name" }, name === v.current_player && !v.finished ? "▶ " : "", name,
+          ui.S.auth.role === "table" && ui.S.mode === "table" ? el("button", { type: "button", class: "tiny qr-btn",
+            title: `${name}'s own link`, onclick: () => ui.showQr(name) }, "QR") : null),
+        el("td", { class: "points" }, h.points), el("td", { class: "tokens" }, h.tokens),
+        races.map((r) => el("td", {}, `${(r.changes || {})[name] > 0 ? "+" : ""}${(r.changes || {})[name] || 0}`)));
+    });
+    return el("table", { class: "grid-table", id: "hr-players" }, el("thead", {}, head), el("tbody", {}, rows));
+  }
+
+  /** The roll in hand: each horse it may go to, every player's expected points after the race. */
+  function rollAdvice(ui, v, advice) {
+    const { el } = ui;
+    const act = mayAct(ui);
+    const legal = ui.legal();
+    const box = el("div", { id: "hr-roll" }, el("h3", {}, el("span", { class: "big-die", id: "hr-roll-face" }, v.roll),
+      `${v.current_player} gives the ${v.roll} to a horse that has not moved this round`));
+    const roll = advice && advice.roll && advice.roll.roll === v.roll ? advice.roll : null;
+    if (!roll) {
+      add(box, el("p", { class: "muted small" }, ui.S.derived === false ? "" : "Working out the advice…"));
+      if (act) add(box, el("div", { class: "row" }, legal.filter((a) => a.startsWith("assign:")).map((a) =>
+        button(ui, `→ ${a.split(":")[1]}`, a, `c-${a.split(":")[1]}`))));
+      return box;
+    }
+    const head = el("tr", {}, el("th", {}, "give to"), v.players.map((p) => el("th", {}, p)), el("th", {}, ""));
+    const rows = roll.choices.map((c, i) => el("tr", { dataset: { choice: c.horse }, class: i === 0 ? "winner-row" : "" },
+      el("td", {}, ui.chip(c.horse, c.horse)),
+      v.players.map((p) => el("td", { class: "ev", title: `95 %: ${c.ci95[p][0]} to ${c.ci95[p][1]}` },
+        `${fmt(c.expected[p])} `, el("span", { class: "muted small" }, pm(c.stderr[p])))),
+      el("td", {}, act && legal.includes(c.action) ? button(ui, "give", c.action, "tiny") : null)));
+    add(box, el("table", { class: "grid-table advice-table" }, el("thead", {}, head), el("tbody", {}, rows)),
+      el("p", { class: "muted small" }, `Expected points after this race (${roll.samples} simulated races; ± is 1.96 standard errors; `,
+        `best for ${roll.player} first). ${roll.policy}.`));
+    return box;
+  }
+
+  function betting(ui, v, advice) {
+    const { el } = ui;
+    const act = mayAct(ui);
+    const legal = ui.legal();
+    const bets = advice && advice.bets ? advice.bets.bets : null;
+    const rows = Object.keys(v.positions).map((horse) => {
+      const val = bets ? bets[horse] : undefined;
+      return el("tr", { dataset: { bet: horse } }, el("td", {}, ui.chip(horse, horse)),
+        el("td", { class: "ev" }, val ? [`${fmt(val.expected)} `, el("span", { class: "muted small" }, pm(val.stderr))]
+          : val === null ? "full" : "…"),
+        el("td", {}, act && legal.includes(`bet:${horse}`) ? button(ui, "bet", `bet:${horse}`, `tiny c-${horse}`) : null));
+    });
+    return el("div", { id: "hr-betting" },
+      el("h3", {}, `${v.current_player} bets or passes`),
+      el("table", { class: "grid-table" }, el("thead", {}, el("tr", {}, el("th", {}, "horse"), el("th", {}, "a token now is worth"), el("th", {}, ""))),
+        el("tbody", {}, rows)),
+      act && legal.includes("pass") ? el("div", { class: "row" }, button(ui, "Pass", "pass")) : null);
+  }
+
+  function running(ui, v) {
+    const { el } = ui;
+    if (!mayAct(ui)) return el("p", { class: "muted", id: "hr-wait" }, `${v.current_player} rolls the die.`);
+    return el("div", { id: "hr-running" }, el("h3", {}, `${v.current_player} rolls`),
+      el("div", { class: "row" }, button(ui, "The hub rolls", "roll", "primary"),
+        el("span", { class: "muted" }, "or we rolled:"),
+        [1, 2, 3, 4, 5, 6].map((f) => button(ui, String(f), `roll:${f}`, "face"))));
+  }
+
+  function result(ui, v) {
+    const { el } = ui;
+    const r = v.result || {};
+    const points = Object.entries(r.points || {}).sort((a, b) => b[1] - a[1]);
+    return el("div", { id: "hr-result" },
+      el("p", { class: "winners" }, (r.winners || []).join(" & "), ` win with ${points.length ? points[0][1] : "?"} points`),
+      el("table", { class: "final" }, el("tbody", {}, points.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m))))));
+  }
+
+  function render(ui, box, title) {
+    const { el, S } = ui;
+    const v = S.view;
+    box.replaceChildren();
+    title.textContent = `Horse race · race ${v.race} of ${v.races}`;
+    const advice = S.advice && S.advice.actions && !Array.isArray(S.advice.actions) ? S.advice.actions : null;
+    const podium = v.podium.length
+      ? el("p", { id: "hr-podium" }, "Podium: ", v.podium.map((h, i) => el("span", { class: "pill", dataset: { place: i + 1 } }, `${i + 1}. `, ui.chip(h, h))))
+      : null;
+    let now = null;
+    if (v.finished) now = result(ui, v);
+    else if (v.phase === "betting") now = betting(ui, v, advice);
+    else if (v.roll) now = rollAdvice(ui, v, advice);
+    else now = running(ui, v);
+    add(box, lanes(ui, v), podium, now,
+      el("h3", {}, "Bet columns"), columns(ui, v),
+      el("h3", {}, "Players"), players(ui, v));
+    if (S.auth.role === "table" && S.mode === "table" && !v.finished) {
+      add(box, el("div", { class: "row" }, el("button", { type: "button", class: "act warn", id: "undo",
+        onclick: async () => { if (await ui.post(`${ui.ROOT}api/undo`, {})) ui.showMessage("Undone.", "info"); } }, "↶ Undo last action")));
+    }
+  }
+
+  /** The camera was not sure of the die: a person says what it shows (1 to 6). */
+  function prompt(p, ui) {
+    const { el } = ui;
+    if (p.kind !== "roll_reading") return null;
+    const r = p.reading || {};
+    const table = ui.S.auth.role === "table";
+    const conf = r.confidence !== undefined && r.confidence !== null ? ` (${ui.pct(r.confidence)} sure)` : "";
+    return el("div", { class: "prompt", dataset: { prompt: p.id } },
+      p.crop ? el("img", { src: `${ui.ROOT}api/crops/${encodeURIComponent(p.crop)}`, alt: "the camera's crop of the die", class: "crop" }) : null,
+      el("div", { class: "prompt-body" },
+        el("p", {}, `The camera read ${r.face ?? "nothing sure"}${conf}. What does the die show?`),
+        (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,
+        table ? el("div", { class: "row" }, [1, 2, 3, 4, 5, 6].map((f) => el("button", { type: "button", class: "act face",
+          dataset: { answer: String(f) }, onclick: () => ui.answer({ prompt: p.id, face: f }, `Read as ${f}.`) }, f)),
+          el("button", { type: "button", class: "act", onclick: () => ui.answer({ prompt: p.id, dismiss: true }, "Dismissed.") }, "Dismiss"))
+          : el("p", { class: "muted" }, "The table PIN is needed to answer.")));
+  }
+
+  games.horserace = { status, render, prompt, promptTitle: "Check the die" };
+})();

@@ -13,6 +13,15 @@ Honesty rules: a space where a hand (or anything not a camel nor the board) show
 stack's image region is reported as uncertain, never guessed; so is a space whose bands do not
 look like camels (too short, interrupted), and a space the stack in front of it may hide.
 
+Across spaces (vision.track_global): each camel exists once and all five are on the track. A
+colour read on two spaces makes both uncertain. A space that abstained only because its own
+bands were unread (not a hand, a sleeve, a stack in front, glare) is then re-read with a band
+model (each camel one band high at a known place, its middle averaged, clearly its colour),
+from the colours no other space holds, kept only when exactly one stack fits; and when one
+space alone is still unsure, the colours seen nowhere else must be on it, completed when
+exactly one ordering of them fits its column (marked ``inferred``). The rule is a fact of the
+game, not hub state; ``read_track(..., all_camels=False)`` turns the "all five" half off.
+
 Desert tiles: read from the colour of the tile's centre on spaces without camels (oasis and
 mirage sides are printed in clearly different colours); a hand over a tile makes it uncertain.
 """
@@ -33,7 +42,7 @@ from vision.board import (
     locate_board,
     reveal_zone_in_image,
 )
-from vision.track_global import Column, FitRef, SpaceReading, fit_stack, resolve
+from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
 
 __all__ = ["SpaceReading", "TrackReading", "read_track", "reveal_zone_in_image"]
 
@@ -247,10 +256,18 @@ def read_track(
             spaces[s] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
     # each camel exists once, and all five are on the track: see vision.track_global
     ref = _fit_ref(pal, len(geo.colours))
+    fitters: dict[int, StackFit] = {}
+
+    def fitter(s: int) -> StackFit:
+        if s not in fitters:
+            fitters[s] = StackFit(columns[s], ref, geo.max_stack)
+        return fitters[s]
+
     spaces = resolve(
         spaces,
         list(geo.colours),
-        lambda s, stack: fit_stack(columns[s], stack, ref),
+        lambda s, stack: fitter(s).fits(stack),
+        lambda s, free: fitter(s).decode(free),
         no_camels=set(desert),
         max_stack=geo.max_stack,
         all_camels=all_camels,

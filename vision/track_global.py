@@ -71,6 +71,8 @@ class FitRef:
 
 MARGIN = 1.5  # a band must be this much nearer its colour than to any other camel or the board
 REACH = 2.0  # ... and within this many acceptance radii of it
+SPREAD = 1.0  # ... and its samples spread around their mean by at most this many radii
+SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
 
 
 def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,45 +80,138 @@ def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lin / s, s[..., 0] / 3.0
 
 
-def fit_stack(col: Column, stack: list[str], ref: FitRef) -> float | None:
-    """How clearly ``col`` shows ``stack`` (bottom to top): the smallest margin over its bands
-    (>= MARGIN), best over small shifts of the base; None when some band does not show its
-    colour. An empty stack fits trivially (1.0): nothing to check.
+class StackFit:
+    """How one space's column fits candidate stacks: every band of every pose, once.
 
     Why a model and not run lengths: blur blends 5-8 px bands into their neighbours, so no
     single sample may be clearly one colour, but the middle half of a band of known height at
-    a known place, averaged, is; and the candidates say which colour each band must be."""
-    n = len(stack)
-    if n == 0:
-        return 1.0
-    idx = [ref.names.index(c) for c in stack]
-    band = col.band
-    cs = np.concatenate([np.zeros((1, 3)), np.cumsum(col.lin, axis=0, dtype=np.float64)])
-    total = len(col.lin)
-    shifts = np.arange(-0.5 * band, 0.5 * band + 1e-6, max(band / 8.0, 1.0))
-    starts = col.base + shifts[:, None] + np.arange(n)[None] * band  # shifts x n
-    ends = starts + band
-    ends[:, -1] += col.top_face  # the top camel shows its top face above its side
-    trim = 0.25 * band
-    lo = np.round(starts + trim).astype(np.int64)
-    hi = np.round(ends - trim).astype(np.int64)
-    inside = (lo >= 0) & (hi <= total) & (hi - lo >= 1)
-    lo, hi = np.clip(lo, 0, total), np.clip(hi, 0, total)
-    mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
-    ch, y = _chroma(mean)
-    d_camel = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1)  # shifts x n x 5
-    d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
-    own = np.take_along_axis(d_camel, np.array(idx)[None, :, None], axis=-1)[..., 0]
-    others = d_camel.copy()
-    others[:, np.arange(n), idx] = np.inf
-    nearest_other = np.minimum(others.min(axis=-1), d_board)
-    limit = REACH * ref.radius[idx][None] * (1.0 + 0.01 / np.maximum(y, 0.002))
-    ok = inside & (own <= limit) & (nearest_other >= MARGIN * own) & (y >= 0.003)
-    good = ok.all(axis=1)
-    if not good.any():
-        return None
-    margin = (nearest_other / np.maximum(own, 1e-6)).min(axis=1)
-    return float(margin[good].max())
+    a known place, averaged, is; and a candidate stack says which colour each band must be.
+    A band fits its colour when its mean is within REACH acceptance radii of it and MARGIN
+    times nearer it than any other camel colour and the board. The poses: the base may sit
+    half a band off the model (a block placed off-centre, its front face nearer the camera
+    than the sampled line), the bands a few per cent shorter or taller (camels differ;
+    parallax between face and line scales them). The top camel's band runs on over its top
+    face (same colour); the tables hold both kinds of band for every level."""
+
+    def __init__(self, col: Column, ref: FitRef, levels: int = 5) -> None:
+        self.names = ref.names
+        band = col.band
+        total = len(col.lin)
+        ch, _ = _chroma(np.asarray(col.lin, np.float64))
+        # running sums of colour, chromaticity and its square: any band's mean and spread
+        cs = np.concatenate(
+            [np.zeros((1, 7)), np.cumsum(np.column_stack([col.lin, ch, (ch**2).sum(1)]), axis=0)]
+        )
+        shift = np.arange(-0.5 * band, 0.5 * band + 1e-6, max(band / 8.0, 1.0))
+        shifts = np.repeat(shift, len(SCALES))
+        bands = np.tile(np.array(SCALES), len(shift)) * band
+        starts = col.base + shifts[:, None] + np.arange(levels)[None] * bands[:, None]
+        ends = starts + bands[:, None]
+        trim = 0.25 * bands[:, None]
+        self.side_ok, self.side_margin = self._table(cs, total, starts, ends, trim, ref)
+        # the band just below the lowest camel: the board, for a stack read on its own (a
+        # darker camel under the lowest one read would show here instead)
+        below = starts[:, :1] - bands[:, None]
+        self.board_below = self._board(cs, total, below, starts[:, :1], trim[:, :1], ref)[:, 0]
+        self.top_ok, self.top_margin = self._table(
+            cs, total, starts, ends + col.top_face, trim, ref
+        )
+
+    @staticmethod
+    def _table(
+        cs: np.ndarray,
+        total: int,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        trim: np.ndarray,
+        ref: FitRef,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(poses x levels x colours) whether that band fits that colour, and its margin."""
+        lo = np.round(starts + trim).astype(np.int64)
+        hi = np.minimum(np.round(ends - trim).astype(np.int64), total)  # a top face may run out
+        inside = (lo >= 0) & (hi - lo >= 1)
+        lo, hi = np.clip(lo, 0, total), np.clip(hi, 0, total)
+        mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
+        ch, y = _chroma(mean[..., :3])
+        # a band must be one colour throughout, not a mix whose mean happens to look like one
+        # (blue over orange averages to grey, which is white's chromaticity)
+        spread = np.sqrt(np.maximum(mean[..., 6] - (mean[..., 3:6] ** 2).sum(-1), 0.0))
+        d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1)  # poses x levels x colours
+        d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
+        k = d.shape[-1]
+        others = np.where(np.eye(k, dtype=bool), np.inf, d[..., None, :]).min(axis=-1)
+        nearest_other = np.minimum(others, d_board[..., None])
+        dark = (1.0 + 0.01 / np.maximum(y, 0.002))[..., None]
+        limit = REACH * ref.radius * dark
+        margin = nearest_other / np.maximum(d, 1e-6)
+        even = spread[..., None] <= SPREAD * ref.radius * dark
+        ok = (inside & (y >= 0.003))[..., None] & (d <= limit) & (margin >= MARGIN) & even
+        return ok, margin
+
+    @staticmethod
+    def _board(
+        cs: np.ndarray,
+        total: int,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        trim: np.ndarray,
+        ref: FitRef,
+    ) -> np.ndarray:
+        """Whether each band is clearly the board: nearer it than any camel colour."""
+        lo = np.clip(np.round(starts + trim).astype(np.int64), 0, total)
+        hi = np.clip(np.round(ends - trim).astype(np.int64), 0, total)
+        mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
+        ch, y = _chroma(mean[..., :3])
+        d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
+        d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
+        return (hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board)
+
+    def fits(self, stack: list[str]) -> float | None:
+        """How clearly the column shows ``stack`` (bottom to top): the smallest band margin,
+        best over the poses; None when no pose shows every band in its colour. An empty stack
+        fits trivially (1.0): there is nothing to check."""
+        n = len(stack)
+        if n == 0:
+            return 1.0
+        if n > self.side_ok.shape[1]:
+            return None
+        idx = [self.names.index(c) for c in stack]
+        lv = np.arange(n)
+        # every camel's side band, the top one's also with its top face
+        ok = self.top_ok[:, n - 1, idx[-1]] & self.side_ok[:, lv, idx].all(axis=1)
+        if not ok.any():
+            return None
+        margin = np.minimum(
+            self.top_margin[:, n - 1, idx[-1]], self.side_margin[:, lv, idx].min(axis=1)
+        )
+        return float(margin[ok].max())
+
+    def decode(self, free: list[str]) -> list[list[str]]:
+        """Every stack of one or more of the ``free`` colours (each at most once) that fits."""
+        idx = [self.names.index(c) for c in free]
+        found: list[list[str]] = []
+        levels = self.side_ok.shape[1]
+
+        def grow(prefix: list[int], mask: np.ndarray) -> None:
+            j = len(prefix)
+            for c in idx:
+                if c in prefix:
+                    continue
+                side = mask & self.side_ok[:, j, c]
+                if not side.any():
+                    continue
+                if (side & self.top_ok[:, j, c]).any():
+                    found.append([self.names[i] for i in prefix + [c]])
+                if j + 1 < levels:
+                    grow(prefix + [c], side)
+
+        grow([], self.board_below.copy())
+        return found
+
+
+def fit_stack(col: Column, stack: list[str], ref: FitRef) -> float | None:
+    """``StackFit(col, ref).fits(stack)``: one candidate, one column."""
+    return StackFit(col, ref).fits(stack)
 
 
 def _orderings(fixed: list[str], extra: list[str]) -> Iterator[list[str]]:
@@ -132,20 +227,8 @@ def _orderings(fixed: list[str], extra: list[str]) -> Iterator[list[str]]:
             yield out
 
 
-def resolve(
-    spaces: dict[int, SpaceReading],
-    colours: list[str],
-    fits: Callable[[int, list[str]], float | None],
-    *,
-    no_camels: set[int] | frozenset[int] = frozenset(),
-    max_stack: int = 5,
-    all_camels: bool = True,
-) -> dict[int, SpaceReading]:
-    """The readings after the five-camel rule (a new dict; the input is not changed).
-
-    ``fits(space, stack)`` says whether the space's own pixels show ``stack`` (None: no);
-    ``no_camels``: spaces that cannot hold a camel (a desert tile lies there)."""
-    out = dict(spaces)
+def _duplicates(out: dict[int, SpaceReading]) -> None:
+    """Each camel exists once: a colour read on two spaces is wrong on at least one of them."""
     where: dict[str, list[int]] = {}
     for s, r in out.items():
         for c in r.camels if not r.uncertain else []:
@@ -154,23 +237,78 @@ def resolve(
         if len(on) > 1:
             for s in on:
                 out[s] = SpaceReading([], 0.0, True, f"{c} seen on spaces {on}")
+
+
+def _complete_lone(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    max_stack: int,
+) -> bool:
+    """All five camels are on the track: with exactly one space unsure, the colours seen
+    nowhere else are on it. Completes it when exactly one ordering of them fits its column;
+    True when it did."""
+    unsure = [s for s, r in out.items() if r.uncertain]
+    if len(unsure) != 1 or not out[unsure[0]].resolvable:
+        return False
+    s = unsure[0]
+    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    missing = [c for c in colours if c not in seen]
+    if len(missing) > max_stack:
+        return False
+    found = [st for st in _orderings([], missing) if fits(s, st) is not None]
+    if len(found) != 1:
+        return False
+    why = "the camel colours seen nowhere else" if found[0] else "all five camels elsewhere"
+    out[s] = SpaceReading(found[0], 0.5, why=why, inferred=True)
+    return True
+
+
+def resolve(
+    spaces: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    decode: Callable[[int, list[str]], list[list[str]]] | None = None,
+    *,
+    no_camels: set[int] | frozenset[int] = frozenset(),
+    max_stack: int = 5,
+    all_camels: bool = True,
+) -> dict[int, SpaceReading]:
+    """The readings after the camel rules (a new dict; the input is not changed).
+
+    ``fits(space, stack)`` says whether the space's own pixels show ``stack`` (None: no);
+    ``decode(space, free)`` lists every stack of the ``free`` colours its pixels show;
+    ``no_camels``: spaces that cannot hold a camel (a desert tile lies there).
+
+    Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
+    on the track, a lone unsure space is completed (``_complete_lone``); otherwise each unsure
+    space whose bands were unread is decoded on its own from the colours no other space holds
+    (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
+    again; last, a camel seen nowhere while no space is unsure is put back where it alone fits.
+    """
+    out = dict(spaces)
+    _duplicates(out)
+    if all_camels and _complete_lone(out, colours, fits, max_stack):
+        return out
+    if decode is not None:
+        for s, r in list(out.items()):
+            if not (r.uncertain and r.resolvable):
+                continue
+            held = {c for o, q in out.items() if o != s and not q.uncertain for c in q.camels}
+            found = decode(s, [c for c in colours if c not in held])
+            if len(found) == 1:
+                out[s] = SpaceReading(found[0], 0.5, why="read from the band model")
+        _duplicates(out)
     if not all_camels:
+        return out
+    if _complete_lone(out, colours, fits, max_stack):
         return out
     unsure = [s for s, r in out.items() if r.uncertain]
     seen = {c for r in out.values() if not r.uncertain for c in r.camels}
     missing = [c for c in colours if c not in seen]
-    if len(unsure) == 1:
-        s = unsure[0]
-        if not out[s].resolvable or len(missing) > max_stack:
-            return out
-        found = [st for st in _orderings([], missing) if fits(s, st) is not None]
-        if len(found) == 1:
-            why = "the camel colours seen nowhere else" if found[0] else "all five camels elsewhere"
-            out[s] = SpaceReading(found[0], 0.5, why=why, inferred=True)
-        return out
     if unsure or not missing:
         return out
-    # no space abstained, yet a camel is seen nowhere: a stack lost it (a band read as its
+    # no space is unsure, yet a camel is seen nowhere: a stack lost it (a band read as its
     # neighbour's seam, or the lowest camel dark against its shadow)
     homes = []
     for s, r in out.items():
@@ -179,11 +317,10 @@ def resolve(
         for st in _orderings(r.camels, missing):
             if fits(s, st) is not None:
                 homes.append((s, st))
-    places = {s for s, _ in homes}
     if len(homes) == 1:
         s, st = homes[0]
         out[s] = SpaceReading(st, 0.5, why="a camel seen nowhere else fits here", inferred=True)
     else:
-        for s in places:
+        for s in {s for s, _ in homes}:
             out[s] = SpaceReading([], 0.0, True, f"{', '.join(missing)} not seen: may be here")
     return out

@@ -1,0 +1,141 @@
+"""The five-camel rule across spaces (vision.track_global) on constructed readings and columns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.board import load_geometry
+from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
+
+BAND = 10.0
+TOP = 25.0
+BASE = 20
+SAND = np.array([0.35, 0.55, 0.75])  # linear BGR of the board's sand
+
+
+@pytest.fixture(scope="module")
+def ref() -> FitRef:
+    geo = load_geometry()
+    names = list(geo.colours)
+    lin = (np.array([geo.colours[n][::-1] for n in names], np.float64) / 255.0) ** 2.2
+    chroma = lin / lin.sum(axis=1, keepdims=True)
+    radius = np.array([0.075 if n == "white" else 0.11 for n in names])
+    return FitRef(names, chroma, radius, (SAND / SAND.sum())[None])
+
+
+def _column(stack: list[str], ref: FitRef, shade: float = 0.6) -> Column:
+    """A clean column: sand, then each camel one band high, the top one with its top face."""
+    geo = load_geometry()
+    n = 120
+    lin = np.tile(SAND, (n, 1))
+    for j, c in enumerate(stack):
+        colour = (np.array(geo.colours[c][::-1], np.float64) / 255.0) ** 2.2 * shade
+        end = BASE + (j + 1) * BAND + (TOP if j == len(stack) - 1 else 0)
+        lin[int(BASE + j * BAND) : int(end)] = colour
+    return Column(lin, BASE, BAND, TOP)
+
+
+def _readings(unsure_why: str = "an unreadable band between two camels", resolvable=True):
+    return {
+        3: SpaceReading(["blue", "green"], 0.9),
+        7: SpaceReading(["orange"], 0.9),
+        9: SpaceReading(["yellow"], 0.9),
+        12: SpaceReading([], 0.0, True, unsure_why, resolvable=resolvable),
+        14: SpaceReading([], 0.9),
+    }
+
+
+def _fits(columns: dict[int, Column], ref: FitRef):
+    return lambda s, stack: StackFit(columns[s], ref).fits(stack)
+
+
+def test_the_one_colour_seen_nowhere_completes_the_lone_unsure_space(ref):
+    cols = {12: _column(["white"], ref)}
+    out = resolve(_readings(), list(ref.names), _fits(cols, ref))
+    assert out[12].camels == ["white"] and not out[12].uncertain and out[12].inferred
+    assert out[3] == _readings()[3]  # the others are left as read
+
+
+def test_two_missing_colours_complete_only_in_the_order_the_column_shows(ref):
+    spaces = _readings()
+    spaces[7] = SpaceReading([], 0.9)  # orange now missing too
+    cols = {12: _column(["white", "orange"], ref)}
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].camels == ["white", "orange"]
+
+
+def test_no_completion_while_another_space_is_uncertain(ref):
+    spaces = _readings()
+    spaces[14] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
+    cols = {12: _column(["white"], ref), 14: _column([], ref)}
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain and out[12].camels == []
+    assert out[14].uncertain
+
+
+def test_no_completion_under_a_hand(ref):
+    spaces = _readings("something the colour of the margin covers the base", resolvable=False)
+    cols = {12: _column(["white"], ref)}
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain
+
+
+def test_no_completion_when_the_pixels_contradict_the_rule(ref):
+    # the rule says white, but the space's column shows a green band
+    cols = {12: _column(["green"], ref)}
+    out = resolve(_readings(), list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain and out[12].camels == []
+
+
+def test_a_colour_on_two_spaces_makes_both_uncertain(ref):
+    spaces = _readings()
+    spaces[12] = SpaceReading(["orange", "white"], 0.9)
+    out = resolve(spaces, list(ref.names), lambda s, st: None)
+    assert out[7].uncertain and out[12].uncertain
+    assert "orange" in (out[7].why or "") and out[7].camels == [] and out[12].camels == []
+    assert not out[3].uncertain
+
+
+def test_rule_off_for_a_board_being_set_up(ref):
+    cols = {12: _column(["white"], ref)}
+    out = resolve(_readings(), list(ref.names), _fits(cols, ref), all_camels=False)
+    assert out[12].uncertain
+
+
+def test_a_lost_camel_goes_back_only_where_it_alone_fits(ref):
+    spaces = _readings()
+    spaces[12] = SpaceReading(["orange"], 0.9)  # white lost from under orange
+    del spaces[7]
+    spaces[7] = SpaceReading([], 0.9)
+    cols = {s: _column(r.camels, ref) for s, r in spaces.items()}
+    cols[12] = _column(["white", "orange"], ref)
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].camels == ["white", "orange"] and out[12].inferred
+    assert out[7].camels == [] and not out[7].uncertain
+
+
+def test_stack_fit_tells_the_order_and_the_height(ref):
+    fit = StackFit(_column(["blue", "white", "orange"], ref), ref)
+    assert fit.fits(["blue", "white", "orange"]) is not None
+    assert fit.fits(["white", "blue", "orange"]) is None
+    assert fit.fits(["blue", "white"]) is None  # the top face would be orange
+    assert fit.decode(list(ref.names)) == [["blue", "white", "orange"]]
+    assert StackFit(_column([], ref), ref).decode(list(ref.names)) == []
+
+
+def test_two_unsure_spaces_are_each_decoded_from_their_own_bands_only(ref):
+    spaces = _readings()
+    spaces[7] = SpaceReading([], 0.0, True, "an unreadable band below the lowest camel", True)
+    cols = {12: _column(["white"], ref), 7: _column(["orange"], ref)}
+    out = resolve(
+        spaces,
+        list(ref.names),
+        _fits(cols, ref),
+        lambda s, free: StackFit(cols[s], ref).decode(free),
+    )
+    assert out[12].camels == ["white"] and out[7].camels == ["orange"]
+    assert not out[12].inferred  # read from its own bands, not completed by the rule
+    # without the band model, two unsure spaces stay unsure
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain and out[7].uncertain

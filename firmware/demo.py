@@ -128,7 +128,7 @@ class BoardCamera:
         scene = (self._game, tuple((k, tuple(v)) for k, v in sorted(on_board.items())),
                  tuple(sorted(tiles.items())), die)
         t0 = time.perf_counter()
-        image, _ = render_board_scene(np.random.default_rng(self._scene_seed), track=on_board,
+        image, _ = render_board_scene(SceneRng(self._scene_seed), track=on_board,
                                       desert=tiles, die=die, size=self.size, pose=self.pose,
                                       geometry=self.geometry, effects=False)
         noise = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
@@ -176,7 +176,7 @@ class BoardCamera:
         if clean is None:
             A = np.array([[s, 0, -x0], [0, s, -y0], [0, 0, 1.0]])
             window = CameraPose(K=A @ pose.K, R=pose.R, t=pose.t)
-            clean, _ = render_board_scene(np.random.default_rng(self._scene_seed),
+            clean, _ = render_board_scene(SceneRng(self._scene_seed),
                                           track={k: list(v) for k, v in track},
                                           desert=dict(tiles), die=die, size=(x1 - x0, y1 - y0),
                                           pose=window, geometry=self.geometry, effects=False)
@@ -218,6 +218,46 @@ class BoardCamera:
         """What the camera sees now (the RenderedSource's callable)."""
         with self._lock:
             return self._image
+
+
+class SceneRng:
+    """A random generator for one scene in which each drawing function has its own stream.
+
+    Why: ``render_board_scene`` draws the desert tiles' jitter, then the table, the lamp's
+    direction, the camels' placement and the die from ONE generator, so the number of tiles on
+    the board shifted everything drawn after them: when a leg ended and the tiles went back to
+    the players, the table's colour and grain changed over the whole frame. The watch loop's
+    settle machine (rightly) took that for a hand over the table and the track waited its
+    timeout. Here every function that draws gets a stream of its own, seeded by the scene and
+    the function's name (and, for a tile or a camel stack, its space): a tile placed changes
+    that tile, a camel moved changes its stack, and nothing else.
+
+    Duck-typed: it forwards any ``numpy.random.Generator`` method to the caller's stream.
+    """
+
+    _PER_SPACE = ("_draw_tile", "stack_blocks")  # their draws belong to the space they draw
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+        self._streams: dict[tuple[Any, ...], np.random.Generator] = {}
+
+    def _stream(self, frame: Any) -> np.random.Generator:
+        name = frame.f_code.co_name
+        key: tuple[Any, ...] = (name,)
+        if name in self._PER_SPACE:
+            key = (name, frame.f_locals.get("space"))
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = self._streams[key] = np.random.default_rng(_seed_int(self._seed, *key))
+        return stream
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        import sys
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            return getattr(self._stream(sys._getframe(1)), method)(*args, **kwargs)
+
+        return draw
 
 
 def _seed_int(*parts: Any) -> int:

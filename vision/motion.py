@@ -20,6 +20,17 @@ Two modes:
 A hand is told from a die by where it is: an arm reaches in from outside, so the changed region
 touches the zone's border; a die lies inside it. A change that covers more of the zone than a die
 can is a hand (or a sleeve) too.
+
+In track mode a "hand" that has not moved at all for ``stale_frames`` frames is not a hand: a
+hand over the board trembles, but a change of the table itself (a lamp switched on, the camera
+nudged, a cloth under the board pulled straight) differs from the reference everywhere, touches
+every border and then lies still. Without this the flag stayed up after the hand had left and
+the move was only read at the loop's timeout. (The die watcher keeps the strict rule: a die must
+never be read under a still hand; the watch loop re-takes its empty zone when idle instead.)
+
+Differences are taken in colour (the largest of the three channels' differences), not in grey: a
+white die on a sand-coloured zone, or a yellow camel on a yellow-brown space, changes the blue
+channel a lot and the grey level hardly at all.
 """
 
 from __future__ import annotations
@@ -58,11 +69,12 @@ class Transition:
 class ZoneWatcher:
     """Feed it the zone's crop of every frame; it says when to read. See the module docstring.
 
-    ``still_frames``: frames without motion needed before a read. ``motion``: mean grey change
-    (0..255) of one pixel between frames that counts as motion. ``change``: grey difference
-    (per pixel) that
-    counts as "different from the reference". ``max_object``: the largest share of the zone one
-    object that is not a hand may cover (a die is far smaller than the zone).
+    ``still_frames``: frames without motion needed before a read. ``motion``: change (0..255,
+    the largest channel's) of one pixel between frames that counts as motion. ``change``: the
+    same, against the reference, that counts as "different from the reference". ``max_object``:
+    the largest share of the zone one object that is not a hand may cover (a die is far smaller
+    than the zone). ``stale_frames`` (track mode; default 3 x ``still_frames``): frames without
+    any motion after which a border-touching change is taken for the table, not a hand.
     """
 
     def __init__(
@@ -75,11 +87,14 @@ class ZoneWatcher:
         min_object: float = 0.002,
         max_object: float = 0.25,
         size: int = 96,
+        stale_frames: int | None = None,
     ) -> None:
         if mode not in ("die", "track"):
             raise ValueError(f"mode is 'die' or 'track', not {mode!r}")
         if still_frames < 1:
             raise ValueError("still_frames must be at least 1")
+        if stale_frames is not None and stale_frames < still_frames:
+            raise ValueError("stale_frames must be at least still_frames")
         self.mode = mode
         self.still_frames = still_frames
         self.motion = motion
@@ -92,19 +107,26 @@ class ZoneWatcher:
         self.reference: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._still = 0
+        self._quiet = 0  # frames in a row without any motion
+        self.stale_frames = stale_frames if stale_frames is not None else 3 * still_frames
         self.hand = False
 
     # --- helpers ------------------------------------------------------------------------
     def _thumb(self, crop: np.ndarray) -> np.ndarray:
         if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3) or crop.size == 0:
             raise ValueError(f"expected an image crop, got {getattr(crop, 'shape', type(crop))}")
-        g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-        h, w = g.shape
+        h, w = crop.shape[:2]
         scale = self.size / max(h, w)
         small = cv2.resize(
-            g, (max(int(w * scale), 8), max(int(h * scale), 8)), interpolation=cv2.INTER_AREA
+            crop, (max(int(w * scale), 8), max(int(h * scale), 8)), interpolation=cv2.INTER_AREA
         )
         return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+
+    @staticmethod
+    def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Per pixel, the largest channel's absolute difference (see the module docstring)."""
+        d = np.abs(a - b)
+        return d.max(axis=2) if d.ndim == 3 else d
 
     def set_background(self, crop: np.ndarray) -> None:
         """The empty zone (die mode) or the settled track (track mode)."""
@@ -114,7 +136,7 @@ class ZoneWatcher:
         assert self.reference is not None
         if self.reference.shape != t.shape:
             raise ValueError("the zone crop changed size: call set_background again")
-        return (np.abs(t - self.reference) > self.change).astype(np.uint8)
+        return (self._diff(t, self.reference) > self.change).astype(np.uint8)
 
     def _is_hand(self, fg: np.ndarray) -> bool:
         share = float(fg.mean())
@@ -145,13 +167,17 @@ class ZoneWatcher:
         moving = (
             self._prev is not None
             and self._prev.shape == t.shape
-            and int(np.count_nonzero(np.abs(t - self._prev) > self.motion))
-            >= max(3, int(0.3 * self.min_object * t.size))
+            and int(np.count_nonzero(self._diff(t, self._prev) > self.motion))
+            >= max(3, int(0.3 * self.min_object * t.shape[0] * t.shape[1]))
         )
         self._prev = t
+        self._quiet = 0 if moving else self._quiet + 1
         fg = self._foreground(t)
         present = float(fg.mean()) >= self.min_object
-        self.hand = present and self._is_hand(fg)
+        hand = present and self._is_hand(fg)
+        if hand and self.mode == "track" and self._quiet >= self.stale_frames:
+            hand = False  # nothing has moved for long: the table changed, no hand is there
+        self.hand = hand
         old = self.state
         new = old
         read = False

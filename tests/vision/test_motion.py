@@ -138,3 +138,76 @@ def test_rejects_bad_arguments():
     w = ZoneWatcher()
     with pytest.raises(ValueError):
         w.update(np.zeros((0, 0), np.uint8))
+
+
+def test_track_hand_flag_drops_once_the_hand_has_left_even_if_the_table_changed():
+    """The demo's lost track reads: the frame the reference was taken from and the frames after
+    the move differed over the whole table (the renderer drew the table anew when the leg's
+    desert tiles went back; at a real table: a lamp switched on, the camera nudged). That global
+    difference touches every border, so the watcher called it a hand for as long as it lasted —
+    the hand flag stayed up after the hand had left, and the move was only read at the loop's
+    timeout. A "hand" that does not move at all for ``stale_frames`` is the table itself."""
+    geo = load_geometry()
+    from vision.render.board import sample_pose
+
+    pose = sample_pose(np.random.default_rng(30), geo)
+
+    def shot(track):
+        img, _ = render_board_scene(
+            np.random.default_rng(1), track=track, desert={}, pose=pose, geometry=geo, effects=False
+        )
+        return img
+
+    before = shot({2: ["blue"], 5: ["green"]})
+    after = shot({4: ["blue"], 5: ["green"]})
+    lamp_on = np.clip(after.astype(np.int16) + 45, 0, 255).astype(np.uint8)  # the whole table
+    noise = np.random.default_rng(7)
+
+    def frame(base, hand=None):
+        img = base.copy()
+        if hand is not None:
+            c = pose.project(np.array(geo.space_centres[hand]), 0.0)[0]
+            draw_hand(img, np.random.default_rng(hand), (float(c[0]), float(c[1])), 1.2)
+        return add_noise(img, noise, 2.0)[::4, ::4]  # the loop's quarter-size table
+
+    w = ZoneWatcher("track", still_frames=3)
+    assert w.stale_frames == 9
+    frames = [frame(before) for _ in range(2)]  # settled: the reference
+    frames += [frame(lamp_on if s == 4 else before, hand=s) for s in (2, 3, 4)]  # the move
+    hand_gone = len(frames)
+    frames += [frame(lamp_on) for _ in range(20)]  # the hand has left; the lamp stays on
+    hands, reads = [], []
+    for i, f in enumerate(frames):
+        t = w.update(f)
+        hands.append(w.hand)
+        if t is not None and t.read:
+            reads.append(i)
+    assert any(hands[2:hand_gone])  # the hand was seen while it was there
+    # ...and dropped after stale_frames without motion (not at the loop's timeout)
+    assert not any(hands[hand_gone + w.stale_frames :]), hands
+    assert len(reads) == 1 and hand_gone + w.stale_frames <= reads[0] <= hand_gone + 15, reads
+    assert w.state in (State.HELD, State.EMPTY)
+
+
+def test_a_white_die_on_a_light_zone_is_seen_in_colour_not_only_in_grey():
+    """A die whose grey level is the zone's (a white die on a sand-coloured zone under a warm
+    lamp) still differs in a channel: the watcher must see it land and read it once."""
+    base = np.zeros((120, 200, 3), np.uint8)
+    base[:] = (150, 205, 235)  # sand: grey ~207
+    die = base.copy()
+    die[50:72, 90:112] = (228, 206, 200)  # a die of nearly the same grey, far bluer
+    import cv2
+
+    g = lambda im: cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(int)  # noqa: E731
+    assert abs(g(die)[60, 100] - g(base)[60, 100]) < 30  # grey alone could not tell it
+    noise = np.random.default_rng(3)
+    frames = [add_noise(base, noise, 2.0) for _ in range(3)]
+    frames += [add_noise(die, noise, 2.0) for _ in range(8)]
+    w = ZoneWatcher("die", still_frames=3)
+    reads = run(w, frames)
+    assert len(reads) == 1 and reads[0] >= 3 + 3 - 1
+
+
+def test_stale_frames_must_not_be_shorter_than_still_frames():
+    with pytest.raises(ValueError, match="stale_frames"):
+        ZoneWatcher("track", still_frames=5, stale_frames=2)

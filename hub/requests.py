@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from hub.auth import Access, AuthError
 from hub.games.camelup import COLOURS, IllegalAction
-from hub.games.common import IllegalAction as RulesRefusal
 from hub.games_glue import GAMES
 from hub.observations import TrackError
 
@@ -385,7 +384,7 @@ def dispatch(
     except RequestError as exc:
         extra = {} if exc.seq is None else {"seq": exc.seq}
         return error(cmd, str(exc), exc.reason, **extra)
-    except (IllegalAction, RulesRefusal) as exc:
+    except IllegalAction as exc:
         return error(cmd, str(exc), exc.reason)
     except Exception as exc:  # a bug must answer, not kill the MQTT loop or the HTTP worker
         log.exception("command %s failed", cmd)

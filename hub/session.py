@@ -50,7 +50,6 @@ from hub.games.camelup import (
     public_event,
     public_view,
 )
-from hub.games.common import IllegalAction as RulesRefusal
 from hub.games_glue import Driver, driver
 from hub.games_glue import horserace as horserace_glue
 from hub.games_glue import marcopolo2 as marcopolo2_glue
@@ -424,9 +423,7 @@ class TableSession:
             return self._play(act, player, events, {"cmd": "action", "action": str(act),
                                                     "player": player, "resolves": resolves})
 
-    def _other_action(self, game: Any, player: str | None, action: str,
-                      cause: dict[str, Any] | None = None,
-                      before: Iterable[tuple[str, dict[str, Any]]] = ()) -> dict[str, Any]:
+    def _other_action(self, game: Any, player: str | None, action: str) -> dict[str, Any]:
         """An action of the horse race or Marco Polo II, in the engine's text notation.
 
         Open prompts the action answers are closed with it: a horse-race roll entered by hand
@@ -438,12 +435,11 @@ class TableSession:
         try:
             act = drv.parse_action(action)
             events = drv.check(game, act, player)
-        except RulesRefusal as exc:
+        except IllegalAction as exc:
             return self._refuse(player, action, exc)
         return self._play(act, player, events, {"cmd": "action", "action": str(act),
                                                 "player": player,
-                                                "resolves": self._answered(events),
-                                                **(cause or {})}, before=before)
+                                                "resolves": self._answered(events)})
 
     def _answered(self, events: list[dict[str, Any]]) -> list[str]:
         """The open prompts these engine events answer (see :meth:`_other_action`)."""
@@ -523,7 +519,7 @@ class TableSession:
         player = game.current_player
         try:
             events = self.driver.check(game, act, player)
-        except RulesRefusal as exc:
+        except IllegalAction as exc:
             raise RequestError(str(exc), exc.reason) from None
         correction = {"type": "correction", "prompt": pid, "face": face,
                       "read": {"face": reading.get("face")},
@@ -619,7 +615,7 @@ class TableSession:
         if roll is not None:
             try:
                 events = self.driver.check(game, roll, player)
-            except RulesRefusal as exc:  # a readable die the rules refuse (no roll due now)
+            except IllegalAction as exc:  # a readable die the rules refuse (no roll due now)
                 problems = [str(exc)]
             else:
                 return self._play(roll, player, events,
@@ -637,7 +633,7 @@ class TableSession:
         """A still horse-race track: the horse the roll in hand went to, or what differs."""
         try:
             decision = horserace_glue.judge_track(game.state, p["track"], p.get("uncertain"))
-        except RulesRefusal as exc:
+        except IllegalAction as exc:
             raise RequestError(str(exc), "bad_payload") from None
         if decision.kind in ("match", "waiting"):
             return {"match": True, **({"waiting": True} if decision.kind == "waiting" else {})}
@@ -645,7 +641,7 @@ class TableSession:
             player = game.current_player
             try:
                 events = self.driver.check(game, decision.action, player)
-            except RulesRefusal as exc:
+            except IllegalAction as exc:
                 decision = horserace_glue.TrackDecision("mismatch", differences=[str(exc)])
             else:
                 out = self._play(decision.action, player, events,
@@ -669,13 +665,13 @@ class TableSession:
                 actions, doubt = marcopolo2_glue.judge_frame(
                     game.state, p["readings"], settings.get("boards"), self.threshold,
                     settings.get("expected_dice"))
-            except RulesRefusal as exc:
+            except IllegalAction as exc:
                 raise RequestError(str(exc), exc.reason) from None
             played = []
             for act in actions:
                 try:
                     events = self.driver.check(game, act, None)
-                except RulesRefusal as exc:  # pragma: no cover - judge_frame leaves these out
+                except IllegalAction as exc:  # pragma: no cover - judge_frame leaves these out
                     doubt = doubt or {"round": game.state.round, "players": [],
                                       "needs_person": [], "neutral": [], "read": {}}
                     doubt["needs_person"].append({"board": act.player, "reason": str(exc)})

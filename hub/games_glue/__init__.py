@@ -13,6 +13,6 @@ all ``ValueError``) with a reason code; the session turns that into a refusal.
 
 from __future__ import annotations
 
-from hub.games_glue.base import GAMES, DEFAULT_GAME, Driver, driver
+from hub.games_glue.base import DEFAULT_GAME, GAMES, Driver, driver
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Driver", "driver"]

@@ -84,6 +84,7 @@
   /* The other games draw their own card (static/horserace.js, static/marcopolo2.js, loaded
    * first); Camel Up's cards step aside (body[data-kind]). They get the page's helpers as `ui`. */
   const GAMES = window.pyramidGames || {};
+  const KIND_NAMES = { horserace: "horse race", marcopolo2: "Marco Polo II" };
   const gameMod = (v) => (v && v.game && v.game !== "camelup" ? GAMES[v.game] || null : null);
 
   function showMessage(text, kind) {
@@ -784,7 +785,7 @@
       for (const g of data.games || []) {
         list.append(el("li", { dataset: { game: g.game_id } },
           el("a", { href: `${ROOT}games/${encodeURIComponent(g.game_id)}` },
-            `Game ${g.number || g.game_id} · ${new Date(g.started * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" })} · ${(g.players || []).join(", ")}`),
+            `Game ${g.number || g.game_id}${KIND_NAMES[g.kind] ? ` · ${KIND_NAMES[g.kind]}` : ""} · ${new Date(g.started * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" })} · ${(g.players || []).join(", ")}`),
           el("span", { class: "muted small" }, g.status === "finished" ? ` · won by ${(g.winners || []).join(" & ")}` : ` · ${g.status === "playing" ? "in play" : g.status}`)));
       }
       if (!(data.games || []).length) list.append(el("li", { class: "muted" }, "No games yet."));

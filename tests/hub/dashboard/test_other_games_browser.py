@@ -31,6 +31,7 @@ def test_a_horse_race_from_the_dialog_to_the_podium(browser: Any, tmp_path: Path
         assert session.kind == "horserace" and session.record.params["settings"] == {
             "races": 1, "track_length": 8, "next_starter": "leader"}
         assert page.locator("#track-card").is_hidden() and page.locator("#game-card").is_visible()
+        page.wait_for_selector("#games li[data-game='g1']:has-text('horse race')")
         assert page.locator("#hr-track .lane").count() == 5
         # the value of a token now, from the hub's advice, with its error
         page.wait_for_selector("#hr-betting tr[data-bet='blue'] td.ev:has-text('±')")
@@ -43,11 +44,12 @@ def test_a_horse_race_from_the_dialog_to_the_podium(browser: Any, tmp_path: Path
         assert "null" not in page.locator("#game-card").inner_text()
         page.wait_for_selector("#hr-roll tr[data-choice] td.ev")
         first = page.locator("#hr-roll tr[data-choice]").first
-        assert first.locator("td.ev").count() == 2 and "±" in first.locator("td.ev").first.inner_text()
+        ev = first.locator("td.ev")
+        assert ev.count() == 2 and "±" in ev.first.inner_text()
         roll = session.snapshot(log=False)["advice"]["roll"]
         best = roll["choices"][0]
         assert first.get_attribute("data-choice") == best["horse"]
-        assert first.locator("td.ev").first.inner_text().startswith(f"{best['expected']['Ann']:.1f}")
+        assert ev.first.inner_text().startswith(f"{best['expected']['Ann']:.1f}")
         tap(page, table, f"#hr-roll tr[data-choice='{best['horse']}'] button[data-action]")
         assert session.game.state.positions[session.game.state.horses.index(best["horse"])] == 6
         # the rest of the race through the page: pass, roll 6, give it to a horse

@@ -19,7 +19,10 @@ must empty before the next die can be read); a "track" watcher on a quarter-size
 the table has changed after the die and is still again with no hand. A die watcher READ is paired
 with the release it belongs to: one release, one read. A die that settled just before its release
 was seen (within ``CLAIM_S``) is claimed by that release; a die that stays in the zone from the
-turn before is taken as the background for the next one.
+turn before is taken as the background for the next one. A change at the zone's border that came
+before the release's edge and lies still (a desert tile placed by the zone, a stack leaning into
+it: the die watcher calls it a hand, and would until the die timeout) is not the die: at the edge
+the last still frame before it becomes the empty zone (``_quiet_zone``).
 
 What the die reader is given: the zone cut from the camera's full-resolution stream when the
 source has one (``FrameSource.capture_zone``: a die is ~70 px there, ~20 px in the 1280x720
@@ -132,6 +135,9 @@ class WatchLoop:
         self._track_moved = False  # the track watcher has seen the move begin (READING_TRACK)
         self._track_still = 0  # frames since, with nothing moving and no hand
         self._unclaimed: Frame | None = None  # a die that settled with no release pending
+        # idle, the zone busy with a still border-touching change: (box, the latest frame with
+        # no motion, its full-resolution cut or None), the empty zone if a release comes now
+        self._quiet_zone: tuple[Box, Frame, tuple[np.ndarray, float] | None] | None = None
         # the empty reveal zone (the die reader's background): the preview crop of the last
         # frame the die watcher called empty, and (box, crop, scale, t) from the full-resolution
         # stream, taken when the zone became empty (and now and then while it stays so)
@@ -271,6 +277,9 @@ class WatchLoop:
                 if str(watch.state) in ("read", "held"):
                     # the die before this one still lies there: it is background now
                     self._zone_watcher(base, fresh=True)
+                elif self._quiet_zone is not None and self._quiet_zone[0] == self._die_box \
+                        and str(watch.state) in ("moving", "still") and watch.hand:
+                    self._rebase_at_edge(*self._quiet_zone)
                 if self._unclaimed is not None and t_mono - self._unclaimed.t <= CLAIM_S:
                     claimed = self._unclaimed  # settled just before the edge was seen
             else:
@@ -290,6 +299,17 @@ class WatchLoop:
         if claimed is not None:
             self._read_die(claimed)
 
+    def _rebase_at_edge(self, box: Box, quiet: Frame,
+                        full: tuple[np.ndarray, float] | None) -> None:
+        """The release's edge came while the zone held a still change at its border (see the
+        module docstring): the zone as it lay still before the edge is the empty zone."""
+        log.info("release: the reveal zone held a still change at its border; its last still "
+                 "frame is the empty zone")
+        self._zone_watcher(quiet, fresh=True)
+        self._empty_zone = (box, crop(quiet.image, box).copy())
+        self._empty_full = None if full is None else (box, full[0], full[1], quiet.t)
+        self._quiet_zone = None
+
     def _new_watcher(self, mode: str, frames: int, base: Frame | None) -> Any:
         watch = self.readers.watcher(mode, frames)
         if base is not None:
@@ -302,6 +322,7 @@ class WatchLoop:
         """The die watcher for the current zone (a new one if the zone moved, or ``fresh``)."""
         if fresh or self._die_watch is None or not _same_zone(self._die_box, self.zone):
             self._die_box = self.zone
+            self._quiet_zone = None
             self._die_watch = self.readers.watcher("die", self.cfg.still_frames)
             if base is not None and self._die_box is not None:
                 self._die_watch.set_background(crop(base.image, self._die_box))
@@ -358,6 +379,7 @@ class WatchLoop:
         except ValueError:  # the frame changed size (camera reopened): start again
             self._zone_watcher(frame, fresh=True)
             return False
+        self._keep_quiet(frame, watch)
         if str(watch.state) == "empty":
             self._keep_empty(frame, became=change is not None)
             self._zone_busy_since = None
@@ -381,6 +403,23 @@ class WatchLoop:
             log.info("a die settled in the reveal zone with no release pending")
             return False
         return True
+
+    def _keep_quiet(self, frame: Frame, watch: Any) -> None:
+        """Idle, with a still border-touching change in the zone: keep its latest still frame
+        (and, once per still stretch, its full-resolution cut) for :meth:`_rebase_at_edge`."""
+        quiet = int(getattr(watch, "quiet_frames", 0))
+        busy = str(watch.state) in ("moving", "still") and bool(getattr(watch, "hand", False))
+        if quiet == 0 or not busy or self.state != READY:
+            self._quiet_zone = None
+            return
+        box = self._die_box
+        assert box is not None
+        full = self._quiet_zone[2] if self._quiet_zone is not None else None
+        if full is None and quiet == 2:  # still for two frames: worth a capture
+            got = self._capture_zone(box)
+            if got is not None and _looks_alike(got[0], crop(frame.image, box)):
+                full = got
+        self._quiet_zone = (box, frame, full)
 
     def _keep_empty(self, frame: Frame, became: bool) -> None:
         """Keep the empty zone as the die reader's background (preview crop every frame; the

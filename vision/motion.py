@@ -107,7 +107,7 @@ class ZoneWatcher:
         self.reference: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._still = 0
-        self._quiet = 0  # frames in a row without any motion
+        self.quiet_frames = 0  # frames in a row without any motion (the caller may read it)
         self.stale_frames = stale_frames if stale_frames is not None else 3 * still_frames
         self.hand = False
 
@@ -171,11 +171,11 @@ class ZoneWatcher:
             >= max(3, int(0.3 * self.min_object * t.shape[0] * t.shape[1]))
         )
         self._prev = t
-        self._quiet = 0 if moving else self._quiet + 1
+        self.quiet_frames = 0 if moving else self.quiet_frames + 1
         fg = self._foreground(t)
         present = float(fg.mean()) >= self.min_object
         hand = present and self._is_hand(fg)
-        if hand and self.mode == "track" and self._quiet >= self.stale_frames:
+        if hand and self.mode == "track" and self.quiet_frames >= self.stale_frames:
             hand = False  # nothing has moved for long: the table changed, no hand is there
         self.hand = hand
         old = self.state

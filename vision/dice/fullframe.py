@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.dice import cropread
 from vision.dice.bodies import Body, find_bodies
 from vision.dice.face import FaceFit, group_pips
 from vision.dice.pips import Pip, find_pips
@@ -54,6 +55,13 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
     for i, body in enumerate(bodies):
         mine = [c for c, o in zip(cands, owner) if o == i]
         r = _body_reading(img, gray, body, mine, pips, pal, white_gains)
+        best = max(mine, key=_squareness) if mine else None
+        count = len(best[0]) if best is not None and best[1] is not None \
+            and best[1].face == len(best[0]) else None
+        # the crop may name the face the pip path vetoed only when both counted alike
+        r = _with_crop_read(img, body, r, pal, white_gains, crop_may_answer=count)
+        if r is not None and r.face is None and mine:
+            r = _square_agrees(img, r, max(mine, key=_squareness), body, pal, white_gains)
         if r is not None:
             out.append(r)
     loose = [c for c, o in zip(cands, owner) if o is None]
@@ -63,8 +71,125 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         why = rd._unexplained_spot(gray, g, fit)
         r = rd._reading(g, fit, pal, white_gains, img.shape, 0, 0, why)
         if r is not None and (r.face is not None or len(g) > 1):
-            out.append(r)
+            # no body round these pips (a white die on a light table): the fitted face square
+            # stands for it, so its colour is read from the face itself, as a body's is
+            out.append(_with_crop_read(img, _square_body(fit), r, pal, white_gains,
+                                       crop_may_answer=False))
     return out
+
+
+# the pip path's vetoes about where the pips lie on the face, which the crop read checks its own
+# way (a blur, a blob too large, a missed pip stay vetoes)
+_PLACE_DOUBTS = ("off the centre", "of the die's size", "face colour reaches")
+# the pip path's reasons that doubt only the body's outline (``_face_too_small``)
+_GEOMETRY_DOUBTS = ("off the centre of the die's body", "of the die's size")
+
+
+def _extra_is_table(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
+    """Whether the part of the body beyond the fitted face (and the side-face strip a tilted die
+    shows) looks like the table round it rather than like the die: an outline that took in a
+    patch of table, not a die whose top face is elsewhere."""
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return False
+    crop = img[y0:y1, x0:x1]
+    mask = np.zeros(crop.shape[:2], np.uint8)
+    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    c = fit.corners.mean(axis=0)
+    face = np.zeros_like(mask)
+    cv2.fillConvexPoly(face, np.round(c + 0.8 * (fit.corners - c) - (x0, y0)).astype(np.int32), 1)
+    die = np.zeros_like(mask)
+    cv2.fillConvexPoly(die, np.round(c + 1.35 * (fit.corners - c) - (x0, y0)).astype(np.int32), 1)
+    extra = (mask > 0) & (die == 0)
+    if int(extra.sum()) < 0.1 * fit.side_px ** 2 or int(face.sum()) < 10:
+        return False
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
+    # the table: a ring just outside the body
+    ring = cv2.dilate(mask, np.ones((5, 5), np.uint8), iterations=2) & (1 - mask)
+    if int(ring.sum()) < 10:
+        return False
+    e = np.median(lab[extra], axis=0)
+    t = np.median(lab[ring > 0], axis=0)
+    f = np.median(lab[face > 0], axis=0)
+    to_table = float(np.linalg.norm(e - t))
+    to_face = float(np.linalg.norm(e - f))
+    return to_table < 20.0 and to_table + 8.0 < to_face
+
+
+def _square_agrees(img: np.ndarray, r, cand: Cand, body: Body, pal: Palette,
+                   gains: Sequence[float] | None):
+    """A body whose outline misled both readings (a shadow or a neighbour taken in, a white
+    die's rim lost): its top face's pips fit face N, and the square they span, read alone at a
+    common scale, counts N too -- two counts that agree, on the face's own square."""
+    from dataclasses import replace
+
+    g, fit = cand
+    if fit is None or fit.confidence < 0.5 or len(g) != fit.face:
+        return r
+    if not r.reason or not any(w in r.reason for w in _GEOMETRY_DOUBTS):
+        return r  # only a doubt about the outline is settled so; a missed pip never is
+    if not _extra_is_table(img, body, fit):
+        return r  # the body beyond the face is die-coloured: a side face's pips, maybe
+    c = cropread.read_body(img, _square_body(fit), pal, gains)
+    if c.face != fit.face or c.dark != g[0].dark:
+        return r
+    conf = min(fit.confidence, c.face_confidence)
+    # the colour too is the square's: the outline that misled the face misleads the colour
+    parts = [conf] + ([c.colour_confidence] if c.colour is not None else [])
+    return replace(r, face=fit.face, face_confidence=float(conf), confidence=float(min(parts)),
+                   colour=c.colour, colour_confidence=float(c.colour_confidence),
+                   face_bgr=c.face_bgr, reason=None if c.colour is not None else c.reason)
+
+
+def _square_body(fit: FaceFit) -> Body:
+    """A body standing for a fitted face: its square, a little grown (the face's rim)."""
+    c = fit.corners.mean(axis=0)
+    pts = np.round(c + 1.08 * (fit.corners - c)).astype(np.int32)
+    x0, y0 = pts.min(axis=0)
+    x1, y1 = pts.max(axis=0)
+    return Body((int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)), pts,
+                float(1.08 * fit.side_px), 1.0, 1.0)
+
+
+def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
+                    gains: Sequence[float] | None, crop_may_answer: bool | int | None = True):
+    """The body read a second way (``cropread``: alone, at a common scale) and the two joined.
+
+    Face: a face either reading answers, unless the two answer differently (then none); with
+    ``crop_may_answer`` False (pips outside every body) only the pip path answers.
+    Colour: the crop's (the lit top face, its exposure told by the pips), else the pip path's.
+    """
+    from dataclasses import replace
+
+    from vision.dice import reader as rd
+
+    if r is None:
+        return None  # the pip path found no mark on it at all: not a die
+    c = cropread.read_body(img, body, pal, gains)
+    reasons = []
+    face, fconf = r.face, r.face_confidence
+    if c.face is not None and face is not None and c.face != face:
+        face, fconf = None, 0.0
+        reasons.append(f"the pips read {r.face} one way and {c.face} the other")
+    elif face is None and c.face is not None and (crop_may_answer is True or (
+            crop_may_answer and crop_may_answer == c.face
+            and any(w in (r.reason or "") for w in _PLACE_DOUBTS))):
+        face, fconf = c.face, c.face_confidence
+    elif face is None:
+        reasons.append(r.reason or c.reason or "no face")
+    colour, cconf, bgr = c.colour, c.colour_confidence, c.face_bgr
+    if c.pips == 0:
+        # no pip on the crop: the body found may be a pip itself or a side face, not the top
+        colour, cconf, bgr = r.colour, r.colour_confidence, r.face_bgr
+    if colour is None:
+        reasons.append(c.reason or "colour is between palette entries")
+    parts = [v for v, k in ((fconf, face), (cconf, colour)) if k is not None]
+    return replace(r, face=face, face_confidence=float(fconf), colour=colour,
+                   colour_confidence=float(cconf), face_bgr=bgr,
+                   confidence=float(min(parts)) if parts else 0.0,
+                   pips=max(r.pips, c.pips), reason="; ".join(reasons) or None)
 
 
 def _dist2(b: Body, x: float, y: float) -> float:

@@ -1,0 +1,334 @@
+"""One die body of a whole frame, read at a common scale the way the reveal-zone reader reads it.
+
+Why: the frame-wide pip finder and its ring colours were tuned to find dice anywhere; once a body
+is found, its die is better read alone. The body is cut out and scaled so its longer side is
+``vision.dice.zone.CROP_PX`` pixels, so every threshold below is in die-relative units whatever
+the die's size in the frame:
+
+- colour: the median of the lit top face (``vision.dice.colour.top_face_pixels``), white-balanced,
+  against the palette *restricted to the colours whose pips are the polarity seen*: a dim white
+  die (dark pips) is never called black (light pips), a dim orange never red. Its confidence is
+  the palette's margin between the two nearest remaining colours;
+- face: pips are blobs darker (or lighter) than the face by a large share of the face's contrast
+  (a black-hat / top-hat wider than a pip). Their number must be a die's face *and* they must lie
+  as that face lies them out on the body (``vision.dice.face.fit_face`` for 2..6; one pip in the
+  middle), and the weakest pip must stand out clearly above anything else on the face (a missed
+  pip, glare, a blur-melted pair all close that gap). Otherwise the face abstains, with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.dice import zone as zone_reader
+from vision.dice.bodies import WORK_SIDE, Body
+from vision.dice.colour import LIGHT_PIPS, dark_pips, top_face_pixels
+from vision.dice.face import fit_face
+from vision.dice.pips import Pip
+from vision.palette import L_WEIGHT, MAX_DISTANCE, MIN_MARGIN, SCALE_PENALTY, Palette
+from vision.whitebalance import balance_colour
+
+FACE_MIN_CONF = 0.5
+COLOUR_MIN_CONF = 0.4
+PIP_WHITE = 235.0  # a white pip's balanced brightness under the palette's light
+_NEAR_SCALES = np.geomspace(0.75, 1.33, 9)  # around the exposure the pips tell
+_WIDE_SCALES = np.geomspace(0.4, 2.5, 21)  # no reference: orange/yellow/white differ in hue
+WIDE_PENALTY = 6.0
+PIP_REL_R = 0.095  # a pip's radius as a share of the top face's side (renderer: 0.085..0.105)
+
+
+@dataclass(frozen=True)
+class CropRead:
+    """What one body reads as: face and colour (None with a reason when unsure)."""
+
+    face: int | None
+    face_confidence: float
+    colour: str | None
+    colour_confidence: float
+    face_bgr: tuple[float, float, float]
+    pips: int
+    dark: bool | None  # pips darker than the face (None: no pips read)
+    reason: str | None
+
+
+def scaled_crop(img: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, float]:
+    """The body cut out with a margin and scaled to the zone reader's crop size: BGR, its mask,
+    and the top face's side in scaled pixels (the short side of the body's rectangle: the long
+    one includes the strip of side faces a tilted die shows)."""
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(body.contour.reshape(-1, 1, 2).astype(np.float32))
+    zb = zone_reader.Body((x0, y0, x1 - x0, y1 - y0), mask, float(min(rw, rh)))
+    return zone_reader.scaled_body(img, zb)
+
+
+def table_estimate(img: np.ndarray) -> np.ndarray:
+    """The table without the dice: a median over a window well larger than a die, taken at
+    ``bodies.WORK_SIDE`` size and scaled back (the table is smooth at a die's scale)."""
+    h, w = img.shape[:2]
+    k = min(1.0, WORK_SIDE / max(h, w))
+    small = cv2.resize(img, (max(int(round(w * k)), 8), max(int(round(h * k)), 8)),
+                       interpolation=cv2.INTER_AREA)
+    m = int(max(small.shape[:2]) // 5) | 1
+    med = cv2.medianBlur(small, min(m, 255))
+    return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def refine_body(img: np.ndarray, table: np.ndarray, body: Body) -> Body | None:
+    """The body's outline again at full resolution, with shadows left out.
+
+    The rough outline (``bodies.find_bodies``, at 320 px and in Lab distance) takes a die's
+    shadow in on a coloured table and can lose a white die's rim on a light one. Here a pixel
+    belongs to the die when it differs from the table by more than a shadow can: a shadow scales
+    every channel by about the same factor, a die is brighter in some channel, changes the hue,
+    or is a pip far darker than any shadow (the zone reader's rule). The die is the changed
+    region at the body's centre with the small changed spots near it (pips on the rim), grown to
+    its convex hull (a die is convex). None when nothing die-like is there."""
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    m = int(round(0.35 * max(w, h))) + 2
+    x0, y0, x1, y1 = max(x - m, 0), max(y - m, 0), min(x + w + m, W), min(y + h + m, H)
+    roi, bg = img[y0:y1, x0:x1], table[y0:y1, x0:x1]
+    f = cv2.GaussianBlur(roi, (3, 3), 0).astype(np.float32) + 8.0
+    b = bg.astype(np.float32) + 8.0
+    lr = cv2.log(cv2.divide(f, b))
+    hi = lr.max(axis=2)
+    lo = lr.min(axis=2)
+    spread = hi - lo
+    strict = ((hi > 0.18) | (spread > 0.30) | (lo < -0.9)).astype(np.uint8)
+    strict = cv2.morphologyEx(strict, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    near = np.zeros_like(strict)
+    cv2.drawContours(near, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    d = max(int(round(0.15 * body.side)), 1) | 1
+    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
+    on = strict & near
+    if int(on.sum()) < 0.3 * body.side ** 2:
+        return None  # the die hardly differs from the table here: the rough outline stays
+    pts = np.stack(np.nonzero(on)[::-1], axis=1)
+    hull = cv2.convexHull(pts.astype(np.int32))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    side = (rw + rh) / 2.0
+    sq = min(rw, rh) / max(rw, rh, 1e-6)
+    if sq < 0.6 or not 0.7 * body.side <= side <= 1.15 * body.side:
+        return None
+    if float(on.sum()) < 0.6 * float(cv2.contourArea(hull)):
+        return None  # scattered changed pixels, not one solid die
+    c = hull.reshape(-1, 2) + (x0, y0)
+    bx0, by0 = c.min(axis=0)
+    bx1, by1 = c.max(axis=0)
+    return Body((int(bx0), int(by0), int(bx1 - bx0 + 1), int(by1 - by0 + 1)), c.astype(np.int32),
+                float(side), float(sq), 1.0)
+
+
+def polarity_palette(pal: Palette, dark: bool | None) -> Palette:
+    """The palette's colours whose dice have pips of this polarity (all of them if unknown).
+
+    Colours the convention does not name (a table's own calibrated names) are always kept."""
+    if dark is None:
+        return pal
+    known = {"blue", "green", "orange", "yellow", "white", *LIGHT_PIPS}
+    keep = [n for n in pal.colours if n not in known or ((n in LIGHT_PIPS) != dark)]
+    return pal.restricted(keep) if keep else pal
+
+
+def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
+                      penalty: float) -> np.ndarray:
+    """Distance of a balanced face colour to each palette entry, the face tried at each exposure
+    ``scales`` (a cost of ``penalty`` per e-fold): ``Palette.distances`` with a chosen range."""
+    obs = np.clip(np.asarray(bgr, np.float32)[None, :] * scales[:, None].astype(np.float32),
+                  0, 255)
+    labs = cv2.cvtColor((obs / 255.0)[None].astype(np.float32), cv2.COLOR_BGR2Lab)[0]
+    refs = np.array(list(pal.colours.values()), np.float64)
+    w = np.array([L_WEIGHT, 1.0, 1.0])
+    d = np.sqrt((((labs[:, None, :] - refs[None, :, :]) * w) ** 2).sum(axis=2))
+    d += penalty * np.abs(np.log(scales))[:, None]
+    return d.min(axis=0)
+
+
+def _name(d: np.ndarray, names: list[str]) -> tuple[str | None, float]:
+    """Palette.classify's rule on given distances: nearest, if near and clearly nearer."""
+    order = np.argsort(d)
+    d1 = float(d[order[0]])
+    d2 = float(d[order[1]]) if len(order) > 1 else MAX_DISTANCE * 2
+    margin = (d2 - d1) / max(d2 + d1, 1e-6)
+    near = float(np.clip(1.0 - d1 / MAX_DISTANCE, 0.0, 1.0))
+    conf = float(np.clip(margin / 0.5, 0.0, 1.0)) * (0.5 + 0.5 * near)
+    if d1 > MAX_DISTANCE or margin < MIN_MARGIN:
+        return None, conf
+    return names[int(order[0])], conf
+
+
+def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
+             gains: Sequence[float] | None, dark: bool | None,
+             pip_bgr: Sequence[float] | None = None
+             ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+    """(colour or None, confidence, balanced BGR, reason if None) of the top face.
+
+    The exposure: light pips are white paint under the same lamp as the face, so they tell how
+    bright white is *at this die* (a dim lamp, the dark side of the frame): the face is scaled
+    by it before it is compared (a dim green is then not black). Dark pips tell nothing, but
+    the colours left (orange, yellow, white) differ in hue, so a wide exposure range is allowed.
+    """
+    px = top_face_pixels(big, mask, side)
+    if len(px) == 0:
+        return None, 0.0, (0.0, 0.0, 0.0), "no face pixels"
+    bal = balance_colour(np.median(px.astype(np.float32), axis=0), gains)
+    if max(bal) < 30:
+        return None, 0.0, bal, "die face is too dark to name its colour"
+    sub = polarity_palette(pal, dark)
+    names = list(sub.colours)
+    if dark is False and pip_bgr is not None and max(pip_bgr) >= 40:
+        white = max(balance_colour(pip_bgr, gains))
+        prior = float(np.clip(PIP_WHITE / white, 0.5, 3.0))
+        d = palette_distances(bal, sub, prior * _NEAR_SCALES, SCALE_PENALTY)
+    elif dark is True:
+        d = palette_distances(bal, sub, _WIDE_SCALES, WIDE_PENALTY)
+    else:
+        d = sub.distances(bal)
+    if len(names) == 1:
+        # one colour left: it must still be near, and nearer than any other of the palette's
+        full = pal.distances(bal)
+        allnames = list(pal.colours)
+        if allnames[int(np.argmin(full))] != names[0] and float(d[0]) > MAX_DISTANCE / 2:
+            return None, 0.0, bal, "colour does not match the pips' polarity"
+    name, conf = _name(d, names)
+    if name is None or conf < COLOUR_MIN_CONF:
+        return None, conf, bal, f"colour is between palette entries (confidence {conf:.2f})"
+    return name, conf, bal, None
+
+
+@dataclass(frozen=True)
+class FaceCount:
+    face: int | None
+    confidence: float
+    pips: int
+    dark: bool | None
+    reason: str | None
+    pip_bgr: tuple[float, float, float] | None = None  # the pips' own colour, if they were found
+
+
+def _response(g: np.ndarray, mask: np.ndarray, inner: np.ndarray, side: float, dark: bool
+              ) -> tuple[np.ndarray, float]:
+    vals = g[inner > 0]
+    face_level = float(np.percentile(vals, 65 if dark else 35))
+    gf = np.where(mask > 0, g, face_level).astype(np.float32)
+    k = int(round(side * 0.42)) | 1
+    kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    r = cv2.morphologyEx(gf, cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT, kern)
+    r[inner == 0] = 0
+    return r, face_level
+
+
+def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
+               faces: Sequence[int] = (1, 2, 3, 4, 5, 6),
+               colour_img: np.ndarray | None = None) -> FaceCount:
+    """Pips on the scaled body crop: their count, their layout and the gap to the next spot."""
+    e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
+    if int(inner.sum()) < 30:
+        return FaceCount(None, 0.0, 0, dark, "die body too small to read")
+    g = gray.astype(np.float32)
+    tries = []
+    for dk in ((True, False) if dark is None else (dark,)):
+        r, level = _response(g, mask, inner, side, dk)
+        tries.append((float(r.max()), dk, r, level))
+    peak, dark_, resp, face_level = max(tries, key=lambda t: t[0])
+    contrast_ref = face_level if dark_ else max(255.0 - face_level, 40.0)
+    if peak < 0.2 * contrast_ref or peak < 12:
+        return FaceCount(None, 0.0, 0, None, f"no pips stand out (peak {peak:.0f})")
+    pipmask = (resp > 0.5 * peak).astype(np.uint8)
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(pipmask, connectivity=8)
+    pip_area = np.pi * (PIP_REL_R * side) ** 2
+    blobs = []
+    for i in range(1, n):
+        area = int(stats[i, 4])
+        if area < 0.15 * pip_area:
+            continue
+        bw, bh = int(stats[i, 2]), int(stats[i, 3])
+        if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
+            return FaceCount(None, 0.0, 0, dark_, "an elongated dark/light streak on the face")
+        blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
+    count = len(blobs)
+    if count == 0:
+        return FaceCount(None, 0.0, 0, dark_, "no pip-sized blob")
+    if count not in faces:
+        return FaceCount(None, 0.0, count, dark_, f"{count} pip-like blobs is not a face")
+    big = max(b[1] for b in blobs)
+    if big > 4.0 * pip_area:
+        return FaceCount(None, 0.0, count, dark_, "a blob is too large for a pip")
+    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
+                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
+        return FaceCount(None, 0.0, count, dark_, "the pips differ too much in size or contrast")
+    # the strongest response on the face that is not one of the pips
+    k = int(round(side * 0.42)) | 1
+    near = np.zeros_like(pipmask)
+    for i, *_ in blobs:
+        near |= (lab == i).astype(np.uint8)
+    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    other = resp.copy()
+    other[near > 0] = 0
+    rest = float(other.max())
+    weakest = min(b[2] for b in blobs)
+    pip_bgr = None
+    if colour_img is not None:
+        core = (resp > 0.75 * weakest) & (near > 0)
+        if int(core.sum()) >= 3:
+            pip_bgr = tuple(float(v) for v in np.median(colour_img[core].astype(np.float32),
+                                                         axis=0))
+    err = _layout_error(np.array([b[3] for b in blobs], np.float64), mask, side)
+    if err > 1.0:
+        return FaceCount(None, 0.0, count, dark_, f"{count} pips do not lie as on a die's face "
+                         f"(layout error {err:.2f})")
+    gap = (weakest - rest) / max(weakest, 1e-6)
+    conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
+    if conf < FACE_MIN_CONF:
+        return FaceCount(None, conf, count, dark_, f"a pip-like spot besides the {count} pips "
+                         f"(gap {gap:.2f})", pip_bgr)
+    return FaceCount(count, conf, count, dark_, None, pip_bgr)
+
+
+def _layout_error(pts: np.ndarray, mask: np.ndarray, side: float) -> float:
+    """How far the pips lie from a die face's layout on this body: 0 perfect, > 1 not a face.
+
+    The pattern must be centred on the top face (the body's centre, less the side-face strip a
+    tilted die shows: up to ~0.16 of a side), span the face as a die's pips do, and fit the
+    layout of its count (one pip: only the centring)."""
+    ys, xs = np.nonzero(mask)
+    c = np.array([xs.mean(), ys.mean()])
+    n = len(pts)
+    off = float(np.linalg.norm(pts.mean(axis=0) - c)) / side
+    if n == 1:
+        return off / 0.2
+    fake = [Pip(float(x), float(y), PIP_REL_R * side, 1.0, True, 50.0, 128.0, 1.0,
+                (0.0, 0.0, 0.0)) for x, y in pts]
+    fit = fit_face(fake)
+    if fit is None:
+        return 9.0
+    span = fit.side_px / side  # the fitted face against the body's top face
+    err = max(off / 0.2, abs(span - 1.0) / 0.3, fit.residual / 0.08)
+    if n >= 4:
+        err = max(err, max(0.0, 0.7 - fit.anisotropy) / 0.2)
+    return float(err)
+
+
+def read_body(img: np.ndarray, body: Body, pal: Palette, gains: Sequence[float] | None,
+              faces: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> CropRead:
+    """Face and colour of the die whose body this is (see the module doc)."""
+    big, mbig, side = scaled_crop(img, body)
+    gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
+    # the pips' polarity: from a first guess at the colour when there is one (an orange die's
+    # glint must not pass for a white pip), else from whichever polarity stands out more
+    first, _, _, _ = classify(big, mbig, side, pal, gains, None)
+    fc = count_face(gray, mbig, side, dark_pips(first, (0.0, 0.0, 0.0)), faces, big)
+    dark = fc.dark if fc.pips else dark_pips(first, (0.0, 0.0, 0.0))
+    colour, cconf, bgr, why = classify(big, mbig, side, pal, gains, dark, fc.pip_bgr)
+    reasons = [r for r in (fc.reason, why) if r]
+    return CropRead(fc.face, fc.confidence, colour, cconf, bgr, fc.pips, fc.dark,
+                    "; ".join(reasons) or None)

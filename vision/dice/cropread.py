@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.dice import zone as zone_reader
-from vision.dice.bodies import WORK_SIDE, Body
+from vision.dice.bodies import Body
 from vision.dice.colour import LIGHT_PIPS, dark_pips, top_face_pixels
 from vision.dice.face import fit_face
 from vision.dice.pips import Pip
@@ -67,64 +67,6 @@ def scaled_crop(img: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, fl
     (_, _), (rw, rh), _ = cv2.minAreaRect(body.contour.reshape(-1, 1, 2).astype(np.float32))
     zb = zone_reader.Body((x0, y0, x1 - x0, y1 - y0), mask, float(min(rw, rh)))
     return zone_reader.scaled_body(img, zb)
-
-
-def table_estimate(img: np.ndarray) -> np.ndarray:
-    """The table without the dice: a median over a window well larger than a die, taken at
-    ``bodies.WORK_SIDE`` size and scaled back (the table is smooth at a die's scale)."""
-    h, w = img.shape[:2]
-    k = min(1.0, WORK_SIDE / max(h, w))
-    small = cv2.resize(img, (max(int(round(w * k)), 8), max(int(round(h * k)), 8)),
-                       interpolation=cv2.INTER_AREA)
-    m = int(max(small.shape[:2]) // 5) | 1
-    med = cv2.medianBlur(small, min(m, 255))
-    return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
-
-
-def refine_body(img: np.ndarray, table: np.ndarray, body: Body) -> Body | None:
-    """The body's outline again at full resolution, with shadows left out.
-
-    The rough outline (``bodies.find_bodies``, at 320 px and in Lab distance) takes a die's
-    shadow in on a coloured table and can lose a white die's rim on a light one. Here a pixel
-    belongs to the die when it differs from the table by more than a shadow can: a shadow scales
-    every channel by about the same factor, a die is brighter in some channel, changes the hue,
-    or is a pip far darker than any shadow (the zone reader's rule). The die is the changed
-    region at the body's centre with the small changed spots near it (pips on the rim), grown to
-    its convex hull (a die is convex). None when nothing die-like is there."""
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    m = int(round(0.35 * max(w, h))) + 2
-    x0, y0, x1, y1 = max(x - m, 0), max(y - m, 0), min(x + w + m, W), min(y + h + m, H)
-    roi, bg = img[y0:y1, x0:x1], table[y0:y1, x0:x1]
-    f = cv2.GaussianBlur(roi, (3, 3), 0).astype(np.float32) + 8.0
-    b = bg.astype(np.float32) + 8.0
-    lr = cv2.log(cv2.divide(f, b))
-    hi = lr.max(axis=2)
-    lo = lr.min(axis=2)
-    spread = hi - lo
-    strict = ((hi > 0.18) | (spread > 0.30) | (lo < -0.9)).astype(np.uint8)
-    strict = cv2.morphologyEx(strict, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    near = np.zeros_like(strict)
-    cv2.drawContours(near, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
-    d = max(int(round(0.15 * body.side)), 1) | 1
-    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
-    on = strict & near
-    if int(on.sum()) < 0.3 * body.side ** 2:
-        return None  # the die hardly differs from the table here: the rough outline stays
-    pts = np.stack(np.nonzero(on)[::-1], axis=1)
-    hull = cv2.convexHull(pts.astype(np.int32))
-    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
-    side = (rw + rh) / 2.0
-    sq = min(rw, rh) / max(rw, rh, 1e-6)
-    if sq < 0.6 or not 0.7 * body.side <= side <= 1.15 * body.side:
-        return None
-    if float(on.sum()) < 0.6 * float(cv2.contourArea(hull)):
-        return None  # scattered changed pixels, not one solid die
-    c = hull.reshape(-1, 2) + (x0, y0)
-    bx0, by0 = c.min(axis=0)
-    bx1, by1 = c.max(axis=0)
-    return Body((int(bx0), int(by0), int(bx1 - bx0 + 1), int(by1 - by0 + 1)), c.astype(np.int32),
-                float(side), float(sq), 1.0)
 
 
 def polarity_palette(pal: Palette, dark: bool | None) -> Palette:

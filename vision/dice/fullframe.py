@@ -11,7 +11,11 @@ pips barely contrast is not found at all). Here:
    the face is not much smaller than the body) -- else the body is found but its face abstains;
 4. groups outside every body (a white die on a light table may not stand out by colour) are kept
    only when they read as a face, and of faces touching each other (top and side of one die) only
-   the squarest stays.
+   the squarest stays;
+5. every die is read a second way, alone at a common scale (``cropread``, as the reveal-zone
+   reader reads its die): its colour is that read (the lit top face; the palette narrowed to
+   the colours whose pips have the polarity seen, the exposure told by white pips), and its
+   count vetoes a face the pip path read differently (``_with_crop_read``).
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         owner.append(min(hit, key=lambda i: _dist2(bodies[i], cx, cy)) if hit else None)
     out = []
     for i, body in enumerate(bodies):
-        mine = [c for c, o in zip(cands, owner) if o == i]
+        mine = [c for c, o in zip(cands, owner, strict=True) if o == i]
         r = _body_reading(img, gray, body, mine, pips, pal, white_gains)
         best = max(mine, key=_squareness) if mine else None
         count = len(best[0]) if best is not None and best[1] is not None \
@@ -64,7 +68,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             r = _square_agrees(img, r, max(mine, key=_squareness), body, pal, white_gains)
         if r is not None:
             out.append(r)
-    loose = [c for c, o in zip(cands, owner) if o is None]
+    loose = [c for c, o in zip(cands, owner, strict=True) if o is None]
     for g, fit in _one_per_die(rd._keep_top_faces(loose)):
         if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(img.shape[:2]):
             continue  # no face, or one larger than any die the frame can hold
@@ -162,8 +166,6 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     Colour: the crop's (the lit top face, its exposure told by the pips), else the pip path's.
     """
     from dataclasses import replace
-
-    from vision.dice import reader as rd
 
     if r is None:
         return None  # the pip path found no mark on it at all: not a die
@@ -394,7 +396,8 @@ def _read_blobs(img: np.ndarray, gray: np.ndarray, body: Body, box, blobs: list[
         # shape, so they must also sit symmetric about the body's centre
         if not 0.6 <= ratio <= 1.1:
             why = f"marks span {ratio:.2f} of the die, not a face"
-        elif fit.face == 2 and np.hypot(*(fit.corners.mean(axis=0) - body.centre)) > 0.08 * body.side:
+        elif (fit.face == 2
+              and np.hypot(*(fit.corners.mean(axis=0) - body.centre)) > 0.08 * body.side):
             why = "two marks off the die's centre"
     if why is None and body.side < BLOB_MIN_SIDE:
         why = f"die of {body.side:.0f} px too small to read marks by colour"

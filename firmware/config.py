@@ -21,6 +21,8 @@ Example (every key optional)::
     width = 1280
     height = 720
     fps = 30
+    full_resolution = true   # picamera2: read the die from the sensor's full-resolution stream
+    full_size = []           # its size; [] = the sensor's own (4608x2592 on a Camera Module 3)
 
     [players]
     names = ["Ann", "Bob", "Cy"]
@@ -122,6 +124,14 @@ class CameraConfig:
     freeze_timeout_s: float = 2.0  # no frame for this long -> reopen the camera
     # where the die lands, in image pixels [x, y, w, h]; empty = from the board's markers
     reveal_zone: list[int] = field(default_factory=list)
+    # picamera2: the frames watched come from a small stream of width x height, and the die is
+    # read from the reveal zone cut from a second, full-resolution stream of the same sensor
+    # frame (a die is ~20 px in 1280x720 and only ~60 % read; ~70 px cut from 4608x2592). Only
+    # the zone's rows of that stream are ever touched: memory stays that of the small frames.
+    full_resolution: bool = True
+    # [width, height] of that stream; [] = the sensor's full resolution, cut to the watched
+    # frames' aspect ratio. It must have their aspect ratio (the two streams share one crop).
+    full_size: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -280,6 +290,22 @@ def validate(cfg: Config) -> Config:
         f"{src}: [camera] reveal_zone",
         f"{cam.reveal_zone!r} must be [x, y, width, height] with a positive size, or []",
     )
+    _check(
+        cam.full_size == [] or (len(cam.full_size) == 2
+                                and cam.width <= cam.full_size[0] <= 16384
+                                and cam.height <= cam.full_size[1] <= 16384),
+        f"{src}: [camera] full_size",
+        f"{cam.full_size!r} must be [] (the sensor's resolution) or [width, height], at least "
+        f"the watched frames' {cam.width}x{cam.height} and at most 16384 a side",
+    )
+    if len(cam.full_size) == 2:
+        fw, fh = cam.full_size
+        _check(
+            abs(fw / fh - cam.width / cam.height) <= 0.01 * cam.width / cam.height,
+            f"{src}: [camera] full_size",
+            f"{fw}x{fh} must have the aspect ratio of width x height ({cam.width}x{cam.height}): "
+            "both streams show the same part of the sensor",
+        )
     w = cfg.watch
     _check(1 <= w.still_frames <= 300, f"{src}: [watch] still_frames", "must be 1..300")
     _check(1 <= w.track_still_frames <= 300, f"{src}: [watch] track_still_frames", "1..300")

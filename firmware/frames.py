@@ -106,6 +106,23 @@ def flicker_free_exposure(exposure_us: float, gain: float, mains_hz: int,
     return exposure, float(new_gain)
 
 
+def full_stream_size(sensor: tuple[int, int], preview: tuple[int, int]) -> tuple[int, int]:
+    """The largest size of the preview's aspect ratio inside the sensor (even numbers).
+
+    Why: the full-resolution stream and the watched frames share one crop of the sensor, so they
+    must have the same aspect ratio; a 16:9 preview on a 4:3 sensor (Camera Module 2) cuts the
+    sensor's top and bottom rather than squeezing the image."""
+    sw, sh = (int(v) for v in sensor)
+    pw, ph = (int(v) for v in preview)
+    if sw <= 0 or sh <= 0 or pw <= 0 or ph <= 0:
+        raise ValueError(f"sizes must be positive, got sensor {sensor} and preview {preview}")
+    if sw * ph >= sh * pw:  # the sensor is wider than the preview: full height
+        w, h = sh * pw / ph, sh
+    else:
+        w, h = sw, sw * ph / pw
+    return int(w) // 2 * 2, int(h) // 2 * 2
+
+
 class PiCamera2Source(FrameSource):
     """The Raspberry Pi camera (libcamera) through picamera2.
 
@@ -113,19 +130,25 @@ class PiCamera2Source(FrameSource):
     colour of a die does not drift as hands and dice change the scene's average. The locked
     exposure is a whole number of mains flicker periods (see :func:`flicker_free_exposure`).
 
-    ``full_size`` (e.g. (4608, 2592) on a Camera Module 3): the ``main`` stream runs at that
-    size and the frames the loop watches come from the ``lores`` stream at ``size`` (YUV420,
-    converted to BGR), so :meth:`capture_zone` can cut the reveal zone from the full-resolution
-    image of the same sensor frame. Full resolution caps the frame rate (about 14 fps on the
-    IMX708's full mode), which the settle machine's frame counts tolerate. NOT exercised here
-    (no Pi camera in CI): written against picamera2's documented ``lores`` stream and
-    ``capture_request`` / ``make_array`` API. Without ``full_size``: one ``main`` stream, as
-    before, and ``capture_zone`` returns None.
+    ``full_size``: None, one stream (``main`` at ``size``) and ``capture_zone`` returns None.
+    Otherwise the ``main`` stream runs at ``full_size`` ("sensor": the sensor's resolution cut
+    to ``size``'s aspect ratio, 4608x2592 on a Camera Module 3) and the frames the loop watches
+    come from the ``lores`` stream at ``size`` (YUV420, converted to BGR), so
+    :meth:`capture_zone` cuts the reveal zone from the full-resolution image of the same sensor.
+
+    Memory: a 4608x2592 BGR frame is 36 MB. It is never copied: :meth:`capture_zone` maps the
+    request's ``main`` buffer (picamera2's ``MappedArray``, the camera's own dmabuf) and copies
+    out only the zone's rows and columns, so the process touches ~1 MB of it per read rather
+    than copying all 36 MB as ``make_array`` would. Full resolution caps the frame rate (about
+    14 fps on the IMX708's full mode), which the settle machine's frame counts tolerate. NOT
+    exercised on a Pi here (no Pi camera in CI): written against picamera2's documented
+    ``lores`` stream, ``capture_request`` and ``MappedArray``; tests/firmware/fake_picamera2 is a
+    stand-in with the same calls, used by the tests and by bench/firmware.py.
     """
 
     def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
                  warmup_s: float = 1.5, mains_hz: int = 50,
-                 full_size: tuple[int, int] | None = None) -> None:
+                 full_size: tuple[int, int] | str | None = None) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
         except ImportError as exc:
@@ -135,6 +158,8 @@ class PiCamera2Source(FrameSource):
             ) from exc
         self.name = "picamera2"
         self.fps = float(fps)
+        self._full: tuple[int, int] | None = None
+        self._size = (int(size[0]), int(size[1]))
         try:
             self._cam = Picamera2()
         except Exception as exc:  # no camera attached, or held by another process
@@ -142,22 +167,29 @@ class PiCamera2Source(FrameSource):
         try:
             # "RGB888" in libcamera's naming is B,G,R byte order in memory: exactly OpenCV's BGR,
             # so the array is used as it is — do NOT swap channels here.
-            self._full = tuple(full_size) if full_size else None
-            if self._full is not None:
-                self._scale = self._full[0] / size[0]
+            if full_size is not None:
+                if full_size == "sensor":
+                    full_size = full_stream_size(tuple(self._cam.sensor_resolution), self._size)
                 config = self._cam.create_video_configuration(
-                    main={"size": self._full, "format": "RGB888"},
-                    lores={"size": tuple(size), "format": "YUV420"},
+                    main={"size": tuple(full_size), "format": "RGB888"},
+                    lores={"size": self._size, "format": "YUV420"},
                     controls={"FrameRate": float(fps)},
-                    buffer_count=4,
+                    buffer_count=3,  # 3 x 36 MB of the camera's (CMA) memory at 4608x2592
                 )
             else:
                 config = self._cam.create_video_configuration(
-                    main={"size": tuple(size), "format": "RGB888"},
+                    main={"size": self._size, "format": "RGB888"},
                     controls={"FrameRate": float(fps)},
                     buffer_count=4,
                 )
             self._cam.configure(config)
+            if full_size is not None:
+                # the sizes libcamera settled on (it may align them)
+                main = self._cam.camera_config["main"]["size"]
+                lores = self._cam.camera_config["lores"]["size"]
+                self._full = (int(main[0]), int(main[1]))
+                self._size = (int(lores[0]), int(lores[1]))
+                self._scale = (self._full[0] / self._size[0], self._full[1] / self._size[1])
             self._cam.start()
             time.sleep(warmup_s)
             meta = self._cam.capture_metadata()
@@ -171,35 +203,49 @@ class PiCamera2Source(FrameSource):
                     float(locked["ExposureTime"]), float(locked.get("AnalogueGain", 1.0)),
                     mains_hz, 1_000_000 / float(fps))
             self._cam.set_controls(locked)
-            log.info("Pi camera %sx%s@%s locked: %s", size[0], size[1], fps, locked)
+            log.info("Pi camera %sx%s@%s%s locked: %s", self._size[0], self._size[1], fps,
+                     f" (die read at {self._full[0]}x{self._full[1]})" if self._full else "",
+                     locked)
         except Exception as exc:
             self.close()
             raise CameraError(f"cannot start the Pi camera: {exc}") from exc
 
     def read(self) -> np.ndarray | None:
-        if getattr(self, "_full", None) is not None:
+        if self._full is not None:
             import cv2
 
-            yuv = self._cam.capture_array("lores")  # I420 planes, (h * 3 / 2, w)
-            return None if yuv is None else cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
+            yuv = self._cam.capture_array("lores")  # I420 planes, (h * 3 / 2, stride)
+            if yuv is None:
+                return None
+            # a padded stride makes the planes wider than the image: convert, then cut
+            return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)[:, :self._size[0]]
         frame = self._cam.capture_array("main")  # blocks until the next frame (the frame clock)
         return frame[:, :, :3] if frame is not None else None
 
     def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
-        """The box cut from the next frame's full-resolution ``main`` image (a copy: the buffer
-        goes back to the camera at once, so the stream never starves)."""
-        if getattr(self, "_full", None) is None:
+        """The box cut from the next frame's full-resolution ``main`` buffer, mapped, never
+        copied whole (see the class docstring); the request goes back to the camera at once."""
+        if self._full is None:
             return None
-        s = self._scale
+        from picamera2 import MappedArray
+
+        sx, sy = self._scale
         x, y, w, h = box
-        fx0, fy0 = max(int(x * s), 0), max(int(y * s), 0)
-        fx1, fy1 = min(int((x + w) * s), self._full[0]), min(int((y + h) * s), self._full[1])
+        fx0, fy0 = max(int(x * sx), 0), max(int(y * sy), 0)
+        fx1, fy1 = min(int((x + w) * sx), self._full[0]), min(int((y + h) * sy), self._full[1])
+        if fx1 <= fx0 or fy1 <= fy0:
+            return None
         request = self._cam.capture_request()
         try:
-            full = request.make_array("main")
+            try:
+                mapped = MappedArray(request, "main", write=False)
+            except TypeError:  # picamera2 before 0.3.17 has no write argument
+                mapped = MappedArray(request, "main")
+            with mapped as m:
+                zone = np.array(m.array[fy0:fy1, fx0:fx1, :3], copy=True, order="C")
         finally:
             request.release()
-        return np.ascontiguousarray(full[fy0:fy1, fx0:fx1, :3]), s
+        return zone, sx
 
     def close(self) -> None:
         cam = getattr(self, "_cam", None)
@@ -351,7 +397,10 @@ def open_source(cam: CameraConfig) -> FrameSource:
     """The frame source the ``[camera]`` section describes (raises CameraError if it cannot)."""
     size = (cam.width, cam.height)
     if cam.kind == "picamera2":
-        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz)
+        full: tuple[int, int] | str | None = None
+        if cam.full_resolution:
+            full = (cam.full_size[0], cam.full_size[1]) if cam.full_size else "sensor"
+        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz, full_size=full)
     if cam.kind == "usb":
         return UsbCameraSource(cam.index, size, cam.fps)
     if cam.kind == "replay":

@@ -15,6 +15,11 @@ JPEG):
 
 "right" = colour and face both right; "wrong" = an answered face or colour that is wrong (the
 one error not allowed); the rest abstained. Scenes are spread over processes (--jobs).
+
+Calibration: for every reading that names both a colour and a face, its ``confidence`` (what the
+hub compares with its threshold, ``hub.observations.DIE_CONFIDENCE_THRESHOLD``) is kept with
+whether it was right; the report shows, per threshold, how many right and wrong answers the hub
+would accept, and the highest confidence any wrong answer had.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ SEED0 = 300_000
 
 def _blank() -> dict:
     return {"dice": 0, "right": 0, "face_wrong": 0, "colour_wrong": 0, "face_abstained": 0,
-            "colour_abstained": 0, "not_found": 0, "ms": [], "cpu_ms": [], "wrong_cases": []}
+            "colour_abstained": 0, "not_found": 0, "ms": [], "cpu_ms": [], "wrong_cases": [],
+            "answered": []}
 
 
 def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, tag: str) -> None:
@@ -47,6 +53,9 @@ def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, t
         st["colour_abstained"] += 1
         return
     rf, rc = getattr(r, "face"), getattr(r, "colour")
+    if rf is not None and rc is not None:
+        st["answered"].append((round(float(getattr(r, "confidence")), 4),
+                               bool(rf == face and rc == colour)))
     st["right"] += rf == face and rc == colour
     st["face_wrong"] += rf is not None and rf != face
     st["colour_wrong"] += rc is not None and rc != colour
@@ -118,8 +127,24 @@ def _merge(parts: list[dict]) -> dict:
     return st
 
 
+THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
+
+
+def calibration(answered: list[tuple[float, bool]]) -> dict:
+    """Right and wrong answers the hub would accept at each threshold (confidence >= t)."""
+    right = np.array([c for c, ok in answered if ok])
+    wrong = np.array([c for c, ok in answered if not ok])
+    table = {f"{t:.2f}": {"right": int((right >= t).sum()), "wrong": int((wrong >= t).sum())}
+             for t in THRESHOLDS}
+    return {"answered": len(answered), "by_threshold": table,
+            "max_wrong_confidence": round(float(wrong.max()), 4) if wrong.size else None,
+            "right_confidence_p5": round(float(np.percentile(right, 5)), 4) if right.size
+            else None}
+
+
 def _summary(st: dict) -> dict:
     ms, cpu = st.pop("ms"), st.pop("cpu_ms")
+    st["calibration"] = calibration(st.pop("answered"))
     n = max(st["dice"], 1)
     st["right_pct"] = round(100.0 * st["right"] / n, 2)
     st["wrong_pct"] = round(100.0 * (st["face_wrong"] + st["colour_wrong"]) / n, 3)
@@ -160,6 +185,11 @@ def report(res: dict) -> None:
               f"abstained: face {st['face_abstained']}, colour {st['colour_abstained']} "
               f"(no die found {st['not_found']}); one core: median {st['median_cpu_ms']} ms CPU "
               f"(p95 {st['p95_cpu_ms']}), {st['median_ms']} ms wall")
+        cal = st["calibration"]
+        print(f"   confidence of the {cal['answered']} answers (colour and face named): "
+              f"highest wrong {cal['max_wrong_confidence']}, 5th percentile right "
+              f"{cal['right_confidence_p5']}; accepted at threshold t (right/wrong): "
+              + ", ".join(f"{t} {v['right']}/{v['wrong']}" for t, v in cal["by_threshold"].items()))
         for case in st["wrong_cases"][:10]:
             print(f"   WRONG {case}")
 

@@ -1,22 +1,37 @@
 """Firmware figures: slider edge -> die observation at an MQTT subscriber; RSS of `pyramid watch`.
 
-Latency: gpiozero mock pins (the slider's edge is a mock pin driven low), a rendered board shown
-by a RenderedSource at the camera's 30 fps (so the frame clock is real): the empty table, and at
-the edge the same table with the die lying still in the reveal zone (it lands at once, without
-rolling). vision.motion's die watcher sees it appear and then ``still_frames`` still frames (so
-``still_frames`` + 1 frames after the edge at best), then the real vision readers, the MQTT sink,
+Both with the die read as the Pi reads it: the watched frames are 1280x720 and the die is read
+from the reveal zone cut from the camera's 4608x2592 full-resolution stream
+(``FrameSource.capture_zone``), with the empty zone from the same stream as background.
+
+Scenes: the board rendered at 4608x2592 (one camera pose, no random effects: only the die
+differs between the empty table and the table with the die), the first seed whose die reads
+right; the 1280x720 frames are those images scaled down (what the camera's lores stream is).
+
+Latency: gpiozero mock pins (the slider's edge is a mock pin driven low), the 1280x720 scene
+shown by a RenderedSource at the camera's 30 fps (so the frame clock is real) whose ``zone``
+cuts the box from the 4608x2592 image: the empty table, and at the edge the table with the die
+lying still in the reveal zone (it lands at once, without rolling). vision.motion's die watcher
+sees it appear and then ``still_frames`` still frames (so ``still_frames`` + 1 frames after the
+edge at best), then the zone is cut at full resolution, the real vision readers, the MQTT sink,
 and a real mosquitto on 127.0.0.1 (a free port, a temporary config). After each read the die is
 taken away, which the track watcher reads as the table's change. The clock stops when a
 subscriber in this process receives the ``request/observe_die`` message the firmware publishes:
-this measures up to the hub's door, not the hub's ``die_read`` event (the hub's own figure,
-bench/hub.py, adds its part).
+this measures up to the hub's door, not the hub's ``die_read`` event (bench/demo.py measures to
+that event; bench/hub.py the hub's own part).
 
 The same run with an instant fake reader gives the firmware's own share (debounce, frame clock,
-settle frames, JPEG, MQTT) without vision's read time.
+settle frames, zone cut, JPEG, MQTT) without vision's read time.
 
-RSS: a `pyramid watch` process (mock pins, a replayed film of the table with a die landing every
-second, MQTT sink) with the slider pressed every second for a few seconds; peak resident memory
-(VmHWM) from /proc.
+RSS: a real `pyramid watch` process (``python -m hub.cli watch``, so everything the command
+does at start-up counts) with mock pins, the MQTT sink and the Pi camera path: picamera2 is the
+stand-in tests/firmware/fake_picamera2 (on PYTHONPATH), serving a film of the two scenes (15
+frames each, looped) as 4608x2592 BGR buffers memory-mapped read-only from files, like the
+camera's dmabufs, with their 1280x720 lores images; so the process touches only what it reads,
+as on a Pi. The slider is pressed every second for a few seconds (a die read each time). The
+figure is the peak resident memory (VmHWM from /proc/<pid>/status: anonymous memory, the shared
+libraries' pages in use and the camera buffer pages read), sampled every 0.1 s. The same
+process replaying 1280x720 images (``--replay``, no full-resolution stream) is measured too.
 """
 
 from __future__ import annotations
@@ -41,38 +56,75 @@ def _percentile(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.asarray(values), q)), 1)
 
 
-def _scenes() -> tuple[np.ndarray, np.ndarray]:
-    """The table without and with the die (no random effects: only the die differs), from the
-    first seed whose die vision reads right, so the figure times a successful read."""
-    from firmware.readers import vision_locate_zone, vision_read_die
-    from vision.render.board import render_board_scene
+FULL = (4608, 2592)
+PREVIEW = (1280, 720)
 
+
+def _scenes() -> dict[str, np.ndarray]:
+    """{"empty", "die"} at 4608x2592 and {"empty_preview", "die_preview"} at 1280x720 (see the
+    module docstring), from the first seed whose die vision reads right from the full stream."""
+    import cv2
+
+    from firmware.readers import crop, vision_locate_zone, vision_read_die
+    from vision.board import CameraPose, load_geometry
+    from vision.render.board import render_board_scene, sample_pose
+
+    geo = load_geometry()
     track = {1: ["blue", "green"]}
-    for seed in range(7, 40):
-        die, _ = render_board_scene(np.random.default_rng(seed), track=track,
-                                    die=("blue", 2), effects=False)
-        reading, _ = vision_read_die(die, vision_locate_zone(die))
+    k = FULL[0] / PREVIEW[0]
+    for seed in range(7, 20):
+        pose = sample_pose(np.random.default_rng(seed), geo, PREVIEW)
+        full_pose = CameraPose(K=np.diag([k, k, 1.0]) @ pose.K, R=pose.R, t=pose.t)
+        out = {}
+        for name, die in (("empty", None), ("die", ("blue", 2))):
+            out[name], _ = render_board_scene(np.random.default_rng(seed), track=track, die=die,
+                                              size=FULL, pose=full_pose, geometry=geo,
+                                              effects=False)
+            out[f"{name}_preview"] = cv2.resize(out[name], PREVIEW, interpolation=cv2.INTER_AREA)
+        x, y, w, h = vision_locate_zone(out["die_preview"])
+        box = (int(x * k), int(y * k), int(w * k), int(h * k))
+        zone, zone_empty = crop(out["die"], box), crop(out["empty"], box)
+        reading, _ = vision_read_die(zone, (0, 0, zone.shape[1], zone.shape[0]),
+                                     background=zone_empty)
         if (reading["colour"], reading["face"]) == ("blue", 2):
-            break
-    empty, _ = render_board_scene(np.random.default_rng(seed), track=track, effects=False)
-    return empty, die
+            return out
+    raise RuntimeError("no seed gave a die vision reads right")
 
 
-def _film(folder: Path, empty: np.ndarray, die: np.ndarray) -> None:
-    """A looped film for `pyramid watch --replay`: 15 frames of the table, 15 with the die."""
+def _cut(full: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float]:
+    """What FrameSource.capture_zone returns: the preview box cut from the full frame."""
+    k = FULL[0] / PREVIEW[0]
+    x, y, w, h = box
+    return full[int(y * k):int((y + h) * k), int(x * k):int((x + w) * k)].copy(), k
+
+
+def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
+    """Two films for `pyramid watch`: ``film/`` (1280x720 images for --replay, 15 frames of
+    the table, 15 with the die, linked) and ``pi/`` (the same as raw 4608x2592 buffers and I420
+    lores images for the stand-in picamera2)."""
     import os
 
     import cv2
 
-    cv2.imwrite(str(folder / "empty.png"), empty)
-    cv2.imwrite(str(folder / "die.png"), die)
+    for name in ("empty", "die"):
+        cv2.imwrite(str(folder / f"{name}.png"), scenes[f"{name}_preview"])
     film = folder / "film"
     film.mkdir()
     for i in range(30):
         os.link(folder / ("die.png" if i >= 15 else "empty.png"), film / f"{i:03d}.png")
+    pi = folder / "pi"
+    pi.mkdir()
+    for name in ("empty", "die"):
+        scenes[name].tofile(pi / f"{name}.bgr")
+        cv2.cvtColor(scenes[f"{name}_preview"], cv2.COLOR_BGR2YUV_I420).tofile(pi / f"{name}.yuv")
+    (pi / "film.json").write_text(json.dumps(
+        {"size": list(FULL), "lores": list(PREVIEW), "frames": ["empty"] * 15 + ["die"] * 15}))
+    (folder / "pi.toml").write_text(
+        '[camera]\nkind = "picamera2"\nwarmup_s = 0.2\nfps = 30\n'
+        f"full_size = [{FULL[0]}, {FULL[1]}]\n")
 
 
-def _latency(broker_url: str, scenes: tuple[np.ndarray, np.ndarray],
+def _latency(broker_url: str, scenes: dict[str, np.ndarray],
              real_vision: bool) -> dict[str, Any]:
     import paho.mqtt.client as mqtt
     from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -110,9 +162,12 @@ def _latency(broker_url: str, scenes: tuple[np.ndarray, np.ndarray],
     factory = MockFactory(pin_class=MockPWMPin)
     devices = Devices(load_pinmap(), pin_factory=factory, chirps=False)
     sink = MqttSink(table, broker)
-    empty, die = scenes
+    empty, die = scenes["empty_preview"], scenes["die_preview"]
+    full = {id(empty): scenes["empty"], id(die): scenes["die"]}
     shown = {"image": empty}
-    camera = CameraSupervisor(lambda: RenderedSource(lambda: shown["image"], fps=30)).start()
+    camera = CameraSupervisor(lambda: RenderedSource(
+        lambda: shown["image"], fps=30,
+        zone=lambda box: _cut(full[id(shown["image"])], box))).start()
     loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=readers).start()
     lat: list[float] = []
     lost = 0
@@ -156,14 +211,37 @@ def _latency(broker_url: str, scenes: tuple[np.ndarray, np.ndarray],
         sub.loop_stop()
 
 
-def _rss(broker_url: str, folder: Path, seconds: float = 8.0) -> dict[str, Any]:
-    """Peak RSS of a real `pyramid watch` process that reads a die every second."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.cli", "watch", "--replay", str(folder / "film"), "--mock-pins",
-         "--keys", "--broker", broker_url, "--table", "benchrss", "--duration", str(seconds),
-         "--log-level", "WARNING"],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
+def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 8.0) -> dict[str, Any]:
+    """Peak RSS of a real `pyramid watch` process that reads a die every second: the Pi camera
+    path (``pi``, the stand-in picamera2) or a --replay of the 1280x720 images."""
+    import os
+
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "hub.cli", "watch", "--mock-pins", "--keys", "--broker",
+           broker_url, "--table", "benchrss", "--duration", str(seconds), "--log-level",
+           "WARNING"]
+    if pi:
+        fake = repo / "tests" / "firmware" / "fake_picamera2"
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(fake), env.get("PYTHONPATH")) if p)
+        env["FAKE_PICAMERA2_FILM"] = str(folder / "pi")
+        cmd += ["--config", str(folder / "pi.toml")]
+    else:
+        cmd += ["--replay", str(folder / "film")]
+    import paho.mqtt.client as mqtt
+
+    from firmware.config import BrokerConfig
+
+    broker = BrokerConfig(url=broker_url)
+    reads: list[tuple[Any, Any]] = []  # the dice the process read, as published
+    sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    sub.on_message = lambda c, u, msg: reads.append(
+        (lambda d: (d.get("colour"), d.get("face")))(json.loads(msg.payload)))
+    sub.connect(broker.host, broker.port)
+    sub.subscribe("camelup/benchrss/request/observe_die", qos=1)
+    sub.loop_start()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=repo)
     status = Path(f"/proc/{proc.pid}/status")
     peak_kb = 0
     presses = 0
@@ -184,7 +262,12 @@ def _rss(broker_url: str, folder: Path, seconds: float = 8.0) -> dict[str, Any]:
                 pass
         time.sleep(0.1)
     err = proc.stderr.read() if proc.stderr else ""
+    time.sleep(0.3)
+    sub.disconnect()
+    sub.loop_stop()
     return {"peak_rss_mb": round(peak_kb / 1024, 1), "slider_presses": presses,
+            "dice_published": len(reads),
+            "dice_read_right": sum(1 for r in reads if r == ("blue", 2)),
             "exit_code": proc.returncode, **({"stderr": err[-500:]} if proc.returncode else {})}
 
 
@@ -199,10 +282,12 @@ def run() -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             scenes = _scenes()
-            _film(folder, *scenes)
+            _film(folder, scenes)
             real = _latency(broker.url, scenes, real_vision=True)
             fake = _latency(broker.url, scenes, real_vision=False)
-            rss = _rss(broker.url, folder)
+            del scenes
+            rss = _rss(broker.url, folder, pi=True)
+            rss_replay = _rss(broker.url, folder, pi=False)
     finally:
         broker.close()
     return {
@@ -212,16 +297,23 @@ def run() -> dict[str, Any]:
             "meets_target": real["p95_ms"] < TARGET_P95_MS,
             "measured_to": "the firmware's request/observe_die message at an MQTT subscriber "
                            "(not yet the hub's die_read event)",
-            "setup": "mock slider edge; rendered board at 30 fps, the die appears still at the "
-                     "edge; vision.motion die watcher, still_frames=3; debounce lockout; real "
-                     "vision readers; mosquitto 127.0.0.1",
+            "setup": "mock slider edge; rendered board at 30 fps (1280x720), the die appears "
+                     "still at the edge; vision.motion die watcher, still_frames=3; debounce "
+                     "lockout; the zone cut from 4608x2592 and read by the real vision readers "
+                     "with the empty zone as background; mosquitto 127.0.0.1",
         },
         "slider_to_observe_die_mqtt_firmware_only": {
             **fake,
             "setup": "the same with an instant fake reader: the firmware's own share",
         },
         "watch_process": {**rss, "target_rss_mb": TARGET_RSS_MB,
-                          "meets_target": 0 < rss["peak_rss_mb"] < TARGET_RSS_MB},
+                          "meets_target": 0 < rss["peak_rss_mb"] < TARGET_RSS_MB,
+                          "camera": "picamera2 stand-in: 4608x2592 main (mapped) + 1280x720 "
+                                    "lores, the die read from the full-resolution zone",
+                          "measured": "VmHWM of `python -m hub.cli watch`"},
+        "watch_process_replay": {**rss_replay,
+                                 "camera": "--replay of 1280x720 images (no full-resolution "
+                                           "stream: the die read from the preview)"},
     }
 
 

@@ -123,6 +123,43 @@ def full_stream_size(sensor: tuple[int, int], preview: tuple[int, int]) -> tuple
     return int(w) // 2 * 2, int(h) // 2 * 2
 
 
+ZONE_BAND_ROWS = 64  # rows of the full-resolution buffer copied (then let go) at a time
+
+
+def drop_mapped_rows(array: np.ndarray, row0: int, row1: int) -> bool:
+    """Let the kernel drop this process's page-table entries for rows ``row0:row1`` of a
+    memory-mapped buffer just read (``madvise(MADV_DONTNEED)``); True if it was done.
+
+    Why: every page of a camera buffer the process has read counts in its resident memory for
+    as long as the buffer stays mapped (picamera2 maps each buffer once, for good), and the reveal
+    zone's rows span ~10 MB of a 4608x2592 buffer: with three buffers in turn that is the size of
+    everything else the process holds. The data stays in the buffer (a shared mapping: the next
+    read faults the pages in again). Only for arrays that view a mapping (they do not own their
+    memory), and only pages entirely inside the array; any failure (no glibc, a mapping that
+    refuses it) just leaves the pages mapped.
+    """
+    if array.flags.owndata or array.ndim < 2 or row1 <= row0:
+        return False
+    try:
+        import ctypes
+        import mmap
+
+        page = mmap.PAGESIZE
+        base = int(array.__array_interface__["data"][0])
+        stride = int(array.strides[0])
+        lo = base + max(row0, 0) * stride
+        hi = base + min(row1, array.shape[0]) * stride
+        lo, hi = -(-lo // page) * page, hi // page * page  # whole pages inside the rows only
+        if hi <= lo:
+            return False
+        libc = ctypes.CDLL(None, use_errno=True)
+        madv_dontneed = 4
+        return int(libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo),
+                                madv_dontneed)) == 0
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
 class PiCamera2Source(FrameSource):
     """The Raspberry Pi camera (libcamera) through picamera2.
 
@@ -139,7 +176,8 @@ class PiCamera2Source(FrameSource):
     Memory: a 4608x2592 BGR frame is 36 MB. It is never copied: :meth:`capture_zone` maps the
     request's ``main`` buffer (picamera2's ``MappedArray``, the camera's own dmabuf) and copies
     out only the zone's rows and columns, so the process touches ~1 MB of it per read rather
-    than copying all 36 MB as ``make_array`` would. Full resolution caps the frame rate (about
+    than copying all 36 MB as ``make_array`` would, and then lets go of the pages it read
+    (:func:`drop_mapped_rows`). Full resolution caps the frame rate (about
     14 fps on the IMX708's full mode), which the settle machine's frame counts tolerate. NOT
     exercised on a Pi here (no Pi camera in CI): written against picamera2's documented
     ``lores`` stream, ``capture_request`` and ``MappedArray``; tests/firmware/fake_picamera2 is a
@@ -242,7 +280,14 @@ class PiCamera2Source(FrameSource):
             except TypeError:  # picamera2 before 0.3.17 has no write argument
                 mapped = MappedArray(request, "main")
             with mapped as m:
-                zone = np.array(m.array[fy0:fy1, fx0:fx1, :3], copy=True, order="C")
+                full = m.array
+                zone = np.empty((fy1 - fy0, fx1 - fx0, 3), np.uint8)
+                # a band of rows at a time, its pages let go at once: the process never holds
+                # more than one band of the buffer (the zone's rows span ~10 MB of pages)
+                for r0 in range(fy0, fy1, ZONE_BAND_ROWS):
+                    r1 = min(r0 + ZONE_BAND_ROWS, fy1)
+                    zone[r0 - fy0:r1 - fy0] = full[r0:r1, fx0:fx1, :3]
+                    drop_mapped_rows(full, r0, r1)
         finally:
             request.release()
         return zone, sx

@@ -78,6 +78,38 @@ def _keys(devices: Any, stop: threading.Event) -> None:
         _press(devices.confirm.pin if key == "c" else devices.slider.pin)
 
 
+def lean_process() -> dict[str, Any]:
+    """Process-wide settings that keep `pyramid watch` small and steady on a Pi; what was set.
+
+    Why (measured by bench/firmware.py, the process's peak RSS): glibc gives every thread that
+    allocates its own malloc arena and, once a large block has been freed, raises its mmap
+    threshold up to 32 MB, so the frames and vision's temporaries (0.1-3 MB arrays) end up in
+    arenas that never shrink. Two arenas and a fixed 128 KiB threshold return big blocks to the
+    system when freed. OpenCV's thread pool: the zone and the thumbnails are small images, for
+    which one thread is faster than handing work to four (a Pi's cores) and costs no pool. The
+    systemd unit also sets MALLOC_ARENA_MAX=2 in the environment, before Python starts.
+    Must run before the worker threads start. Off glibc (no ``mallopt``) the malloc part is
+    skipped.
+    """
+    done: dict[str, Any] = {}
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        m_mmap_threshold, m_arena_max = -3, -8  # from glibc's malloc.h
+        if libc.mallopt(m_arena_max, 2) == 1:
+            done["malloc_arena_max"] = 2
+        if libc.mallopt(m_mmap_threshold, 128 * 1024) == 1:
+            done["malloc_mmap_threshold"] = 128 * 1024
+    except (OSError, AttributeError):
+        pass
+    import cv2
+
+    cv2.setNumThreads(1)
+    done["opencv_threads"] = cv2.getNumThreads()
+    return done
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -102,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"config": shown, "pins": dataclasses.asdict(pinmap)}, indent=2))
         return 0
 
+    log.debug("lean process: %s", lean_process())
     from firmware.camera import CameraSupervisor
     from firmware.devices import Devices
     from firmware.frames import open_source

@@ -13,10 +13,10 @@ the same memory behaviour: ``capture_array`` and ``make_array`` copy a whole buf
 Frames: ``Picamera2.film`` is a callable returning the current full-resolution BGR frame, or a
 pair (that frame, its lores I420 image) (the tests set it; the lores image is made by resizing
 when not given), or, when the environment variable ``FAKE_PICAMERA2_FILM`` names a folder, the
-frames are raw ``NNN.bgr`` files there with their lores images ``NNN.yuv`` (``film.json`` gives
-the sizes), memory-mapped read-only like the camera's dmabufs — a real camera's ISP makes the
-lores image in hardware, so the process never reads the full frame for it — in name order, one
-per frame period, looped (bench/firmware.py).
+frames are raw ``NAME.bgr`` files there with their lores images ``NAME.yuv``, memory-mapped
+read-only like the camera's dmabufs (a real camera's ISP makes the lores image in hardware, so
+the process never reads the full frame for it); ``film.json`` gives the sizes and the NAMEs in
+order, one per frame period, looped (bench/firmware.py).
 """
 
 from __future__ import annotations
@@ -42,12 +42,14 @@ class _FileFilm:
         meta = json.loads((root / "film.json").read_text())
         w, h = meta["size"]
         lw, lh = meta["lores"]
-        self.frames: list[tuple[np.ndarray, np.ndarray]] = []
-        for f in sorted(root.glob("*.bgr")):
-            self.frames.append((self._map(f).reshape(h, w, 3),
-                                self._map(f.with_suffix(".yuv")).reshape(lh * 3 // 2, lw)))
+        mapped: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # each file mapped once
+        for name in meta["frames"]:
+            if name not in mapped:
+                mapped[name] = (self._map(root / f"{name}.bgr").reshape(h, w, 3),
+                                self._map(root / f"{name}.yuv").reshape(lh * 3 // 2, lw))
+        self.frames = [mapped[name] for name in meta["frames"]]
         if not self.frames:
-            raise RuntimeError(f"{root}: no *.bgr frames")
+            raise RuntimeError(f"{root}: film.json names no frames")
         self.period = 1.0 / fps
         self.t0 = time.monotonic()
 

@@ -38,6 +38,7 @@ PIP_WHITE = 235.0  # a white pip's balanced brightness under the palette's light
 _NEAR_SCALES = np.geomspace(0.75, 1.33, 9)  # around the exposure the pips tell
 _WIDE_SCALES = np.geomspace(0.4, 2.5, 21)  # no reference: orange/yellow/white differ in hue
 WIDE_PENALTY = 6.0
+NARROW_MAX = 0.6 * MAX_DISTANCE  # nearness required of a colour named from a narrowed palette
 PIP_REL_R = 0.095  # a pip's radius as a share of the top face's side (renderer: 0.085..0.105)
 
 
@@ -91,7 +92,13 @@ def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
     w = np.array([L_WEIGHT, 1.0, 1.0])
     d = np.sqrt((((labs[:, None, :] - refs[None, :, :]) * w) ** 2).sum(axis=2))
     d += penalty * np.abs(np.log(scales))[:, None]
-    return d.min(axis=0)
+    # an exposure that would clip a channel changes the hue, which no lamp does to an unclipped
+    # face: such scales are not tried (the least of them is, if all would clip)
+    raw = float(max(max(bgr), 1e-6)) * scales
+    ok = raw <= 255.0
+    if not ok.any():
+        ok = scales == scales.min()
+    return d[ok].min(axis=0)
 
 
 def _name(d: np.ndarray, names: list[str]) -> tuple[str | None, float]:
@@ -122,12 +129,20 @@ def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
     if len(px) == 0:
         return None, 0.0, (0.0, 0.0, 0.0), "no face pixels"
     bal = balance_colour(np.median(px.astype(np.float32), axis=0), gains)
+    return classify_bgr(bal, pal, dark, None if pip_bgr is None else balance_colour(pip_bgr, gains))
+
+
+def classify_bgr(bal: Sequence[float], pal: Palette, dark: bool | None,
+                 pip_bal: Sequence[float] | None = None
+                 ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+    """``classify`` of a balanced face colour (and the balanced pip colour, if known)."""
+    bal = (float(bal[0]), float(bal[1]), float(bal[2]))
     if max(bal) < 30:
         return None, 0.0, bal, "die face is too dark to name its colour"
     sub = polarity_palette(pal, dark)
     names = list(sub.colours)
-    if dark is False and pip_bgr is not None and max(pip_bgr) >= 40:
-        white = max(balance_colour(pip_bgr, gains))
+    if dark is False and pip_bal is not None and max(pip_bal) >= 40:
+        white = max(pip_bal)
         prior = float(np.clip(PIP_WHITE / white, 0.5, 3.0))
         d = palette_distances(bal, sub, prior * _NEAR_SCALES, SCALE_PENALTY)
     elif dark is True:
@@ -141,6 +156,9 @@ def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
         if allnames[int(np.argmin(full))] != names[0] and float(d[0]) > MAX_DISTANCE / 2:
             return None, 0.0, bal, "colour does not match the pips' polarity"
     name, conf = _name(d, names)
+    if name is not None and len(names) < len(pal.colours) and float(d.min()) > NARROW_MAX:
+        # a colour named only because the pips ruled the nearer ones out must itself be near
+        return None, conf, bal, f"colour is far from every colour with such pips ({d.min():.0f})"
     if name is None or conf < COLOUR_MIN_CONF:
         return None, conf, bal, f"colour is between palette entries (confidence {conf:.2f})"
     return name, conf, bal, None
@@ -261,15 +279,19 @@ def _layout_error(pts: np.ndarray, mask: np.ndarray, side: float) -> float:
 
 
 def read_body(img: np.ndarray, body: Body, pal: Palette, gains: Sequence[float] | None,
-              faces: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> CropRead:
-    """Face and colour of the die whose body this is (see the module doc)."""
+              faces: Sequence[int] = (1, 2, 3, 4, 5, 6), dark: bool | None = None) -> CropRead:
+    """Face and colour of the die whose body this is (see the module doc).
+
+    ``dark``: the pips' polarity if known (the frame-wide pip finder saw them)."""
     big, mbig, side = scaled_crop(img, body)
     gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
-    # the pips' polarity: from a first guess at the colour when there is one (an orange die's
-    # glint must not pass for a white pip), else from whichever polarity stands out more
-    first, _, _, _ = classify(big, mbig, side, pal, gains, None)
-    fc = count_face(gray, mbig, side, dark_pips(first, (0.0, 0.0, 0.0)), faces, big)
-    dark = fc.dark if fc.pips else dark_pips(first, (0.0, 0.0, 0.0))
+    if dark is None:
+        # the pips' polarity: from a first guess at the colour when there is one (an orange
+        # die's glint must not pass for a white pip), else whichever polarity stands out more
+        first, _, _, _ = classify(big, mbig, side, pal, gains, None)
+        dark = dark_pips(first, (0.0, 0.0, 0.0))
+    fc = count_face(gray, mbig, side, dark, faces, big)
+    dark = fc.dark if fc.pips else dark
     colour, cconf, bgr, why = classify(big, mbig, side, pal, gains, dark, fc.pip_bgr)
     reasons = [r for r in (fc.reason, why) if r]
     return CropRead(fc.face, fc.confidence, colour, cconf, bgr, fc.pips, fc.dark,

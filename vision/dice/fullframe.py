@@ -63,9 +63,10 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         count = len(best[0]) if best is not None and best[1] is not None \
             and best[1].face == len(best[0]) else None
         # the crop may name the face the pip path vetoed only when both counted alike
-        r = _with_crop_read(img, body, r, pal, white_gains, crop_may_answer=count)
-        if r is not None and r.face is None and mine:
-            r = _square_agrees(img, r, max(mine, key=_squareness), body, pal, white_gains)
+        dark = best[0][0].dark if count is not None else None
+        r, c = _with_crop_read(img, body, r, pal, white_gains, crop_may_answer=count, dark=dark)
+        if r is not None and best is not None:
+            r = _on_the_square(img, r, c, best, body, pal, white_gains)
         if r is not None:
             out.append(r)
     loose = [c for c, o in zip(cands, owner, strict=True) if o is None]
@@ -78,7 +79,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             # no body round these pips (a white die on a light table): the fitted face square
             # stands for it, so its colour is read from the face itself, as a body's is
             out.append(_with_crop_read(img, _square_body(fit), r, pal, white_gains,
-                                       crop_may_answer=False))
+                                       crop_may_answer=False, dark=g[0].dark)[0])
     return out
 
 
@@ -122,29 +123,88 @@ def _extra_is_table(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
     return to_table < 20.0 and to_table + 8.0 < to_face
 
 
-def _square_agrees(img: np.ndarray, r, cand: Cand, body: Body, pal: Palette,
+def _body_is_partial(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
+    """Whether the outline lost part of the die (a white die on a light table): the face the
+    pips span reaches well beyond the body, and what lies there looks like the face round the
+    pips, not like the table (a side face's pips near the body's edge span a square that
+    reaches onto the table)."""
+    x, y, w, h = body.box
+    H, W = img.shape[:2]
+    m = int(round(0.5 * fit.side_px)) + 2
+    x0, y0 = max(min(x, int(fit.corners[:, 0].min())) - m, 0), \
+        max(min(y, int(fit.corners[:, 1].min())) - m, 0)
+    x1 = min(max(x + w, int(fit.corners[:, 0].max())) + m, W)
+    y1 = min(max(y + h, int(fit.corners[:, 1].max())) + m, H)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return False
+    crop = img[y0:y1, x0:x1]
+    mask = np.zeros(crop.shape[:2], np.uint8)
+    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    c = fit.corners.mean(axis=0)
+
+    def square(k: float) -> np.ndarray:
+        q = np.zeros_like(mask)
+        cv2.fillConvexPoly(q, np.round(c + k * (fit.corners - c) - (x0, y0)).astype(np.int32), 1)
+        return q
+
+    sq, core, die = square(0.9), square(0.55), square(1.4)
+    lost = (sq > 0) & (mask == 0)
+    if int(lost.sum()) < 0.2 * int(sq.sum()):
+        return False
+    table = (die == 0) & (cv2.dilate(mask | sq, np.ones((3, 3), np.uint8), iterations=4) > 0)
+    face = (core > 0) & (mask > 0)
+    if int(table.sum()) < 10 or int(face.sum()) < 10:
+        return False
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
+    e = np.median(lab[lost], axis=0)
+    to_face = float(np.linalg.norm(e - np.median(lab[face], axis=0)))
+    to_table = float(np.linalg.norm(e - np.median(lab[table], axis=0)))
+    return to_face + 8.0 < to_table
+
+
+def _on_the_square(img: np.ndarray, r, c, cand: Cand, body: Body, pal: Palette,
                    gains: Sequence[float] | None):
-    """A body whose outline misled both readings (a shadow or a neighbour taken in, a white
-    die's rim lost): its top face's pips fit face N, and the square they span, read alone at a
-    common scale, counts N too -- two counts that agree, on the face's own square."""
+    """The body's top face read on the square its pips span, where the outline misled.
+
+    A body whose outline took in a patch of table or lost part of a white die misleads the
+    pip path's geometry checks and the crop's colour. When the top face's pips fit face N and
+    the square they span, read alone at a common scale, counts N too with the same polarity (two
+    counts that agree, on the face's own square), that square's reading is used: for the face
+    if only the outline was doubted, and for the colour whenever the body's own crop did not
+    count N."""
     from dataclasses import replace
 
     g, fit = cand
     if fit is None or fit.confidence < 0.5 or len(g) != fit.face:
         return r
-    if not r.reason or not any(w in r.reason for w in _GEOMETRY_DOUBTS):
-        return r  # only a doubt about the outline is settled so; a missed pip never is
-    if not _extra_is_table(img, body, fit):
-        return r  # the body beyond the face is die-coloured: a side face's pips, maybe
-    c = cropread.read_body(img, _square_body(fit), pal, gains)
-    if c.face != fit.face or c.dark != g[0].dark:
+    face_doubt = (r.face is None and bool(r.reason)
+                  and any(w in r.reason for w in _GEOMETRY_DOUBTS)
+                  and (_extra_is_table(img, body, fit) or _body_is_partial(img, body, fit)))
+    colour_doubt = c is not None and c.face != fit.face and r.face in (None, fit.face)
+    if not face_doubt and not colour_doubt:
         return r
-    conf = min(fit.confidence, c.face_confidence)
-    # the colour too is the square's: the outline that misled the face misleads the colour
-    parts = [conf] + ([c.colour_confidence] if c.colour is not None else [])
-    return replace(r, face=fit.face, face_confidence=float(conf), confidence=float(min(parts)),
-                   colour=c.colour, colour_confidence=float(c.colour_confidence),
-                   face_bgr=c.face_bgr, reason=None if c.colour is not None else c.reason)
+    sq = cropread.read_body(img, _square_body(fit), pal, gains, dark=g[0].dark)
+    if sq.face != fit.face or sq.dark != g[0].dark:
+        if colour_doubt and c.pips == 0 and r.colour is not None:
+            # neither crop read the face: the ring colour round the pips stays, but named only
+            # among the colours whose pips are the polarity the pips have
+            name, conf, _, why = cropread.classify_bgr(r.face_bgr, pal, g[0].dark)
+            if name != r.colour:
+                parts = [v for v, k in ((r.face_confidence, r.face), (conf, name))
+                         if k is not None]
+                reason = "; ".join(w for w in (r.reason, why) if w) or None
+                return replace(r, colour=name, colour_confidence=float(conf),
+                               confidence=float(min(parts)) if parts else 0.0, reason=reason)
+        return r
+    face, fconf = r.face, r.face_confidence
+    if face_doubt:
+        face, fconf = fit.face, min(fit.confidence, sq.face_confidence)
+    parts = [v for v, k in ((fconf, face), (sq.colour_confidence, sq.colour)) if k is not None]
+    reason = None if face is not None and sq.colour is not None else (r.reason or sq.reason)
+    return replace(r, face=face, face_confidence=float(fconf),
+                   confidence=float(min(parts)) if parts else 0.0,
+                   colour=sq.colour, colour_confidence=float(sq.colour_confidence),
+                   face_bgr=sq.face_bgr, reason=reason)
 
 
 def _square_body(fit: FaceFit) -> Body:
@@ -158,7 +218,8 @@ def _square_body(fit: FaceFit) -> Body:
 
 
 def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
-                    gains: Sequence[float] | None, crop_may_answer: bool | int | None = True):
+                    gains: Sequence[float] | None, crop_may_answer: bool | int | None = True,
+                    dark: bool | None = None):
     """The body read a second way (``cropread``: alone, at a common scale) and the two joined.
 
     Face: a face either reading answers, unless the two answer differently (then none); with
@@ -168,8 +229,8 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     from dataclasses import replace
 
     if r is None:
-        return None  # the pip path found no mark on it at all: not a die
-    c = cropread.read_body(img, body, pal, gains)
+        return None, None  # the pip path found no mark on it at all: not a die
+    c = cropread.read_body(img, body, pal, gains, dark=dark)
     reasons = []
     face, fconf = r.face, r.face_confidence
     if c.face is not None and face is not None and c.face != face:
@@ -191,7 +252,7 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     return replace(r, face=face, face_confidence=float(fconf), colour=colour,
                    colour_confidence=float(cconf), face_bgr=bgr,
                    confidence=float(min(parts)) if parts else 0.0,
-                   pips=max(r.pips, c.pips), reason="; ".join(reasons) or None)
+                   pips=max(r.pips, c.pips), reason="; ".join(reasons) or None), c
 
 
 def _dist2(b: Body, x: float, y: float) -> float:

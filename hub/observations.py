@@ -15,10 +15,21 @@ from typing import Any
 from hub.games.camelup import COLOURS, FACES, SPACES
 
 __all__ = ["DieVerdict", "judge_die", "compare_track", "describe_stack", "TrackError",
-           "setup_from_dice", "setup_from_track", "START_SPACES"]
+           "setup_from_dice", "setup_from_track", "START_SPACES", "DIE_CONFIDENCE_THRESHOLD"]
 
 #: Where the setup roll puts the camels (a die shows 1, 2 or 3).
 START_SPACES = tuple(FACES)
+
+#: A die reading is played without asking a person when its confidence is at least this.
+#: Chosen with the product's reader (vision.dice.zone) from data, the two together: the zone
+#: reader's confidence is calibrated so that 0.80 falls where no wrong answer was seen
+#: (``python -m vision.eval_dice_zone --scenes 500 --board-scenes 200`` and a held-out seed
+#: range: every wrong answer had a raw score of 0.46 or less, mapped below 0.68; 96 % of the
+#: right ones in the dice scenes and 99 % of those cut from the full resolution are accepted;
+#: see vision/dice/zone.py's docstring). A wrong die played is the one error the table must not
+#: make (a person has to notice and undo it), so the threshold errs towards asking. The session's
+#: ``threshold`` (hub.session.DEFAULT_THRESHOLD) should be this value.
+DIE_CONFIDENCE_THRESHOLD = 0.80
 
 
 class TrackError(ValueError):

@@ -22,6 +22,17 @@ Anything that does not fit abstains (face or colour None, with a reason): the hu
 person rather than trust a doubtful reading. A face that does not read withholds the colour too
 (the body found may not be the die's top face).
 
+Confidence, calibrated for the hub: the raw scores above (the face's gap score, the colour's
+palette margin) are mapped by :func:`calibrated` so that the hub's threshold, 0.80
+(``hub.observations.DIE_CONFIDENCE_THRESHOLD``), falls at the raw score ``ACCEPT_RAW`` = 0.55
+found from data (``python -m vision.eval_dice_zone``, and the same scenes read with the reader's
+own abstain gates off): every wrong answer seen had a raw score (the lower of face and colour)
+of 0.46 or less (3 in ~2,300 named answers: seeds 300180, 300059, 700951), while 96 % of the
+right ones in the dice scenes and 99 % cut from the full resolution score 0.55 or more. Before,
+the hub compared 0.80 with the raw score and sent ~40 % of right full-resolution readings (and
+five right demo dice at 0.77-0.79) to a person, with no wrong answer above 0.46 to stop. Below
+0.55 the map is linear to 0, above it linear to 1: the order of readings is kept.
+
 Resolution: in a 1280x720 frame the die is ~20 px and its pips 3-4 px; blur and JPEG leave
 about 60 % readable (``python -m vision.eval_dice_zone``). Cut from the camera's full
 resolution (4608x2592, die ~70 px) every rendered die reads. So the caller should pass the zone
@@ -50,6 +61,19 @@ COLOUR_MIN_CONF = 0.4  # 0.3 let a glinting blue die through as white (eval seed
 FIND_PX = 320  # the zone is searched for the body at most this many pixels wide
 MIN_BODY_PX = 40  # fewer changed pixels than this (at frame scale): no die in the zone
 MIN_DIE_SIDE_PX = 14.0  # a die narrower than this in the frame is not read (pips ~2 px)
+#: the raw score (the lower of face and colour) that maps to CALIBRATED_AT: see the module doc
+ACCEPT_RAW = 0.55
+#: the hub's threshold (hub.observations.DIE_CONFIDENCE_THRESHOLD; vision does not import hub)
+CALIBRATED_AT = 0.80
+
+
+def calibrated(raw: float) -> float:
+    """A raw face or colour score (0..1) on the hub's scale: ``ACCEPT_RAW`` -> ``CALIBRATED_AT``,
+    linear on each side, monotone (see the module docstring for the data behind it)."""
+    r = min(max(float(raw), 0.0), 1.0)
+    if r >= ACCEPT_RAW:
+        return CALIBRATED_AT + (1.0 - CALIBRATED_AT) * (r - ACCEPT_RAW) / (1.0 - ACCEPT_RAW)
+    return CALIBRATED_AT * r / ACCEPT_RAW
 
 
 @dataclass(frozen=True)
@@ -235,7 +259,7 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
         if angle is not None:
             v = outer[1] - outer[0]
             a = np.degrees(np.arctan2(v[1], v[0])) - angle
-            off = abs(((a % 90.0) - 45.0))
+            off = abs((a % 90.0) - 45.0)
             err = max(err, off / 20.0)
         if count == 3:
             m = pts[order[0]]
@@ -375,8 +399,8 @@ def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | 
                   faces=faces, die_px=die_px)
     if r is None:
         return None
-    face_conf = float(r["face_confidence"])
-    colour_conf = float(r["colour_confidence"])
+    face_conf = calibrated(r["face_confidence"])
+    colour_conf = calibrated(r["colour_confidence"])
     parts = [c for c, v in ((face_conf, r["face"]), (colour_conf, r["colour"])) if v is not None]
     return DieReading(box=tuple(int(v) for v in r["box"]),  # type: ignore[arg-type]
                       face=r["face"], colour=r["colour"],

@@ -63,6 +63,7 @@ class TrackReading:
     spaces: dict[int, SpaceReading] = field(default_factory=dict)
     markers: dict[int, np.ndarray] = field(default_factory=dict)  # id -> 4x2 px corners
     location: BoardLocation | None = None
+    columns: dict[int, Column] = field(default_factory=dict)  # each space's samples (diagnosis)
 
     @property
     def ok(self) -> bool:
@@ -284,6 +285,7 @@ def read_track(
         spaces=spaces,
         markers=dict(loc.markers),
         location=loc,
+        columns=columns,
     )
 
 
@@ -416,6 +418,7 @@ def _read_spaces(
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
     band_px = np.linalg.norm(band_px_at - ends[2], axis=1)
     top_px = np.linalg.norm(ends[3] - band_px_at, axis=1)
+    hide_mm = hgt * np.linalg.norm(cam[:2] - front, axis=1) / max(abs(float(cam[2])), 1e-6)
     band_s = hgt * (n - 1) / (z_hi - z_lo)  # samples per camel height, the same on every space
     base_idx = int(np.argmin(np.abs(z)))
     tiles = _read_tiles(image, loc, geo, gains, pal)
@@ -424,7 +427,9 @@ def _read_spaces(
     columns: dict[int, Column] = {}
     for i, s in enumerate(ids):
         top_face = float(top_px[i] / band_px[i]) * band_s
-        columns[s] = Column(lin[i], base_idx, band_s, top_face)
+        columns[s] = Column(
+            lin[i], base_idx, band_s, top_face, float(band_px[i]), float(hide_mm[i])
+        )
         if tiles[i] is not None:  # a camel never stands on a desert tile
             spaces[s] = SpaceReading([], 0.9)
             desert[s] = tiles[i]
@@ -662,6 +667,19 @@ def _decode(
                 spans.append([st, en])
             started = True
             continue
+        if (
+            not started
+            and n_camel <= cl < unknown
+            and not names[cl].startswith(BOARD)
+            and st < base_idx + 1.2 * band
+            and en > base_idx - 0.25 * band
+            and en - st >= 0.5 * band
+        ):
+            # a desert tile's colour at the base of a space without a tile (tiles are read
+            # apart): camels blended into it (a tall stack's yellow and green under a warm
+            # lamp look like the oasis), never the empty board. Read as empty, a whole stack
+            # was lost.
+            return _unread("a desert tile's colour at the base of a space without a tile")
         if cl == unknown:
             where = "the base of the space" if not started else "the top of the stack"
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:

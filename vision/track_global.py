@@ -7,13 +7,16 @@ confidence, the colours not seen anywhere must be on the one space that abstaine
 stack is one ordering of them. That is still only a hypothesis until the space's own pixels
 agree: ``fit_stack`` checks each camel-high band of its column against the colour the ordering
 puts there (nearer that colour than every other camel colour and the board, by a margin), and a
-completion is made only when exactly one ordering fits. The rule also works the other way: a
-colour read on two spaces is wrong on at least one (both become uncertain), and a colour read
-nowhere while no space abstains means some stack lost a camel — it is put back only where it
-alone fits, else the spaces it might be hiding under become uncertain.
+completion is made only when exactly one ordering fits. With two such spaces, the missing
+colours are split between them, made only when exactly one split fits both columns. The rule
+also works the other way: a colour read on two spaces is wrong on at least one (both become
+uncertain), and a colour read nowhere while no space abstains means some stack lost a camel —
+it is put back only where it alone fits, else the spaces it might be hiding under become
+uncertain (every stack with room for it, when it fits nowhere: an upper camel set askew towards
+a steep camera can cover the one below it whole).
 
 Never completed: a space whose abstention is about something in front of it (a hand, a sleeve,
-a stack hiding it, glare), nor any space while another one is uncertain. Vision stays pure: the
+a stack hiding it, glare), nor any space while a third one is uncertain. Vision stays pure: the
 rule is a fact of the game, not state from the hub; ``all_camels=False`` turns it off for a
 board being set up.
 """
@@ -50,12 +53,18 @@ class Column:
 
     ``lin``: white-balanced linear BGR per sample, bottom to top; ``base``: index of the board's
     surface; ``band``: samples per camel height; ``top_face``: samples the top camel's top face
-    adds above its side."""
+    adds above its side; ``band_px``: image pixels of the lowest camel's band (the samples are
+    spread evenly over the column, so a thin band in pixels is a band read from few pixels);
+    ``hide_mm``: how far (board mm) a camel placed nearer the camera than the one below it must
+    stand to cover that one's whole band in the image (camel height x tan of the view's angle
+    from vertical): small for a steep view, where an upper camel askew can hide a lower one."""
 
     lin: np.ndarray
     base: int
     band: float
     top_face: float
+    band_px: float = 0.0
+    hide_mm: float = float("inf")
 
 
 @dataclass(frozen=True)
@@ -264,6 +273,62 @@ def _complete_lone(
     return True
 
 
+def _splits(missing: list[str]) -> Iterator[tuple[list[str], list[str]]]:
+    """Every way to put ``missing`` on two spaces, each at least one camel, in any order."""
+    for k in range(1, len(missing)):
+        for first in combinations(missing, k):
+            rest = [c for c in missing if c not in first]
+            for a in permutations(first):
+                for b in permutations(rest):
+                    yield list(a), list(b)
+
+
+def _complete_pair(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    max_stack: int,
+) -> bool:
+    """All five camels are on the track: with exactly two spaces unsure, both about their own
+    bands, the colours seen nowhere else are split between them. Each space's column alone
+    may fit several stacks (which is why both abstained), but the split must fit both columns
+    at once; it is made only when exactly one split does. True when it did.
+
+    Why it is safe: every colour is placed exactly once, each column must show every band of
+    its share in its colour (StackFit), and any second split that fits both refuses it."""
+    unsure = [s for s, r in out.items() if r.uncertain]
+    if len(unsure) != 2 or not all(out[s].resolvable for s in unsure):
+        return False
+    s1, s2 = unsure
+    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    missing = [c for c in colours if c not in seen]
+    if len(missing) < 2:
+        return False
+    fit1: dict[tuple[str, ...], bool] = {}
+    fit2: dict[tuple[str, ...], bool] = {}
+    found: list[tuple[list[str], list[str]]] = []
+    for a, b in _splits(missing):
+        if len(a) > max_stack or len(b) > max_stack:
+            continue
+        ka, kb = tuple(a), tuple(b)
+        if ka not in fit1:
+            fit1[ka] = fits(s1, a) is not None
+        if not fit1[ka]:
+            continue
+        if kb not in fit2:
+            fit2[kb] = fits(s2, b) is not None
+        if fit2[kb]:
+            found.append((a, b))
+            if len(found) > 1:
+                return False
+    if len(found) != 1:
+        return False
+    why = "the camel colours seen nowhere else, split between two unsure spaces"
+    out[s1] = SpaceReading(found[0][0], 0.5, why=why, inferred=True)
+    out[s2] = SpaceReading(found[0][1], 0.5, why=why, inferred=True)
+    return True
+
+
 def resolve(
     spaces: dict[int, SpaceReading],
     colours: list[str],
@@ -284,7 +349,8 @@ def resolve(
     on the track, a lone unsure space is completed (``_complete_lone``); otherwise each unsure
     space whose bands were unread is decoded on its own from the colours no other space holds
     (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
-    again; last, a camel seen nowhere while no space is unsure is put back where it alone fits.
+    again, and with two unsure spaces the split of the missing colours that alone fits both
+    (``_complete_pair``); last, a camel seen nowhere while no space is unsure is put back where it alone fits.
     """
     out = dict(spaces)
     _duplicates(out)
@@ -303,6 +369,8 @@ def resolve(
         return out
     if _complete_lone(out, colours, fits, max_stack):
         return out
+    if _complete_pair(out, colours, fits, max_stack):
+        return out
     unsure = [s for s, r in out.items() if r.uncertain]
     seen = {c for r in out.values() if not r.uncertain for c in r.camels}
     missing = [c for c in colours if c not in seen]
@@ -320,7 +388,19 @@ def resolve(
     if len(homes) == 1:
         s, st = homes[0]
         out[s] = SpaceReading(st, 0.5, why="a camel seen nowhere else fits here", inferred=True)
-    else:
-        for s in {s for s, _ in homes}:
-            out[s] = SpaceReading([], 0.0, True, f"{', '.join(missing)} not seen: may be here")
+        return out
+    where = {s for s, _ in homes}
+    if not where:
+        # it fits nowhere: hidden whole (an upper camel set askew towards the camera covers
+        # the one below it in a steep view), or a stack read as empty. The frame contradicts
+        # the game, so no stack it may be in is kept: every stack with room for it, or, with
+        # no stack on the track, every space that may hold camels
+        room = [
+            s
+            for s, r in out.items()
+            if s not in no_camels and len(r.camels) + len(missing) <= max_stack
+        ]
+        where = {s for s in room if out[s].camels} or set(room)
+    for s in where:
+        out[s] = SpaceReading([], 0.0, True, f"{', '.join(missing)} not seen: may be here")
     return out

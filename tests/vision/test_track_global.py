@@ -136,6 +136,41 @@ def test_two_unsure_spaces_are_each_decoded_from_their_own_bands_only(ref):
     )
     assert out[12].camels == ["white"] and out[7].camels == ["orange"]
     assert not out[12].inferred  # read from its own bands, not completed by the rule
-    # without the band model, two unsure spaces stay unsure
+
+
+def test_two_unsure_spaces_are_completed_jointly_when_one_split_fits_both(ref):
+    spaces = _readings()
+    spaces[7] = SpaceReading([], 0.0, True, "an unreadable band below the lowest camel", True)
+    cols = {12: _column(["white"], ref), 7: _column(["orange"], ref)}
+    # no band model: neither space is read on its own; white and orange are missing, and only
+    # white on 12, orange on 7 fits both columns
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].camels == ["white"] and out[7].camels == ["orange"]
+    assert out[12].inferred and out[7].inferred and not out[7].uncertain
+
+
+def test_no_joint_completion_when_two_splits_fit(ref):
+    spaces = _readings()
+    spaces[7] = SpaceReading([], 0.0, True, "an unreadable band below the lowest camel", True)
+    # columns that fit either colour (a pixel-blind fit): the split is not decided
+    out = resolve(spaces, list(ref.names), lambda s, st: 1.0 if len(st) == 1 else None)
+    assert out[12].uncertain and out[7].uncertain
+
+
+def test_no_joint_completion_with_a_hand_on_one_of_the_two(ref):
+    spaces = _readings()
+    spaces[7] = SpaceReading([], 0.0, True, "something the colour of the margin covers the base")
+    cols = {12: _column(["white"], ref), 7: _column(["orange"], ref)}
     out = resolve(spaces, list(ref.names), _fits(cols, ref))
     assert out[12].uncertain and out[7].uncertain
+
+
+def test_a_camel_that_fits_nowhere_makes_every_stack_with_room_uncertain(ref):
+    # white is seen nowhere and no space abstains: hidden whole under another camel
+    spaces = _readings()
+    spaces[12] = SpaceReading([], 0.9)
+    cols = {s: _column(r.camels, ref) for s, r in spaces.items()}
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[3].uncertain and out[7].uncertain and out[9].uncertain
+    assert "white" in (out[3].why or "")
+    assert not out[12].uncertain and not out[14].uncertain  # the empty spaces stay as read

@@ -2,13 +2,17 @@
 
 Through everything a real table uses: the slider's gpiozero mock pin and our debounce, the camera
 supervisor and the real watch loop (30 frames a second, the default settle of 3 still frames), the
-real vision die reader, the hub session (SQLite with fsync), the MQTT bridge and a real mosquitto
-on loopback, and a paho subscriber in this process (one clock for both ends).
+die read from the reveal zone cut from the 4608x2592 full-resolution stream (the demo camera's
+``zone``, with the empty zone from the same stream as background), the real vision die reader,
+the hub session (SQLite with fsync), the MQTT bridge and a real mosquitto on loopback, and a paho
+subscriber in this process (one clock for both ends).
 
 The frame is already still when the slider is pressed (the die has landed): what is measured is
-the product's own latency, not the renderer's. Frames are rendered ahead and kept only if vision
-reads them right, so that every release ends in a ``die_read`` (an unsure read would end in a
-prompt, which is a person's latency, not the product's).
+the product's own latency, not the renderer's (the demo camera keeps its full-resolution windows
+of the few scenes shown, so after the first release of each die the cut costs a copy). Frames are
+rendered ahead and kept only if vision reads them right and sure, read as the loop reads them, so
+that every release ends in a ``die_read`` (an unsure read would end in a prompt, which is a
+person's latency, not the product's).
 
     .venv/bin/python -m bench.run demo     # or: .venv/bin/python -m bench.demo
 """
@@ -26,42 +30,58 @@ import numpy as np
 
 RELEASES = 60
 TARGET_P95_MS = 150.0
+BOARD = {1: ["blue", "green"], 2: ["orange"], 3: ["yellow", "white"]}
 
 
 def _good_frames(table: Any, cameras: int = 8, per_camera: int = 10
                  ) -> dict[str, tuple[int, np.ndarray]]:
-    """Rendered frames that vision reads right and sure (colour -> (face, image)).
+    """Rendered frames that vision reads right and sure (colour -> (face, image)), read as the
+    watch loop reads them: the zone cut from the full-resolution stream (the demo camera's
+    ``zone``), the empty zone from the same stream as background, the markers' white balance,
+    and sure meaning at the hub's threshold.
 
     Camera poses and lamps are tried in turn (one per demo "game"); the reader is not equally
     good under every lamp, and this bench times the pipeline, not the reader's accuracy (that is
-    `make eval-vision`). The first camera giving frames for most colours is kept.
+    `make eval-vision`). The first camera giving frames for most colours is kept, and its frames
+    are rendered again so that the demo camera knows their scenes (its ``zone`` needs them).
     """
-    from firmware.readers import vision_locate_zone, vision_read_die
+    from firmware.readers import vision_locate_zone, vision_read_die, vision_white_gains
+    from hub.observations import DIE_CONFIDENCE_THRESHOLD
 
     colours = ("blue", "green", "orange", "yellow", "white")
-    board = {1: ["blue", "green"], 2: ["orange"], 3: ["yellow", "white"]}
+    view = table.camera_view
     best: dict[str, tuple[int, np.ndarray]] = {}
     for cam in range(1, cameras + 1):
-        table.camera_view.new_game(cam)
+        view.new_game(cam)
         found: dict[str, tuple[int, np.ndarray]] = {}
-        zone = None
+        empty = view.render(BOARD, {})
+        view.show(empty)
+        zone = vision_locate_zone(empty)
+        background = view.zone(zone)
+        gains = vision_white_gains(empty)
+        if background is None:
+            continue
         for i in range(per_camera):
             colour, face = colours[i % 5], 1 + (i // 5 + i) % 3
             if colour in found:
                 continue
-            image = table.camera_view.render(board, {}, (colour, face))
-            zone = zone or vision_locate_zone(image)
-            reading, _ = vision_read_die(image, zone)
+            image = view.render(BOARD, {}, (colour, face))
+            view.show(image)
+            got = view.zone(zone)
+            if got is None or got[0].shape != background[0].shape:
+                continue
+            reading, _ = vision_read_die(got[0], (0, 0, got[0].shape[1], got[0].shape[0]),
+                                         background=background[0], white_gains=gains)
             if (reading["colour"], reading["face"]) == (colour, face) \
-                    and reading["confidence"] >= 0.8:
+                    and reading["confidence"] >= DIE_CONFIDENCE_THRESHOLD:
                 found[colour] = (face, image)
         if len(found) > len(best):
             best = found
-            table.camera_view.kept = cam
+            view.kept = cam
         if len(best) >= 3:
             break
-    table.camera_view.new_game(getattr(table.camera_view, "kept", 1))
-    return best
+    view.new_game(getattr(view, "kept", 1))
+    return {c: (face, view.render(BOARD, {}, (c, face))) for c, (face, _) in best.items()}
 
 
 class _Subscriber:
@@ -136,8 +156,7 @@ def run(releases: int = RELEASES) -> dict:
         frames_used = list(frames)
         if not frames:
             raise RuntimeError("vision read none of the rendered dice right: nothing to time")
-        board = table.camera_view.render({1: ["blue", "green"], 2: ["orange"],
-                                          3: ["yellow", "white"]}, {})
+        board = table.camera_view.render(BOARD, {})
         table.camera_view.show(board)
         table.start()
         time.sleep(1.0)  # the loop finds the reveal zone on the first frames

@@ -183,7 +183,7 @@ class BoardCamera:
             self.zone_renders += 1
             with self._lock:
                 self._zones[key] = clean
-                while len(self._zones) > 4:
+                while len(self._zones) > 8:  # a few scenes' windows (~1 MB each)
                     del self._zones[next(iter(self._zones))]
         # the lamp's gradient is a slope across the whole frame: over the window it is smaller;
         # a small lens is softer per pixel at its full resolution (as vision.render.zone)

@@ -116,6 +116,11 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
         summary["misreads_corrected"] + summary["entered_by_hand"] == summary["releases"]
     assert counts["vision_uncertain"] == summary["vision_prompts"]
     assert summary["entered_by_hand"] == 0  # the watch loop answered every release
+    # the product's reader, from the full-resolution zone: most dice read by vision, none wrong
+    # (seed 3: 4 of 15 before the demo camera kept its table still across tiles and the zone
+    # reader's confidence was calibrated to the hub's threshold; 15 of 15 after)
+    assert summary["misreads_corrected"] == 0
+    assert summary["read_by_vision"] >= 0.6 * summary["releases"], summary
     assert summary["track_reads"] == summary["releases"]
     assert counts["track_mismatch"] == summary["track_mismatches"]
     # every kind of action

@@ -33,12 +33,40 @@ def _score(n_scenes: int, seed0: int) -> tuple[int, int, int]:
 
 
 def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
-    # 60 scenes, 300 dice. The >= 99.5 % target is measured by `make eval-vision` on 2,000
-    # scenes; this slice asserts what the reader reaches today so a regression fails.
-    right, wrong, total = _score(60, 500)
-    assert total == 300
-    assert right / total >= 0.80
-    assert wrong / total <= 0.02
+    # 40 scenes, 200 dice. The >= 99.5 % target is measured by `make eval-vision` on 2,000
+    # scenes (98.9 % when this was written); this slice asserts what the reader reaches so that a
+    # regression fails: almost every die right, and not one confident wrong face or colour.
+    right, wrong, total = _score(40, 500)
+    assert total == 200
+    assert right / total >= 0.97
+    assert wrong == 0
+
+
+def test_colour_is_named_among_the_colours_with_such_pips() -> None:
+    from vision.dice.cropread import classify_bgr, polarity_palette
+    from vision.palette import default_palette
+
+    pal = default_palette()
+    assert set(polarity_palette(pal, True).colours) == {"orange", "yellow", "white"}
+    assert "white" not in polarity_palette(pal, False).colours
+    # a white die under a dim lamp is grey: with dark pips it is white, never black
+    assert classify_bgr((110, 113, 114), pal, True)[0] == "white"
+    # a dim yellow is yellow (no brighter exposure that would clip a channel makes it orange)
+    assert classify_bgr((16, 82, 98), pal, True)[0] == "yellow"
+    assert classify_bgr((23, 116, 243), pal, True)[0] == "orange"
+    # a dim green is told from black by its white pips: they show how bright white is here
+    assert classify_bgr((29, 63, 15), pal, False, pip_bal=(110, 112, 110))[0] == "green"
+    # a blue face with dark pips matches no colour that has dark pips: no name, not "white"
+    assert classify_bgr((75, 42, 10), pal, True)[0] is None
+
+
+def test_dim_scene_colours_right() -> None:
+    """Seed 100073: a dim lamp (every face read 'between palette entries' before the pips
+    told the exposure); now all five dice read."""
+    img, truth = render_dice_scene(np.random.default_rng(100073))
+    got = sorted((d.face, d.colour) for d in read_dice(
+        img, white_gains=gains_from_patch(img, truth.white_patch)))
+    assert got == sorted((d.face, d.colour) for d in truth.dice)
 
 
 def test_clean_die_in_the_reveal_zone() -> None:

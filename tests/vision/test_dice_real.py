@@ -26,7 +26,7 @@ def test_byler_held_out_slice_finds_dice_and_rarely_answers_wrongly() -> None:
     assert r["dice"] >= 60
     assert r["found"] / r["dice"] >= 0.80
     assert r["answered"] >= 0.35 * r["found"]
-    assert r["wrong"] <= max(1, int(0.02 * r["found"]))
+    assert r["wrong"] <= max(1, int(0.01 * r["found"]))  # 1 of 142 found when written
     # boxes are the die's body now, not a pip pattern's guess: most overlap the labelled die
     assert r["found_iou50"] >= 0.6 * r["found"]
 

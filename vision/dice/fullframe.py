@@ -151,7 +151,9 @@ def _body_is_partial(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
     lost = (sq > 0) & (mask == 0)
     if int(lost.sum()) < 0.2 * int(sq.sum()):
         return False
-    table = (die == 0) & (cv2.dilate(mask | sq, np.ones((3, 3), np.uint8), iterations=4) > 0)
+    k = max(int(round(0.3 * fit.side_px)), 3) | 1
+    grown = cv2.dilate(mask | die, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    table = (grown > 0) & (die == 0) & (mask == 0)
     face = (core > 0) & (mask > 0)
     if int(table.sum()) < 10 or int(face.sum()) < 10:
         return False

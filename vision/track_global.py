@@ -12,8 +12,8 @@ colours are split between them, made only when exactly one split fits both colum
 also works the other way: a colour read on two spaces is wrong on at least one (both become
 uncertain), and a colour read nowhere while no space abstains means some stack lost a camel —
 it is put back only where it alone fits, else the spaces it might be hiding under become
-uncertain (every stack with room for it, when it fits nowhere: an upper camel set askew towards
-a steep camera can cover the one below it whole).
+uncertain (every stack with room for it, when one camel fits nowhere: an upper camel set askew
+towards a steep camera can cover the one below it whole).
 
 Never completed: a space whose abstention is about something in front of it (a hand, a sleeve,
 a stack hiding it, glare), nor any space while a third one is uncertain. Vision stays pure: the
@@ -350,7 +350,8 @@ def resolve(
     space whose bands were unread is decoded on its own from the colours no other space holds
     (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
     again, and with two unsure spaces the split of the missing colours that alone fits both
-    (``_complete_pair``); last, a camel seen nowhere while no space is unsure is put back where it alone fits.
+    (``_complete_pair``); last, a camel seen nowhere while no space is unsure is put back
+    where it alone fits.
     """
     out = dict(spaces)
     _duplicates(out)
@@ -390,17 +391,17 @@ def resolve(
         out[s] = SpaceReading(st, 0.5, why="a camel seen nowhere else fits here", inferred=True)
         return out
     where = {s for s, _ in homes}
-    if not where:
-        # it fits nowhere: hidden whole (an upper camel set askew towards the camera covers
-        # the one below it in a steep view), or a stack read as empty. The frame contradicts
-        # the game, so no stack it may be in is kept: every stack with room for it, or, with
-        # no stack on the track, every space that may hold camels
-        room = [
+    if not where and len(missing) == 1:
+        # one camel fits nowhere: hidden whole (an upper camel set askew towards the camera
+        # covers the one below it in a steep view). The frame contradicts the game, so no
+        # stack it may be in is kept: every stack with room for it. Several camels missing at
+        # once are a board still being laid out (or a test's partial position) far more often
+        # than several hidden camels, and are left as read
+        where = {
             s
             for s, r in out.items()
-            if s not in no_camels and len(r.camels) + len(missing) <= max_stack
-        ]
-        where = {s for s in room if out[s].camels} or set(room)
+            if s not in no_camels and r.camels and len(r.camels) < max_stack
+        }
     for s in where:
         out[s] = SpaceReading([], 0.0, True, f"{', '.join(missing)} not seen: may be here")
     return out

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from vision.board import load_geometry
-from vision.render.board import random_position, render_board_scene, sample_pose
+from vision.render.board import (
+    AS_BUILT_TILT_DEG,
+    STRESS_TILT_DEG,
+    random_position,
+    render_board_scene,
+    sample_pose,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -70,6 +76,33 @@ def test_poses_vary_and_keep_the_board_in_frame():
         assert (corners >= 0).all() and (corners[:, 0] < 1280).all() and (corners[:, 1] < 720).all()
         tilts.append(np.degrees(np.arccos(pose.R[2, 2])))
     assert max(tilts) - min(tilts) > 5
+
+
+def test_as_built_poses_keep_board_stacks_and_reveal_zone_in_frame():
+    """The build guide's range (tilt 33..42.5 deg): every marker corner, a full stack's top on
+    every space and the reveal zone stay inside the 1280x720 frame; the default stays the
+    stress range, so other callers draw the poses they drew before."""
+    geo = load_geometry()
+    assert AS_BUILT_TILT_DEG[0] < 37.3 < AS_BUILT_TILT_DEG[1]
+    tilts = []
+    for s in range(30):
+        pose = sample_pose(np.random.default_rng(s), geo, tilt_deg=AS_BUILT_TILT_DEG)
+        tops = pose.project(
+            np.array([geo.space_centres[k] for k in geo.spaces]),
+            geo.max_stack * geo.camel_height,
+        )
+        zone = pose.project(np.asarray(geo.reveal_zone), 0.0)
+        marks = np.concatenate(
+            [pose.project(geo.marker_corners(m), 0.0) for m in geo.marker_centres]
+        )
+        for pts in (tops, zone, marks):
+            assert (pts >= 10).all() and (pts[:, 0] < 1270).all() and (pts[:, 1] < 710).all()
+        tilts.append(np.degrees(np.arccos(pose.R[2, 2])))
+    assert AS_BUILT_TILT_DEG[0] - 1 < min(tilts) and max(tilts) < AS_BUILT_TILT_DEG[1] + 1
+    assert max(tilts) - min(tilts) > 5
+    a = sample_pose(np.random.default_rng(4), geo)
+    b = sample_pose(np.random.default_rng(4), geo, tilt_deg=STRESS_TILT_DEG)
+    assert np.allclose(a.R, b.R) and np.allclose(a.t, b.t)
 
 
 def test_random_positions_are_legal():

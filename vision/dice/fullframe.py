@@ -36,6 +36,7 @@ Cand = tuple[list[Pip], "FaceFit | None"]
 BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned: even byler)
 LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
+PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
 def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
@@ -55,6 +56,8 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         hit = [i for i, b in enumerate(bodies) if b.contains(cx, cy, margin=0.1 * b.side)]
         owner.append(min(hit, key=lambda i: _dist2(bodies[i], cx, cy)) if hit else None)
+    # the dice of one frame are about one size: the median body's side (unknown below three)
+    die_side = float(np.median([b.side for b in bodies])) if len(bodies) >= 3 else 0.0
     out = []
     for i, body in enumerate(bodies):
         mine = [c for c, o in zip(cands, owner, strict=True) if o == i]
@@ -67,20 +70,41 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         r, c = _with_crop_read(img, body, r, pal, white_gains, crop_may_answer=count, dark=dark)
         if r is not None and best is not None:
             r = _on_the_square(img, r, c, best, body, pal, white_gains)
+        if (r is not None and r.face is None and best is not None and len(best[0]) == 1
+                and best[1] is not None and body.side < PIP_BODY_RATIO * best[0][0].r
+                and best[1].side_px <= 1.6 * die_side):
+            # the body is the lone pip itself (a white die on a light table shows only its
+            # pip), and the face that pip implies is the size of the frame's other dice (not a
+            # whole die taken for a pip): the pip is read as one outside every body is
+            r = _loose_reading(img, gray, best, pal, white_gains) or r
         if r is not None:
             out.append(r)
     loose = [c for c, o in zip(cands, owner, strict=True) if o is None]
     for g, fit in _one_per_die(rd._keep_top_faces(loose)):
         if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(img.shape[:2]):
             continue  # no face, or one larger than any die the frame can hold
-        why = rd._unexplained_spot(gray, g, fit)
-        r = rd._reading(g, fit, pal, white_gains, img.shape, 0, 0, why)
+        r = _loose_reading(img, gray, (g, fit), pal, white_gains)
         if r is not None and (r.face is not None or len(g) > 1):
-            # no body round these pips (a white die on a light table): the fitted face square
-            # stands for it, so its colour is read from the face itself, as a body's is
-            out.append(_with_crop_read(img, _square_body(fit), r, pal, white_gains,
-                                       crop_may_answer=False, dark=g[0].dark)[0])
+            out.append(r)
     return out
+
+
+def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
+                   gains: Sequence[float] | None):
+    """Pips with no body round them (a white die on a light table): the pip path's checks
+    alone decide the face, and the fitted face square stands for the body, so the colour is
+    read from the face itself, as a body's is."""
+    from vision.dice import reader as rd
+
+    g, fit = cand
+    if fit is None:
+        return None
+    why = rd._unexplained_spot(gray, g, fit)
+    r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
+    if r is None:
+        return None
+    return _with_crop_read(img, _square_body(fit), r, pal, gains, crop_may_answer=False,
+                           dark=g[0].dark)[0]
 
 
 # the pip path's vetoes about where the pips lie on the face, which the crop read checks its own

@@ -25,13 +25,15 @@ settle frames, zone cut, JPEG, MQTT) without vision's read time.
 
 RSS: a real `pyramid watch` process (``python -m hub.cli watch``, so everything the command
 does at start-up counts) with mock pins, the MQTT sink and the Pi camera path: picamera2 is the
-stand-in tests/firmware/fake_picamera2 (on PYTHONPATH), serving a film of the two scenes (15
-frames each, looped) as 4608x2592 BGR buffers memory-mapped read-only from files, like the
-camera's dmabufs, with their 1280x720 lores images; so the process touches only what it reads,
-as on a Pi. The slider is pressed every second for a few seconds (a die read each time). The
-figure is the peak resident memory (VmHWM from /proc/<pid>/status: anonymous memory, the shared
-libraries' pages in use and the camera buffer pages read), sampled every 0.1 s. The same
-process replaying 1280x720 images (``--replay``, no full-resolution stream) is measured too.
+stand-in tests/firmware/fake_picamera2 (on PYTHONPATH), serving the two scenes as 4608x2592 BGR
+buffers memory-mapped read-only from files, like the camera's dmabufs, with their 1280x720 lores
+images, so the process touches only what it reads, as on a Pi. Every 1.5 s the die is laid (the
+file ``pi/now`` says which scene the camera shows) as the slider is pressed, and taken away 0.8 s
+later, as with the camel's move: a die read and a track read each time. The figure is the peak
+resident memory (VmHWM from /proc/<pid>/status: anonymous memory, the shared libraries' pages in
+use and the camera buffer pages read), sampled every 0.05 s. The same process replaying 1280x720
+images (``--replay``, no full-resolution stream; a film of 15 frames of the table and 15 with the
+die, looped, the slider pressed every second) is measured too.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ def _percentile(values: list[float], q: float) -> float:
 
 FULL = (4608, 2592)
 PREVIEW = (1280, 720)
+#: the replayed film (30 fps, looped): the table for 15 frames, then the die for 15; the slider
+#: is pressed every second
+EMPTY_FRAMES, DIE_FRAMES = 15, 15
+#: the Pi camera film: the die laid as the slider is pressed, taken away DIE_S later, every CYCLE_S
+DIE_S, CYCLE_S = 0.8, 1.5
 
 
 def _scenes() -> dict[str, np.ndarray]:
@@ -99,9 +106,10 @@ def _cut(full: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, 
 
 
 def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
-    """Two films for `pyramid watch`: ``film/`` (1280x720 images for --replay, 15 frames of
-    the table, 15 with the die, linked) and ``pi/`` (the same as raw 4608x2592 buffers and I420
-    lores images for the stand-in picamera2)."""
+    """Two films for `pyramid watch`: ``film/`` (1280x720 images for --replay: EMPTY_FRAMES of
+    the table, then DIE_FRAMES with the die, linked) and ``pi/`` (the two scenes as raw
+    4608x2592 buffers and I420 lores images for the stand-in picamera2, shown as ``pi/now``
+    says)."""
     import os
 
     import cv2
@@ -110,15 +118,17 @@ def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
         cv2.imwrite(str(folder / f"{name}.png"), scenes[f"{name}_preview"])
     film = folder / "film"
     film.mkdir()
-    for i in range(30):
-        os.link(folder / ("die.png" if i >= 15 else "empty.png"), film / f"{i:03d}.png")
+    for i in range(EMPTY_FRAMES + DIE_FRAMES):
+        os.link(folder / ("die.png" if i >= EMPTY_FRAMES else "empty.png"), film / f"{i:03d}.png")
     pi = folder / "pi"
     pi.mkdir()
     for name in ("empty", "die"):
         scenes[name].tofile(pi / f"{name}.bgr")
         cv2.cvtColor(scenes[f"{name}_preview"], cv2.COLOR_BGR2YUV_I420).tofile(pi / f"{name}.yuv")
+    (pi / "now").write_text("empty")
     (pi / "film.json").write_text(json.dumps(
-        {"size": list(FULL), "lores": list(PREVIEW), "frames": ["empty"] * 15 + ["die"] * 15}))
+        {"size": list(FULL), "lores": list(PREVIEW), "frames": ["empty", "die"],
+         "control": str(pi / "now")}))
     (folder / "pi.toml").write_text(
         '[camera]\nkind = "picamera2"\nwarmup_s = 0.2\nfps = 30\n'
         f"full_size = [{FULL[0]}, {FULL[1]}]\n")
@@ -211,7 +221,7 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
         sub.loop_stop()
 
 
-def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 8.0) -> dict[str, Any]:
+def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0) -> dict[str, Any]:
     """Peak RSS of a real `pyramid watch` process that reads a die every second: the Pi camera
     path (``pi``, the stand-in picamera2) or a --replay of the 1280x720 images."""
     import os
@@ -245,6 +255,9 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 8.0) -> dict[
     status = Path(f"/proc/{proc.pid}/status")
     peak_kb = 0
     presses = 0
+    now = folder / "pi" / "now"
+    now.write_text("empty")
+    period = CYCLE_S if pi else (EMPTY_FRAMES + DIE_FRAMES) / 30
     start = time.monotonic()
     while proc.poll() is None:
         try:
@@ -253,14 +266,19 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 8.0) -> dict[
                     peak_kb = max(peak_kb, int(line.split()[1]))
         except OSError:
             break
-        if time.monotonic() - start > 2.0 + presses and proc.stdin:
+        t = time.monotonic() - start
+        if t > 2.0 + period * presses and proc.stdin:
             try:
+                if pi:
+                    now.write_text("die")  # the die lands as the slider is pushed...
                 proc.stdin.write("\n")
                 proc.stdin.flush()
                 presses += 1
             except (BrokenPipeError, OSError):
                 pass
-        time.sleep(0.1)
+        elif pi and presses and t > 2.0 + period * (presses - 1) + DIE_S:
+            now.write_text("empty")  # ...and is taken away with the camel's move
+        time.sleep(0.05)
     err = proc.stderr.read() if proc.stderr else ""
     time.sleep(0.3)
     sub.disconnect()

@@ -252,21 +252,37 @@ class PiCamera2Source(FrameSource):
         if self._full is not None:
             import cv2
 
-            yuv = self._cam.capture_array("lores")  # I420 planes, (h * 3 / 2, stride)
-            if yuv is None:
-                return None
+            # the lores buffer mapped and converted in place (capture_array would copy it
+            # first), its pages let go after: blocks until the next frame (the frame clock)
+            request = self._cam.capture_request()
+            try:
+                with self._mapped(request, "lores") as m:
+                    yuv = m.array  # I420 planes, (h * 3 / 2, stride)
+                    bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
+                    drop_mapped_rows(yuv, 0, yuv.shape[0])
+            finally:
+                request.release()
             # a padded stride makes the planes wider than the image: convert, then cut
-            return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)[:, :self._size[0]]
+            w = self._size[0]
+            return bgr if bgr.shape[1] == w else np.ascontiguousarray(bgr[:, :w])
         frame = self._cam.capture_array("main")  # blocks until the next frame (the frame clock)
         return frame[:, :, :3] if frame is not None else None
+
+    @staticmethod
+    def _mapped(request: Any, stream: str) -> Any:
+        """picamera2's MappedArray of a request's stream, read-only where it can say so."""
+        from picamera2 import MappedArray
+
+        try:
+            return MappedArray(request, stream, write=False)
+        except TypeError:  # picamera2 before 0.3.17 has no write argument
+            return MappedArray(request, stream)
 
     def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
         """The box cut from the next frame's full-resolution ``main`` buffer, mapped, never
         copied whole (see the class docstring); the request goes back to the camera at once."""
         if self._full is None:
             return None
-        from picamera2 import MappedArray
-
         sx, sy = self._scale
         x, y, w, h = box
         fx0, fy0 = max(int(x * sx), 0), max(int(y * sy), 0)
@@ -275,11 +291,7 @@ class PiCamera2Source(FrameSource):
             return None
         request = self._cam.capture_request()
         try:
-            try:
-                mapped = MappedArray(request, "main", write=False)
-            except TypeError:  # picamera2 before 0.3.17 has no write argument
-                mapped = MappedArray(request, "main")
-            with mapped as m:
+            with self._mapped(request, "main") as m:
                 full = m.array
                 zone = np.empty((fy1 - fy0, fx1 - fx0, 3), np.uint8)
                 # a band of rows at a time, its pages let go at once: the process never holds

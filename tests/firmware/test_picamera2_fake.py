@@ -56,6 +56,7 @@ def test_the_config_opens_two_streams_and_the_zone_is_cut_from_the_full_one(pica
         assert cam.controls["AeEnable"] is False and cam.controls["ExposureTime"] % 10000 == 0
         frame = src.read()
         assert frame.shape == (180, 320, 3)
+        assert cam.requests == 1 and cam.released == 1  # lores mapped, the buffer given back
         small = cv2.resize(full, (320, 180), interpolation=cv2.INTER_AREA)
         # the lores image through YUV420 (chroma at half resolution): the same picture, in BGR
         assert np.abs(frame.reshape(-1, 3).mean(0) - small.reshape(-1, 3).mean(0)).max() < 3
@@ -65,7 +66,7 @@ def test_the_config_opens_two_streams_and_the_zone_is_cut_from_the_full_one(pica
         assert scale == 3.0
         assert np.array_equal(zone, full[240:330, 450:570])  # exact pixels, full resolution
         assert zone.flags.c_contiguous and not np.shares_memory(zone, full)
-        assert cam.requests == 1 and cam.released == 1  # the buffer went back at once
+        assert cam.requests == 2 and cam.released == 2  # the buffer went back at once
         assert src.capture_zone((400, 10, 20, 20)) is None  # outside the frame
 
 

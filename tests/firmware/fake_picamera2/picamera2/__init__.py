@@ -16,7 +16,8 @@ when not given), or, when the environment variable ``FAKE_PICAMERA2_FILM`` names
 frames are raw ``NAME.bgr`` files there with their lores images ``NAME.yuv``, memory-mapped
 read-only like the camera's dmabufs (a real camera's ISP makes the lores image in hardware, so
 the process never reads the full frame for it); ``film.json`` gives the sizes and the NAMEs in
-order, one per frame period, looped (bench/firmware.py).
+order, one per frame period, looped, or a ``control`` file whose content is the NAME to show
+now, so the caller can lay the die as it presses the slider (bench/firmware.py).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class _FileFilm:
         self.frames = [mapped[name] for name in meta["frames"]]
         if not self.frames:
             raise RuntimeError(f"{root}: film.json names no frames")
+        self.mapped = mapped
+        self.control = Path(meta["control"]) if meta.get("control") else None
         self.period = 1.0 / fps
         self.t0 = time.monotonic()
 
@@ -60,13 +63,20 @@ class _FileFilm:
         return np.frombuffer(mm, np.uint8)
 
     def __call__(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.control is not None:
+            try:
+                return self.mapped[self.control.read_text().strip()]
+            except (OSError, KeyError):
+                pass  # not written yet, or mid-write: the film's first frame
+            return self.frames[0]
         return self.frames[int((time.monotonic() - self.t0) / self.period) % len(self.frames)]
 
 
 class CompletedRequest:
-    def __init__(self, cam: Picamera2, main: np.ndarray) -> None:
+    def __init__(self, cam: Picamera2, main: np.ndarray, lores: np.ndarray | None) -> None:
         self._cam = cam
         self._main = main
+        self._lores = lores
         self.released = False
 
     def make_array(self, name: str) -> np.ndarray:
@@ -84,15 +94,17 @@ class MappedArray:
 
     def __init__(self, request: CompletedRequest, stream: str, reshape: bool = True,
                  write: bool = True) -> None:
-        if stream != "main":
+        if stream not in ("main", "lores") or (stream == "lores" and request._lores is None):
             raise RuntimeError(f"Stream {stream!r} is not defined")
         self._request = request
+        self._stream = stream
         self.array: np.ndarray | None = None
 
     def __enter__(self) -> MappedArray:
         if self._request.released:
             raise RuntimeError("the request was released")
-        self.array = self._request._main  # a view of the camera's buffer
+        # a view of the camera's buffer
+        self.array = self._request._main if self._stream == "main" else self._request._lores
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -193,9 +205,21 @@ class Picamera2:
             raise RuntimeError(f"Stream {name!r} is not defined")
         if yuv is not None:
             return np.array(yuv)  # a copy, as picamera2's make_array
-        small = cv2.resize(frame, tuple(lores["size"]), interpolation=cv2.INTER_AREA)
-        return cv2.cvtColor(small, cv2.COLOR_BGR2YUV_I420)
+        return self._lores_of(frame)
 
     def capture_request(self) -> CompletedRequest:
         self.requests += 1
-        return CompletedRequest(self, self._frame()[0])
+        frame, yuv = self._frame()
+        lores = None
+        assert self.camera_config is not None
+        if self.camera_config.get("lores") is not None:
+            lores = yuv if yuv is not None else self._lores_of(frame)
+        return CompletedRequest(self, frame, lores)
+
+    def _lores_of(self, frame: np.ndarray) -> np.ndarray:
+        import cv2
+
+        assert self.camera_config is not None
+        size = tuple(self.camera_config["lores"]["size"])
+        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2YUV_I420)

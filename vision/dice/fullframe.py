@@ -142,8 +142,9 @@ def _extra_is_table(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
     e = np.median(lab[extra], axis=0)
     t = np.median(lab[ring > 0], axis=0)
     f = np.median(lab[face > 0], axis=0)
-    to_table = float(np.linalg.norm(e - t))
-    to_face = float(np.linalg.norm(e - f))
+    w = np.array([0.5, 1.0, 1.0], np.float32)  # a table's light varies more than its hue
+    to_table = float(np.linalg.norm((e - t) * w))
+    to_face = float(np.linalg.norm((e - f) * w))
     return to_table < 20.0 and to_table + 8.0 < to_face
 
 

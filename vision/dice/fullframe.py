@@ -35,6 +35,7 @@ from vision.whitebalance import balance_colour
 Cand = tuple[list[Pip], "FaceFit | None"]
 BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned: even byler)
 LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
+LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's median body
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
@@ -83,6 +84,8 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
     for g, fit in _one_per_die(rd._keep_top_faces(loose)):
         if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(img.shape[:2]):
             continue  # no face, or one larger than any die the frame can hold
+        if die_side and fit.side_px > LOOSE_MAX_REL * die_side:
+            continue  # pips of several dice (or of a die and a speck) taken for one face
         r = _loose_reading(img, gray, (g, fit), pal, white_gains)
         if r is not None and (r.face is not None or len(g) > 1):
             out.append(r)

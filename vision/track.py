@@ -428,8 +428,12 @@ def _read_spaces(
     pts = loc.to_image(xy, zz).reshape(k, 3, n, 2)
     vals, inside = _sample(image, pts, box=True)
     g = _gains_at(front, gains, geo)  # k x 3
-    # per height, the median of the three lines: a seam or a speck on one line does not count
-    lin = np.median(_linear(vals) * g[:, None, None, :], axis=1)  # k x n x 3
+    band_s = geo.camel_height * (n - 1) / (z_hi - z_lo)  # samples per camel height
+    # per height, the median of the three lines, each side line first slid onto the middle one
+    # (a stack seen corner-on has its faces at different depths under each line): a seam or a
+    # speck on one line does not count, and a band's edge is not smeared by the other lines'
+    lines = _align_lines(_linear(vals) * g[:, None, None, :], int(round(0.35 * band_s)))
+    lin = np.median(lines, axis=1)  # k x n x 3
     labels, _ = _classify(pal, lin, dark=0.004)
     labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels)
     # above a tall stack on a far space the column runs off the board onto the table: what is
@@ -450,7 +454,6 @@ def _read_spaces(
     band_px = np.linalg.norm(band_px_at - ends[2], axis=1)
     top_px = np.linalg.norm(ends[3] - band_px_at, axis=1)
     hide_mm = hgt * np.linalg.norm(cam[:2] - front, axis=1) / max(abs(float(cam[2])), 1e-6)
-    band_s = hgt * (n - 1) / (z_hi - z_lo)  # samples per camel height, the same on every space
     base_idx = int(np.argmin(np.abs(z)))
     tiles = _read_tiles(image, loc, geo, gains, pal)
     spaces: dict[int, SpaceReading] = {}
@@ -481,6 +484,34 @@ def _read_spaces(
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+def _align_lines(lines: np.ndarray, reach: int) -> np.ndarray:
+    """Slide each space's side lines (k x 3 x n x 3, middle one at index 1) up or down by at
+    most ``reach`` samples to where their chromaticity best matches the middle line's.
+
+    Why: the three lines cross the stack's front side by side; a stack seen corner-on, or a
+    camel set askew, shows its faces at different depths under each line, so the band edges
+    sit at different heights on each and their median blends two colours at every edge."""
+    if reach < 1:
+        return lines
+    k, _, n, _ = lines.shape
+    ch, _ = _chroma(lines)
+    mid = ch[:, 1]
+    out = lines.copy()
+    core = slice(reach, n - reach)
+    for j in (0, 2):
+        costs = np.stack(
+            [
+                np.abs(ch[:, j, reach + lag : n - reach + lag] - mid[:, core]).sum(-1).mean(-1)
+                for lag in range(-reach, reach + 1)
+            ],
+            axis=1,
+        )  # k x lags
+        best = costs.argmin(axis=1) - reach
+        idx = np.clip(np.arange(n)[None, :] + best[:, None], 0, n - 1)
+        out[:, j] = np.take_along_axis(lines[:, j], idx[..., None], axis=1)
+    return out
 
 
 def _local_board(

@@ -28,7 +28,7 @@ START_SPACES = tuple(FACES)
 #: right ones in the dice scenes and 99 % of those cut from the full resolution are accepted;
 #: see vision/dice/zone.py's docstring). A wrong die played is the one error the table must not
 #: make (a person has to notice and undo it), so the threshold errs towards asking. The session's
-#: ``threshold`` (hub.session.DEFAULT_THRESHOLD) should be this value.
+#: default ``threshold`` (hub.session.DEFAULT_THRESHOLD) is this value.
 DIE_CONFIDENCE_THRESHOLD = 0.80
 
 

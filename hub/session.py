@@ -59,7 +59,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["TableSession", "RequestError", "HUB_EVENTS", "DEFAULT_THRESHOLD"]
 
-DEFAULT_THRESHOLD = 0.8
+#: The die reader's calibrated acceptance threshold (see hub.observations).
+DEFAULT_THRESHOLD = observations.DIE_CONFIDENCE_THRESHOLD
 
 #: Events the hub itself writes (the engine writes the others).
 HUB_EVENTS = (

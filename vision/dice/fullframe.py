@@ -252,7 +252,7 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
                     dark: bool | None = None):
     """The body read a second way (``cropread``: alone, at a common scale) and the two joined.
 
-    Face: a face either reading answers, unless the two answer differently (then none); with
+    Face: a face either reading answers, unless the crop counts more pips (then none); with
     ``crop_may_answer`` False (pips outside every body) only the pip path answers.
     Colour: the crop's (the lit top face, its exposure told by the pips), else the pip path's.
     """
@@ -263,7 +263,9 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     c = cropread.read_body(img, body, pal, gains, dark=dark)
     reasons = []
     face, fconf = r.face, r.face_confidence
-    if c.face is not None and face is not None and c.face != face:
+    if c.face is not None and face is not None and c.face > face:
+        # more pips on the crop than the pip path fitted: it missed one (a crop that sees
+        # fewer pips than a full layout fit has lost a faint one, and does not veto)
         face, fconf = None, 0.0
         reasons.append(f"the pips read {r.face} one way and {c.face} the other")
     elif face is None and c.face is not None and (crop_may_answer is True or (
@@ -273,6 +275,8 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     elif face is None:
         reasons.append(r.reason or c.reason or "no face")
     colour, cconf, bgr = c.colour, c.colour_confidence, c.face_bgr
+    if colour is not None and colour == r.colour:
+        cconf = max(cconf, r.colour_confidence)  # two readings of the colour agree
     if c.pips == 0:
         # no pip on the crop: the body found may be a pip itself or a side face, not the top
         colour, cconf, bgr = r.colour, r.colour_confidence, r.face_bgr

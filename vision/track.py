@@ -825,8 +825,26 @@ def _decode(
     if top < 0.5 * (band + top_face):
         return _unread("the top band is too short to be the top camel")
     if top > 1.22 * (band + top_face):
+        top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
+    if top > 1.22 * (band + top_face):
         return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
     return SpaceReading(camels, max(conf, 0.3))
+
+
+def _board_cut(label: np.ndarray, names: list[str], start: int, end: int, expect: float) -> float:
+    """The top run's length up to the first board sample past 0.6 of ``expect`` (the top
+    camel's side and top face), or its whole length when the board does not show there.
+
+    Why: the run decoder joins two runs of one colour across a gap shorter than a seam, so
+    the white top camel of a tall stack and a white marker border or tile edge seen just
+    behind it, with a sliver of board between, make one run too tall for a camel. The board
+    between them ends the stack: it is seen through above the top face."""
+    lo = start + int(np.ceil(0.6 * expect))
+    for i in range(max(lo, start), min(end, len(label))):
+        cl = int(label[i])
+        if cl < len(names) and names[cl].startswith(BOARD):
+            return float(i - start)
+    return float(end - start)
 
 
 def _read_tiles(

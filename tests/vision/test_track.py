@@ -190,3 +190,28 @@ def test_cli_read_track(tmp_path, geo):
     )
     assert out.returncode == 1
     assert "error" in json.loads(out.stdout)
+
+
+def test_side_lines_are_slid_onto_the_middle_one():
+    """A camel askew: the same band edge sits 3 and 2 samples lower on the side lines than on
+    the middle one, so their median puts it 2 samples low. After the slide it is where the
+    middle line has it."""
+    from vision.track import _align_lines
+
+    blue, orange = np.array([0.5, 0.1, 0.02]), np.array([0.02, 0.15, 0.6])
+    n = 60
+    mid = np.where((np.arange(n) < 30)[:, None], blue, orange)
+    lines = np.stack([np.roll(mid, 3, axis=0), mid, np.roll(mid, 2, axis=0)])[None]
+    out = _align_lines(lines, 4)
+    assert np.allclose(out[0, :, 8:52], mid[None, 8:52])
+    assert np.allclose(np.median(out, axis=1)[0, 8:52], mid[8:52])
+    # without the slide the median has blue where the middle line shows orange
+    assert not np.allclose(np.median(lines, axis=1)[0, 8:52], mid[8:52])
+
+
+def test_a_white_top_camel_before_a_white_border_behind_is_not_a_sleeve(geo):
+    """A five-stack whose white top camel is seen right in front of something white behind,
+    with a sliver of board between: once read as one run too tall for a camel."""
+    img, truth = render_scene(50373, 0.25, AS_BUILT_TILT_DEG)
+    r = read_track(img, geo)
+    assert r.track.get(1) == truth.track[1] == ["yellow", "blue", "green", "orange", "white"]

@@ -10,6 +10,7 @@ Example (every key optional)::
 
     [table]
     id = "kitchen"
+    game = "auto"   # auto (the game the hub plays) | camelup | horserace | marcopolo2
 
     [broker]
     url = "mqtt://192.168.1.20:1883"   # mqtts:// for TLS
@@ -40,6 +41,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from firmware.games import AUTO, GAMES
+
 
 class ConfigError(ValueError):
     """A configuration file (or pin map) that cannot be used; the message says where and why."""
@@ -47,13 +50,19 @@ class ConfigError(ValueError):
 
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CAMERA_KINDS = ("picamera2", "usb", "replay")
+TABLE_GAMES = (AUTO, *GAMES)  # [table] game
 
 
 @dataclass(frozen=True)
 class TableConfig:
-    """Which table this is: the MQTT topic prefix is ``camelup/<id>``."""
+    """Which table this is: the MQTT topic prefix is ``camelup/<id>``.
+
+    ``game``: what the camera reads for (firmware.games): "auto" follows the game the hub's
+    retained state names (Camel Up while it names none); a table that only plays one game may
+    name it."""
 
     id: str = "table-1"
+    game: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -245,6 +254,11 @@ def validate(cfg: Config) -> Config:
         bool(TABLE_ID_RE.match(cfg.table.id)),
         f"{src}: [table] id",
         f"{cfg.table.id!r} must be 1-64 letters, digits, '-' or '_' (it is an MQTT topic level)",
+    )
+    _check(
+        cfg.table.game in TABLE_GAMES,
+        f"{src}: [table] game",
+        f"{cfg.table.game!r} must be one of {', '.join(repr(g) for g in TABLE_GAMES)}",
     )
     scheme = urlsplit(cfg.broker.url).scheme
     _check(

@@ -10,11 +10,18 @@ another machine see exactly the same thing:
   ``observe_die`` reads the reading's fields at the top level)
 * ``track``: ``{"ts", "track": {"3": ["blue", "green"]}, "desert", "confidence", "uncertain",
   "reason"}``
+* ``dice``: ``{"ts", "readings": [{"colour", "face", "confidence", "box"}, ...]}``: every die of
+  one frame (Marco Polo II's round start), boxes in the frame's pixels
 * ``status``: the health snapshot (firmware.health), retained over MQTT.
 
-Over MQTT they are requests ``camelup/<table>/request/observe_release|observe_die|observe_track``
-(QoS 1, each with a ``transaction`` id the hub echoes on ``response/<cmd>``) and the retained
+Over MQTT they are requests
+``camelup/<table>/request/observe_release|observe_die|observe_track|observe_dice`` (QoS 1, each
+with a ``transaction`` id the hub echoes on ``response/<cmd>``) and the retained
 ``camelup/<table>/firmware/status`` (last will: ``{"state": "offline"}``).
+
+A sink also tells the loop what it knows of the hub: the dice still in the pyramid
+(:meth:`ObservationSink.dice_left`) and the game the table plays (:meth:`ObservationSink.game`),
+over MQTT from the hub's retained ``camelup/<table>/state``.
 """
 
 from __future__ import annotations
@@ -31,14 +38,17 @@ import uuid
 from typing import IO, Any
 
 from firmware.config import BrokerConfig
+from firmware.games import game_of_state
 
 log = logging.getLogger(__name__)
 
-KIND_TO_COMMAND = {"release": "observe_release", "die": "observe_die", "track": "observe_track"}
+KIND_TO_COMMAND = {"release": "observe_release", "die": "observe_die", "track": "observe_track",
+                   "dice": "observe_dice"}
 
 
 def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,
-            crop_jpeg: bytes | None = None, health: dict | None = None) -> dict[str, Any]:
+            crop_jpeg: bytes | None = None, health: dict | None = None,
+            readings: list[dict] | None = None) -> dict[str, Any]:
     """The JSON-ready payload of one observation (see the module's docstring)."""
     if kind == "status":
         return dict(health or {})
@@ -48,13 +58,15 @@ def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,
         out["crop_jpeg"] = base64.b64encode(crop_jpeg).decode("ascii") if crop_jpeg else None
     elif kind == "track":
         out.update(reading or {})
+    elif kind == "dice":
+        out["readings"] = [dict(r) for r in readings or []]
     elif kind != "release":
         raise ValueError(f"unknown observation kind {kind!r}")
     return out
 
 
 class ObservationSink:
-    """The interface: four observations and ``close()``. Subclasses implement :meth:`send`.
+    """The interface: five observations and ``close()``. Subclasses implement :meth:`send`.
 
     ``send`` must not raise into the watch loop: a sink that cannot deliver logs it and counts it
     in ``failures`` (the loop reports it in its status).
@@ -68,6 +80,11 @@ class ObservationSink:
         a die outside the list could not be read as itself."""
         return None
 
+    def game(self) -> str | None:
+        """The game the hub says the table plays ("camelup", "horserace", "marcopolo2"), or None
+        if not known (no game, or a sink that does not hear the hub): firmware.games decides."""
+        return None
+
     def pyramid_released(self, ts: float) -> None:
         self.send("release", payload("release", ts=ts))
 
@@ -77,6 +94,10 @@ class ObservationSink:
 
     def track_read(self, reading: dict) -> None:
         self.send("track", payload("track", reading=reading, ts=reading.get("ts")))
+
+    def dice_read(self, readings: list[dict], ts: float | None = None) -> None:
+        """Every die reading of one frame (firmware.games.dice_frame_readings' fields)."""
+        self.send("dice", payload("dice", readings=readings, ts=ts))
 
     def status(self, health: dict) -> None:
         self.send("status", payload("status", health=health))
@@ -101,10 +122,14 @@ class RecordingSink(ObservationSink):
         self.records: list[tuple[str, dict[str, Any]]] = []
         self.times: list[float] = []
         self.left: list[str] | None = None  # what dice_left() answers (set by a test)
+        self.hub_game: str | None = None  # what game() answers (set by a test)
         self._cond = threading.Condition()
 
     def dice_left(self) -> list[str] | None:
         return None if self.left is None else list(self.left)
+
+    def game(self) -> str | None:
+        return self.hub_game
 
     def send(self, kind: str, data: dict[str, Any]) -> None:
         with self._cond:
@@ -147,7 +172,9 @@ class PrintSink(ObservationSink):
 class InProcessSink(ObservationSink):
     """Hands observations to a hub session in this process: ``session.observe(kind, payload)``.
 
-    Kinds are the hub's: "release", "die", "track", "status".
+    Kinds are the hub's: "release", "die", "track", "status"; "dice" (which ``observe`` does
+    not name) goes to ``session.request("observe_dice", ...)`` as a local caller, as ``observe``
+    itself does.
     """
 
     def __init__(self, session: Any) -> None:
@@ -164,9 +191,19 @@ class InProcessSink(ObservationSink):
             return None
         return [str(c) for c in left] or None
 
+    def game(self) -> str | None:
+        """The kind of the session's current game (None with no game)."""
+        if getattr(self.session, "game", None) is None:
+            return None
+        kind = getattr(self.session, "kind", None)
+        return kind if isinstance(kind, str) else None
+
     def send(self, kind: str, data: dict[str, Any]) -> None:
         try:
-            answer = self.session.observe(kind, data)
+            if kind == "dice":
+                answer = self.session.request("observe_dice", data, {"local": True})
+            else:
+                answer = self.session.observe(kind, data)
         except Exception as exc:  # the hub failing must not stop the loop
             self.failures += 1
             self.last_error = f"hub failed on {kind}: {type(exc).__name__}: {exc}"
@@ -196,6 +233,7 @@ class MqttSink(ObservationSink):
         self._last_status: str | None = None
         self.state_topic = f"{self.prefix}/state"
         self._dice_left: list[str] | None = None
+        self._game: str | None = None  # state.game.game of the retained state
         self._state_at = -1.0  # time.monotonic() the retained state last arrived
         self._die_sent_at = -1.0  # ... and our last die was published
         self._txn = itertools.count(1)
@@ -226,7 +264,7 @@ class MqttSink(ObservationSink):
             return
         log.info("MQTT: connected")
         self.connected.set()
-        # the hub's retained public state: which dice are still in the pyramid
+        # the hub's retained public state: the game played, which dice are still in the pyramid
         client.subscribe(self.state_topic, qos=1)
         if self._last_status is not None:  # a restarted broker gets the retained status back
             client.publish(self.status_topic, self._last_status, qos=1, retain=True)
@@ -240,13 +278,16 @@ class MqttSink(ObservationSink):
         if msg.topic != self.state_topic:
             return
         try:
-            game = json.loads(msg.payload or b"null")
-            game = game.get("game") if isinstance(game, dict) else None
+            state = json.loads(msg.payload or b"null")
+            game = state.get("game") if isinstance(state, dict) else None
             left = game.get("dice_left") if isinstance(game, dict) else None
             ok = isinstance(left, list) and all(isinstance(c, str) for c in left)
         except ValueError:
-            ok, left = False, None
+            state, ok, left = None, False, None
         self._dice_left = list(left) if ok and left else None
+        before, self._game = self._game, game_of_state(state)
+        if self._game != before:
+            log.info("MQTT: the hub's state names the game %s", self._game or "(none)")
         self._state_at = time.monotonic()
 
     def dice_left(self) -> list[str] | None:
@@ -256,6 +297,10 @@ class MqttSink(ObservationSink):
         if self._state_at <= self._die_sent_at:
             return None
         return None if self._dice_left is None else list(self._dice_left)
+
+    def game(self) -> str | None:
+        """``state.game.game`` of the last retained state (None: no game, or none heard)."""
+        return self._game
 
     def wait_connected(self, timeout: float = 5.0) -> bool:
         return self.connected.wait(timeout)

@@ -11,6 +11,14 @@ States (``health.state``)::
                           | no settle within die_timeout_s: a failed reading is sent (the hub
                           |   asks a person), LED "attention", a different chirp
     setup --confirm or slider--> (whole frame settles) read every die, then the track --> ready
+    ready --confirm (Marco Polo II)--> reading_frame --whole frame settles: read every die,
+                          send them in one observe_dice--> ready
+
+Which game the table plays (firmware.games: the config's ``[table] game``, else the game the
+hub's retained state names, else Camel Up) is looked at on every pass: Camel Up and the horse
+race read one die per slider press (faces 1..3 with colour among the dice left; faces 1..6 and
+no colour), Marco Polo II reads all the dice of one still frame on the confirm button, and its
+slider does nothing. The starting roll (setup) is Camel Up's: another game leaves setup mode.
 
 When to read is vision.motion's ``ZoneWatcher`` (the product's settle machine), never a read per
 frame: a "die" watcher on the reveal zone, fed every frame in every state, says when a die has
@@ -29,7 +37,7 @@ source has one (``FrameSource.capture_zone``: a die is ~70 px there, ~20 px in t
 preview, and only ~60 % of preview dice read), with the empty zone cut from the same stream as
 ``background`` (taken when the zone was last seen empty); otherwise the preview frame with the
 empty zone's preview crop. Plus the markers' white balance, the dice still in the pyramid and
-Camel Up's faces 1..3.
+Camel Up's faces 1..3 (the horse race's: 1..6, any colour).
 
 The loop never dies of a camera or a reader: both are caught, reported in the status and on the
 LED, and the loop goes on (the camera supervisor reopens the camera with backoff).
@@ -48,6 +56,8 @@ import numpy as np
 from firmware.camera import CameraSupervisor, Frame
 from firmware.config import WatchConfig
 from firmware.devices import Devices, LedState
+from firmware.games import (AUTO, CAMELUP, DIE_FACES, HORSERACE, MARCOPOLO2, dice_frame_readings,
+                            horse_race_die, table_game)
 from firmware.health import Health
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
@@ -55,12 +65,13 @@ from firmware.sinks import ObservationSink
 log = logging.getLogger(__name__)
 
 READY, READING_DIE, READING_TRACK, SETUP = "ready", "reading_die", "reading_track", "setup"
+READING_FRAME = "reading_frame"  # Marco Polo II: waiting for a still frame to read every die
 ZONE_REFRESH_S = 10.0  # how often the reveal zone is looked for again while idle
 CLAIM_S = 1.0  # a die that settled this long before its release's edge is still that release's
 REBASE_S = 2.0  # idle, the zone changed (a tile placed by it) and never emptied: new background
 ZONE_JITTER_PX = 4  # a re-found zone this close to the watched one is the same zone
 EMPTY_FULL_REFRESH_S = 30.0  # how often the full-resolution empty zone is taken again, idle
-FACES = (1, 2, 3)  # a Camel Up die
+FACES = DIE_FACES[CAMELUP]  # a Camel Up die
 
 
 def _table(image: np.ndarray) -> np.ndarray:
@@ -109,6 +120,7 @@ class WatchLoop:
         reveal_zone: Box | None = None,
         setup: bool = False,
         table: str = "table-1",
+        game: str = AUTO,
     ) -> None:
         self.camera = camera
         self.sink = sink
@@ -148,6 +160,10 @@ class WatchLoop:
         self.white_gains: tuple[float, float, float] | None = None
         self._phase_start = 0.0
         self._attention = False
+        # the game served: [table] game, or (auto) the hub's, looked at every pass (_follow_game)
+        self.configured_game = game
+        self.game = table_game(game, None)
+        self._slider_idle_said = False  # Marco Polo II: "the slider does nothing" logged once
         self.state = SETUP if setup else READY
         self.health.mode = "setup" if setup else "play"
         self.health.state = self.state
@@ -210,6 +226,7 @@ class WatchLoop:
     def _pass(self) -> None:
         frame = self.camera.next_frame(timeout=0.05)
         self._handle_camera_flags()
+        self._follow_game()
         # events after the wait and before the frame: a frame taken after an edge then counts
         # for that edge, and is not lost to the state before it
         while True:
@@ -242,7 +259,47 @@ class WatchLoop:
             self._status_dirty = True
             self._show()
 
+    def _follow_game(self) -> None:
+        """Serve the game the table plays now (firmware.games.table_game): the config's, or the
+        hub's as the sink last heard it. A change takes effect between phases' events: a phase
+        under way finishes as it began, except that Marco Polo II stops watching the zone."""
+        try:
+            hub_game = self.sink.game()
+        except Exception:  # a sink must not stop the loop
+            log.exception("the sink could not say the game")
+            hub_game = None
+        game = table_game(self.configured_game, hub_game)
+        if game == self.game:
+            return
+        log.info("the table plays %s now (was %s)", game, self.game)
+        if MARCOPOLO2 in (game, self.game):
+            # the reveal zone's watcher starts afresh: under Marco Polo II it is not fed, and a
+            # reference from before would differ from the table as it is now
+            self._die_watch, self._die_box = None, None
+            self._unclaimed, self._quiet_zone = None, None
+        self.game = game
+        self._slider_idle_said = False
+        self._status_dirty = True
+        if self.state == SETUP and game != CAMELUP:
+            log.info("setup mode reads Camel Up's starting roll; %s has none: left", game)
+            self._finish()
+        elif self.state == READING_FRAME and game != MARCOPOLO2:
+            self._finish()
+
     def _event(self, kind: str, t_mono: float, t_wall: float) -> None:
+        if kind == "release" and self.game == MARCOPOLO2:
+            self.health.releases += 1
+            if not self._slider_idle_said:
+                self._slider_idle_said = True
+                log.info("Marco Polo II: the pyramid's slider does nothing; press the confirm "
+                         "button once the dice are rolled to read them all")
+            return
+        if kind == "confirm" and self.game == MARCOPOLO2:
+            self._attention = False
+            if self.state in (READING_DIE, READING_TRACK):
+                log.info("confirm: the %s phase is dropped for a Marco Polo II frame", self.state)
+            self._begin(READING_FRAME, t_mono, frames=self.cfg.still_frames)
+            return
         if kind == "release":
             self.health.releases += 1
             if self.state == SETUP:
@@ -289,7 +346,7 @@ class WatchLoop:
         elif state == READING_TRACK:
             self._phase_watch = self._new_watcher("track", frames, base)
             self._track_moved, self._track_still = False, 0
-        elif state == SETUP:
+        elif state in (SETUP, READING_FRAME):
             self._phase_watch = self._new_watcher("track", frames, base)
             self._setup_still = 0
         if self.devices is not None:
@@ -330,10 +387,11 @@ class WatchLoop:
 
     def _frame(self, frame: Frame) -> None:
         image = frame.image
-        if self.state == READY and self.fixed_zone is None:
+        zone_game = self.game != MARCOPOLO2  # a game with a reveal zone (and board markers)
+        if self.state == READY and self.fixed_zone is None and zone_game:
             self._refresh_zone(image, frame.t)
         state = self.state
-        if self.zone is not None and state != SETUP:
+        if self.zone is not None and state not in (SETUP, READING_FRAME) and zone_game:
             if self._watch_zone(frame) and state == READING_DIE:
                 self._read_die(frame)
                 self._prev_frame = frame
@@ -341,11 +399,11 @@ class WatchLoop:
         watch = self._phase_watch
         if watch is not None and frame.t > self._phase_start:  # frames after the event only
             change = watch.update(_table(image))
-            if state == SETUP:
+            if state in (SETUP, READING_FRAME):
                 moving = str(watch.state) == "moving" or bool(getattr(watch, "hand", False))
                 self._setup_still = 0 if moving else self._setup_still + 1
                 if self._setup_still >= self.cfg.still_frames:
-                    self._read_setup(frame)
+                    (self._read_setup if state == SETUP else self._read_frame)(frame)
             elif change is not None and change.read:
                 if state == READING_TRACK:
                     self._read_track(frame)
@@ -490,8 +548,13 @@ class WatchLoop:
                 e = self._empty_full
                 background = e[1] if e is not None and e[0] == zone and \
                     e[1].shape == src.shape else None
-        hints: dict[str, Any] = {"white_gains": self.white_gains,
-                                 "expected_colours": self.sink.dice_left(), "faces": FACES}
+        horse_race = self.game == HORSERACE
+        hints: dict[str, Any] = {
+            "white_gains": self.white_gains,
+            # a horse-race die has no colour to narrow by; the reader still names one (it says
+            # whether the pips are dark), among Camel Up's five by default
+            "expected_colours": None if horse_race else self.sink.dice_left(),
+            "faces": DIE_FACES[HORSERACE] if horse_race else FACES}
         if background is not None:
             hints["background"] = background
         try:
@@ -505,12 +568,16 @@ class WatchLoop:
             reading = {**reading, "box": [int(zone[0] + bx / scale), int(zone[1] + by / scale),
                                           max(int(round(bw / scale)), 1),
                                           max(int(round(bh / scale)), 1)]}
+        if horse_race:  # face and confidence, as the hub's horse race reads them
+            reading = horse_race_die(reading)
         reading = {**reading, "mode": "play", "ts": time.time()}
         self._send_die(reading, jpeg)
         self._begin(READING_TRACK, frame.t, frames=self.cfg.track_still_frames, frame=frame)
 
     def _send_die(self, reading: dict[str, Any], jpeg: bytes | None) -> None:
-        ok = reading.get("colour") is not None and reading.get("face") is not None
+        ok = reading.get("face") is not None and (
+            reading.get("colour") is not None or (self.game == HORSERACE
+                                                  and reading.get("mode") != "setup"))
         if ok:
             self.health.dice_read += 1
         else:
@@ -582,6 +649,37 @@ class WatchLoop:
         self.health.mode = "play"
         self._read_track(frame, note="starting position", mode="setup")
 
+    def _read_frame(self, frame: Frame) -> None:
+        """Marco Polo II: every die of this still frame, in one observe_dice (boxes in the
+        frame's pixels). The hub sorts them to the players' boards and asks a person about the
+        rest; an empty list is sent too (the hub then asks about every player)."""
+        image = frame.image
+        self._learn_white(image)  # kept from before if this table shows no markers
+        try:
+            dice = self.readers.timed("dice", self.readers.read_dice, image,
+                                      white_gains=self.white_gains)
+        except Exception as exc:
+            self.health.read_errors += 1
+            self.health.error(f"dice not read: {type(exc).__name__}: {exc}")
+            self._attention = True
+            if self.devices is not None:
+                self.devices.buzzer.chirp_look()
+            self._finish()
+            return
+        readings = dice_frame_readings([d for d, _ in dice])
+        self.sink.dice_read(readings, ts=time.time())
+        unread = sum(1 for r in readings if r["colour"] is None or r["face"] is None)
+        self.health.dice_read += len(readings) - unread
+        ok = bool(readings) and unread == 0
+        if not ok:
+            self.health.read_errors += 1
+            self.health.error(f"frame: {len(readings)} dice found, {unread} not read")
+            self._attention = True
+        log.info("frame: %d dice sent, %d not read", len(readings), unread)
+        if self.devices is not None:
+            (self.devices.buzzer.chirp_read if ok else self.devices.buzzer.chirp_look)()
+        self._finish()
+
     def _finish(self) -> None:
         self.state = READY
         self.health.state = READY
@@ -602,6 +700,14 @@ class WatchLoop:
             self._send_die(reading, jpeg)
             self._begin(READING_TRACK, now,
                         frames=self.cfg.track_still_frames)
+        elif self.state == READING_FRAME and now - self._phase_start > self.cfg.die_timeout_s:
+            # hands over the boards all along: a frame read now would miss or misread dice
+            self.health.error(f"dice not read: the table was not still within "
+                              f"{self.cfg.die_timeout_s:g} s; press confirm again")
+            self._attention = True
+            if self.devices is not None:
+                self.devices.buzzer.chirp_look()
+            self._finish()
         elif self.state == READING_TRACK and now - self._phase_start > self.cfg.track_timeout_s:
             if self._prev_frame is not None:
                 self._read_track(self._prev_frame,
@@ -619,7 +725,7 @@ class WatchLoop:
                 led = LedState.ERROR
             elif self._attention:
                 led = LedState.ATTENTION
-            elif self.state in (READING_DIE, READING_TRACK):
+            elif self.state in (READING_DIE, READING_TRACK, READING_FRAME):
                 led = LedState.READING
             elif self.state == SETUP:
                 led = LedState.ATTENTION if self._attention else LedState.READING
@@ -636,6 +742,7 @@ class WatchLoop:
         self._status_dirty = False
         snap = self.health.snapshot(self.camera)
         snap["attention"] = self._attention
+        snap["game"] = self.game
         snap["reveal_zone"] = list(self.zone) if self.zone else None
         snap["white_gains"] = ([round(g, 3) for g in self.white_gains]
                                if self.white_gains is not None else None)

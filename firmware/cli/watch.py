@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from firmware.config import CAMERA_KINDS, ConfigError, load_config
+from firmware.config import CAMERA_KINDS, TABLE_GAMES, ConfigError, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the table's TOML file (default: $PYRAMID_CONFIG, else defaults)")
     parser.add_argument("--table", metavar="ID", help="table id (MQTT camelup/<id>/...)")
     parser.add_argument("--broker", metavar="URL", help="mqtt://[user:pass@]host[:port]")
+    parser.add_argument("--game", choices=TABLE_GAMES,
+                        help="the game the camera reads for ([table] game; auto: the hub's)")
     parser.add_argument("--camera", choices=CAMERA_KINDS, help="camera kind")
     parser.add_argument("--index", type=int, help="USB camera index")
     parser.add_argument("--replay", metavar="PATH",
@@ -53,7 +55,7 @@ def _config(args: argparse.Namespace) -> Any:
     if args.replay:
         camera.update(kind="replay", path=args.replay)
     return cfg.with_overrides(
-        table={"id": args.table},
+        table={"id": args.table, "game": getattr(args, "game", None)},
         broker={"url": args.broker},
         camera=camera,
         pins={"file": args.pins, "factory": "mock" if args.mock_pins else None},
@@ -157,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
         zone = tuple(cfg.camera.reveal_zone) if cfg.camera.reveal_zone else None
         loop = WatchLoop(camera, sink, devices=devices, config=cfg.watch,
                          health=Health(cfg.table.id, thermometer), readers=Readers(),
-                         reveal_zone=zone, setup=args.setup, table=cfg.table.id)
+                         reveal_zone=zone, setup=args.setup, table=cfg.table.id,
+                         game=cfg.table.game)
         camera.start()
 
         def on_signal(signum: int, frame: Any) -> None:
@@ -173,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
                 threading.Thread(target=_keys, args=(devices, stop), daemon=True).start()
                 threading.Thread(target=lambda: (stop.wait(), loop.stop(timeout=0)),
                                  daemon=True).start()
-        log.info("watching table %s with camera %s", cfg.table.id, cfg.camera.kind)
+        log.info("watching table %s with camera %s, game %s", cfg.table.id, cfg.camera.kind,
+                 cfg.table.game)
         loop.run(duration=args.duration)
         return 0
     except Exception as exc:

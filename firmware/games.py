@@ -1,0 +1,89 @@
+"""Which game the table plays, and what that changes for the camera: pure functions.
+
+Why a module of its own: the same pyramid, camera and buttons serve three games (docs/games.md),
+and what the watch loop does with a slider press or a confirm press depends on the game:
+
+* Camel Up: the slider releases a die; the die in the reveal zone is read (colour and face 1..3,
+  among the dice still in the pyramid), then the track.
+* the horse race: the slider (or a hand) drops one ordinary six-sided die in the zone; its face
+  1..6 is read, no colour (the hub's ``observe_die`` for the horse race takes ``face`` and
+  ``confidence``, and the colour would only be a second thing to be unsure of), then the track
+  (the hub gives the roll to the horse that moved).
+* Marco Polo II: everyone rolls their dice on their own board at once; the confirm button reads
+  every die of one still frame and sends them in one ``observe_dice``. The slider does nothing.
+
+The game comes from the hub's retained ``state`` (``state.game.game``), unless the table's
+config names it (``[table] game``): a table that only ever plays one game, or a hub too old to
+name it. With neither (no game started yet, the hub not heard from), the table is Camel Up's:
+that is what the pyramid is for, and the starting roll is read before any game exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CAMELUP, HORSERACE, MARCOPOLO2 = "camelup", "horserace", "marcopolo2"
+GAMES = (CAMELUP, HORSERACE, MARCOPOLO2)
+AUTO = "auto"
+DEFAULT_GAME = CAMELUP
+
+#: the faces the die reader may answer, per game read one die at a time
+DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), HORSERACE: (1, 2, 3, 4, 5, 6)}
+
+#: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
+DICE_READING_FIELDS = ("colour", "face", "confidence", "box")
+
+
+def game_of_state(state: Any) -> str | None:
+    """The game the hub's public state names, or None (no game, or not a state at all).
+
+    ``state`` is the retained ``camelup/<table>/state`` payload, parsed: ``{"game": {"game":
+    "horserace", ...}, ...}``. A game view without a ``game`` field is Camel Up's (hubs before
+    the other games); a name this firmware does not know is None (the config's fallback)."""
+    if not isinstance(state, Mapping):
+        return None
+    view = state.get("game")
+    if not isinstance(view, Mapping):
+        return None
+    name = view.get("game", CAMELUP)
+    return name if name in GAMES else None
+
+
+def table_game(configured: str, from_hub: str | None) -> str:
+    """The game the loop serves now: the config's, unless it says "auto"; then the hub's; then
+    Camel Up. ``configured`` has been validated (firmware.config)."""
+    if configured != AUTO:
+        return configured
+    return from_hub if from_hub in GAMES else DEFAULT_GAME
+
+
+def horse_race_die(reading: Mapping[str, Any]) -> dict[str, Any]:
+    """A zone reading as the horse race's ``observe_die`` wants it: face and confidence, no colour.
+
+    The reader still classifies the colour (it tells it whether the pips are dark or light), but
+    a horse-race die has no colour that matters: the confidence is the face's alone, so a die of
+    a colour outside Camel Up's palette is not sent to a person for its colour. The reader's
+    reason is kept only when there is no face (it is then why; otherwise it is about colour)."""
+    face = reading.get("face")
+    face_conf = reading.get("face_confidence")
+    if face_conf is None:
+        face_conf = reading.get("confidence", 0.0)
+    out = {k: v for k, v in reading.items() if k not in ("colour", "colour_confidence")}
+    out.update(colour=None, face=face,
+               confidence=float(face_conf) if face is not None else 0.0,
+               face_confidence=float(face_conf),
+               reason=reading.get("reason") if face is None else None)
+    return out
+
+
+def dice_frame_readings(readings: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Full-frame readings (firmware.readers.die_to_dict) as observe_dice's list: only the fields
+    the hub takes, the box as [x, y, w, h] in the frame's pixels (or None)."""
+    out = []
+    for r in readings:
+        box = r.get("box")
+        out.append({"colour": r.get("colour"), "face": r.get("face"),
+                    "confidence": float(r.get("confidence") or 0.0),
+                    "box": [int(v) for v in box] if box is not None else None})
+    return out

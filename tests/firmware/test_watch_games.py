@@ -1,0 +1,319 @@
+"""The watch loop at the other games: the horse race's six-sided die, Marco Polo II's frame of dice,
+the game followed from the hub's retained state (a real mosquitto), the `[table] game` override."""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from pathlib import Path
+
+import numpy as np
+import paho.mqtt.client as mqtt
+import pytest
+
+from firmware.camera import CameraSupervisor
+from firmware.config import BrokerConfig, ConfigError, WatchConfig, load_config, parse_config
+from firmware.devices import Devices
+from firmware.frames import RenderedSource
+from firmware.games import (dice_frame_readings, game_of_state, horse_race_die, table_game)
+from firmware.readers import Readers
+from firmware.sinks import InProcessSink, MqttSink, RecordingSink
+from firmware.watch import WatchLoop
+from hardware.pinmap import load_pinmap
+from tests.firmware.test_watch import CFG, Table, kinds
+
+# --- pure parts --------------------------------------------------------------------------------
+
+
+def test_the_game_comes_from_the_state_unless_the_config_names_it() -> None:
+    assert game_of_state({"game": {"game": "horserace", "positions": {}}}) == "horserace"
+    assert game_of_state({"game": {"game": "marcopolo2"}}) == "marcopolo2"
+    assert game_of_state({"game": {"dice_left": ["blue"]}}) == "camelup"  # an older hub's view
+    assert game_of_state({"game": None, "status": "none"}) is None
+    assert game_of_state({"game": {"game": "chess"}}) is None
+    assert game_of_state("not a state") is None
+    assert table_game("auto", "marcopolo2") == "marcopolo2"
+    assert table_game("auto", None) == "camelup"
+    assert table_game("horserace", "marcopolo2") == "horserace"
+
+
+def test_a_horse_race_die_has_a_face_and_no_colour() -> None:
+    read = {"colour": "blue", "face": 6, "confidence": 0.55, "face_confidence": 0.93,
+            "colour_confidence": 0.4, "box": [1, 2, 3, 4],
+            "reason": "colour is between palette entries"}
+    out = horse_race_die(read)
+    assert out["colour"] is None and "colour_confidence" not in out
+    assert out["face"] == 6 and out["confidence"] == 0.93 and out["reason"] is None
+    unread = horse_race_die({"colour": None, "face": None, "confidence": 0.0,
+                             "face_confidence": 0.1, "reason": "no pips"})
+    assert unread["confidence"] == 0.0 and unread["reason"] == "no pips"
+    assert dice_frame_readings([{"colour": "red", "face": 3, "confidence": 0.9,
+                                 "face_confidence": 0.9, "box": (5, 6, 7, 8), "reason": None}]) \
+        == [{"colour": "red", "face": 3, "confidence": 0.9, "box": [5, 6, 7, 8]}]
+
+
+def test_a_bad_table_game_is_a_clear_config_error(tmp_path: Path) -> None:
+    assert parse_config({"table": {"game": "marcopolo2"}}).table.game == "marcopolo2"
+    assert load_config(None).table.game == "auto"
+    bad = tmp_path / "table.toml"
+    bad.write_text('[table]\ngame = "horse-race"\n')
+    with pytest.raises(ConfigError, match=r"table\.toml: \[table\] game: 'horse-race' must be "
+                                          r"one of 'auto', 'camelup', 'horserace', 'marcopolo2'"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match=r"\[table\]\.game: expected a string"):
+        parse_config({"table": {"game": 2}})
+
+
+# --- the loop with stand-in readers --------------------------------------------------------------
+
+
+def test_horse_race_one_press_one_die_with_faces_one_to_six_and_no_colour(mock_factory) -> None:
+    table = Table(mock_factory)
+    try:
+        table.sink.hub_game = "horserace"
+        time.sleep(0.2)
+        table.release_die()
+        dice = table.sink.wait_for("die", 1, 2.0)
+        time.sleep(0.3)
+        assert len(dice) == 1 and kinds(table.sink) == ["release", "die"]
+        assert dice[0]["colour"] is None and dice[0]["face"] == 2 and dice[0]["confidence"] > 0.9
+        hints = {k: v for k, v in table.vision.hints[0].items() if k != "background"}
+        assert hints["faces"] == (1, 2, 3, 4, 5, 6) and hints["expected_colours"] is None
+        assert table.sink.of("status")[-1]["game"] == "horserace"
+        table.move_camel(to=3)  # the track is read after the roll, as at Camel Up
+        assert table.sink.wait_for("track", 1, 2.0)
+    finally:
+        table.close()
+
+
+def test_marco_polo_confirm_reads_the_frame_and_the_slider_does_nothing(mock_factory) -> None:
+    table = Table(mock_factory)
+    try:
+        table.sink.hub_game = "marcopolo2"
+        time.sleep(0.2)
+        table.press_slider()
+        time.sleep(0.3)
+        assert kinds(table.sink) == [] and table.loop.health.releases == 1
+        table.devices.confirm.pin.drive_low()
+        frames = table.sink.wait_for("dice", 1, 2.0)
+        time.sleep(0.3)
+        table.devices.confirm.pin.drive_high()
+        assert len(frames) == 1 and kinds(table.sink) == ["dice"]
+        assert [(r["colour"], r["face"]) for r in frames[0]["readings"]] == [
+            ("blue", 1), ("green", 2), ("orange", 3), ("yellow", 1), ("white", 2)]
+        assert set(frames[0]["readings"][0]) == {"colour", "face", "confidence", "box"}
+        assert table.loop.state == "ready" and table.vision.die_calls == 0
+    finally:
+        table.close()
+
+
+def test_setup_mode_is_left_when_the_table_plays_another_game(mock_factory) -> None:
+    table = Table(mock_factory, setup=True)
+    try:
+        table.sink.hub_game = "horserace"
+        deadline = time.monotonic() + 2.0
+        while table.loop.state != "ready" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert table.loop.state == "ready" and table.loop.game == "horserace"
+    finally:
+        table.close()
+
+
+# --- the game from the hub's retained state, over a real mosquitto --------------------------------
+
+
+class Requests:
+    """The hub's side of the broker: publishes the retained state, collects the requests."""
+
+    def __init__(self, url: str, table: str) -> None:
+        self.table = table
+        self.got: queue.Queue[tuple[str, dict]] = queue.Queue()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_message = lambda c, u, m: self.got.put(
+            (m.topic.rsplit("/", 1)[-1], json.loads(m.payload)))
+        b = BrokerConfig(url=url)
+        self.client.connect(b.host, b.port)
+        self.client.subscribe(f"camelup/{table}/request/#", qos=1)
+        self.client.loop_start()
+
+    def state(self, game: dict | None) -> None:
+        self.client.publish(f"camelup/{self.table}/state", json.dumps({"seq": 1, "game": game}),
+                            qos=1, retain=True).wait_for_publish(5.0)
+
+    def close(self) -> None:
+        self.client.publish(f"camelup/{self.table}/state", b"", retain=True).wait_for_publish(5.0)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _wait(pred, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not pred() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return pred()
+
+
+@pytest.mark.broker
+def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_factory) -> None:
+    table_id = f"fwgame{int(time.time() * 1000) % 100000}"
+    hub = Requests(broker.url, table_id)
+    hub.state({"game": "horserace"})  # retained before the firmware connects
+    t = Table(mock_factory)  # (its recording sink is replaced by the MQTT one below)
+    t.loop.stop()
+    sink = MqttSink(table_id, BrokerConfig(url=broker.url))
+    loop = WatchLoop(t.camera, sink, devices=t.devices, config=CFG,
+                     readers=t.vision.readers()).start()
+    fixed = None
+    try:
+        assert sink.wait_connected(5.0)
+        assert _wait(lambda: loop.game == "horserace")
+        hub.state({"game": "marcopolo2", "round": 1})
+        assert _wait(lambda: loop.game == "marcopolo2")
+        time.sleep(0.2)
+        t.press_slider()  # does nothing at Marco Polo II
+        t.devices.confirm.pin.drive_low()
+        cmd, body = hub.got.get(timeout=5.0)
+        t.devices.confirm.pin.drive_high()
+        assert cmd == "observe_dice" and len(body["readings"]) == 5
+        assert body["transaction"].startswith("fw-")
+        hub.state(None)  # the game is over and none started: Camel Up's pyramid again
+        assert _wait(lambda: loop.game == "camelup")
+        time.sleep(0.2)
+        t.release_die()
+        got = [hub.got.get(timeout=5.0)[0] for _ in range(2)]
+        assert got == ["observe_release", "observe_die"]  # no release was sent before
+        # a table that names its game in the config ignores the hub's
+        fixed = WatchLoop(t.camera, sink, config=CFG, readers=t.vision.readers(),
+                          game="horserace")
+        fixed._follow_game()
+        hub.state({"game": "marcopolo2"})
+        time.sleep(0.3)
+        fixed._follow_game()
+        assert sink.game() == "marcopolo2" and fixed.game == "horserace"
+    finally:
+        loop.stop()
+        sink.close()
+        t.close()
+        hub.close()
+
+
+# --- real vision, rendered frames, the real hub in process -----------------------------------------
+
+
+def _session(tmp_path: Path):
+    session_mod = pytest.importorskip("hub.session")
+    store_mod = pytest.importorskip("hub.store")
+    bus_mod = pytest.importorskip("hub.bus")
+    bus = bus_mod.EventBus()
+    return session_mod.TableSession("t1", store_mod.Store(tmp_path / "hub.db"), bus), bus
+
+
+class HubSink(InProcessSink):
+    """The in-process sink to a real session, keeping what was sent (as RecordingSink does)."""
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.rec = RecordingSink()
+
+    def send(self, kind: str, data: dict) -> None:
+        self.rec.send(kind, data)
+        super().send(kind, data)
+
+
+def _event_types(session) -> list[str]:
+    return [e.event.get("type") for e in session.events_since(0)]
+
+
+def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(mock_factory,
+                                                                  tmp_path: Path) -> None:
+    zone_mod = pytest.importorskip("vision.render.zone")
+    scene = zone_mod.render_zone_scene(np.random.default_rng(2), ("blue", 6),
+                                       track={1: ["blue", "green"]})
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+    session, bus = _session(tmp_path)
+    try:
+        session.start_game(["Ann", "Bob"], game="horserace", seed=3)
+        for _ in range(20):  # a betting phase first: everyone passes
+            if session.game.state.phase == "running":
+                break
+            session.request("action", {"player": session.game.current_player,
+                                       "action": "pass"}, {"local": True})
+        assert session.game.state.phase == "running"  # a roll is due
+        sink = HubSink(session)
+        devices = Devices(load_pinmap(), pin_factory=mock_factory)
+        camera = CameraSupervisor(lambda: RenderedSource(
+            lambda: scene.preview if shown["die"] else scene.preview_empty, fps=30,
+            zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(),
+                              scale))).start()
+        loop = WatchLoop(camera, sink, devices=devices, readers=Readers(),
+                         reveal_zone=scene.zone_box_preview,
+                         config=WatchConfig(still_frames=2, track_timeout_s=0.5,
+                                            status_interval_s=1.0)).start()
+        try:
+            assert _wait(lambda: loop.game == "horserace", 3.0)
+            time.sleep(0.5)
+            devices.slider.pin.drive_low()
+            shown["die"] = True
+            dice = sink.rec.wait_for("die", 1, 8.0)
+            time.sleep(0.3)
+        finally:
+            loop.stop()
+            camera.stop()
+            devices.close()
+        assert len(dice) == 1 and len(sink.rec.of("die")) == 1
+        assert dice[0]["colour"] is None and dice[0]["face"] == 6, dice[0]
+        assert sink.failures == 0, sink.last_error
+        events = [e.event for e in session.events_since(0)]
+        assert "die_released" in [e.get("type") for e in events]
+        rolled = [e for e in events if e.get("type") == "die_rolled"]
+        assert len(rolled) == 1 and rolled[0]["face"] == 6, events[-3:]
+    finally:
+        bus.close()
+
+
+def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(mock_factory,
+                                                                  tmp_path: Path) -> None:
+    dice_render = pytest.importorskip("vision.render.dice")
+    from vision.dice import read_dice
+
+    # the players' colours (Ann blue, Bob yellow) and two neutral dice; no black die (that needs
+    # the boards' regions, a table setting, to be given to a player)
+    image, truth = dice_render.render_dice_scene(
+        np.random.default_rng(4), 4, colours=["blue", "yellow", "green", "red"],
+        size=(640, 480), faces=(1, 2, 3, 4, 5, 6))
+    direct = [(r.colour, r.face, list(r.box)) for r in read_dice(image)]
+    session, bus = _session(tmp_path)
+    try:
+        session.start_game(["Ann", "Bob"], game="marcopolo2",
+                           settings={"expected_dice": 1})
+        sink = HubSink(session)
+        devices = Devices(load_pinmap(), pin_factory=mock_factory)
+        camera = CameraSupervisor(lambda: RenderedSource(lambda: image, fps=30)).start()
+        loop = WatchLoop(camera, sink, devices=devices, readers=Readers(),
+                         config=WatchConfig(still_frames=2, status_interval_s=1.0)).start()
+        try:
+            assert _wait(lambda: loop.game == "marcopolo2", 3.0)
+            time.sleep(0.3)
+            devices.confirm.pin.drive_low()
+            frames = sink.rec.wait_for("dice", 1, 8.0)
+            time.sleep(0.3)
+        finally:
+            loop.stop()
+            camera.stop()
+            devices.close()
+        assert len(frames) == 1 and len(sink.rec.of("dice")) == 1
+        got = [(r["colour"], r["face"], r["box"]) for r in frames[0]["readings"]]
+        assert got == direct
+        want = {(d.colour, d.face) for d in truth.dice}
+        assert {(c, f) for c, f, _ in got} == want  # every die of the frame, read right
+        assert sink.failures == 0, sink.last_error
+        colours = session.game.state.colours  # player -> colour
+        read = {p: session.game.state.dice.get(p) for p in colours}
+        for player, colour in colours.items():
+            face = next(f for c, f, _ in got if c == colour)
+            assert read[player] is not None and list(read[player]["faces"]) == [face], read
+        assert "dice_read" in _event_types(session)
+    finally:
+        bus.close()

@@ -172,9 +172,7 @@ class PrintSink(ObservationSink):
 class InProcessSink(ObservationSink):
     """Hands observations to a hub session in this process: ``session.observe(kind, payload)``.
 
-    Kinds are the hub's: "release", "die", "track", "status"; "dice" (which ``observe`` does
-    not name) goes to ``session.request("observe_dice", ...)`` as a local caller, as ``observe``
-    itself does.
+    Kinds are the hub's: "release", "die", "track", "dice", "status".
     """
 
     def __init__(self, session: Any) -> None:
@@ -200,10 +198,7 @@ class InProcessSink(ObservationSink):
 
     def send(self, kind: str, data: dict[str, Any]) -> None:
         try:
-            if kind == "dice":
-                answer = self.session.request("observe_dice", data, {"local": True})
-            else:
-                answer = self.session.observe(kind, data)
+            answer = self.session.observe(kind, data)
         except Exception as exc:  # the hub failing must not stop the loop
             self.failures += 1
             self.last_error = f"hub failed on {kind}: {type(exc).__name__}: {exc}"

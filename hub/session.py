@@ -205,12 +205,13 @@ class TableSession:
         return self.authority.token(self.record.game_id, name)
 
     def observe(self, kind: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        """An observation from the firmware on this Pi: "release", "die", "track" or "status"."""
+        """An observation from the firmware on this Pi: "release", "die", "track", "dice" (every
+        die of a frame, Marco Polo II) or "status"."""
         cmd = {"release": "observe_release", "die": "observe_die", "track": "observe_track",
-               "status": "observe_status"}.get(kind)
+               "dice": "observe_dice", "status": "observe_status"}.get(kind)
         if cmd is None:
             return {"ok": False, "error": f"unknown observation kind {kind!r} (release, die, "
-                    "track or status)", "reason": "bad_command"}
+                    "track, dice or status)", "reason": "bad_command"}
         return self.request(cmd, payload if payload is not None else {}, {"local": True})
 
     def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:

@@ -15,7 +15,8 @@ So:
 4. face: pips are blobs darker (or lighter) than the face by a large share of the face's
    contrast (black-hat / top-hat). Their number must be a face in ``faces`` *and* lie where
    that face puts its pips (one in the middle; two on a diagonal; three on a diagonal through
-   the middle). The confidence is the gap between the weakest pip and the strongest thing on
+   the middle; for a six-sided die, ``faces=(1..6)``, four in the corners, five the corners and
+   the middle, six two columns of three either way: :func:`grid_layout_error`). The confidence is the gap between the weakest pip and the strongest thing on
    the face that is not a pip: a missed pip, glare or a blur-melted pair all close that gap.
 
 Anything that does not fit abstains (face or colour None, with a reason): the hub asks a
@@ -42,6 +43,7 @@ cut from the full-resolution frame, the empty zone's crop from the same stream a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -176,6 +178,56 @@ class FaceRead:
 
 
 _PIP_OFFSET = 0.27 * np.sqrt(2.0)  # a corner pip's distance from the face centre, in sides
+_Q = 0.27  # a pip's offset from the face centre along a side, in sides (vision.render.dice)
+_CORNERS = [(-_Q, -_Q), (_Q, -_Q), (-_Q, _Q), (_Q, _Q)]
+#: faces 4..6 in the face's own frame (x, y along its sides, in sides). A 6 is two columns of
+#: three: which way they run on the rotated die is not known, so both are tried.
+_GRID_LAYOUTS: dict[int, list[np.ndarray]] = {
+    4: [np.array(_CORNERS)],
+    5: [np.array(_CORNERS + [(0.0, 0.0)])],
+    6: [np.array([(x, y) for x in (-_Q, _Q) for y in (-_Q, 0.0, _Q)]),
+        np.array([(x, y) for y in (-_Q, _Q) for x in (-_Q, 0.0, _Q)])],
+}
+_PERMS = {n: np.array(list(itertools.permutations(range(n)))) for n in _GRID_LAYOUTS}
+
+
+def grid_layout_error(pts: np.ndarray, centre: np.ndarray, side: float,
+                      angle: float | None) -> float:
+    """How far ``pts`` (pip centres, 4..6 of them) lie from that face's layout; 1.0 = the limit.
+
+    Why a fit and not distances to the centre, as for 1..3: the pips of 4..6 fill the face, so
+    the layout is matched pip for pip. The layout is turned by the body's angle (a 6 both ways),
+    each pip paired with a layout place (all pairings tried: at most 6! = 720), then turned and
+    scaled onto the pips (least squares). The error is the largest of: a pip's distance from its
+    place (tolerance 0.09 side: a third of the pips' spacing), the scale's departure (the side is
+    measured on a body with bevels and a side face; tolerance 30 %), the turn away from the
+    body's sides (tolerance 20 degrees, as for 1..3's diagonal) and the pips' centre away from
+    the body's (tolerance 0.22 side, as for 1..3)."""
+    n = len(pts)
+    cen = pts.mean(axis=0)
+    p = (pts - cen) / side
+    err_centre = float(np.linalg.norm(cen - centre)) / side / 0.22
+    a0 = np.radians(angle or 0.0)
+    rot0 = np.array([[np.cos(a0), -np.sin(a0)], [np.sin(a0), np.cos(a0)]])
+    best = np.inf
+    for layout in _GRID_LAYOUTS[n]:
+        t = layout @ rot0.T  # the layout as the body lies
+        d2 = ((p[:, None, :] - t[None, :, :]) ** 2).sum(axis=2)  # pip x place
+        perm = _PERMS[n][int(np.argmin(d2[np.arange(n), _PERMS[n]].sum(axis=1)))]
+        tt = layout[perm]  # the place of each pip, in the face's own frame
+        dot = float((tt * p).sum())
+        cross = float((tt[:, 0] * p[:, 1] - tt[:, 1] * p[:, 0]).sum())
+        th = np.arctan2(cross, dot)
+        scale = np.hypot(dot, cross) / float((tt ** 2).sum())
+        rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+        fit = scale * tt @ rot.T
+        resid = float(np.linalg.norm(fit - p, axis=1).max())
+        err = max(resid / 0.09, abs(scale - 1.0) / 0.3)
+        if angle is not None:
+            off = abs(((np.degrees(th) - angle + 45.0) % 90.0) - 45.0)
+            err = max(err, off / 20.0)
+        best = min(best, err)
+    return max(best, err_centre)
 
 
 def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
@@ -246,7 +298,9 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     pts = np.array([b[3] for b in blobs])
     d = np.linalg.norm(pts - c, axis=1) / side
     err = 0.0
-    if count == 1:
+    if count >= 4:
+        err = grid_layout_error(pts, c, side, angle)
+    elif count == 1:
         err = max(err, d[0] / 0.22)
     else:
         order = np.argsort(d)

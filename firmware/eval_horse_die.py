@@ -4,11 +4,16 @@
     python -m firmware.eval_horse_die --scenes 5
 
 Why here and not in vision's evaluations: the read measured is the firmware's
-(:func:`firmware.readers.vision_read_die` with ``faces=1..6``: vision's zone reader, and the
-full-frame reader where the zone reader found the die but refused a 4, 5 or 6), on rendered
-full-resolution reveal zones (vision.render.zone, the empty zone as background, as the loop
-gives it). Prints right / unread / wrong per face, and how many right reads reach the hub's
-threshold (0.80: below it the hub asks a person).
+(:func:`firmware.readers.vision_read_die` with ``faces=1..6``: vision's zone reader, which
+knows the pip layouts of 4, 5 and 6), on rendered full-resolution reveal zones
+(vision.render.zone, the empty zone as background, as the loop gives it). Prints right / unread
+/ wrong per face, and how many right reads reach the hub's threshold (0.80: below it the hub
+asks a person).
+
+Measured (seeds 100..139): 234 right, 6 unread, 0 wrong, all 234 at >= 0.80. Before the zone
+reader knew 4..6 (it refused them and the firmware re-read the zone with the full-frame reader):
+231 right, 9 unread, 0 wrong; with that fallback kept over the new reader: the same 234, so it
+was removed.
 """
 
 from __future__ import annotations

@@ -87,7 +87,8 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     does not turn yellow into orange; ``expected_colours``: the dice still in the pyramid, as the
     hub says (None: any colour); ``background``: the empty zone's colour crop from the same
     stream (the die is what differs from it; without it the reader estimates the surface);
-    ``faces``: a Camel Up die shows 1..3, the horse race's 1..6 (see :func:`_face_by_fit`).
+    ``faces``: a Camel Up die shows 1..3, the horse race's 1..6 (the zone reader knows the pip
+    layouts of all six; `python -m firmware.eval_horse_die` measures the horse race's read).
     """
     try:
         from vision.dice import read_die_in_zone
@@ -99,49 +100,7 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     if reading is None:
         return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, zone))
     box = reading.crop_box if hasattr(reading, "crop_box") else zone
-    out = die_to_dict(reading)
-    if out["face"] is None and max(faces) > 3 and "do not lie as on a die's face" in str(
-            out["reason"]):
-        out = _face_by_fit(image, zone, out, white_gains) or out
-    return out, encode_jpeg(crop(image, box))
-
-
-def _face_by_fit(image: np.ndarray, zone: Box, found: dict[str, Any],
-                 white_gains: Gains | None) -> dict[str, Any] | None:
-    """A six-sided die's face where the zone reader found the die but not its face.
-
-    Why: vision.dice.zone's layout check knows only the pips of faces 1..3 (on one diagonal); it
-    refuses every 4, 5 and 6 ("n pips do not lie as on a die's face"), though it takes
-    ``faces=1..6``. The full-frame reader fits all six layouts (vision.dice.face), so the die the
-    zone reader found (its box, told from the empty zone) is read again by it over the whole
-    zone (it needs the table round a die: on a window of a few die sizes it finds no body); its
-    reading that overlaps that box most is the die's. None if none does and reads as a face. The
-    confidence is the full-frame reader's own (not calibrated to the hub's threshold as the zone
-    reader's is). Measured by `python -m firmware.eval_horse_die`."""
-    from vision.dice import read_dice
-
-    if not found.get("box"):
-        return None
-    x, y, w, h = found["box"]
-    H, W = image.shape[:2]
-    x0, y0 = max(zone[0], 0), max(zone[1], 0)
-    x1, y1 = min(zone[0] + zone[2], W), min(zone[1] + zone[3], H)
-    best, best_overlap = None, 0.0
-    for r in read_dice(image[y0:y1, x0:x1], white_gains=white_gains):
-        if r.face is None:
-            continue
-        rx, ry, rw, rh = r.box
-        rx, ry = rx + x0, ry + y0
-        ix = max(0, min(rx + rw, x + w) - max(rx, x))
-        iy = max(0, min(ry + rh, y + h) - max(ry, y))
-        overlap = ix * iy / max(min(rw * rh, w * h), 1)
-        if overlap > best_overlap:
-            best, best_overlap = (r, (rx, ry, rw, rh)), overlap
-    if best is None or best_overlap < 0.5:
-        return None
-    r, box = best
-    return {**die_to_dict(r), "box": [int(v) for v in box],
-            "reason": None if r.face is not None else r.reason}
+    return die_to_dict(reading), encode_jpeg(crop(image, box))
 
 
 def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,

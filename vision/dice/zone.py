@@ -16,8 +16,9 @@ So:
    contrast (black-hat / top-hat). Their number must be a face in ``faces`` *and* lie where
    that face puts its pips (one in the middle; two on a diagonal; three on a diagonal through
    the middle; for a six-sided die, ``faces=(1..6)``, four in the corners, five the corners and
-   the middle, six two columns of three either way: :func:`grid_layout_error`). The confidence is the gap between the weakest pip and the strongest thing on
-   the face that is not a pip: a missed pip, glare or a blur-melted pair all close that gap.
+   the middle, six two columns of three either way: :func:`grid_layout_error`). The
+   confidence is the gap between the weakest pip and the strongest thing on the face that is
+   not a pip: a missed pip, glare or a blur-melted pair all close that gap.
 
 Anything that does not fit abstains (face or colour None, with a reason): the hub asks a
 person rather than trust a doubtful reading. A face that does not read withholds the colour too

@@ -34,7 +34,7 @@ def _score(n_scenes: int, seed0: int) -> tuple[int, int, int]:
 
 def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
     # 40 scenes, 200 dice. The >= 99.5 % target is measured by `make eval-vision` on 2,000
-    # scenes (98.9 % when this was written); this slice asserts what the reader reaches so that a
+    # scenes (98.6 % when this was written); this slice asserts what the reader reaches so that a
     # regression fails: almost every die right, and not one confident wrong face or colour.
     right, wrong, total = _score(40, 500)
     assert total == 200

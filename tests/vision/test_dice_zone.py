@@ -178,3 +178,21 @@ def test_grid_layout_error_accepts_die_layouts_and_refuses_others() -> None:
     assert grid_layout_error(wide, centre, side, 0.0) > 1.0
     # the pips' middle far from the body's: half a face off
     assert grid_layout_error(centre + side * (np.array(corners) + 0.5), centre, side, 0.0) > 1.0
+
+
+def test_a_dark_square_is_not_read_as_a_4() -> None:
+    """`python -m vision.eval_dice_zone --six-scenes 200`, scene 300179: the zone box round a
+    white 1 took in the white-balance patch (a black square on white), whose four inner corners
+    the black-hat answers like pips in a 4's layout: it was read as a white 4 at 0.90."""
+    from vision.render.dice import render_dice_scene
+    from vision.whitebalance import gains_from_patch
+
+    seed = 300179
+    img, truth = render_dice_scene(np.random.default_rng(seed), n_dice=1, colours=["white"],
+                                   size=(480, 360), faces=SIX)
+    x, y, w, h = truth.dice[0].box
+    m = int(max(w, h))
+    r = read_die_in_zone(img, (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m),
+                         white_gains=gains_from_patch(img, truth.white_patch), faces=SIX)
+    assert r is not None and r.face is None, r
+    assert "part of a dark/light patch" in (r.reason or "")

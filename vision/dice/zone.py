@@ -231,6 +231,33 @@ def grid_layout_error(pts: np.ndarray, centre: np.ndarray, side: float,
     return max(best, err_centre)
 
 
+#: the largest patch (in pip areas) a pip of 4..6 may be part of: see :func:`pip_spread`
+PIP_SPREAD_MAX = 3.0
+
+
+def pip_spread(g: np.ndarray, mask: np.ndarray, blob_masks: Sequence[np.ndarray],
+               face_level: float, dark: bool) -> float:
+    """The area (pixels) of the largest region, at half a pip's contrast, that holds a pip.
+
+    Why: the black-hat answers at the four inner corners of any dark square larger than its
+    kernel (a disc cannot reach into a corner), and four corners are a 4's layout: a white
+    balance patch's black square was read as a white 4 at 0.90. A real pip, blurred or not, is
+    its own patch at half its contrast; a square's corner belongs to the whole square (~8 pips).
+    Used for 4..6 only: 1..3 are read exactly as they were calibrated."""
+    largest = 0
+    sign = 1.0 if dark else -1.0
+    for bm in blob_masks:
+        extreme = float((sign * g)[bm].min())  # the pip's darkest (lightest) value, signed
+        level = 0.5 * (sign * face_level + extreme)
+        region = ((sign * g) < level).astype(np.uint8) & (mask > 0).astype(np.uint8)
+        _, lab = cv2.connectedComponents(region, connectivity=8)
+        ids = np.unique(lab[bm & (region > 0)])
+        ids = ids[ids > 0]
+        if ids.size:
+            largest = max(largest, int(np.isin(lab, ids).sum()))
+    return float(largest)
+
+
 def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
                faces: Sequence[int]) -> FaceRead:
     """Pips on the scaled body crop: count, layout check, honest confidence. See module doc."""
@@ -300,6 +327,10 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     d = np.linalg.norm(pts - c, axis=1) / side
     err = 0.0
     if count >= 4:
+        spread = pip_spread(g, mask, [lab == b[0] for b in blobs], face_level, dark) / pip_area
+        if spread > PIP_SPREAD_MAX:
+            return FaceRead(None, 0.0, count, f"a pip is part of a dark/light patch "
+                            f"{spread:.1f} pips large")
         err = grid_layout_error(pts, c, side, angle)
     elif count == 1:
         err = max(err, d[0] / 0.22)

@@ -11,12 +11,23 @@ component with its platform only, as Home Assistant asks.
 from __future__ import annotations
 
 import re
+from importlib import metadata
 from typing import Any
 
 __all__ = ["discovery_topic", "discovery_payload", "STATUS_TOPIC"]
 
 STATUS_TOPIC = "homeassistant/status"
-VERSION = "0.1.0"
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml is its one source), shown in Home Assistant."""
+    try:
+        return metadata.version("camel-pyramid")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+VERSION = _version()
 
 
 def _slug(text: str) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -295,7 +294,10 @@ def _rss_child() -> None:
 
         pool = worker._pool  # noqa: SLF001
         worker_pids = [str(p) for p in (pool._processes if pool else {})]  # noqa: SLF001
-        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child of a big bench
+        # process would report the parent's peak (216 MB once, for a 52 MB hub)
+        status = Path("/proc/self/status").read_text()
+        peak_kb = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmHWM")))
         hub_mb = rss_mb("self")
         odds_mb = sum(rss_mb(pid) for pid in worker_pids)
         print(json.dumps({"hub_process_rss_mb": hub_mb, "odds_worker_rss_mb": odds_mb,

@@ -6,11 +6,14 @@ whatever its pips look like, and one body holds exactly one top face, so the bod
 the dice are and the pips inside it only *what* each shows.
 
 How: the table is the large-scale median of the frame (dice are small next to the median's window,
-so they do not move it); a pixel belongs to an object when its Lab colour is far from that
-background, or much darker/brighter than it (a white die on a grey tray differs mostly in
+so they do not move it) -- measured a second time with the objects of the first pass painted
+over, so that where dice crowd (a row along a tray's dark rim) the table is the table's own
+colour, not a blend of dice and rim; a pixel belongs to an object when its Lab colour is far
+from that background, or much darker/brighter than it (a white die on a grey tray differs mostly in
 lightness; a shadow differs only a little in lightness and not in hue, so it stays background).
 Objects are then kept when they are die-sized, solid and near-square; touching dice are split at
-the neck between them (distance-transform peaks and a watershed).
+the neck between them (one core per local maximum of the distance transform, so a chain of
+touching dice of unequal depth keeps a core per die, then a watershed).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import numpy as np
 WORK_SIDE = 320  # the frame is segmented at about this size: dice stay > ~10 px, and it is fast
 CHROMA_DIFF = 11.0  # Lab a*b* distance from the table that makes a pixel part of an object
 LIGHT_DIFF = 38.0  # Lab L* step (darker) that does, without a colour change (deeper than shadow)
+TABLE_REESTIMATE = True  # the table measured again with the first pass's objects painted over
+OBJ_GROW = 5  # px at WORK_SIDE: the objects' rims and shadows painted over with them
 BRIGHT_DIFF = 8.0  # Lab L* step (brighter) that does: shadows are never brighter than the table
 
 
@@ -57,14 +62,28 @@ def object_mask(image_bgr: np.ndarray, scale: float) -> np.ndarray:
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     k = int(max(small.shape[:2]) // 5) | 1
     bg = np.dstack([cv2.medianBlur(lab[:, :, c], k) for c in range(3)])
-    d = lab.astype(np.float32) - bg.astype(np.float32)
-    d[:, :, 0] *= 100.0 / 255.0
-    chroma = np.hypot(d[:, :, 1], d[:, :, 2])
-    mask = (chroma > CHROMA_DIFF) | (d[:, :, 0] < -LIGHT_DIFF) | (d[:, :, 0] > BRIGHT_DIFF)
+    mask = _differs(lab, bg)
+    if TABLE_REESTIMATE:
+        # the local table: where dice crowd (a row of them along the tray's dark rim) the
+        # median of the window is partly dice and rim, and a die like that blend is lost; so
+        # the objects of the first pass are painted over from the table round them and the
+        # median taken again, of table only
+        objs = cv2.dilate(mask.astype(np.uint8), np.ones((OBJ_GROW, OBJ_GROW), np.uint8))
+        table = cv2.inpaint(lab, objs, 3, cv2.INPAINT_TELEA)
+        bg = np.dstack([cv2.medianBlur(table[:, :, c], k) for c in range(3)])
+        mask = _differs(lab, bg)
     m = mask.astype(np.uint8)
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return fill_holes(m)
+
+
+def _differs(lab: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    """Pixels whose Lab colour is far from the table's ``bg`` (see the thresholds above)."""
+    d = lab.astype(np.float32) - bg.astype(np.float32)
+    d[:, :, 0] *= 100.0 / 255.0
+    chroma = np.hypot(d[:, :, 1], d[:, :, 2])
+    return (chroma > CHROMA_DIFF) | (d[:, :, 0] < -LIGHT_DIFF) | (d[:, :, 0] > BRIGHT_DIFF)
 
 
 def fill_holes(m: np.ndarray) -> np.ndarray:
@@ -111,7 +130,13 @@ def _pieces(comp: np.ndarray, lo: float, hi: float) -> list[np.ndarray]:
     dist = cv2.distanceTransform(pad, cv2.DIST_L2, 3)
     if dist.max() < lo / 2.5:
         return []
-    peaks = (dist >= 0.55 * dist.max()).astype(np.uint8)
+    # one core per die: the distance transform's local maxima (a chain of touching dice has
+    # one per die, though the dice's cores differ in depth), each grown a little
+    kk = max(int(lo * 1.2), 3) | 1
+    local = (dist >= cv2.dilate(dist, np.ones((kk, kk), np.float32))) \
+        & (dist >= 0.45 * dist.max())
+    peaks = cv2.dilate(local.astype(np.uint8), np.ones((3, 3), np.uint8))
+    peaks |= (dist >= 0.65 * dist.max()).astype(np.uint8)
     n, markers = cv2.connectedComponents(peaks)
     if n <= 2:
         # one core: strip thin attachments (a shadow, a pip touching the rim) by opening

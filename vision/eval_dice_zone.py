@@ -55,9 +55,9 @@ def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, t
         st["face_abstained"] += 1
         st["colour_abstained"] += 1
         return
-    rf, rc = getattr(r, "face"), getattr(r, "colour")
+    rf, rc = r.face, r.colour
     if rf is not None and rc is not None:
-        st["answered"].append((round(float(getattr(r, "confidence")), 4),
+        st["answered"].append((round(float(r.confidence), 4),
                                bool(rf == face and rc == colour)))
     st["right"] += rf == face and rc == colour
     st["face_wrong"] += rf is not None and rf != face
@@ -66,7 +66,7 @@ def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, t
     st["colour_abstained"] += rc is None
     if (rf is not None and rf != face) or (rc is not None and rc != colour):
         st["wrong_cases"].append(f"{tag}: {colour} {face} read {rc} {rf} "
-                                 f"(conf {getattr(r, 'confidence'):.2f})")
+                                 f"(conf {r.confidence:.2f})")
 
 
 def _timed(fn, *a, **k):  # type: ignore[no-untyped-def]

@@ -26,9 +26,9 @@ CAMEL_UP = ("blue", "green", "orange", "yellow", "white")
 PALETTE_VERSION = 1
 L_WEIGHT = 0.35  # lightness counts this much against the chroma axes
 MAX_DISTANCE = 40.0  # further than this from every entry: no colour name
-MIN_MARGIN = 0.2
+MIN_MARGIN = 0.2  # (d2 - d1) / (d2 + d1) below this: too close to call
 SCALE_PENALTY = 12.0  # cost of assuming the face is lit 2.7x brighter or darker than measured
-_SCALES = np.geomspace(0.55, 1.8, 15).astype(np.float32)  # (d2 - d1) / (d2 + d1) below this: too close to call
+_SCALES = np.geomspace(0.55, 1.8, 15).astype(np.float32)
 
 # Reference colours (BGR under neutral light) of the shipped default palette. The Camel Up entries
 # are the renderer's dice; the others are common dice colours (Marco Polo II: blue, yellow, green,
@@ -77,18 +77,7 @@ class Palette:
 
     def classify(self, bgr: Sequence[float]) -> tuple[str | None, float]:
         """(name, confidence) of a balanced BGR face colour; (None, conf) when unsure."""
-        names = list(self.colours)
-        refs = np.array([self.colours[n] for n in names], np.float64)
-        d = self.distances(bgr)
-        order = np.argsort(d)
-        d1 = float(d[order[0]])
-        d2 = float(d[order[1]]) if len(order) > 1 else MAX_DISTANCE * 2
-        margin = (d2 - d1) / max(d2 + d1, 1e-6)
-        near = float(np.clip(1.0 - d1 / MAX_DISTANCE, 0.0, 1.0))
-        conf = float(np.clip(margin / 0.5, 0.0, 1.0)) * (0.5 + 0.5 * near)
-        if d1 > MAX_DISTANCE or margin < MIN_MARGIN:
-            return None, conf
-        return names[int(order[0])], conf
+        return name_by_distance(self.distances(bgr), list(self.colours))
 
     def distances(self, bgr: Sequence[float]) -> np.ndarray:
         """Distance of a face colour to every entry, forgiving a change of exposure.
@@ -159,3 +148,17 @@ def save_palette(palette: Palette, path: str | os.PathLike[str] | None = None) -
     tmp.write_text(palette.to_json())
     tmp.replace(p)  # atomic: a failed write leaves the old palette in place
     return p
+
+
+def name_by_distance(d: np.ndarray, names: list[str]) -> tuple[str | None, float]:
+    """(name, confidence) from distances to ``names``: the nearest, if near and clearly nearer
+    than the second (else None). One rule for every reader that names a colour."""
+    order = np.argsort(d)
+    d1 = float(d[order[0]])
+    d2 = float(d[order[1]]) if len(order) > 1 else MAX_DISTANCE * 2
+    margin = (d2 - d1) / max(d2 + d1, 1e-6)
+    near = float(np.clip(1.0 - d1 / MAX_DISTANCE, 0.0, 1.0))
+    conf = float(np.clip(margin / 0.5, 0.0, 1.0)) * (0.5 + 0.5 * near)
+    if d1 > MAX_DISTANCE or margin < MIN_MARGIN:
+        return None, conf
+    return names[int(order[0])], conf

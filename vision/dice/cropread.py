@@ -29,7 +29,13 @@ from vision.dice.bodies import Body
 from vision.dice.colour import LIGHT_PIPS, dark_pips, top_face_pixels
 from vision.dice.face import fit_face
 from vision.dice.pips import Pip
-from vision.palette import L_WEIGHT, MAX_DISTANCE, MIN_MARGIN, SCALE_PENALTY, Palette
+from vision.palette import (
+    L_WEIGHT,
+    MAX_DISTANCE,
+    SCALE_PENALTY,
+    Palette,
+    name_by_distance,
+)
 from vision.whitebalance import balance_colour
 
 FACE_MIN_CONF = 0.5
@@ -39,7 +45,7 @@ _NEAR_SCALES = np.geomspace(0.75, 1.33, 9)  # around the exposure the pips tell
 _WIDE_SCALES = np.geomspace(0.4, 2.5, 21)  # no reference: orange/yellow/white differ in hue
 WIDE_PENALTY = 6.0
 NARROW_MAX = 0.6 * MAX_DISTANCE  # nearness required of a colour named from a narrowed palette
-PIP_REL_R = 0.095  # a pip's radius as a share of the top face's side (renderer: 0.085..0.105)
+PIP_REL_R = zone_reader.PIP_REL_R
 
 
 @dataclass(frozen=True)
@@ -101,19 +107,6 @@ def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
     return d[ok].min(axis=0)
 
 
-def _name(d: np.ndarray, names: list[str]) -> tuple[str | None, float]:
-    """Palette.classify's rule on given distances: nearest, if near and clearly nearer."""
-    order = np.argsort(d)
-    d1 = float(d[order[0]])
-    d2 = float(d[order[1]]) if len(order) > 1 else MAX_DISTANCE * 2
-    margin = (d2 - d1) / max(d2 + d1, 1e-6)
-    near = float(np.clip(1.0 - d1 / MAX_DISTANCE, 0.0, 1.0))
-    conf = float(np.clip(margin / 0.5, 0.0, 1.0)) * (0.5 + 0.5 * near)
-    if d1 > MAX_DISTANCE or margin < MIN_MARGIN:
-        return None, conf
-    return names[int(order[0])], conf
-
-
 def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
              gains: Sequence[float] | None, dark: bool | None,
              pip_bgr: Sequence[float] | None = None
@@ -155,7 +148,7 @@ def classify_bgr(bal: Sequence[float], pal: Palette, dark: bool | None,
         allnames = list(pal.colours)
         if allnames[int(np.argmin(full))] != names[0] and float(d[0]) > MAX_DISTANCE / 2:
             return None, 0.0, bal, "colour does not match the pips' polarity"
-    name, conf = _name(d, names)
+    name, conf = name_by_distance(d, names)
     if name is not None and len(names) < len(pal.colours) and float(d.min()) > NARROW_MAX:
         # a colour named only because the pips ruled the nearer ones out must itself be near
         return None, conf, bal, f"colour is far from every colour with such pips ({d.min():.0f})"
@@ -203,38 +196,11 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     contrast_ref = face_level if dark_ else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
         return FaceCount(None, 0.0, 0, None, f"no pips stand out (peak {peak:.0f})")
-    pipmask = (resp > 0.5 * peak).astype(np.uint8)
-    n, lab, stats, cents = cv2.connectedComponentsWithStats(pipmask, connectivity=8)
-    pip_area = np.pi * (PIP_REL_R * side) ** 2
-    blobs = []
-    for i in range(1, n):
-        area = int(stats[i, 4])
-        if area < 0.15 * pip_area:
-            continue
-        bw, bh = int(stats[i, 2]), int(stats[i, 3])
-        if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
-            return FaceCount(None, 0.0, 0, dark_, "an elongated dark/light streak on the face")
-        blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
-    count = len(blobs)
-    if count == 0:
-        return FaceCount(None, 0.0, 0, dark_, "no pip-sized blob")
-    if count not in faces:
-        return FaceCount(None, 0.0, count, dark_, f"{count} pip-like blobs is not a face")
-    big = max(b[1] for b in blobs)
-    if big > 4.0 * pip_area:
-        return FaceCount(None, 0.0, count, dark_, "a blob is too large for a pip")
-    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
-                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
-        return FaceCount(None, 0.0, count, dark_, "the pips differ too much in size or contrast")
-    # the strongest response on the face that is not one of the pips
-    k = int(round(side * 0.42)) | 1
-    near = np.zeros_like(pipmask)
-    for i, *_ in blobs:
-        near |= (lab == i).astype(np.uint8)
-    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    other = resp.copy()
-    other[near > 0] = 0
-    rest = float(other.max())
+    found = zone_reader.find_pip_blobs(resp, peak, side, faces)
+    count, blobs = found.count, found.blobs
+    if found.why is not None:
+        return FaceCount(None, 0.0, count, dark_, found.why)
+    rest, near = zone_reader.strongest_elsewhere(resp, found, side)
     weakest = min(b[2] for b in blobs)
     pip_bgr = None
     if colour_img is not None:

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 CROP_PX = 64  # the body's longer side after scaling (plus a margin)
 FACE_MIN_CONF = 0.5
+PIP_REL_R = 0.095  # a pip's radius as a share of the top face's side (renderer: 0.085..0.105)
 COLOUR_MIN_CONF = 0.4  # 0.3 let a glinting blue die through as white (eval seed 300180)
 FIND_PX = 320  # the zone is searched for the body at most this many pixels wide
 MIN_BODY_PX = 40  # fewer changed pixels than this (at frame scale): no die in the zone
@@ -258,6 +259,67 @@ def pip_spread(g: np.ndarray, mask: np.ndarray, blob_masks: Sequence[np.ndarray]
     return float(largest)
 
 
+@dataclass(frozen=True)
+class PipBlobs:
+    """The pip-sized blobs of a pip response, or ``why`` they make no face.
+
+    ``blobs``: (label, area px, strongest response, centre) per pip; ``labels``: the label image.
+    """
+
+    count: int
+    why: str | None
+    blobs: list[tuple[int, int, float, np.ndarray]]
+    labels: np.ndarray | None = None
+
+
+def find_pip_blobs(resp: np.ndarray, peak: float, side: float, faces: Sequence[int]) -> PipBlobs:
+    """The blobs over half the peak response that are pip-sized, round and alike.
+
+    Shared by the zone reader and the full-frame reader's crop read (vision.dice.cropread), so
+    both refuse the same shapes: a streak (a side face's strip), a count that is no face, a blob
+    too large for a pip, pips too unlike in size or contrast.
+    """
+    pipmask = (resp > 0.5 * peak).astype(np.uint8)
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(pipmask, connectivity=8)
+    pip_area = np.pi * (PIP_REL_R * side) ** 2
+    blobs = []
+    for i in range(1, n):
+        area = int(stats[i, 4])
+        if area < 0.15 * pip_area:
+            continue
+        bw, bh = int(stats[i, 2]), int(stats[i, 3])
+        if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
+            return PipBlobs(0, "an elongated dark/light streak on the face", [])
+        blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
+    count = len(blobs)
+    if count == 0:
+        return PipBlobs(0, "no pip-sized blob", [])
+    if count not in faces:
+        return PipBlobs(count, f"{count} pip-like blobs is not a face of {tuple(faces)}", blobs)
+    big = max(b[1] for b in blobs)
+    if big > 4.0 * pip_area:
+        return PipBlobs(count, "a blob is too large for a pip", blobs)
+    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
+                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
+        return PipBlobs(count, "the pips differ too much in size or contrast", blobs)
+    return PipBlobs(count, None, blobs, lab)
+
+
+def strongest_elsewhere(resp: np.ndarray, found: PipBlobs, side: float
+                        ) -> tuple[float, np.ndarray]:
+    """The strongest response on the face away from the pips (the confidence's gap is to it),
+    and the mask of the pips' neighbourhood that was left out."""
+    assert found.labels is not None
+    k = int(round(side * 0.42)) | 1
+    near = np.zeros(resp.shape, np.uint8)
+    for i, *_ in found.blobs:
+        near |= (found.labels == i).astype(np.uint8)
+    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    other = resp.copy()
+    other[near > 0] = 0
+    return float(other.max()), near
+
+
 def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
                faces: Sequence[int]) -> FaceRead:
     """Pips on the scaled body crop: count, layout check, honest confidence. See module doc."""
@@ -283,37 +345,13 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     contrast_ref = face_level if dark else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
         return FaceRead(None, 0.0, 0, f"no pips stand out (peak {peak:.0f})")
-    pipmask = (resp > 0.5 * peak).astype(np.uint8)
-    n, lab, stats, cents = cv2.connectedComponentsWithStats(pipmask, connectivity=8)
-    pip_area = np.pi * (0.095 * side) ** 2
-    blobs = []
-    for i in range(1, n):
-        area = int(stats[i, 4])
-        if area < 0.15 * pip_area:
-            continue
-        bw, bh = int(stats[i, 2]), int(stats[i, 3])
-        if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
-            return FaceRead(None, 0.0, 0, "an elongated dark/light streak on the face")
-        blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
-    count = len(blobs)
-    if count == 0:
-        return FaceRead(None, 0.0, 0, "no pip-sized blob")
-    if count not in faces:
-        return FaceRead(None, 0.0, count, f"{count} pip-like blobs is not a face of {tuple(faces)}")
-    big = max(b[1] for b in blobs)
-    if big > 4.0 * pip_area:
-        return FaceRead(None, 0.0, count, "a blob is too large for a pip")
-    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
-                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
-        return FaceRead(None, 0.0, count, "the pips differ too much in size or contrast")
-    # the strongest response on the face that is not one of the pips
-    near = np.zeros_like(pipmask)
-    for i, *_ in blobs:
-        near |= (lab == i).astype(np.uint8)
-    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    other = resp.copy()
-    other[near > 0] = 0
-    rest = float(other.max())
+    found = find_pip_blobs(resp, peak, side, faces)
+    count, blobs = found.count, found.blobs
+    if found.why is not None:
+        return FaceRead(None, 0.0, count, found.why)
+    lab = found.labels
+    pip_area = np.pi * (PIP_REL_R * side) ** 2
+    rest, _ = strongest_elsewhere(resp, found, side)
     weakest = min(b[2] for b in blobs)
     # layout: where the body's centre is and how far the pips are from it
     ys, xs = np.nonzero(mask)

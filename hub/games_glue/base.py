@@ -8,6 +8,7 @@ bad one is refused with the engine's own sentence and nothing changes.
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,6 +29,8 @@ class Driver:
 
     kind: str = ""
     title: str = ""
+    #: the engine's package, e.g. "hub.games.horserace"
+    package: str = ""
     #: start_game fields beyond players / seed / first_player / abandon that this game takes
     settings: frozenset[str] = frozenset()
     #: whether a player's own link sees more than the shared screen
@@ -45,18 +48,22 @@ class Driver:
     def new(self, params: Mapping[str, Any]) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def replay(self, events: Sequence[dict[str, Any]]) -> Any:
-        return self._game_class().replay(list(events))
+    def engine(self) -> Any:
+        """The game's package (imported on first use: a hub that never plays it never loads it).
 
-    def _game_class(self) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+        Every engine package exports ``Game``, ``public_view``, ``player_view`` and
+        ``parse_action`` (the shared contract of docs/games.md)."""
+        return importlib.import_module(self.package)
+
+    def replay(self, events: Sequence[dict[str, Any]]) -> Any:
+        return self.engine().Game.replay(list(events))
 
     # -- views ------------------------------------------------------------------------------
-    def public_view(self, state: Any) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def public_view(self, state: Any) -> dict[str, Any]:
+        return self.engine().public_view(state)  # type: ignore[no-any-return]
 
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:  # pragma: no cover
-        raise NotImplementedError
+    def player_view(self, state: Any, name: str) -> dict[str, Any]:
+        return self.engine().player_view(state, name)  # type: ignore[no-any-return]
 
     def full_view(self, state: Any) -> dict[str, Any]:
         return self.public_view(state)
@@ -66,8 +73,8 @@ class Driver:
         return dict(event)
 
     # -- actions ----------------------------------------------------------------------------
-    def parse_action(self, text: str) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def parse_action(self, text: str) -> Any:
+        return self.engine().parse_action(text)
 
     def check(self, game: Any, action: Any, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action, player))
@@ -82,6 +89,7 @@ class Driver:
 
 class CamelUp(Driver):
     kind = "camelup"
+    package = "hub.games.camelup"
     title = "Camel Up"
     has_secrets = True
 
@@ -96,22 +104,13 @@ class CamelUp(Driver):
             kwargs["setup"] = [(c, f) for c, f in params["setup"]]
         return Game.new(params["players"], **kwargs)
 
-    def _game_class(self) -> Any:
-        from hub.games.camelup import Game
-
-        return Game
-
     def public_view(self, state: Any) -> dict[str, Any]:
-        from hub.games.camelup import public_view
-
-        view = public_view(state)
+        view = super().public_view(state)
         view.setdefault("game", "camelup")
         return view
 
     def player_view(self, state: Any, name: str) -> dict[str, Any]:
-        from hub.games.camelup import player_view
-
-        view = player_view(state, name)
+        view = super().player_view(state, name)
         view.setdefault("game", "camelup")
         return view
 
@@ -125,17 +124,13 @@ class CamelUp(Driver):
 
         return public_event(event)  # type: ignore[no-any-return]
 
-    def parse_action(self, text: str) -> Any:
-        from hub.games.camelup import parse_action
-
-        return parse_action(text)
-
     def players(self, game: Any) -> list[str]:
         return list(game.state.names)
 
 
 class HorseRace(Driver):
     kind = "horserace"
+    package = "hub.games.horserace"
     title = "the horse race"
     settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
                           "tokens"})
@@ -177,29 +172,10 @@ class HorseRace(Driver):
         return Game.new(params["players"], seed=params.get("seed"), first_player=first,
                         **dict(params.get("settings") or {}))
 
-    def _game_class(self) -> Any:
-        from hub.games.horserace import Game
-
-        return Game
-
-    def public_view(self, state: Any) -> dict[str, Any]:
-        from hub.games.horserace import public_view
-
-        return public_view(state)  # type: ignore[no-any-return]
-
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:
-        from hub.games.horserace import player_view
-
-        return player_view(state, name)  # type: ignore[no-any-return]
-
-    def parse_action(self, text: str) -> Any:
-        from hub.games.horserace import parse_action
-
-        return parse_action(text)
-
 
 class MarcoPolo2(Driver):
     kind = "marcopolo2"
+    package = "hub.games.marcopolo2"
     title = "Marco Polo II"
     #: ``boards`` and ``expected_dice`` are the table's (how the camera's frame is read), the
     #: others the engine's
@@ -246,26 +222,6 @@ class MarcoPolo2(Driver):
                        + ", ".join(players))
         return Game.new(players, **{k: settings[k] for k in self.ENGINE_SETTINGS
                                     if settings.get(k) is not None})
-
-    def _game_class(self) -> Any:
-        from hub.games.marcopolo2 import Game
-
-        return Game
-
-    def public_view(self, state: Any) -> dict[str, Any]:
-        from hub.games.marcopolo2 import public_view
-
-        return public_view(state)  # type: ignore[no-any-return]
-
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:
-        from hub.games.marcopolo2 import player_view
-
-        return player_view(state, name)  # type: ignore[no-any-return]
-
-    def parse_action(self, text: str) -> Any:
-        from hub.games.marcopolo2 import parse_action
-
-        return parse_action(text)
 
     def check(self, game: Any, action: Any, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action))  # everyone acts at once: no player to move

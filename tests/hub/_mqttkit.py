@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +101,17 @@ def dedupe(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seen.add(e["seq"])
             out.append(e)
     return out
+
+
+def bridged(tables: Any, broker: Any, request: Any, prefix: str,
+            **session_kw: Any) -> Iterator[tuple[Any, Any]]:
+    """A session named after the test (retained topics do not mix), bridged to the broker;
+    yields (session, bridge) and stops the bridge after the test. For a ``hub`` fixture."""
+    from hub.mqtt.bridge import MqttBridge
+
+    table = prefix + str(abs(hash(request.node.name)) % 10**8)
+    session = tables.session(table=table, **session_kw)
+    bridge = MqttBridge(session, broker.url).start()
+    assert bridge.wait_connected(10)
+    yield session, bridge
+    bridge.stop()

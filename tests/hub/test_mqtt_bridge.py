@@ -14,7 +14,7 @@ from hub.mqtt.bridge import MqttBridge, parse_broker_url
 from hub.mqtt.broker import EmbeddedBroker
 from hub.session import TableSession
 from tests.hub._hubkit import PIN, TABLE, Tables, open_tables, start
-from tests.hub._mqttkit import Collector, dedupe, schema_for, validator
+from tests.hub._mqttkit import Collector, bridged, dedupe, schema_for, validator
 
 pytestmark = pytest.mark.broker
 
@@ -26,13 +26,8 @@ def tables(tmp_path: Path) -> Iterator[Tables]:
 
 @pytest.fixture
 def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) -> Iterator:
-    """A session named after the test (retained topics do not mix), bridged to the broker."""
-    table = "m" + str(abs(hash(request.node.name)) % 10**8)
-    session = tables.session(table=table)
-    bridge = MqttBridge(session, broker.url).start()
-    assert bridge.wait_connected(10)
-    yield session, bridge
-    bridge.stop()
+    """A session named after the test, bridged to the broker."""
+    yield from bridged(tables, broker, request, "m")
 
 
 def test_parse_broker_urls() -> None:

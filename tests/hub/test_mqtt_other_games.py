@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from hub.mqtt.bridge import MqttBridge
 from hub.mqtt.broker import EmbeddedBroker
 from tests.hub._hubkit import PIN, TABLE, Tables, open_tables
-from tests.hub._mqttkit import Collector, dedupe, schema_for, validator
+from tests.hub._mqttkit import Collector, bridged, dedupe, schema_for, validator
 
 pytestmark = pytest.mark.broker
 
@@ -25,12 +24,8 @@ def tables(tmp_path: Path) -> Iterator[Tables]:
 
 @pytest.fixture
 def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) -> Iterator:
-    table = "o" + str(abs(hash(request.node.name)) % 10**8)
-    session = tables.session(table=table, odds=True, advice=True)
-    bridge = MqttBridge(session, broker.url).start()
-    assert bridge.wait_connected(10)
-    yield session, bridge
-    bridge.stop()
+    """A session named after the test, bridged to the broker."""
+    yield from bridged(tables, broker, request, "o", odds=True, advice=True)
 
 
 def ask_mqtt(sub: Collector, base: str, cmd: str, payload: dict[str, Any],

@@ -51,8 +51,6 @@ from hub.games.camelup import (
     public_view,
 )
 from hub.games_glue import Driver, driver
-from hub.games_glue import horserace as horserace_glue
-from hub.games_glue import marcopolo2 as marcopolo2_glue
 from hub.store import GameRecord, Store, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -612,6 +610,9 @@ class TableSession:
 
     def _observe_roll(self, game: Any, p: dict[str, Any], crop_id: str | None) -> dict[str, Any]:
         """A horse-race die read by the camera: the roll, or a person prompt (never a guess)."""
+        # the other games' glue is imported where used: a Camel Up hub never loads their engines
+        from hub.games_glue import horserace as horserace_glue
+
         player = game.current_player
         roll, problems = horserace_glue.judge_roll(p, self.threshold)
         if roll is not None:
@@ -633,6 +634,8 @@ class TableSession:
 
     def _observe_horses(self, game: Any, p: dict[str, Any]) -> dict[str, Any]:
         """A still horse-race track: the horse the roll in hand went to, or what differs."""
+        from hub.games_glue import horserace as horserace_glue
+
         try:
             decision = horserace_glue.judge_track(game.state, p["track"], p.get("uncertain"))
         except IllegalAction as exc:
@@ -657,6 +660,8 @@ class TableSession:
     def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]:
         """All die readings of one frame (Marco Polo II's round start): each player read
         completely gets their dice; the rest is one prompt for a person."""
+        from hub.games_glue import marcopolo2 as marcopolo2_glue
+
         with self._lock:
             game = self._need_game()
             if self.kind != "marcopolo2":

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import read_dice, read_dice_report, read_die_in_zone
+from vision.palette import CAMEL_UP
 from vision.render.dice import draw_die, make_background, render_dice_scene
 from vision.whitebalance import gains_from_patch
 
@@ -21,7 +22,8 @@ def _score(n_scenes: int, seed0: int) -> tuple[int, int, int]:
     right = wrong = total = 0
     for s in range(seed0, seed0 + n_scenes):
         img, truth = render_dice_scene(np.random.default_rng(s))
-        readings = read_dice(img, white_gains=gains_from_patch(img, truth.white_patch))
+        readings = read_dice(img, white_gains=gains_from_patch(img, truth.white_patch),
+                             expected_colours=CAMEL_UP)  # as the table reads its starting roll
         labels = [{"box": d.box, "face": d.face, "colour": d.colour} for d in truth.dice]
         for lab, r in match(labels, readings):
             total += 1
@@ -34,12 +36,34 @@ def _score(n_scenes: int, seed0: int) -> tuple[int, int, int]:
 
 def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
     # 40 scenes, 200 dice. The >= 99.5 % target is measured by `make eval-vision` on 2,000
-    # scenes (98.6 % when this was written); this slice asserts what the reader reaches so that a
-    # regression fails: almost every die right, and not one confident wrong face or colour.
+    # scenes; this slice asserts what the reader reaches (198 of 200 when this was written) so
+    # that a regression fails: almost every die right, and not one confident wrong face or colour.
     right, wrong, total = _score(40, 500)
     assert total == 200
-    assert right / total >= 0.97
+    assert right >= 197
     assert wrong == 0
+
+
+def _scene_reads(seed: int) -> tuple[list, list]:
+    img, truth = render_dice_scene(np.random.default_rng(seed))
+    got = read_dice(img, white_gains=gains_from_patch(img, truth.white_patch),
+                    expected_colours=CAMEL_UP)
+    return sorted((d.face, d.colour) for d in truth.dice), sorted(
+        (r.face or 0, r.colour or "") for r in got)
+
+
+def test_face_edge_taken_in_by_the_spot_search_is_not_a_missed_pip() -> None:
+    # seed 300008: the green die's side face is the grey of its top face, so the search for a
+    # missed pip round its lone pip reached the table; thin arcs of table vetoed the face 1
+    want, got = _scene_reads(300008)
+    assert got == want
+
+
+def test_lone_pip_off_the_centre_is_read_by_the_crop_that_counts_more() -> None:
+    # seed 300156: the pip path grouped one corner pip of the orange 3 alone and rightly
+    # doubted it (off the centre); the body's crop counts the 3, which it may now name
+    want, got = _scene_reads(300156)
+    assert (3, "orange") in want and got == want
 
 
 def test_colour_is_named_among_the_colours_with_such_pips() -> None:

@@ -37,6 +37,7 @@ BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned
 LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
 LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's median body
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
+LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
@@ -66,9 +67,8 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         best = max(mine, key=_squareness) if mine else None
         count = len(best[0]) if best is not None and best[1] is not None \
             and best[1].face == len(best[0]) else None
-        # the crop may name the face the pip path vetoed only when both counted alike
         dark = best[0][0].dark if count is not None else None
-        r, c = _with_crop_read(img, body, r, pal, white_gains, crop_may_answer=count, dark=dark)
+        r, c = _with_crop_read(img, body, r, pal, white_gains, pip_count=count, dark=dark)
         if r is not None and best is not None:
             r = _on_the_square(img, r, c, best, body, pal, white_gains)
         if (r is not None and r.face is None and best is not None and len(best[0]) == 1
@@ -86,17 +86,23 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             continue  # no face, or one larger than any die the frame can hold
         if die_side and fit.side_px > LOOSE_MAX_REL * die_side:
             continue  # pips of several dice (or of a die and a speck) taken for one face
-        r = _loose_reading(img, gray, (g, fit), pal, white_gains)
+        # a lone pip with no body round it stands on the pip path's word alone unless the face it
+        # implies is the size of the frame's dice: a speck on a desk looks like a die's lone pip
+        # to both readers, and a cable's edge like its face
+        confirm = len(g) > 1 or bool(
+            die_side and LONE_FACE_REL[0] <= fit.side_px / die_side <= LONE_FACE_REL[1])
+        r = _loose_reading(img, gray, (g, fit), pal, white_gains, confirm=confirm)
         if r is not None and (r.face is not None or len(g) > 1):
             out.append(r)
     return out
 
 
 def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
-                   gains: Sequence[float] | None):
-    """Pips with no body round them (a white die on a light table): the pip path's checks
-    alone decide the face, and the fitted face square stands for the body, so the colour is
-    read from the face itself, as a body's is."""
+                   gains: Sequence[float] | None, confirm: bool = True):
+    """Pips with no body round them (a white die on a light table): the fitted face square
+    stands for the body, so the colour is read from the face itself, as a body's is. The pip
+    path's checks decide the face; with ``confirm``, the square's crop read may also name a face
+    the pip path doubted only for where its pips lie (``_with_crop_read``)."""
     from vision.dice import reader as rd
 
     g, fit = cand
@@ -106,7 +112,8 @@ def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
     r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
         return None
-    return _with_crop_read(img, _square_body(fit), r, pal, gains, crop_may_answer=False,
+    count = len(g) if confirm and fit.face == len(g) else None
+    return _with_crop_read(img, _square_body(fit), r, pal, gains, pip_count=count,
                            dark=g[0].dark)[0]
 
 
@@ -248,12 +255,16 @@ def _square_body(fit: FaceFit) -> Body:
 
 
 def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
-                    gains: Sequence[float] | None, crop_may_answer: bool | int | None = True,
+                    gains: Sequence[float] | None, pip_count: int | None = None,
                     dark: bool | None = None):
     """The body read a second way (``cropread``: alone, at a common scale) and the two joined.
 
-    Face: a face either reading answers, unless the crop counts more pips (then none); with
-    ``crop_may_answer`` False (pips outside every body) only the pip path answers.
+    Face: the pip path's, unless the crop counts more pips (then none). Where the pip path
+    vetoed its own face only for where its pips lie (off the centre, a face small for the die),
+    the crop names the face if it counts at least ``pip_count`` (the pips of the face the pip
+    path fitted): both counted alike, or the crop found the pips whose absence put the pip
+    path's pattern off the centre (a face 3 seen as one corner pip). A veto for a missed pip,
+    a blur or a blob too large stands.
     Colour: the crop's (the lit top face, its exposure told by the pips), else the pip path's.
     """
     from dataclasses import replace
@@ -268,9 +279,8 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
         # fewer pips than a full layout fit has lost a faint one, and does not veto)
         face, fconf = None, 0.0
         reasons.append(f"the pips read {r.face} one way and {c.face} the other")
-    elif face is None and c.face is not None and (crop_may_answer is True or (
-            crop_may_answer and crop_may_answer == c.face
-            and any(w in (r.reason or "") for w in _PLACE_DOUBTS))):
+    elif (face is None and c.face is not None and pip_count is not None
+          and c.face >= pip_count and any(w in (r.reason or "") for w in _PLACE_DOUBTS)):
         face, fconf = c.face, c.face_confidence
     elif face is None:
         reasons.append(r.reason or c.reason or "no face")
@@ -359,7 +369,11 @@ def _face_too_small(body: Body, fit: FaceFit, group: list[Pip]) -> str | None:
         return "the pips are off the centre of the die's body"
     if fit.face == 1:
         rel = group[0].r / max(body.side, 1e-6)
-        if not 0.06 <= rel <= 0.25:
+        if rel > 0.25:
+            # not a doubt about the outline: the blob is the die's whole face or a large mark,
+            # so a crop that counts one pip on this body is not a second count of it
+            return f"a blob {rel:.2f} of the die's side is too large for its pip"
+        if rel < 0.06:
             return f"a lone pip {rel:.2f} of the die's size is not a face 1"
         return None
     ratio = fit.side_px / max(body.side, 1e-6)

@@ -23,6 +23,7 @@ from vision.whitebalance import balance_colour
 FACE_THRESHOLD = 0.5
 COLOUR_THRESHOLD = 0.3
 BLUR_MIN = 0.18  # steepest pip edge per pixel over the pip's contrast; below: too blurred
+SPOT_OPEN = 0.45  # opening radius, in pip radii, that tells an unexplained pip from a rim's arc
 
 
 @dataclass(frozen=True)
@@ -330,6 +331,14 @@ def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str |
     thr = 0.5 * contrast
     spot = (patch < ring - thr) if dark else (patch > ring + thr)
     spot &= inside
+    # only pip-sized spots count: an opening by a disk a little under the pip's radius keeps a
+    # pip (whole, or cut by the search disk's edge) and removes the thin arcs of table or lit
+    # rim the disk takes in where the face's colour did not end where its edge does (a side
+    # face the grey of the top face)
+    k = 2 * int(round(SPOT_OPEN * r)) + 1
+    if k >= 3:
+        spot = cv2.morphologyEx(spot.astype(np.uint8), cv2.MORPH_OPEN,
+                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     if int(spot.sum()) > 0.5 * np.pi * r * r:
         return "a pip-coloured spot on the face is not a pip of the group"
     return None

@@ -31,6 +31,10 @@ DEFAULT_GAME = CAMELUP
 #: the faces the die reader may answer, per game read one die at a time
 DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), HORSERACE: (1, 2, 3, 4, 5, 6)}
 
+#: Camel Up's dice: the starting roll is five of them, so it is read among these colours alone
+#: (as the reveal zone is; a general palette would leave a teal-lit blue between blue and purple)
+SETUP_COLOURS = ("blue", "green", "orange", "yellow", "white")
+
 #: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
 DICE_READING_FIELDS = ("colour", "face", "confidence", "box")
 

@@ -104,14 +104,16 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
 
 
 def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
+                     expected_colours: list[str] | None = None,
                      ) -> list[tuple[dict[str, Any], bytes | None]]:
-    """Every die in the frame (the starting roll), through vision.dice.read_dice."""
+    """Every die in the frame (the starting roll, a Marco Polo II board), through
+    vision.dice.read_dice; ``expected_colours`` narrows the palette to the game's dice."""
     try:
         from vision.dice import read_dice
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
-    for reading in read_dice(image, white_gains=white_gains):
+    for reading in read_dice(image, white_gains=white_gains, expected_colours=expected_colours):
         box = reading.crop_box if hasattr(reading, "crop_box") else reading.box
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
     return out
@@ -177,7 +179,7 @@ class Readers:
     """What the loop calls to read; tests and the demo may replace any of them."""
 
     # read_die(image, zone, *, white_gains, expected_colours, background, faces);
-    # read_dice(image, *, white_gains)
+    # read_dice(image, *, white_gains, expected_colours)
     read_die: Callable[..., tuple[dict[str, Any], bytes | None]] = vision_read_die
     read_dice: Callable[..., list[tuple[dict[str, Any], bytes | None]]] = vision_read_dice
     read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track

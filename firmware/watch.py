@@ -56,8 +56,8 @@ import numpy as np
 from firmware.camera import CameraSupervisor, Frame
 from firmware.config import WatchConfig
 from firmware.devices import Devices, LedState
-from firmware.games import (AUTO, CAMELUP, DIE_FACES, HORSERACE, MARCOPOLO2, dice_frame_readings,
-                            horse_race_die, table_game)
+from firmware.games import (AUTO, CAMELUP, DIE_FACES, HORSERACE, MARCOPOLO2, SETUP_COLOURS,
+                            dice_frame_readings, horse_race_die, table_game)
 from firmware.health import Health
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
@@ -621,7 +621,8 @@ class WatchLoop:
         self._learn_white(image)
         try:
             dice = self.readers.timed("dice", self.readers.read_dice, image,
-                                      white_gains=self.white_gains)
+                                      white_gains=self.white_gains,
+                                      expected_colours=list(SETUP_COLOURS))
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")

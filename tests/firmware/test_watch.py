@@ -64,6 +64,7 @@ class FakeVision:
         return (1.25, 1.0, 0.75 if self.white_calls == 1 else 0.5)
 
     def read_dice(self, image: np.ndarray, **hints):
+        self.hints.append(hints)
         return [({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
                 for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])]
 
@@ -373,6 +374,10 @@ def test_setup_mode_reads_the_five_dice_then_the_track(mock_factory) -> None:
         dice = table.sink.wait_for("die", 5, 2.0)
         assert [d["mode"] for d in dice] == ["setup"] * 5 and dice[4]["index"] == 4
         assert {d["colour"] for d in dice} == {"blue", "green", "orange", "yellow", "white"}
+        # the roll is read among Camel Up's five colours, vision's own list of them
+        from vision.palette import CAMEL_UP
+
+        assert table.vision.hints[-1]["expected_colours"] == list(CAMEL_UP)
         track = table.sink.wait_for("track", 1, 2.0)
         assert track and track[0]["note"] == "starting position" and track[0]["mode"] == "setup"
         assert table.loop.state == "ready" and "release" not in kinds(table.sink)

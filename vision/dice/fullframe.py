@@ -120,6 +120,10 @@ def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
 # the pip path's vetoes about where the pips lie on the face, which the crop read checks its own
 # way (a blur, a blob too large, a missed pip stay vetoes)
 _PLACE_DOUBTS = ("off the centre", "of the die's size", "face colour reaches")
+# the pip path's veto of a lone blob too large for the face round it (a marker's black square, a
+# pip melted with glare): no doubt of a count the crop found larger, so the crop names that count
+_LARGE_BLOB = "too large for its face"
+
 # the pip path's reasons that doubt only the body's outline (``_face_too_small``)
 _GEOMETRY_DOUBTS = ("off the centre of the die's body", "of the die's size")
 
@@ -263,8 +267,9 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
     vetoed its own face only for where its pips lie (off the centre, a face small for the die),
     the crop names the face if it counts at least ``pip_count`` (the pips of the face the pip
     path fitted): both counted alike, or the crop found the pips whose absence put the pip
-    path's pattern off the centre (a face 3 seen as one corner pip). A veto for a missed pip,
-    a blur or a blob too large stands.
+    path's pattern off the centre (a face 3 seen as one corner pip); likewise where its lone
+    blob was too large for a pip and the crop counts more. A veto for a missed pip or a blur
+    stands.
     Colour: the crop's (the lit top face, its exposure told by the pips), else the pip path's.
     """
     from dataclasses import replace
@@ -279,8 +284,9 @@ def _with_crop_read(img: np.ndarray, body: Body, r, pal: Palette,
         # fewer pips than a full layout fit has lost a faint one, and does not veto)
         face, fconf = None, 0.0
         reasons.append(f"the pips read {r.face} one way and {c.face} the other")
-    elif (face is None and c.face is not None and pip_count is not None
-          and c.face >= pip_count and any(w in (r.reason or "") for w in _PLACE_DOUBTS)):
+    elif (face is None and c.face is not None and pip_count is not None and (
+            (c.face >= pip_count and any(w in (r.reason or "") for w in _PLACE_DOUBTS))
+            or (c.face > pip_count and _LARGE_BLOB in (r.reason or "")))):
         face, fconf = c.face, c.face_confidence
     elif face is None:
         reasons.append(r.reason or c.reason or "no face")

@@ -74,14 +74,16 @@ def run() -> dict:
         full_ms.append(wall)
     full = _stats(full_ms)
     res["full_frame_five_dice_1280x720"] = full
-    # the setup roll as vision.eval_dice reads it: 640x480, white balance from the white patch
+    # the setup roll as vision.eval_dice reads it: 640x480, white balance from the white patch,
+    # among Camel Up's five colours as the table reads it
+    from vision.palette import CAMEL_UP
     from vision.whitebalance import gains_from_patch
 
     wall_ms, cpu_ms = [], []
     for s in range(20):
         img, truth = render_dice_scene(np.random.default_rng(100_000 + s))
         gains = gains_from_patch(img, truth.white_patch)
-        _, wall, cpu = _timed(read_dice, img, white_gains=gains)
+        _, wall, cpu = _timed(read_dice, img, white_gains=gains, expected_colours=CAMEL_UP)
         wall_ms.append(wall)
         cpu_ms.append(cpu)
     res["full_frame_five_dice_640x480"] = {"wall": _stats(wall_ms), "cpu": _stats(cpu_ms)}

@@ -37,6 +37,7 @@ BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned
 LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
 LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's median body
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
+LONE_PAIR_REL = 1.2  # another pip this near a lone pip (in its implied face's sides): same face
 LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
@@ -77,7 +78,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             # the body is the lone pip itself (a white die on a light table shows only its
             # pip), and the face that pip implies is the size of the frame's other dice (not a
             # whole die taken for a pip): the pip is read as one outside every body is
-            r = _loose_reading(img, gray, best, pal, white_gains) or r
+            r = _loose_reading(img, gray, best, pips, pal, white_gains) or r
         if r is not None:
             out.append(r)
     loose = [c for c, o in zip(cands, owner, strict=True) if o is None]
@@ -91,14 +92,14 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         # to both readers, and a cable's edge like its face
         confirm = len(g) > 1 or bool(
             die_side and LONE_FACE_REL[0] <= fit.side_px / die_side <= LONE_FACE_REL[1])
-        r = _loose_reading(img, gray, (g, fit), pal, white_gains, confirm=confirm)
+        r = _loose_reading(img, gray, (g, fit), pips, pal, white_gains, confirm=confirm)
         if r is not None and (r.face is not None or len(g) > 1):
             out.append(r)
     return out
 
 
-def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
-                   gains: Sequence[float] | None, confirm: bool = True):
+def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pips: list[Pip],
+                   pal: Palette, gains: Sequence[float] | None, confirm: bool = True):
     """Pips with no body round them (a white die on a light table): the fitted face square
     stands for the body, so the colour is read from the face itself, as a body's is. The pip
     path's checks decide the face; with ``confirm``, the square's crop read may also name a face
@@ -108,7 +109,7 @@ def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pal: Palette,
     g, fit = cand
     if fit is None:
         return None
-    why = rd._unexplained_spot(gray, g, fit)
+    why = rd._unexplained_spot(gray, g, fit) or _pip_nearby(g, fit, pips)
     r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
         return None
@@ -338,7 +339,7 @@ def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand
     if fit is None:
         return _abstain(box, colour_bgr, pal, gains, f"{len(g)} pips do not make a face")
     why = rd._unexplained_spot(gray, g, fit) or _stray_pips(body, g, pips) \
-        or _face_too_small(body, fit, g)
+        or _pip_nearby(g, fit, pips) or _face_too_small(body, fit, g)
     r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
         return _abstain(box, colour_bgr, pal, gains, "face outside the frame")
@@ -363,6 +364,21 @@ def _stray_pips(body: Body, group: list[Pip], pips: list[Pip]) -> str | None:
             continue
         if body.contains(p.x, p.y):
             return "a pip-like blob on the die is not one of the face's pips"
+    return None
+
+
+def _pip_nearby(group: list[Pip], fit: FaceFit, pips: list[Pip]) -> str | None:
+    """A lone pip with a pip like it closer than a neighbouring die's pip could be: two pips of
+    one face that were grouped apart (a lamp's falloff across the face parts their rings), not a
+    face 1. A neighbour's lone pip is a die's side away, ~1.4 of the face a lone pip implies."""
+    if len(group) != 1:
+        return None
+    q = group[0]
+    for p in pips:
+        if p is q or p.dark != q.dark or p.axis_ratio < 0.6 or not 0.7 * q.r <= p.r <= 1.4 * q.r:
+            continue
+        if np.hypot(p.x - q.x, p.y - q.y) <= LONE_PAIR_REL * fit.side_px:
+            return "another pip lies on the lone pip's face"
     return None
 
 

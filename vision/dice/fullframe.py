@@ -39,6 +39,8 @@ LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's m
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
 LONE_PAIR_REL = 1.2  # another pip this near a lone pip (in its implied face's sides): same face
 LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
+ONE_DIE_REACH = 1.0  # faces closer than this many of the larger's side are one die's (tuned:
+# even byler: one die's faces 0.64..0.94 apart, two dice's mostly >= 1.06)
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
@@ -81,12 +83,9 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             r = _loose_reading(img, gray, best, pips, pal, white_gains) or r
         if r is not None:
             out.append(r)
-    loose = [c for c, o in zip(cands, owner, strict=True) if o is None]
+    loose = [c for c, o in zip(cands, owner, strict=True) if o is None
+             and _may_be_loose_face(c, img.shape, die_side)]
     for g, fit in _one_per_die(rd._keep_top_faces(loose)):
-        if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(img.shape[:2]):
-            continue  # no face, or one larger than any die the frame can hold
-        if die_side and fit.side_px > LOOSE_MAX_REL * die_side:
-            continue  # pips of several dice (or of a die and a speck) taken for one face
         # a lone pip with no body round it stands on the pip path's word alone unless the face it
         # implies is the size of the frame's dice: a speck on a desk looks like a die's lone pip
         # to both readers, and a cable's edge like its face
@@ -96,6 +95,29 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         if r is not None and (r.face is not None or len(g) > 1):
             out.append(r)
     return out
+
+
+def _may_be_loose_face(cand: Cand, shape: tuple[int, ...], die_side: float) -> bool:
+    """Whether pips outside every body may be one die's face: they fit a face no larger than
+    a die can be. Checked before the overlap rules, so that a wrong group (the tray's rim or a
+    whole die taken for large pips, several dice's pips in one face) does not suppress the
+    real faces it overlaps and is then dropped itself."""
+    _, fit = cand
+    if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(shape[:2]):
+        return False  # no face, or one larger than any die the frame can hold
+    # pips of several dice (or of a die and a speck) taken for one face
+    return not (die_side and fit.side_px > LOOSE_MAX_REL * die_side)
+
+
+def _face_side(cand: Cand) -> float:
+    """A candidate's face side: the fitted square's, else its pips' extent."""
+    from vision.dice import reader as rd
+
+    g, fit = cand
+    if fit is not None:
+        return float(fit.side_px)
+    x0, y0, x1, y1 = rd._extent(g, fit)
+    return float(max(x1 - x0, y1 - y0))
 
 
 def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pips: list[Pip],
@@ -433,7 +455,13 @@ def _abstain(box, bgr: np.ndarray, pal: Palette, gains: Sequence[float] | None, 
 
 
 def _one_per_die(cands: list[Cand]) -> list[Cand]:
-    """Of faces that touch (the top and a side face of one die), keep the squarest."""
+    """Of faces that touch (the top and a side face of one die), keep the squarest.
+
+    Faces of one die lie closer than the larger face's side (a side face's centre is about half
+    a side from the top's); faces of two dice side by side lie at least about a die's side apart,
+    which is more than its face's. So the reach is measured in the faces' fitted sides, not their
+    boxes (a turned face's box is up to 1.4 times its side, and two neighbouring dice's boxes
+    reached each other)."""
     from vision.dice import reader as rd
 
     order = sorted(cands, key=_squareness, reverse=True)
@@ -441,8 +469,8 @@ def _one_per_die(cands: list[Cand]) -> list[Cand]:
     geo: list[tuple[float, float, float]] = []
     for c in order:
         x0, y0, x1, y1 = rd._extent(*c)
-        cx, cy, s = (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
-        if any(np.hypot(cx - kx, cy - ky) < 0.75 * (s + ks) for kx, ky, ks in geo):
+        cx, cy, s = (x0 + x1) / 2, (y0 + y1) / 2, _face_side(c)
+        if any(np.hypot(cx - kx, cy - ky) < ONE_DIE_REACH * max(s, ks) for kx, ky, ks in geo):
             continue
         kept.append(c)
         geo.append((cx, cy, s))

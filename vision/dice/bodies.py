@@ -194,3 +194,56 @@ def _body(part: np.ndarray, ox: int, oy: int, scale: float, lo: float, hi: float
     x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
     return Body((int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)),
                 np.round(pts).astype(np.int32), side / scale, sq, solidity)
+
+
+SEED_WINDOW = 1.6  # a seeded body is looked for within this many expected sides round its seed
+SEED_SIDE = (0.7, 1.4)  # ... and must be this share of the expected side (tuned: even byler)
+SEED_MIN_DIFF = 6.0  # Lab distance that parts a face from its table at the least (tuned: ditto)
+SEED_MAX_DIFF = 25.0  # ... and at the most (byler's white dice on the grey tray: 9..13)
+
+
+def seeded_body(image_bgr: np.ndarray, x: float, y: float, r: float, side: float) -> Body | None:
+    """The die round a pip at (x, y) of radius ``r``, expected ``side`` px: a near-square region
+    of the colour round the pip, die-sized, parted from what surrounds it.
+
+    Why: a white die on a light table differs from it too little for the frame-wide mask, so
+    only its pip is seen, and a lone pip alone cannot be told from a speck. Measured locally,
+    each pixel as nearer the colour just round the pip (the face) or the window's rim (the
+    table), the face stands out from the table; a speck's "face" is the table and runs on
+    beyond any die's size, so it yields no body.
+    """
+    H, W = image_bgr.shape[:2]
+    half = int(round(SEED_WINDOW * side))
+    x0, y0 = max(int(x) - half, 0), max(int(y) - half, 0)
+    x1, y1 = min(int(x) + half + 1, W), min(int(y) + half + 1, H)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    lab = cv2.cvtColor(image_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab[:, :, 0] *= 100.0 / 255.0
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d2 = (xx - x) ** 2 + (yy - y) ** 2
+    ring = (d2 > (1.8 * r) ** 2) & (d2 < (3.0 * r) ** 2)
+    if int(ring.sum()) < 8:
+        return None
+    face_lab = np.median(lab[ring], axis=0)
+    frame = np.ones(ring.shape, bool)
+    frame[3:-3, 3:-3] = False
+    table_lab = np.median(lab[frame], axis=0)
+    if not SEED_MIN_DIFF <= float(np.linalg.norm(face_lab - table_lab)) <= SEED_MAX_DIFF:
+        # the colour round the pip is the table's; or it differs from the table so much that
+        # the frame-wide mask would have found the die (and refused it by its shape)
+        return None
+    face = (np.linalg.norm(lab - face_lab, axis=2)
+            < np.linalg.norm(lab - table_lab, axis=2)).astype(np.uint8)
+    face = cv2.morphologyEx(face, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(face, connectivity=4)
+    ids = labels[ring & (face > 0)]
+    if n <= 1 or len(ids) == 0:
+        return None
+    k = int(np.bincount(ids).argmax())
+    part = fill_holes((labels == k).astype(np.uint8))
+    ys, xs = np.nonzero(part)
+    if xs.min() == 0 or ys.min() == 0 or xs.max() == part.shape[1] - 1 \
+            or ys.max() == part.shape[0] - 1:
+        return None  # the "face" runs on beyond the window: table, not a die
+    return _body(part, x0, y0, 1.0, SEED_SIDE[0] * side, SEED_SIDE[1] * side)

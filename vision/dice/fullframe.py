@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.dice import cropread
-from vision.dice.bodies import Body, find_bodies
+from vision.dice.bodies import Body, find_bodies, seeded_body
 from vision.dice.face import FaceFit, group_pips
 from vision.dice.pips import Pip, find_pips
 from vision.palette import Palette
@@ -41,6 +41,7 @@ LONE_PAIR_REL = 1.2  # another pip this near a lone pip (in its implied face's s
 LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
 ONE_DIE_REACH = 1.0  # faces closer than this many of the larger's side are one die's (tuned:
 # even byler: one die's faces 0.64..0.94 apart, two dice's mostly >= 1.06)
+SEED_FACE_TO_DIE = 1.3  # a die's side over its face 1's fitted side, when no median body tells
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
@@ -92,9 +93,29 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         confirm = len(g) > 1 or bool(
             die_side and LONE_FACE_REL[0] <= fit.side_px / die_side <= LONE_FACE_REL[1])
         r = _loose_reading(img, gray, (g, fit), pips, pal, white_gains, confirm=confirm)
-        if r is not None and (r.face is not None or len(g) > 1):
+        if r is not None and r.face is None and len(g) == 1:
+            r = _on_seeded_body(img, r, g[0], die_side or SEED_FACE_TO_DIE * fit.side_px, out)
+        if r is not None:
             out.append(r)
     return out
+
+
+def _on_seeded_body(img: np.ndarray, r, pip: Pip, side: float, read: list):
+    """A lone dark pip whose face abstains is a die only if a die's body is found round it
+    (``bodies.seeded_body``: a white die on a light table) and no die already ``read`` holds
+    that body's centre; the reading then boxes that body. Else None: a lone blob with nothing
+    die-like round it may be a speck, or a side face's pip of a die read already."""
+    from dataclasses import replace
+
+    if not pip.dark:
+        return None  # light pips are on dark or coloured dice, which the body mask finds
+    body = seeded_body(img, pip.x, pip.y, pip.r, side)
+    if body is None:
+        return None
+    cx, cy = body.centre
+    if any(x <= cx <= x + w and y <= cy <= y + h for x, y, w, h in (q.box for q in read)):
+        return None
+    return replace(r, box=body.box)
 
 
 def _may_be_loose_face(cand: Cand, shape: tuple[int, ...], die_side: float) -> bool:

@@ -36,6 +36,10 @@ Cand = tuple[list[Pip], "FaceFit | None"]
 BLOB_MIN_SIDE = 28.0  # px: smaller bodies' colour marks are mostly noise (tuned: even byler)
 LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the frame's side
 LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's median body
+MARK_DIFF = 22.0  # Lab distance from the body's colour that makes a mark a pip to read
+FAINT_MARK_DIFF = 12.0  # ... and one that only tells a die from a blank blob (tuned: even byler)
+FAINT_MIN_SQUARE = 0.8  # ... on a body this square at least (tuned: even byler, matteop65-train)
+FAINT_SPAN = (0.6, 1.4)  # ... whose face spans this share of the body's side (tuned: ditto)
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
 LONE_PAIR_REL = 1.2  # another pip this near a lone pip (in its implied face's sides): same face
 LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
@@ -376,6 +380,8 @@ def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand
     if not mine:
         blobs = body_blobs(img, body)
         if not blobs:
+            if _faint_marks_make_die(body, body_blobs(img, body, min_diff=FAINT_MARK_DIFF)):
+                return _abstain(box, colour_bgr, pal, gains, "marks on the die are too faint")
             return None  # no pip-like mark at all: a die always shows at least one pip
         return _read_blobs(img, gray, body, box, blobs, colour_bgr, pal, gains)
     g, fit = max(mine, key=_squareness)
@@ -389,6 +395,21 @@ def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand
     from dataclasses import replace
 
     return replace(r, box=box)
+
+
+def _faint_marks_make_die(body: Body, marks: list[Pip]) -> bool:
+    """Whether faint marks on a body with no clear one show it is a die (a dark translucent
+    die's blurred red pips), though too faint to read: the body is near-square and the marks
+    fit a face about the body's size. A blank object's faint marks (a laptop's corner, a
+    cable's plug) are lone specks much smaller than a face on a less square body."""
+    from vision.dice.face import fit_face
+
+    if not marks or body.squareness < FAINT_MIN_SQUARE:
+        return False
+    fit = fit_face(marks)
+    if fit is None:
+        return False
+    return FAINT_SPAN[0] <= fit.side_px / max(body.side, 1e-6) <= FAINT_SPAN[1]
 
 
 def _stray_pips(body: Body, group: list[Pip], pips: list[Pip]) -> str | None:
@@ -498,12 +519,13 @@ def _one_per_die(cands: list[Cand]) -> list[Cand]:
     return kept
 
 
-def body_blobs(img: np.ndarray, body: Body) -> list[Pip]:
+def body_blobs(img: np.ndarray, body: Body, min_diff: float = MARK_DIFF) -> list[Pip]:
     """Pip-like marks on a body, found against the body's OWN colour (pips darker or lighter).
 
     The frame-wide pip finder needs a clear grey step; red pips on a dark red die or pips on
     marbled plastic differ from their face mostly in colour, so here each pixel is measured by its
-    Lab distance from the body's median colour and split by Otsu's threshold within the body.
+    Lab distance from the body's median colour and split by Otsu's threshold within the body
+    (at least ``min_diff``).
     """
     x, y, w, h = body.box
     H, W = img.shape[:2]
@@ -523,7 +545,7 @@ def body_blobs(img: np.ndarray, body: Body) -> list[Pip]:
     vals = dist[mask > 0]
     d8 = np.clip(vals * 2.0, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = max(float(otsu) / 2.0, 22.0)
+    thr = max(float(otsu) / 2.0, min_diff)
     spread = float(np.median(np.abs(vals - np.median(vals))))
     thr = max(thr, 4.0 * spread)
     on = ((dist > thr) & (mask > 0)).astype(np.uint8)

@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.dice import cropread
 from vision.dice.bodies import Body, find_bodies, seeded_body
-from vision.dice.face import FaceFit, group_pips
+from vision.dice.face import FaceFit, fit_face, group_pips
 from vision.dice.pips import Pip, find_pips
 from vision.palette import Palette
 from vision.whitebalance import balance_colour
@@ -45,6 +45,9 @@ LONE_PAIR_REL = 1.2  # another pip this near a lone pip (in its implied face's s
 LONE_FACE_REL = (0.5, 1.1)  # a lone pip's implied face against the median body's side (a die's)
 ONE_DIE_REACH = 1.0  # faces closer than this many of the larger's side are one die's (tuned:
 # even byler: one die's faces 0.64..0.94 apart, two dice's mostly >= 1.06)
+SPLIT_DIRECTIONS = 12  # cuts tried through a group of two dice's pips (every 15 degrees)
+SPLIT_FIT_MIN = 0.8  # both faces of a cut must fit this well (tuned: even byler)
+SPLIT_SIDE_RATIO = 1.3  # ... and be about one size
 SEED_FACE_TO_DIE = 1.3  # a die's side over its face 1's fitted side, when no median body tells
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
@@ -59,7 +62,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
     cands: list[Cand] = []
     if pips:
         lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-        cands = [c for g in group_pips(pips, lab) for c in rd._candidates(g)]
+        cands = [c for g in group_pips(pips, lab) for c in _two_faces(rd._candidates(g))]
     owner: list[int | None] = []
     for g, fit in cands:
         x0, y0, x1, y1 = rd._extent(g, fit)
@@ -120,6 +123,36 @@ def _on_seeded_body(img: np.ndarray, r, pip: Pip, side: float, read: list):
     if any(x <= cx <= x + w and y <= cy <= y + h for x, y, w, h in (q.box for q in read)):
         return None
     return replace(r, box=body.box)
+
+
+def _two_faces(cands: list[Cand]) -> list[Cand]:
+    """A group of 7..12 pips that fits no face split into the two faces it may be.
+
+    Two dice of one colour touching (two green dice side by side) show pips that link across
+    the thin gap between them into one group no face fits. Such a group is cut by a straight
+    line (the gap) in each of ``SPLIT_DIRECTIONS`` directions; the cut is kept when both sides
+    fit faces at ``SPLIT_FIT_MIN`` at least, of about one size, lying apart as two dice do.
+    Else the group stays as it was (no face)."""
+    if len(cands) != 1 or cands[0][1] is not None or not 7 <= len(cands[0][0]) <= 12:
+        return cands
+    g = cands[0][0]
+    pts = np.array([(p.x, p.y) for p in g])
+    best: tuple[float, list[Cand]] | None = None
+    for a in np.linspace(0, np.pi, SPLIT_DIRECTIONS, endpoint=False):
+        order = np.argsort(pts @ np.array([np.cos(a), np.sin(a)]))
+        for k in range(len(g) - 6, 7):
+            halves = [[g[i] for i in order[:k]], [g[i] for i in order[k:]]]
+            fits = [fit_face(h) for h in halves]
+            if any(f is None or f.confidence < SPLIT_FIT_MIN for f in fits):
+                continue
+            s0, s1 = fits[0].side_px, fits[1].side_px
+            gap = np.hypot(*(fits[0].corners.mean(axis=0) - fits[1].corners.mean(axis=0)))
+            if max(s0, s1) > SPLIT_SIDE_RATIO * min(s0, s1) or gap < ONE_DIE_REACH * max(s0, s1):
+                continue
+            score = min(f.confidence for f in fits)
+            if best is None or score > best[0]:
+                best = (score, list(zip(halves, fits, strict=True)))
+    return cands if best is None else best[1]
 
 
 def _may_be_loose_face(cand: Cand, shape: tuple[int, ...], die_side: float) -> bool:

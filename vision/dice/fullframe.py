@@ -160,9 +160,11 @@ def _may_be_loose_face(cand: Cand, shape: tuple[int, ...], die_side: float) -> b
     a die can be. Checked before the overlap rules, so that a wrong group (the tray's rim or a
     whole die taken for large pips, several dice's pips in one face) does not suppress the
     real faces it overlaps and is then dropped itself."""
-    _, fit = cand
+    g, fit = cand
     if fit is None or fit.side_px > LOOSE_MAX_SIDE * min(shape[:2]):
         return False  # no face, or one larger than any die the frame can hold
+    if len(g) == 1 and fit.confidence <= 0:
+        return False  # a lone blob far from round (two pips run together): no face 1
     # pips of several dice (or of a die and a speck) taken for one face
     return not (die_side and fit.side_px > LOOSE_MAX_REL * die_side)
 

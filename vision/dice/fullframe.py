@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.dice import cropread
 from vision.dice.bodies import Body, find_bodies, seeded_body
-from vision.dice.face import FaceFit, fit_face, group_pips
+from vision.dice.face import FaceFit, _labs_of, fit_face, group_pips
 from vision.dice.pips import Pip, find_pips
 from vision.palette import Palette
 from vision.whitebalance import balance_colour
@@ -48,6 +48,8 @@ ONE_DIE_REACH = 1.0  # faces closer than this many of the larger's side are one 
 SPLIT_DIRECTIONS = 12  # cuts tried through a group of two dice's pips (every 15 degrees)
 SPLIT_FIT_MIN = 0.8  # both faces of a cut must fit this well (tuned: even byler)
 SPLIT_SIDE_RATIO = 1.3  # ... and be about one size
+SEED_LIGHT_CHROMA = 25.0  # Lab chroma round a light pip to seed a body (matteop65's keyboard
+# keys, grey and black: < 25; byler's coloured dice: >= 30)
 SEED_FACE_TO_DIE = 1.3  # a die's side over its face 1's fitted side, when no median body tells
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
@@ -108,14 +110,15 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
 
 
 def _on_seeded_body(img: np.ndarray, r, pip: Pip, side: float, read: list):
-    """A lone dark pip whose face abstains is a die only if a die's body is found round it
-    (``bodies.seeded_body``: a white die on a light table) and no die already ``read`` holds
-    that body's centre; the reading then boxes that body. Else None: a lone blob with nothing
-    die-like round it may be a speck, or a side face's pip of a die read already."""
+    """A lone pip whose face abstains is a die only if a die's body is found round it
+    (``bodies.seeded_body``: a white die on a light table, a coloured die the mask lost) and
+    no die already ``read`` holds that body's centre (a light pip only on a coloured face);
+    the reading then boxes that body. Else None: a lone blob with nothing die-like round it
+    may be a speck, or a side face's pip of a die read already."""
     from dataclasses import replace
 
-    if not pip.dark:
-        return None  # light pips are on dark or coloured dice, which the body mask finds
+    if not pip.dark and float(np.hypot(*_labs_of([pip.ring_bgr])[0, 1:])) < SEED_LIGHT_CHROMA:
+        return None  # a light pip on a grey or black face: as likely a key's letter as a die
     body = seeded_body(img, pip.x, pip.y, pip.r, side)
     if body is None:
         return None

@@ -38,6 +38,7 @@ LOOSE_MAX_SIDE = 0.25  # a face outside every body: at most this share of the fr
 LOOSE_MAX_REL = 2.0  # ... and at most this many times the side of the frame's median body
 MARK_DIFF = 22.0  # Lab distance from the body's colour that makes a mark a pip to read
 FAINT_MARK_DIFF = 12.0  # ... and one that only tells a die from a blank blob (tuned: even byler)
+SPLIT_MARK_DIFF = 30.0  # ... or, higher, one that parts close pips a blurred rim joins (smoky dice)
 FAINT_MIN_SQUARE = 0.8  # ... on a body this square at least (tuned: even byler, matteop65-train)
 FAINT_SPAN = (0.6, 1.4)  # ... whose face spans this share of the body's side (tuned: ditto)
 BLOB_FIT_MIN = 0.8  # fit confidence for a face read from body-colour marks (tuned: even byler)
@@ -90,33 +91,52 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             # the body is the lone pip itself (a white die on a light table shows only its
             # pip), and the face that pip implies is the size of the frame's other dice (not a
             # whole die taken for a pip): the pip is read as one outside every body is
-            r = _loose_reading(img, gray, best, pips, pal, white_gains) or r
+            loose_r = _loose_reading(img, gray, best, pips, pal, white_gains)
+            if loose_r is not None and loose_r.face is None:
+                loose_r = _lone_pip_die(img, loose_r, best, die_side, out, pal, white_gains)
+            r = loose_r or r
         if r is not None:
             out.append(r)
     loose = [c for c, o in zip(cands, owner, strict=True) if o is None
              and _may_be_loose_face(c, img.shape, die_side)]
     for g, fit in _one_per_die(rd._keep_top_faces(loose)):
-        # a lone pip with no body round it stands on the pip path's word alone unless the face it
-        # implies is the size of the frame's dice: a speck on a desk looks like a die's lone pip
-        # to both readers, and a cable's edge like its face
-        confirm = len(g) > 1 or bool(
-            die_side and LONE_FACE_REL[0] <= fit.side_px / die_side <= LONE_FACE_REL[1])
-        r = _loose_reading(img, gray, (g, fit), pips, pal, white_gains, confirm=confirm)
+        # pips with no body round them stand on the pip path's word alone: a key's letters on a
+        # desk look like a die's pips to both readers, and its edge like a face's
+        r = _loose_reading(img, gray, (g, fit), pips, pal, white_gains)
         if r is not None and r.face is None and len(g) == 1:
-            r = _on_seeded_body(img, r, g[0], die_side or SEED_FACE_TO_DIE * fit.side_px, out)
+            r = _lone_pip_die(img, r, (g, fit), die_side, out, pal, white_gains)
         if r is not None:
             out.append(r)
     return out
 
 
-def _on_seeded_body(img: np.ndarray, r, pip: Pip, side: float, read: list):
-    """A lone pip whose face abstains is a die only if a die's body is found round it
-    (``bodies.seeded_body``: a white die on a light table, a coloured die the mask lost) and
-    no die already ``read`` holds that body's centre (a light pip only on a coloured face);
-    the reading then boxes that body. Else None: a lone blob with nothing die-like round it
-    may be a speck, or a side face's pip of a die read already."""
+def _lone_pip_die(img: np.ndarray, r, cand: Cand, die_side: float, read: list, pal: Palette,
+                  gains: Sequence[float] | None):
+    """A lone pip whose face abstains, outside every body: a die only where a die's body is
+    seeded round it (``_seeded_die``), boxed by that body; else None. On that body, when the
+    face the pip implies is the size of the frame's dice, the body's crop may confirm the face 1
+    the pip path doubted for where its pip lies (``_with_crop_read``)."""
     from dataclasses import replace
 
+    g, fit = cand
+    body = _seeded_die(img, g[0], die_side or SEED_FACE_TO_DIE * fit.side_px, read)
+    if body is None:
+        return None
+    r = replace(r, box=body.box)
+    if die_side and LONE_FACE_REL[0] <= fit.side_px / die_side <= LONE_FACE_REL[1]:
+        # only a count of one confirms: a seeded body may take in a tilted die's side face,
+        # whose pips a larger count would add to the top face's
+        confirmed = _with_crop_read(img, body, r, pal, gains, pip_count=1, dark=g[0].dark)[0]
+        if confirmed is not None and confirmed.face in (None, 1):
+            r = confirmed
+    return r
+
+
+def _seeded_die(img: np.ndarray, pip: Pip, side: float, read: list) -> Body | None:
+    """The die's body round a lone pip (``bodies.seeded_body``: a white die on a light table, a
+    coloured die the mask lost), unless a die already ``read`` holds its centre; a light pip
+    only on a coloured face. None: a lone blob with nothing die-like round it may be a speck, or
+    a side face's pip of a die read already."""
     if not pip.dark and float(np.hypot(*_labs_of([pip.ring_bgr])[0, 1:])) < SEED_LIGHT_CHROMA:
         return None  # a light pip on a grey or black face: as likely a key's letter as a die
     body = seeded_body(img, pip.x, pip.y, pip.r, side)
@@ -125,7 +145,7 @@ def _on_seeded_body(img: np.ndarray, r, pip: Pip, side: float, read: list):
     cx, cy = body.centre
     if any(x <= cx <= x + w and y <= cy <= y + h for x, y, w, h in (q.box for q in read)):
         return None
-    return replace(r, box=body.box)
+    return body
 
 
 def _two_faces(cands: list[Cand]) -> list[Cand]:
@@ -184,11 +204,11 @@ def _face_side(cand: Cand) -> float:
 
 
 def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pips: list[Pip],
-                   pal: Palette, gains: Sequence[float] | None, confirm: bool = True):
-    """Pips with no body round them (a white die on a light table): the fitted face square
-    stands for the body, so the colour is read from the face itself, as a body's is. The pip
-    path's checks decide the face; with ``confirm``, the square's crop read may also name a face
-    the pip path doubted only for where its pips lie (``_with_crop_read``)."""
+                   pal: Palette, gains: Sequence[float] | None):
+    """Pips with no body round them (a white die on a light table): the pip path's checks
+    alone decide the face (a key's letters look like a die's pips to both readers, so the
+    square's crop never names a face the pip path doubted), and the fitted face square stands
+    for the body, so the colour is read from the face itself, as a body's is."""
     from vision.dice import reader as rd
 
     g, fit = cand
@@ -198,9 +218,7 @@ def _loose_reading(img: np.ndarray, gray: np.ndarray, cand: Cand, pips: list[Pip
     r = rd._reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
         return None
-    count = len(g) if confirm and fit.face == len(g) else None
-    return _with_crop_read(img, _square_body(fit), r, pal, gains, pip_count=count,
-                           dark=g[0].dark)[0]
+    return _with_crop_read(img, _square_body(fit), r, pal, gains, dark=g[0].dark)[0]
 
 
 # the pip path's vetoes about where the pips lie on the face, which the crop read checks its own
@@ -418,7 +436,8 @@ def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand
     if not mine:
         blobs = body_blobs(img, body)
         if not blobs:
-            if _faint_marks_make_die(body, body_blobs(img, body, min_diff=FAINT_MARK_DIFF)):
+            if any(_faint_marks_make_die(body, body_blobs(img, body, min_diff=d))
+                   for d in (FAINT_MARK_DIFF, SPLIT_MARK_DIFF)):
                 return _abstain(box, colour_bgr, pal, gains, "marks on the die are too faint")
             return None  # no pip-like mark at all: a die always shows at least one pip
         return _read_blobs(img, gray, body, box, blobs, colour_bgr, pal, gains)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import queue
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -221,6 +223,23 @@ class HubSink(InProcessSink):
         super().send(kind, data)
 
 
+@contextmanager
+def _hub_table(session, mock_factory, source: Callable[[], RenderedSource],
+               **loop_kw) -> Iterator[tuple[WatchLoop, Devices, HubSink]]:
+    """A watch loop with mock pins on frames from ``source``, its readings going in process to
+    the hub's ``session``; stopped and its pins closed on leaving."""
+    sink = HubSink(session)
+    devices = Devices(load_pinmap(), pin_factory=mock_factory)
+    camera = CameraSupervisor(source).start()
+    loop = WatchLoop(camera, sink, devices=devices, readers=Readers(), **loop_kw).start()
+    try:
+        yield loop, devices, sink
+    finally:
+        loop.stop()
+        camera.stop()
+        devices.close()
+
+
 def _event_types(session) -> list[str]:
     return [e.event.get("type") for e in session.events_since(0)]
 
@@ -241,27 +260,21 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(mock_factory,
             session.request("action", {"player": session.game.current_player,
                                        "action": "pass"}, {"local": True})
         assert session.game.state.phase == "running"  # a roll is due
-        sink = HubSink(session)
-        devices = Devices(load_pinmap(), pin_factory=mock_factory)
-        camera = CameraSupervisor(lambda: RenderedSource(
-            lambda: scene.preview if shown["die"] else scene.preview_empty, fps=30,
-            zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(),
-                              scale))).start()
-        loop = WatchLoop(camera, sink, devices=devices, readers=Readers(),
-                         reveal_zone=scene.zone_box_preview,
-                         config=WatchConfig(still_frames=2, track_timeout_s=0.5,
-                                            status_interval_s=1.0)).start()
-        try:
+        def source() -> RenderedSource:
+            return RenderedSource(
+                lambda: scene.preview if shown["die"] else scene.preview_empty, fps=30,
+                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(),
+                                  scale))
+
+        with _hub_table(session, mock_factory, source, reveal_zone=scene.zone_box_preview,
+                        config=WatchConfig(still_frames=2, track_timeout_s=0.5,
+                                           status_interval_s=1.0)) as (loop, devices, sink):
             assert _wait(lambda: loop.game == "horserace", 3.0)
             time.sleep(0.5)
             devices.slider.pin.drive_low()
             shown["die"] = True
             dice = sink.rec.wait_for("die", 1, 8.0)
             time.sleep(0.3)
-        finally:
-            loop.stop()
-            camera.stop()
-            devices.close()
         assert len(dice) == 1 and len(sink.rec.of("die")) == 1
         assert dice[0]["colour"] is None and dice[0]["face"] == 6, dice[0]
         assert sink.failures == 0, sink.last_error
@@ -288,21 +301,14 @@ def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(mock_factory,
     try:
         session.start_game(["Ann", "Bob"], game="marcopolo2",
                            settings={"expected_dice": 1})
-        sink = HubSink(session)
-        devices = Devices(load_pinmap(), pin_factory=mock_factory)
-        camera = CameraSupervisor(lambda: RenderedSource(lambda: image, fps=30)).start()
-        loop = WatchLoop(camera, sink, devices=devices, readers=Readers(),
-                         config=WatchConfig(still_frames=2, status_interval_s=1.0)).start()
-        try:
+        with _hub_table(session, mock_factory, lambda: RenderedSource(lambda: image, fps=30),
+                        config=WatchConfig(still_frames=2, status_interval_s=1.0)
+                        ) as (loop, devices, sink):
             assert _wait(lambda: loop.game == "marcopolo2", 3.0)
             time.sleep(0.3)
             devices.confirm.pin.drive_low()
             frames = sink.rec.wait_for("dice", 1, 8.0)
             time.sleep(0.3)
-        finally:
-            loop.stop()
-            camera.stop()
-            devices.close()
         assert len(frames) == 1 and len(sink.rec.of("dice")) == 1
         got = [(r["colour"], r["face"], r["box"]) for r in frames[0]["readings"]]
         assert got == direct

@@ -46,6 +46,18 @@ class Body:
         x, y, w, h = self.box
         return (x + w / 2.0, y + h / 2.0)
 
+    def clipped(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """The box as (x0, y0, x1, y1) clipped to a frame of ``shape``."""
+        x, y, w, h = self.box
+        return max(x, 0), max(y, 0), min(x + w, shape[1]), min(y + h, shape[0])
+
+    def mask(self, x0: int, y0: int, shape: tuple[int, ...]) -> np.ndarray:
+        """The filled outline as a 0/1 uint8 mask over a crop of ``shape`` whose top-left
+        corner is (x0, y0) in the frame."""
+        m = np.zeros(shape[:2], np.uint8)
+        cv2.drawContours(m, [self.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+        return m
+
     def contains(self, x: float, y: float, margin: float = 0.0) -> bool:
         """Whether (x, y) is inside the outline (or within ``margin`` px of it)."""
         d = cv2.pointPolygonTest(self.contour.reshape(-1, 1, 2).astype(np.float32),

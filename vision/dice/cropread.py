@@ -66,11 +66,8 @@ def scaled_crop(img: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, fl
     """The body cut out with a margin and scaled to the zone reader's crop size: BGR, its mask,
     and the top face's side in scaled pixels (the short side of the body's rectangle: the long
     one includes the strip of side faces a tilted die shows)."""
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    x0, y0, x1, y1 = body.clipped(img.shape)
+    mask = body.mask(x0, y0, (y1 - y0, x1 - x0))
     (_, _), (rw, rh), _ = cv2.minAreaRect(body.contour.reshape(-1, 1, 2).astype(np.float32))
     zb = zone_reader.Body((x0, y0, x1 - x0, y1 - y0), mask, float(min(rw, rh)))
     return zone_reader.scaled_body(img, zb)

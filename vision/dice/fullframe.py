@@ -236,14 +236,11 @@ def _extra_is_table(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
     """Whether the part of the body beyond the fitted face (and the side-face strip a tilted die
     shows) looks like the table round it rather than like the die: an outline that took in a
     patch of table, not a die whose top face is elsewhere."""
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    x0, y0, x1, y1 = body.clipped(img.shape)
     if x1 - x0 < 4 or y1 - y0 < 4:
         return False
     crop = img[y0:y1, x0:x1]
-    mask = np.zeros(crop.shape[:2], np.uint8)
-    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    mask = body.mask(x0, y0, crop.shape)
     c = fit.corners.mean(axis=0)
     face = np.zeros_like(mask)
     cv2.fillConvexPoly(face, np.round(c + 0.8 * (fit.corners - c) - (x0, y0)).astype(np.int32), 1)
@@ -281,8 +278,7 @@ def _body_is_partial(img: np.ndarray, body: Body, fit: FaceFit) -> bool:
     if x1 - x0 < 4 or y1 - y0 < 4:
         return False
     crop = img[y0:y1, x0:x1]
-    mask = np.zeros(crop.shape[:2], np.uint8)
-    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    mask = body.mask(x0, y0, crop.shape)
     c = fit.corners.mean(axis=0)
 
     def square(k: float) -> np.ndarray:
@@ -427,10 +423,7 @@ def _body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand
                   pips: list[Pip], pal: Palette, gains: Sequence[float] | None):
     from vision.dice import reader as rd
 
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, W), min(y + h, H)
+    x0, y0, x1, y1 = body.clipped(img.shape)
     box = (x0, y0, x1 - x0, y1 - y0)
     colour_bgr = _body_colour(img, body)
     if not mine:
@@ -527,11 +520,8 @@ def _face_too_small(body: Body, fit: FaceFit, group: list[Pip]) -> str | None:
 
 def _body_colour(img: np.ndarray, body: Body) -> np.ndarray:
     """Median colour of the body's inner part (pips are a minority of it)."""
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    x0, y0, x1, y1 = body.clipped(img.shape)
+    mask = body.mask(x0, y0, (y1 - y0, x1 - x0))
     k = max(int(body.side * 0.15), 1)
     mask = cv2.erode(mask, np.ones((k, k), np.uint8))
     px = img[y0:y1, x0:x1][mask > 0]
@@ -584,14 +574,11 @@ def body_blobs(img: np.ndarray, body: Body, min_diff: float = MARK_DIFF) -> list
     Lab distance from the body's median colour and split by Otsu's threshold within the body
     (at least ``min_diff``).
     """
-    x, y, w, h = body.box
-    H, W = img.shape[:2]
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    x0, y0, x1, y1 = body.clipped(img.shape)
     if x1 - x0 < 6 or y1 - y0 < 6:
         return []
     crop = img[y0:y1, x0:x1]
-    mask = np.zeros(crop.shape[:2], np.uint8)
-    cv2.drawContours(mask, [body.contour.reshape(-1, 1, 2) - (x0, y0)], -1, 1, cv2.FILLED)
+    mask = body.mask(x0, y0, crop.shape)
     k = max(int(round(body.side * 0.08)), 1)
     mask = cv2.erode(mask, np.ones((k, k), np.uint8))
     if mask.sum() < 20:

@@ -8,6 +8,12 @@ Each input line is ``{"track": {"3": ["blue", "green"], ...}, "dice_left": [...]
 none). Each output line is the answer of :func:`hub.games.camelup.odds.position_odds`, or
 ``{"error": "<what is wrong>", "line": n}``; either way the next line is still answered, and the
 output is flushed after every line so the command can sit behind a pipe.
+
+With ``"edition": 2`` the line is a second-edition position (Camel Up 2018): ``{"edition": 2,
+"track": {"1": ["red", "blue"], "14": ["white"], "16": ["black"], ...}, "dice_left": [...,
+"grey"], "spectators": {"5": "booing"}}``, answered by
+:func:`hub.games.camelup2.odds.position_odds` (exact leg odds, simulated race odds with their
+standard error). ``"edition": 1`` or no edition is the first edition, as before.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from hub.games.camelup.odds import PositionError, position_odds
 from hub.games.camelup.racetable import TableMissing
 
 KEYS = {"track", "dice_left", "desert"}
+KEYS_2 = {"edition", "track", "dice_left", "spectators"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +37,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def answer(data: dict) -> dict:
     """The answer to one position (a decoded JSON object), or raise PositionError."""
+    edition = data.get("edition", 1)
+    if edition == 2 and not isinstance(edition, bool):
+        from hub.games.camelup2.odds import position_odds as second_edition
+
+        unknown = sorted(set(data) - KEYS_2)
+        if unknown:
+            raise PositionError(
+                f"unknown field {unknown[0]!r} (second-edition fields: edition, "
+                "track, dice_left, spectators)"
+            )
+        if "track" not in data:
+            raise PositionError('the position has no "track"')
+        return second_edition(data["track"], data.get("dice_left"), data.get("spectators"))
+    if edition != 1 or isinstance(edition, bool):
+        raise PositionError(f"edition must be 1 or 2, not {edition!r}")
+    data = {k: v for k, v in data.items() if k != "edition"}
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r} (fields: track, dice_left, desert)")
@@ -40,7 +63,9 @@ def answer(data: dict) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        serve_lines(answer, (PositionError,), indent=args.indent)
+        from hub.games.camelup2.odds import PositionError as PositionError2
+
+        serve_lines(answer, (PositionError, PositionError2), indent=args.indent)
     except TableMissing as exc:
         print(f"pyramid odds: {exc}", file=sys.stderr)
         return 1

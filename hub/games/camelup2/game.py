@@ -1,0 +1,164 @@
+"""A second-edition game as a log of events with undo and replay (the shared shell of
+``hub.games.common.EventSourcedGame``), plus the second edition's setup.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..common import EventSourcedGame, check_player_names
+from .actions import Action, parse_action
+from .errors import IllegalAction
+from .model import CAMELS, CRAZY, FACES, MAX_PLAYERS, MIN_PLAYERS, RACING, SPACES, setup_space
+from .rules import Event, apply, legal_actions
+from .state import ACTION_EVENTS, GameState, fold, initial
+
+
+def setup_track(
+    racing_roll: Sequence[tuple[str, int]], crazy_roll: Sequence[tuple[str, int]]
+) -> dict[int, tuple[str, ...]]:
+    """The starting track from the setup rolls.
+
+    racing_roll: each racing camel with its die's face (space 1-3), in the order read (later on
+    top). crazy_roll: each crazy camel with the grey die's number (1 -> 16, 2 -> 15, 3 -> 14;
+    the numeral's colour is ignored), in the order placed: on the same space the second goes on
+    top.
+    """
+    colours = [c for c, _ in racing_roll]
+    if sorted(colours) != sorted(RACING):
+        raise IllegalAction(
+            "bad_setup",
+            "The setup roll needs each of the five racing dice "
+            f"exactly once, got {', '.join(map(str, colours)) or 'nothing'}.",
+        )
+    crazies = [c for c, _ in crazy_roll]
+    if sorted(crazies) != sorted(CRAZY):
+        raise IllegalAction(
+            "bad_setup",
+            "The setup places each crazy camel (black, white) "
+            f"exactly once, got {', '.join(map(str, crazies)) or 'nothing'}.",
+        )
+    track: dict[int, tuple[str, ...]] = {}
+    for colour, face in racing_roll:
+        if face not in FACES:
+            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
+        track[face] = track.get(face, ()) + (colour,)
+    for camel, face in crazy_roll:
+        if face not in FACES:
+            raise IllegalAction("bad_face", f"The grey die shows 1, 2 or 3, not {face!r}.")
+        space = setup_space(face)
+        track[space] = track.get(space, ()) + (camel,)
+    return track
+
+
+def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]]:
+    """A validated copy of a track {space: [camels bottom to top]} holding all seven camels."""
+    out: dict[int, tuple[str, ...]] = {}
+    seen: list[str] = []
+    for raw_space, stack in track.items():
+        try:
+            space = int(raw_space)
+        except (TypeError, ValueError):
+            raise IllegalAction("bad_setup", f"{raw_space!r} is not a space number.") from None
+        if not 1 <= space <= SPACES:
+            raise IllegalAction("bad_setup", f"Space {space} is not on the track (1 to {SPACES}).")
+        for camel in stack:
+            if camel not in CAMELS:
+                raise IllegalAction(
+                    "bad_setup",
+                    f"{camel!r} is not a camel of the second edition ({', '.join(CAMELS)}).",
+                )
+        seen += list(stack)
+        if stack:
+            out[space] = tuple(stack)
+    if sorted(seen) != sorted(CAMELS):
+        raise IllegalAction(
+            "bad_setup",
+            "The track must hold each of the seven camels exactly "
+            f"once, got {', '.join(seen) or 'none'}.",
+        )
+    return out
+
+
+def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:
+    rng = random.Random(f"camelup2/{seed}/setup")
+    order = list(RACING)
+    rng.shuffle(order)
+    crazy = list(CRAZY)
+    rng.shuffle(crazy)
+    return setup_track(
+        [(c, rng.choice(FACES)) for c in order], [(c, rng.choice(FACES)) for c in crazy]
+    )
+
+
+class Game(EventSourcedGame[GameState]):
+    """One game of Camel Up (second edition): its log, its state, undo and replay."""
+
+    _ACTION_STARTS = ACTION_EVENTS
+    _apply = staticmethod(fold)
+    _initial = staticmethod(initial)
+
+    def __init__(self, start_event: Event) -> None:
+        super().__init__([start_event], initial(start_event))
+
+    def _decide(self, state: GameState, action: Action | str, player: str | None) -> list[Event]:
+        if isinstance(action, str):
+            action = parse_action(action)
+        return apply(state, action, player)
+
+    @classmethod
+    def new(
+        cls,
+        players: Sequence[str],
+        *,
+        seed: int | str | None = None,
+        setup: tuple[Sequence[tuple[str, int]], Sequence[tuple[str, int]]] | None = None,
+        track: Mapping[Any, Sequence[str]] | None = None,
+        first_player: int | str = 0,
+    ) -> Game:
+        """Start a game from the observed setup rolls, a track, or rolled from ``seed``."""
+        names = check_player_names(players, MIN_PLAYERS, MAX_PLAYERS)
+        if track is not None:
+            start = check_track(track)
+        elif setup is not None:
+            start = setup_track(*setup)
+        else:
+            start = random_setup(seed)
+        if isinstance(first_player, str):
+            if first_player not in names:
+                raise IllegalAction(
+                    "unknown_player", f"There is no player called {first_player!r}."
+                )
+            first_player = names.index(first_player)
+        if not 0 <= first_player < len(names):
+            raise IllegalAction("bad_setup", f"No player number {first_player}.")
+        event = {
+            "type": "game_started",
+            "edition": 2,
+            "players": names,
+            "track": {str(s): list(st) for s, st in sorted(start.items())},
+            "first_player": first_player,
+            "seed": seed,
+        }
+        return cls(event)
+
+    @classmethod
+    def replay(cls, events: Iterable[Event]) -> Game:
+        events = list(events)
+        game = cls(events[0])
+        game._load(events)
+        return game
+
+    @property
+    def finished(self) -> bool:
+        return self.state.finished
+
+    @property
+    def current_player(self) -> str | None:
+        s = self.state
+        return None if s.current is None else s.players[s.current].name
+
+    def legal_actions(self) -> list[Action]:
+        return legal_actions(self.state)

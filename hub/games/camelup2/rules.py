@@ -1,0 +1,374 @@
+"""The second-edition rules: a state and an action in, the events it causes out, or a refusal.
+
+``apply`` checks everything and returns events; it never changes the state (``fold`` does).
+Leg and final scoring follow the first edition's shape; the overall-bet payout schedule is the
+first edition's own function.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .actions import (
+    Action,
+    BetOverall,
+    EnterPartnership,
+    PlaceSpectator,
+    ReleaseDie,
+    TakeLegTicket,
+)
+from .errors import IllegalAction
+from .model import (
+    CRAZY,
+    DICE,
+    FACES,
+    GREY,
+    PARTNER_MIN_PLAYERS,
+    PILES,
+    RACING,
+    SIDES,
+    SPACES,
+    crazy_to_move,
+    move_camel,
+    overall_payout,
+    ranking,
+)
+from .state import GameState
+
+Event = dict[str, Any]
+
+
+def roll_rng(state: GameState) -> random.Random:
+    """The simulator's generator for the next roll, from (seed, actions so far): a game replayed
+    from its log rolls exactly what the uninterrupted game would have."""
+    return random.Random(f"camelup2/{state.seed}/{state.actions}")
+
+
+def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
+    """The events ``action`` causes for the player to move; raise IllegalAction if illegal."""
+    if state.finished or state.current is None:
+        raise IllegalAction("game_over", "The race is over: no more actions this game.")
+    mover = state.players[state.current].name
+    if player is not None and player != mover:
+        if player not in state.names:
+            raise IllegalAction("unknown_player", f"There is no player called {player!r} here.")
+        raise IllegalAction("not_your_turn", f"It is {mover}'s turn, not {player}'s.")
+    if isinstance(action, TakeLegTicket):
+        return _take_leg_ticket(state, mover, action)
+    if isinstance(action, PlaceSpectator):
+        return _place_spectator(state, mover, action)
+    if isinstance(action, ReleaseDie):
+        return _release_die(state, mover, action)
+    if isinstance(action, BetOverall):
+        return _bet_overall(state, mover, action)
+    if isinstance(action, EnterPartnership):
+        return _enter_partnership(state, mover, action)
+    raise IllegalAction("bad_action", f"{action!r} is not a Camel Up action.")
+
+
+def _check_racing(colour: object) -> str:
+    if colour in CRAZY:
+        raise IllegalAction(
+            "not_racing_camel", f"{colour} is a crazy camel: only racing camels can be bet on."
+        )
+    if colour not in RACING:
+        raise IllegalAction("bad_action", f"{colour!r} is not a racing camel.")
+    return str(colour)
+
+
+def _take_leg_ticket(state: GameState, mover: str, a: TakeLegTicket) -> list[Event]:
+    colour = _check_racing(a.colour)
+    stack = state.leg_stacks[colour]
+    if not stack:
+        raise IllegalAction("no_leg_ticket", f"No {colour} leg betting ticket is left this leg.")
+    return [{"type": "leg_ticket_taken", "player": mover, "colour": colour, "value": stack[0]}]
+
+
+def spectator_refusal(
+    state: GameState, owner: int, space: object, side: str
+) -> IllegalAction | None:
+    """Why ``owner`` may not put their spectator tile on ``space`` with ``side`` up, or None.
+
+    The own tile is picked up first, so its old square blocks nothing; the new space must differ
+    from the old one (the rulebook's "a different space").
+    """
+    if side not in SIDES:
+        return IllegalAction(
+            "bad_action", f"A spectator tile shows cheering or booing, not {side!r}."
+        )
+    if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= SPACES:
+        return IllegalAction(
+            "spectator_off_track", f"Space {space!r} is not on the track (spaces 1 to {SPACES})."
+        )
+    if space == 1:
+        return IllegalAction("spectator_space_one", "A spectator tile may not go on space 1.")
+    if state.track.get(space):
+        return IllegalAction(
+            "spectator_on_camel",
+            f"Space {space} holds a camel; spectator tiles go on spaces without camels.",
+        )
+    mine = state.players[owner].spectator
+    if mine is not None and mine[0] == space:
+        return IllegalAction(
+            "spectator_same_space",
+            f"Your tile already lies on space {space}; "
+            "a tile can only be moved to a different space.",
+        )
+    here = state.spectators.get(space)
+    if here is not None:
+        return IllegalAction(
+            "spectator_occupied",
+            f"Space {space} already holds {state.players[here[1]].name}'s spectator tile.",
+        )
+    for near in (space - 1, space + 1):
+        other = state.spectators.get(near)
+        if other is not None and other[1] != owner:
+            return IllegalAction(
+                "spectator_adjacent",
+                f"Space {space} is next to {state.players[other[1]].name}'s tile on space {near}.",
+            )
+    return None
+
+
+def _place_spectator(state: GameState, mover: str, a: PlaceSpectator) -> list[Event]:
+    owner = state.index(mover)
+    refusal = spectator_refusal(state, owner, a.space, a.side)
+    if refusal is not None:
+        raise refusal
+    old = state.players[owner].spectator
+    return [
+        {
+            "type": "spectator_placed",
+            "player": mover,
+            "space": a.space,
+            "side": a.side,
+            "moved_from": old[0] if old else None,
+        }
+    ]
+
+
+def _observed(state: GameState, a: ReleaseDie) -> tuple[str, int, str | None]:
+    if a.die is None:
+        rng = roll_rng(state)
+        die = rng.choice(state.dice_left)
+        face = rng.choice(FACES)
+        shade = rng.choice(CRAZY) if die == GREY else None
+        return die, face, shade
+    if a.die not in DICE:
+        raise IllegalAction("bad_action", f"There is no {a.die!r} die (dice: {', '.join(DICE)}).")
+    if a.face not in FACES:
+        raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {a.face!r}.")
+    if a.die == GREY and a.shade not in CRAZY:
+        raise IllegalAction("bad_action", "The grey die's numeral is black or white.")
+    if a.die != GREY and a.shade is not None:
+        raise IllegalAction("bad_action", "Only the grey die has a numeral colour.")
+    if a.die not in state.dice_left:
+        raise IllegalAction(
+            "die_already_out",
+            f"The {a.die} die was already released this leg: a misread, not a move.",
+        )
+    return a.die, a.face, a.shade
+
+
+def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
+    die, face, shade = _observed(state, a)
+    if die == GREY:
+        assert shade is not None
+        camel, choice = crazy_to_move(state.track, shade)
+        why: str | None = choice.value
+    else:
+        camel, why = die, None
+    track, move = move_camel(state.track, state.spectator_sides(), camel, face)
+    tile = None
+    if move.spectator_space is not None:
+        owner = state.spectators[move.spectator_space][1]
+        tile = {
+            "space": move.spectator_space,
+            "side": move.spectator_side,
+            "owner": state.players[owner].name,
+        }
+    events: list[Event] = [
+        {
+            "type": "die_read",
+            "player": mover,
+            "die": die,
+            "face": face,
+            "shade": shade,
+            "camel": camel,
+            "why": why,
+        },
+        {
+            "type": "camel_moved",
+            "camel": camel,
+            "unit": list(move.unit),
+            "from": move.start,
+            "to": move.end,
+            "spectator": tile,
+            "under": move.under,
+            "crossed": move.crossed.value if move.crossed else None,
+        },
+    ]
+    money = {p.name: p.money for p in state.players}
+    if tile:
+        money[str(tile["owner"])] += 1
+    ended = move.crossed is not None
+    if ended or len(state.dice_left) == len(DICE) - 4:  # this was the leg's fifth die
+        pyramid = {p.name: p.pyramid_tickets for p in state.players}
+        pyramid[mover] += 1
+        scored = leg_scoring(state, track, money, pyramid, final=ended)
+        events.append(scored)
+        if ended:
+            events.append(final_scoring(state, track, scored["money"]))
+    return events
+
+
+def ticket_reward(colour: str, value: int, first: str, second: str) -> int:
+    """What one leg ticket pays at leg scoring: its value, 1 for the second camel, else -1."""
+    return value if colour == first else 1 if colour == second else -1
+
+
+def leg_scoring(
+    state: GameState,
+    track: dict[int, tuple[str, ...]],
+    money: dict[str, int],
+    pyramid: dict[str, int],
+    final: bool = False,
+) -> Event:
+    """The leg_scored event, netted per player then floored at 0.
+
+    A partnered player adds the best single reward among the partner's tickets (leg or pyramid
+    tickets) if it is positive: the addition is optional, so it never costs anything.
+    """
+    order = ranking(track)
+    first, second = order[0], order[1]
+
+    def own(p_index: int) -> tuple[int, list[int]]:
+        p = state.players[p_index]
+        rewards = [ticket_reward(c, v, first, second) for c, v in p.leg_tickets]
+        rewards += [1] * pyramid[p.name]
+        return sum(rewards), rewards
+
+    changes, after, tickets, partner_gain = {}, {}, {}, {}
+    for i, p in enumerate(state.players):
+        delta, _ = own(i)
+        gain = 0
+        if p.partner is not None:
+            gain = max([0, *own(p.partner)[1]])
+            partner_gain[p.name] = gain
+        after[p.name] = max(0, money[p.name] + delta + gain)
+        changes[p.name] = after[p.name] - p.money
+        tickets[p.name] = [{"colour": c, "value": v} for c, v in p.leg_tickets]
+    return {
+        "type": "leg_scored",
+        "leg": state.leg,
+        "first": first,
+        "second": second,
+        "changes": changes,
+        "money": after,
+        "tickets": tickets,
+        "pyramid_tickets": pyramid,
+        "partner_gain": partner_gain,
+        "final": final,
+    }
+
+
+def final_scoring(
+    state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int]
+) -> Event:
+    """The game_over event: winner pile then loser pile, card by card in the order placed."""
+    order = ranking(track)
+    result = {"winner": order[0], "loser": order[-1]}
+    money = dict(money)
+    revealed = []
+    for pile in PILES:
+        correct = 0
+        for i, colour in state.overall[pile]:
+            name = state.players[i].name
+            if colour == result[pile]:
+                payout = overall_payout(correct)
+                correct += 1
+            else:
+                payout = -min(1, money[name])
+            money[name] += payout
+            revealed.append(
+                {
+                    "pile": pile,
+                    "player": name,
+                    "colour": colour,
+                    "correct": colour == result[pile],
+                    "payout": payout,
+                }
+            )
+    best = max(money.values())
+    return {
+        "type": "game_over",
+        "winner": order[0],
+        "loser": order[-1],
+        "ranking": order,
+        "overall": revealed,
+        "money": money,
+        "winners": [n for n in state.names if money[n] == best],
+    }
+
+
+def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
+    if a.pile not in PILES:
+        raise IllegalAction("bad_action", f"The piles are winner and loser, not {a.pile!r}.")
+    colour = _check_racing(a.colour)
+    if colour not in state.players[state.index(mover)].finish_cards:
+        raise IllegalAction(
+            "no_finish_card", f"{mover} has already played the {colour} finish card."
+        )
+    return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
+
+
+def partner_refusal(state: GameState, me: int, other: str) -> IllegalAction | None:
+    if len(state.players) < PARTNER_MIN_PLAYERS:
+        return IllegalAction(
+            "no_partner_play",
+            "Partnerships are only played with "
+            f"{PARTNER_MIN_PLAYERS} to 8 players, not {len(state.players)}.",
+        )
+    if other not in state.names:
+        return IllegalAction("unknown_player", f"There is no player called {other!r} here.")
+    j = state.index(other)
+    if j == me:
+        return IllegalAction("partner_self", "You cannot enter a partnership with yourself.")
+    if state.players[me].partner is not None:
+        name = state.players[state.players[me].partner].name  # type: ignore[index]
+        return IllegalAction("already_partnered", f"You are already {name}'s partner this leg.")
+    if state.players[j].partner is not None:
+        return IllegalAction("partner_taken", f"{other} already has a partner this leg.")
+    return None
+
+
+def _enter_partnership(state: GameState, mover: str, a: EnterPartnership) -> list[Event]:
+    refusal = partner_refusal(state, state.index(mover), a.partner)
+    if refusal is not None:
+        raise refusal
+    return [{"type": "partnership_entered", "player": mover, "partner": a.partner}]
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every legal action of the player to move (empty once the game is over)."""
+    if state.finished or state.current is None:
+        return []
+    me = state.current
+    acts: list[Action] = [TakeLegTicket(c) for c in RACING if state.leg_stacks[c]]
+    acts += [
+        PlaceSpectator(s, side)
+        for s in range(2, SPACES + 1)
+        for side in SIDES
+        if spectator_refusal(state, me, s, side) is None
+    ]
+    acts.append(ReleaseDie())
+    cards = state.players[me].finish_cards
+    acts += [BetOverall(pile, c) for pile in PILES for c in RACING if c in cards]
+    if state.partner_play and state.players[me].partner is None:
+        acts += [
+            EnterPartnership(p.name)
+            for j, p in enumerate(state.players)
+            if j != me and p.partner is None
+        ]
+    return acts

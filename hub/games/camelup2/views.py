@@ -1,0 +1,91 @@
+"""What each audience may see of a second-edition state, as JSON-safe dicts.
+
+Finish cards on the piles are secret until the game ends (the public view shows whose they are,
+never their colours); partnerships are public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import PILES, RACING
+from .state import GameState
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    names = state.names
+    return {
+        "game": "camelup2",
+        "edition": 2,
+        "players": list(names),
+        "current_player": None if state.current is None else names[state.current],
+        "starting_player": names[state.starting],
+        "leg": state.leg,
+        "track": {str(s): list(st) for s, st in sorted(state.track.items())},
+        "spectators": {
+            str(s): {"side": side, "owner": names[o]}
+            for s, (side, o) in sorted(state.spectators.items())
+        },
+        "dice_left": list(state.dice_left),
+        "dice_rolled": [
+            {
+                "die": r.die,
+                "face": r.face,
+                "shade": r.shade,
+                "player": names[r.player],
+                "camel": r.camel,
+                "why": r.why,
+            }
+            for r in state.rolled
+        ],
+        "leg_tickets": {c: list(state.leg_stacks[c]) for c in RACING},
+        "pyramid_tickets_left": len(state.dice_left) - 1,
+        "holdings": {
+            p.name: {
+                "money": p.money,
+                "leg_tickets": [{"colour": c, "value": v} for c, v in p.leg_tickets],
+                "pyramid_tickets": p.pyramid_tickets,
+                "spectator": None
+                if p.spectator is None
+                else {"space": p.spectator[0], "side": p.spectator[1]},
+                "finish_cards_left": len(p.finish_cards),
+                "partner": None if p.partner is None else names[p.partner],
+            }
+            for p in state.players
+        },
+        "partner_play": state.partner_play,
+        "overall": {pile: [{"player": names[i]} for i, _ in state.overall[pile]] for pile in PILES},
+        "finished": state.finished,
+        "result": state.result,
+    }
+
+
+def player_view(state: GameState, name: str) -> dict[str, Any]:
+    """The public view plus what ``name`` alone knows: their finish cards and bets' colours."""
+    view = public_view(state)
+    me = state.index(name)
+    view["me"] = name
+    view["finish_cards"] = [c for c in RACING if c in state.players[me].finish_cards]
+    view["my_bets"] = [
+        {"pile": pile, "colour": c} for pile in PILES for i, c in state.overall[pile] if i == me
+    ]
+    return view
+
+
+def full_view(state: GameState) -> dict[str, Any]:
+    """Everything, secrets included: for the hub's own use and for after the game."""
+    view = public_view(state)
+    view["overall"] = {
+        pile: [{"player": state.players[i].name, "colour": c} for i, c in state.overall[pile]]
+        for pile in PILES
+    }
+    for p in state.players:
+        view["holdings"][p.name]["finish_cards"] = [c for c in RACING if c in p.finish_cards]
+    return view
+
+
+def public_event(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as everyone may see it: an overall bet without its colour."""
+    if event.get("type") == "overall_bet_placed":
+        return {k: v for k, v in event.items() if k != "colour"}
+    return dict(event)

@@ -76,6 +76,7 @@ class CameraSupervisor:
         self.reopens = 0
         self.errors = 0
         self.last_error: str | None = None
+        self.last_fault: str | None = None  # firmware.camera_fault value of the last failure
         self.source_name: str | None = None
         self.fps_captured = 0.0
         self._fps_window: list[float] = []
@@ -143,7 +144,8 @@ class CameraSupervisor:
             return None
 
     # --- the capture thread -----------------------------------------------------------------
-    def _report(self, message: str) -> None:
+    def _report(self, message: str, fault: str = "failed") -> None:
+        self.last_fault = fault
         self.errors += 1
         self.last_error = message
         self._failing = True
@@ -171,7 +173,9 @@ class CameraSupervisor:
                         self.source_name = source.name
                         black, none_since = 0, None
                     except Exception as exc:
-                        self._report(f"cannot open the camera: {exc}")
+                        fault = getattr(exc, "fault", None)
+                        self._report(f"cannot open the camera: {exc}",
+                                     str(getattr(fault, "value", None) or "failed"))
                         self._stop_event.wait(backoff)
                         backoff = min(backoff * 2, self.backoff_s[1])
                         continue
@@ -180,7 +184,7 @@ class CameraSupervisor:
                     image = source.read()
                 except Exception as exc:
                     image = None
-                    self._report(f"camera read failed: {type(exc).__name__}: {exc}")
+                    self._report(f"camera read failed: {type(exc).__name__}: {exc}", "failed")
                     source = self._reopen(source)
                     self._stop_event.wait(backoff)
                     backoff = min(backoff * 2, self.backoff_s[1])
@@ -236,6 +240,7 @@ class CameraSupervisor:
     def _deliver(self, image: np.ndarray, now: float) -> None:
         if self._failing:
             self._failing = False
+            self.last_fault = None
             log.info("camera: frames are back")
             if self.on_recover is not None:
                 try:

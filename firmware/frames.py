@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from firmware.camera_fault import CameraFault, classify, describe
 from firmware.config import CameraConfig
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,14 @@ VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".mjpg")
 
 
 class CameraError(RuntimeError):
-    """A camera that cannot be opened or has failed; the watch loop reopens it with backoff."""
+    """A camera that cannot be opened or has failed; the watch loop reopens it with backoff.
+
+    ``fault``: why, as a value (firmware.camera_fault), when it is known; the status topic
+    carries it so that the dashboard can say what to do."""
+
+    def __init__(self, message: str, fault: CameraFault | None = None) -> None:
+        super().__init__(message)
+        self.fault = fault
 
 
 class FrameSource:
@@ -189,11 +197,11 @@ class PiCamera2Source(FrameSource):
                  full_size: tuple[int, int] | str | None = None) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
-        except ImportError as exc:
-            raise CameraError(
-                "picamera2 is not installed (on Raspberry Pi OS: sudo apt install "
-                "python3-picamera2, and a venv made with --system-site-packages)"
-            ) from exc
+        except Exception as exc:  # ImportError, or "numpy.dtype size changed" (ValueError)
+            hint = ("; on Raspberry Pi OS: sudo apt install python3-picamera2, and a venv made "
+                    "with --system-site-packages" if isinstance(exc, ImportError) else "")
+            raise CameraError(describe(CameraFault.IMPORT, exc) + hint,
+                              CameraFault.IMPORT) from exc
         self.name = "picamera2"
         self.fps = float(fps)
         self._full: tuple[int, int] | None = None
@@ -201,7 +209,8 @@ class PiCamera2Source(FrameSource):
         try:
             self._cam = Picamera2()
         except Exception as exc:  # no camera attached, or held by another process
-            raise CameraError(f"cannot open the Pi camera: {exc}") from exc
+            fault = classify(exc, "open")
+            raise CameraError(describe(fault, exc), fault) from exc
         try:
             # "RGB888" in libcamera's naming is B,G,R byte order in memory: exactly OpenCV's BGR,
             # so the array is used as it is — do NOT swap channels here.
@@ -246,7 +255,8 @@ class PiCamera2Source(FrameSource):
                      locked)
         except Exception as exc:
             self.close()
-            raise CameraError(f"cannot start the Pi camera: {exc}") from exc
+            fault = classify(exc, "start")
+            raise CameraError(describe(fault, exc), fault) from exc
 
     def read(self) -> np.ndarray | None:
         if self._full is not None:

@@ -113,5 +113,7 @@ class Health:
                 dropped_frames=camera.dropped,
                 camera_errors=camera.errors,
                 camera_reopens=camera.reopens,
+                # why the camera fails now (firmware.camera_fault), None while it gives frames
+                camera_fault=getattr(camera, "last_fault", None),
             )
         return out

@@ -5,7 +5,9 @@
 #   1. Debian packages: python3-picamera2 (the Pi camera; not on PyPI), python3-venv,
 #      python3-lgpio (gpiozero's GPIO backend), mosquitto (the table's MQTT broker).
 #   2. A virtual environment made with --system-site-packages, so it sees the system picamera2,
-#      and the project installed into it (`pip install -e`).
+#      and the project installed into it (`pip install -e`) under constraints-bookworm.txt (numpy
+#      stays Debian's, OpenCV is a build for numpy 1.x); then it checks that numpy, OpenCV and
+#      picamera2 import from the venv, and stops with the cause if one does not.
 #   3. /etc/camel-pyramid/table.toml (kept if it exists) and the data folder for the event log.
 #   4. systemd units for the hub (`pyramid hub`) and the firmware (`pyramid watch`), restarted on
 #      failure, logging to the journal (`journalctl -u camel-pyramid-watch -f`).
@@ -14,6 +16,9 @@
 # Usage: firmware/install/install-pi.sh [--dry-run] [--user NAME] [--table ID] [--http-port N]
 #                                        [--venv DIR] [--no-apt] [--no-start] [--force]
 #                                        [--units-only DIR]  (write the two unit files, nothing else)
+#                                        [--python-only]  (step 2 only: the venv and the project)
+#                                        [--without-picamera2]  (no Pi camera library here: skip
+#                                         its import check; the emulated Pi of `make pi-check`)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,14 +32,18 @@ TABLE="table-1"
 HTTP_PORT=8080
 VENV=""  # default: ~RUN_USER/.local/share/camel-pyramid/venv (set after the options)
 UNITS_ONLY=""
+PYTHON_ONLY=0
+NEED_PICAMERA2=1
+CONSTRAINTS="$HERE/constraints-bookworm.txt"
 CONFIG_DIR=/etc/camel-pyramid
 CONFIG="$CONFIG_DIR/table.toml"
 DATA=/var/lib/camel-pyramid
 UNIT_DIR=/etc/systemd/system
-APT_PACKAGES=(python3-picamera2 python3-venv python3-pip python3-lgpio mosquitto mosquitto-clients)
+APT_PACKAGES=(python3-picamera2 python3-numpy python3-venv python3-pip python3-lgpio mosquitto
+              mosquitto-clients)
 
 usage() {
-    sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -48,6 +57,8 @@ while [ $# -gt 0 ]; do
         --http-port) HTTP_PORT="${2:?--http-port needs a number}"; shift ;;
         --venv) VENV="${2:?--venv needs a folder}"; shift ;;
         --units-only) UNITS_ONLY="${2:?--units-only needs a folder}"; shift ;;
+        --python-only) PYTHON_ONLY=1; APT=0 ;;
+        --without-picamera2) NEED_PICAMERA2=0 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install-pi: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -117,6 +128,7 @@ if [ -n "$UNITS_ONLY" ]; then  # only write the unit files into a folder (for ch
 fi
 
 step "checking the machine"
+if [ "$PYTHON_ONLY" -eq 1 ]; then FORCE=1; fi  # the venv alone may be checked anywhere
 MODEL="$(tr -d '\0' 2>/dev/null </proc/device-tree/model || true)"
 if [[ "$MODEL" == Raspberry\ Pi* ]]; then
     echo "found: $MODEL"
@@ -150,11 +162,24 @@ if [ ! -x "$VENV/bin/python" ]; then
     run "${AS_USER[@]}" python3 -m venv --system-site-packages "$VENV"
 fi
 run "${AS_USER[@]}" "$VENV/bin/python" -m pip install --quiet --upgrade pip
-run "${AS_USER[@]}" "$VENV/bin/python" -m pip install --quiet -e "$REPO"
+# the constraints keep Debian's numpy (apt's picamera2 and simplejpeg are built against it) and
+# an OpenCV built for numpy 1.x; wheels only for the two, never an hour-long build on the Pi
+run "${AS_USER[@]}" "$VENV/bin/python" -m pip install --quiet -c "$CONSTRAINTS" \
+    --only-binary=numpy,opencv-python-headless -e "$REPO"
+CHECK_ARGS=(--expect-debian-numpy)
+if [ "$NEED_PICAMERA2" -eq 1 ]; then CHECK_ARGS+=(--need-picamera2); fi
 if [ "$DRY_RUN" -eq 0 ]; then
-    "$VENV/bin/python" -c "import picamera2" 2>/dev/null \
-        && echo "picamera2: visible from the venv" \
-        || echo "warning: picamera2 is not importable from the venv (is python3-picamera2 installed?)"
+    if ! "${AS_USER[@]}" "$VENV/bin/python" -m firmware.pi_env "${CHECK_ARGS[@]}"; then
+        echo "install-pi: the venv $VENV cannot run the table (see above). Nothing was" >&2
+        echo "            started; fix the cause and run the install again." >&2
+        exit 1
+    fi
+else
+    printf '+ %s\n' "$VENV/bin/python -m firmware.pi_env ${CHECK_ARGS[*]}"
+fi
+if [ "$PYTHON_ONLY" -eq 1 ]; then
+    echo "install-pi: the venv $VENV is ready (--python-only: nothing else was done)"
+    exit 0
 fi
 
 step "configuration $CONFIG and data folder $DATA"

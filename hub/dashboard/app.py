@@ -146,6 +146,19 @@ def create_app(
         return jsonify({"seq": snap["seq"], "odds": snap.get("odds"),
                         "advice": {"player": current, "actions": advice}})
 
+    @bp.get("/api/camera")
+    def camera() -> Response:
+        """The table camera's health from the firmware's retained status: whether it gives
+        frames and, when not, why (``fault``: import, busy, absent, out_of_memory, failed) in
+        the firmware's own words. Public: it says nothing about the game."""
+        access_of()
+        fw = dict(getattr(session, "firmware", None) or {})
+        fault = fw.get("camera_fault")
+        return jsonify({"camera": {
+            "state": fw.get("state"), "source": fw.get("camera"), "fps": fw.get("camera_fps"),
+            "fault": fault, "message": fw.get("last_error") if fault else None,
+            "received": fw.get("received")}})
+
     @bp.get("/api/setup")
     def setup_reading() -> Response:
         """The camera's latest setup reading (not an event: the new-game dialog asks for it)."""

@@ -34,7 +34,9 @@ def test_dry_run_prints_the_steps_and_changes_nothing(tmp_path: Path) -> None:
         "apt-get install -y -qq python3-picamera2",
         "mosquitto",
         f"python3 -m venv --system-site-packages {venv}",
-        f"{venv}/bin/python -m pip install --quiet -e {REPO}",
+        f"{venv}/bin/python -m pip install --quiet -c {REPO}/firmware/install/"
+        f"constraints-bookworm.txt --only-binary=numpy,opencv-python-headless -e {REPO}",
+        f"{venv}/bin/python -m firmware.pi_env --expect-debian-numpy --need-picamera2",
         "write /etc/camel-pyramid/table.toml",
         'id = "kitchen"',
         "write /etc/systemd/system/camel-pyramid-watch.service",
@@ -45,6 +47,18 @@ def test_dry_run_prints_the_steps_and_changes_nothing(tmp_path: Path) -> None:
     assert "Restart=on-failure" in text and "StandardOutput=journal" in text
     assert "▄" in text or "█" in text  # the QR code, in the terminal
     assert not venv.exists()
+
+
+def test_python_only_makes_the_venv_and_nothing_else(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    out = run("--dry-run", "--python-only", "--without-picamera2", "--venv", str(venv))
+    assert out.returncode == 0, out.stderr
+    assert "constraints-bookworm.txt" in out.stdout
+    assert "firmware.pi_env --expect-debian-numpy" in out.stdout
+    assert "--need-picamera2" not in out.stdout
+    for absent in ("apt-get", "/etc/camel-pyramid", "systemctl", "usermod"):
+        assert absent not in out.stdout, absent
+    assert "--python-only: nothing else was done" in out.stdout
 
 
 def test_bad_options_are_refused() -> None:

@@ -792,6 +792,29 @@
     } catch (e) { /* the list is optional */ }
   }
 
+  // ---------------------------------------------------------------- the camera
+  /** The firmware's camera health is not an event: asked for every five seconds. A camera that
+   * cannot be used says why (the firmware names the cause: import, busy, absent, out of memory)
+   * until it gives frames again, so nobody waits for dice that will never be read. */
+  const CAMERA_FAULTS = {
+    import: "the camera library does not import on the Pi (run the install again)",
+    busy: "another program holds the camera",
+    absent: "no camera found (check the ribbon)",
+    out_of_memory: "the camera's buffers do not fit its memory",
+    failed: "the camera failed",
+  };
+  async function refreshCamera() {
+    try {
+      const c = (await getJSON(`${ROOT}api/camera`)).camera || {};
+      const box = $("camera-alert");
+      const text = c.fault ? `Camera: ${CAMERA_FAULTS[c.fault] || c.fault}. ${c.message || ""}` : "";
+      box.hidden = !text;
+      box.textContent = text;
+      body.dataset.cameraFault = c.fault || "";
+    } catch (e) { /* the hub is unreachable: the connection dot says so */ }
+    setTimeout(refreshCamera, 5000);
+  }
+
   // ---------------------------------------------------------------- dialogs
   /** The camera's setup reading is not an event (nothing is logged before a game starts), so the
    * dialog asks for it when it opens and again every two seconds while it is open: the firmware
@@ -968,5 +991,6 @@
       });
     }
     connect();
+    refreshCamera();
   }
 })();

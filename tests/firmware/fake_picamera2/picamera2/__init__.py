@@ -115,8 +115,11 @@ class Picamera2:
     film: Any = None  # () -> full-resolution BGR frame; set by tests
     sensor_resolution: tuple[int, int] = (4608, 2592)
     instances: list[Picamera2] = []
+    fail_open: BaseException | None = None  # raised by Picamera2() (tests: busy, absent)
 
     def __init__(self) -> None:
+        if Picamera2.fail_open is not None:
+            raise Picamera2.fail_open
         self.camera_config: dict[str, Any] | None = None
         self.controls: dict[str, Any] = {}
         self.started = False

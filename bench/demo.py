@@ -85,9 +85,12 @@ def _good_frames(table: Any, cameras: int = 8, per_camera: int = 10
 
 
 class _Subscriber:
-    def __init__(self, host: str, port: int, table: str) -> None:
+    def __init__(self, url: str, table: str) -> None:
         import paho.mqtt.client as mqtt
 
+        from hub.mqtt.bridge import parse_broker_url
+
+        cfg = parse_broker_url(url)
         self.got: dict[int, tuple[str, float]] = {}
         self.cond = threading.Condition()
         self.ready = threading.Event()
@@ -95,7 +98,8 @@ class _Subscriber:
         self.client.on_connect = lambda c, *_: c.subscribe(f"camelup/{table}/event", qos=1)
         self.client.on_subscribe = lambda *_: self.ready.set()
         self.client.on_message = self._message
-        self.client.connect(host, port)
+        self.client.username_pw_set(cfg.username, cfg.password)
+        self.client.connect(cfg.host, cfg.port)
         self.client.loop_start()
 
     def _message(self, client: Any, userdata: Any, msg: Any) -> None:
@@ -143,7 +147,9 @@ def run(releases: int = RELEASES) -> dict:
     session = TableSession(table_id, store, bus)
     broker = EmbeddedBroker(kind="mosquitto").start()
     bridge = MqttBridge(session, broker.url).start()
-    sub = _Subscriber(broker.host, broker.port, table_id)
+    from hub.mqtt.access import Role
+
+    sub = _Subscriber(broker.url_for(Role.READER), table_id)
     table = DemoTable(session, DemoOptions(players=2, seed="bench", pace_s=0.0, table=table_id))
     edge_to_mqtt: list[float] = []
     edge_to_hub: list[float] = []

@@ -158,6 +158,7 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
         (got if msg.topic.endswith("observe_die") else tracks).put(time.monotonic())
 
     sub.on_message = on_message
+    sub.username_pw_set(broker.username, broker.secret)
     sub.connect(broker.host, broker.port)
     sub.subscribe(f"camelup/{table}/request/observe_die", qos=1)
     sub.subscribe(f"camelup/{table}/request/observe_track", qos=1)
@@ -247,6 +248,7 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0) -> dict[
     sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     sub.on_message = lambda c, u, msg: reads.append(
         (lambda d: (d.get("colour"), d.get("face")))(json.loads(msg.payload)))
+    sub.username_pw_set(broker.username, broker.secret)
     sub.connect(broker.host, broker.port)
     sub.subscribe("camelup/benchrss/request/observe_die", qos=1)
     sub.loop_start()

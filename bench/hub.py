@@ -82,6 +82,9 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
         subscribed = threading.Event()
         sub.on_message = on_message
         sub.on_subscribe = lambda *a: subscribed.set()
+        from hub.mqtt.access import Role
+
+        _login(sub, broker.url_for(Role.READER))
         sub.connect("127.0.0.1", broker.port)
         sub.subscribe("camelup/lat/event", 1)
         sub.loop_start()
@@ -130,7 +133,16 @@ def store_append(n: int = 200) -> dict[str, Any]:
 
 # -- 200 tables -------------------------------------------------------------------------------
 
-def _tables_worker(port: int, first: int, count: int, seconds: float, db_dir: str) -> None:
+def _login(client: Any, url: str) -> None:
+    """Set the user and password of ``url`` on a paho client (the broker refuses anonymous)."""
+    from hub.mqtt.bridge import parse_broker_url
+
+    cfg = parse_broker_url(url)
+    if cfg.username:
+        client.username_pw_set(cfg.username, cfg.password)
+
+
+def _tables_worker(url: str, first: int, count: int, seconds: float, db_dir: str) -> None:
     """Child process: ``count`` tables, each a session + bridge, driven round-robin."""
     from hub import simtable
     from hub.mqtt.bridge import MqttBridge
@@ -142,7 +154,7 @@ def _tables_worker(port: int, first: int, count: int, seconds: float, db_dir: st
         s = TableSession(f"b{i:03d}", Store(Path(db_dir) / f"b{i:03d}.db"), odds=False,
                          advice=False)
         sessions.append(s)
-        bridges.append(MqttBridge(s, f"mqtt://127.0.0.1:{port}", discovery_prefix=None,
+        bridges.append(MqttBridge(s, url, discovery_prefix=None,
                                   state_odds=False, mark_interval=5.0).start())
     for b in bridges:
         assert b.wait_connected(30)
@@ -164,7 +176,7 @@ def _tables_worker(port: int, first: int, count: int, seconds: float, db_dir: st
         b.stop(2)
 
 
-def _tables_subscriber(port: int, out_path: str) -> None:
+def _tables_subscriber(url: str, out_path: str) -> None:
     """Child process: receive every table's events; record (table, seq, latency)."""
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
@@ -180,7 +192,8 @@ def _tables_subscriber(port: int, out_path: str) -> None:
     c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-league")
     c.on_message = on_message
     c.on_subscribe = lambda *a: subscribed.set()
-    c.connect("127.0.0.1", port)
+    _login(c, url)
+    c.connect("127.0.0.1", int(url.rsplit(":", 1)[1]))
     c.subscribe("camelup/+/event", 1)
     c.loop_start()
     subscribed.wait(10)
@@ -206,10 +219,12 @@ def tables(n_tables: int = 200, processes: int = 2, seconds: float = 15.0) -> di
                                     cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     text=True)
 
-        sub = spawn("_subscriber", broker.port, tmp / "rows.json")
+        from hub.mqtt.access import Role
+
+        sub = spawn("_subscriber", broker.url_for(Role.READER), tmp / "rows.json")
         assert sub.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
         per = n_tables // processes
-        workers = [spawn("_worker", broker.port, i * per, per, seconds, tmp)
+        workers = [spawn("_worker", broker.url, i * per, per, seconds, tmp)
                    for i in range(processes)]
         for w in workers:
             line = w.stdout.readline().strip()  # type: ignore[union-attr]
@@ -378,10 +393,10 @@ def run() -> dict[str, Any]:
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     if what == "_worker":
-        _tables_worker(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+        _tables_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
                        sys.argv[6])
     elif what == "_subscriber":
-        _tables_subscriber(int(sys.argv[2]), sys.argv[3])
+        _tables_subscriber(sys.argv[2], sys.argv[3])
     elif what == "_rss":
         _rss_child()
     else:

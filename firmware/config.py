@@ -75,6 +75,21 @@ class BrokerConfig:
     tls: bool = False
     ca_file: str = ""  # a CA bundle for a private broker certificate; empty = the system's CAs
     keepalive_s: int = 30
+    # the table's broker users (JSON, 0600, written by `pyramid broker-config` at install): the
+    # firmware's user and password are read from it when none are given above
+    users_file: str = ""
+
+    def _from_users_file(self) -> tuple[str, str]:
+        if not self.users_file:
+            return "", ""
+        import json
+        from pathlib import Path
+
+        try:
+            entry = json.loads(Path(self.users_file).read_text())["users"]["firmware"]
+            return str(entry["username"]), str(entry["password"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return "", ""
 
     @property
     def host(self) -> str:
@@ -92,12 +107,14 @@ class BrokerConfig:
     @property
     def username(self) -> str:
         parts = urlsplit(self.url)
-        return self.user or unquote(parts.username or "")
+        return self.user or unquote(parts.username or "") or self._from_users_file()[0]
 
     @property
     def secret(self) -> str:
         parts = urlsplit(self.url)
-        return self.password or unquote(parts.password or "")
+        if self.user or parts.username:
+            return self.password or unquote(parts.password or "")
+        return self._from_users_file()[1]
 
 
 @dataclass(frozen=True)

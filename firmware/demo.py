@@ -868,8 +868,15 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
         except ServiceError as exc:
             raise DemoError(str(exc)) from exc
         if services.broker_url:
-            spectator = Spectator(services.broker_url, options.table)
-            out(f"MQTT: {services.broker_url} topics camelup/{options.table}/#")
+            if services.broker is not None:  # the embedded broker: watch as the read-only user
+                from hub.mqtt.access import Role
+
+                spectator = Spectator(services.broker.url_for(Role.READER), options.table)
+                shown = f"mqtt://{services.broker.host}:{services.broker.port}"
+            else:
+                spectator = Spectator(services.broker_url, options.table)
+                shown = services.bridge.config.url if services.bridge else services.broker_url
+            out(f"MQTT: {shown} topics camelup/{options.table}/#")
         if services.server is not None:
             host = lan_address() if http_host in ("0.0.0.0", "") else http_host
             out(f"dashboard: http://{host}:{services.server.port}/  PIN: {options.pin or '(none)'}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -89,7 +90,13 @@ class DerivedWorker:
             if self._pool is None and not self.failed:
                 try:
                     ctx = multiprocessing.get_context("spawn")  # no forked threads or sockets
-                    self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+                    # the worker asks Linux to end it when the hub dies, even by kill -9: no
+                    # orphan (its resource tracker goes with it)
+                    from hub.mqtt.broker import die_with_parent
+
+                    self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                                                     initializer=die_with_parent,
+                                                     initargs=(os.getpid(),))
                     self._pool.submit(_warm)
                 except Exception:
                     log.exception("cannot start the odds worker: odds run in-process")

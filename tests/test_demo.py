@@ -32,16 +32,20 @@ REPO = Path(__file__).resolve().parents[1]
 class _Subscriber:
     """Everything published under camelup/<table>/ (events in arrival order, the last state)."""
 
-    def __init__(self, url_host: str, port: int, table: str) -> None:
+    def __init__(self, url: str, table: str) -> None:
+        from hub.mqtt.bridge import parse_broker_url
+
+        cfg = parse_broker_url(url)
         self.events: list[dict] = []
         self.states: list[dict] = []
         self.ready = threading.Event()
         self._lock = threading.Lock()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-demo-{table}")
+        self.client.username_pw_set(cfg.username, cfg.password)
         self.client.on_connect = lambda c, *_: c.subscribe(f"camelup/{table}/#", qos=1)
         self.client.on_subscribe = lambda *_: self.ready.set()
         self.client.on_message = self._message
-        self.client.connect(url_host, port)
+        self.client.connect(cfg.host, cfg.port)
         self.client.loop_start()
 
     def _message(self, client, userdata, msg) -> None:
@@ -62,7 +66,9 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
     from hub.mqtt.broker import free_port
 
     table = f"demo-test-{int(time.time() * 1000) % 10**8}"
-    sub = _Subscriber(broker.host, broker.port, table)
+    from hub.mqtt.access import Role
+
+    sub = _Subscriber(broker.url_for(Role.READER), table)  # a read-only watcher, as a phone
     assert sub.ready.wait(10), "the test's subscriber could not subscribe"
     http_port = free_port()
     cmd = [sys.executable, "-m", "hub.cli", "demo", "--headless", "--games", "1",

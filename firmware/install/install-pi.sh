@@ -182,6 +182,10 @@ if [ "$PYTHON_ONLY" -eq 1 ]; then
     exit 0
 fi
 
+# shellcheck source=broker.sh disable=SC1091
+. "$HERE/broker.sh"
+configure_broker
+
 step "configuration $CONFIG and data folder $DATA"
 run "${SUDO[@]}" mkdir -p "$CONFIG_DIR" "$DATA"
 run "${SUDO[@]}" chown "$RUN_USER" "$DATA"

@@ -29,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "embedded broker on 127.0.0.1")
     parser.add_argument("--broker-port", type=int, default=1883,
                         help="port of the embedded broker (default 1883; 0 = any free port)")
+    parser.add_argument("--broker-users", default=None,
+                        help="the table's broker users and passwords (JSON, 0600; default "
+                             "broker-users.json beside --db): the embedded broker's, made at the "
+                             "first start; with --broker and no user in its URL, the hub's user "
+                             "is taken from it (the Pi's install writes it)")
     parser.add_argument("--no-mqtt", action="store_true", help="run without any MQTT")
     parser.add_argument("--pin", default=None, help="table PIN needed to change the game "
                         "(default: none, an open table)")
@@ -66,6 +71,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("table %s: %s, game %s, seq %s", args.table, args.db, session.game_id, session.seq)
 
+    users_file = Path(args.broker_users or Path(args.db).parent / "broker-users.json")
+    if args.broker and users_file.exists():
+        from hub.mqtt.bridge import parse_broker_url
+
+        try:
+            if parse_broker_url(args.broker).username is None:
+                args.broker = _with_hub_user(args.broker, users_file)
+        except ValueError as exc:
+            log.error("%s", exc)
+            return 2
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -74,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             services = start_services(
                 session, broker=args.broker, broker_port=args.broker_port,
+                broker_users=users_file,
                 mqtt=not args.no_mqtt, http_host=args.http_host, http_port=args.http_port,
                 state_odds=not args.no_odds)
         except ServiceError as exc:
@@ -89,6 +105,16 @@ def run(args: argparse.Namespace) -> int:
         if worker is not None:
             worker.close()
     return 0
+
+
+def _with_hub_user(url: str, users_file: Path) -> str:
+    """``url`` with the hub's user and password from the table's broker users file."""
+    from hub.mqtt.access import BrokerCredentials, Role
+    from hub.mqtt.bridge import parse_broker_url
+
+    cfg = parse_broker_url(url)
+    creds = BrokerCredentials.load_or_create(users_file)
+    return creds.url(Role.HUB, cfg.host, cfg.port, tls=cfg.tls)
 
 
 class ServiceError(RuntimeError):
@@ -116,11 +142,14 @@ class Services:
 
 def start_services(session: Any, *, broker: str | None = None, broker_port: int | None = 1883,
                    mqtt: bool = True, http_host: str = "0.0.0.0", http_port: int = 8080,
-                   state_odds: bool = True) -> Services:
+                   state_odds: bool = True, broker_users: Path | None = None) -> Services:
     """Start the MQTT side (an embedded broker unless ``broker`` is a URL, and the bridge) and the
     dashboard around ``session``. Shared by `pyramid hub` and `pyramid demo` so both tables are
     wired the same way. ``broker_port`` 0/None = any free port; ``http_port`` 0 = no dashboard.
-    Raises :class:`ServiceError` after stopping whatever it had started.
+    ``broker_users``: the file (0600) keeping the embedded broker's users and passwords, made at
+    the first start; None = fresh ones for this run only. The embedded broker is supervised
+    (started again if it dies). Raises :class:`ServiceError` after stopping whatever it had
+    started.
     """
     services = Services()
     try:
@@ -129,15 +158,21 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
 
             url = broker
             if url is None:
+                from hub.mqtt.access import BrokerCredentials
                 from hub.mqtt.broker import BrokerUnavailable, EmbeddedBroker
 
                 try:
-                    services.broker = EmbeddedBroker(port=broker_port or None).start()
-                except BrokerUnavailable as exc:
+                    creds = (BrokerCredentials.load_or_create(broker_users)
+                             if broker_users is not None else None)
+                    services.broker = EmbeddedBroker(port=broker_port or None,
+                                                     credentials=creds, supervise=True).start()
+                except (BrokerUnavailable, ValueError, OSError) as exc:
                     raise ServiceError(str(exc)) from exc
                 services.closers.append(services.broker.close)
                 url = services.broker.url
-                log.info("embedded %s broker on %s", services.broker.kind, url)
+                log.info("embedded %s broker on %s:%s (users and passwords: %s)",
+                         services.broker.kind, services.broker.host, services.broker.port,
+                         broker_users or "this run only")
             try:
                 services.bridge = MqttBridge(session, url, state_odds=state_odds).start()
             except ValueError as exc:
@@ -145,6 +180,7 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
             services.broker_url = url
             services.closers.insert(0, services.bridge.stop)
             log.info("MQTT: %s under %s/", services.bridge.config.url, services.bridge.base)
+            # (config.url names the user, never the password)
         if http_port:
             try:
                 from hub.dashboard import create_app

@@ -10,6 +10,7 @@ import time
 import paho.mqtt.client as mqtt
 import pytest
 
+from hub.mqtt.access import Role
 from firmware.config import BrokerConfig
 from firmware.sinks import InProcessSink, MqttSink, PrintSink, payload
 
@@ -90,6 +91,7 @@ class Listener:
         self.client.on_message = lambda c, u, m: self.messages.put(m)
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topic, qos=1)
         b = BrokerConfig(url=url)
+        self.client.username_pw_set(b.username, b.secret)
         self.client.connect(b.host, b.port)
         self.client.loop_start()
 
@@ -105,7 +107,7 @@ class Listener:
 def test_mqtt_sink_publishes_requests_and_a_retained_status(broker) -> None:
     table = f"fw{int(time.time() * 1000) % 100000}"
     listen = Listener(broker.url, f"camelup/{table}/#")
-    sink = MqttSink(table, BrokerConfig(url=broker.url))
+    sink = MqttSink(table, BrokerConfig(url=broker.url_for(Role.FIRMWARE)))
     try:
         assert sink.wait_connected(5.0)
         time.sleep(0.2)
@@ -141,6 +143,7 @@ def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(brok
     table = f"fwleft{int(time.time() * 1000) % 100000}"
     hub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     b = BrokerConfig(url=broker.url)
+    hub.username_pw_set(b.username, b.secret)
     hub.connect(b.host, b.port)
     hub.loop_start()
     topic = f"camelup/{table}/state"
@@ -156,7 +159,7 @@ def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(brok
         return sink.dice_left()
 
     state(["blue", "green", "white"])  # retained before the firmware connects
-    sink = MqttSink(table, b)
+    sink = MqttSink(table, BrokerConfig(url=broker.url_for(Role.FIRMWARE)))
     try:
         assert sink.wait_connected(5.0)
         assert wait_left(["blue", "green", "white"]) == ["blue", "green", "white"]
@@ -178,7 +181,7 @@ def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(brok
 @pytest.mark.broker
 def test_mqtt_sink_reconnects_after_a_broker_restart(broker, mqtt_broker_restart) -> None:
     table = f"fr{int(time.time() * 1000) % 100000}"
-    sink = MqttSink(table, BrokerConfig(url=broker.url))
+    sink = MqttSink(table, BrokerConfig(url=broker.url_for(Role.FIRMWARE)))
     try:
         assert sink.wait_connected(5.0)
         sink.status({"table": table, "state": "ready"})

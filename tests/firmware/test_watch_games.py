@@ -15,6 +15,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from firmware.camera import CameraSupervisor
+from hub.mqtt.access import Role
 from firmware.config import BrokerConfig, ConfigError, WatchConfig, load_config, parse_config
 from firmware.devices import Devices
 from firmware.frames import RenderedSource
@@ -135,6 +136,7 @@ class Requests:
         self.client.on_message = lambda c, u, m: self.got.put(
             (m.topic.rsplit("/", 1)[-1], json.loads(m.payload)))
         b = BrokerConfig(url=url)
+        self.client.username_pw_set(b.username, b.secret)
         self.client.connect(b.host, b.port)
         self.client.subscribe(f"camelup/{table}/request/#", qos=1)
         self.client.loop_start()
@@ -163,7 +165,7 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
     hub.state({"game": "horserace"})  # retained before the firmware connects
     t = Table(mock_factory)  # (its recording sink is replaced by the MQTT one below)
     t.loop.stop()
-    sink = MqttSink(table_id, BrokerConfig(url=broker.url))
+    sink = MqttSink(table_id, BrokerConfig(url=broker.url_for(Role.FIRMWARE)))
     loop = WatchLoop(t.camera, sink, devices=t.devices, config=CFG,
                      readers=t.vision.readers()).start()
     fixed = None

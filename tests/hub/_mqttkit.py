@@ -16,19 +16,29 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
 
 class Collector:
-    """Subscribes to ``topics`` and keeps every message (topic, payload bytes, retain flag)."""
+    """Subscribes to ``topics`` and keeps every message (topic, payload bytes, retain flag).
 
-    def __init__(self, port: int, topics: list[str]) -> None:
+    It connects to the test broker as ``role`` (hub.mqtt.access.Role): by default the trusted
+    controller, which may send requests and read their answers and the public topics.
+    """
+
+    def __init__(self, broker: Any, topics: list[str], role: Any = None,
+                 client_id: str | None = None) -> None:
+        from hub.mqtt.access import Role
+        from hub.mqtt.bridge import parse_broker_url
+
+        cfg = parse_broker_url(broker.url_for(role or Role.CONTROL))
         self.messages: list[tuple[str, bytes, bool]] = []
         self._cond = threading.Condition()
         self.topics = topics
         self.subscribed = threading.Event()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id or "")
+        self.client.username_pw_set(cfg.username, cfg.password)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = lambda *a: self.subscribed.set()
         self.client.reconnect_delay_set(1, 2)
-        self.client.connect_async("127.0.0.1", port, 30)
+        self.client.connect_async(cfg.host, cfg.port, 30)
         self.client.loop_start()
         assert self.subscribed.wait(10), "the test subscriber could not subscribe"
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hub import simtable
+from hub.mqtt.access import Role
 from hub.mqtt.bridge import MqttBridge, parse_broker_url
 from hub.mqtt.broker import EmbeddedBroker
 from hub.session import TableSession
@@ -43,7 +44,7 @@ def test_parse_broker_urls() -> None:
 def test_a_whole_game_over_mqtt_matches_the_log_and_the_schemas(hub, broker) -> None:
     session, bridge = hub
     base = bridge.base
-    sub = Collector(broker.port, [f"{base}/#", "homeassistant/#"])
+    sub = Collector(broker, [f"{base}/#", "homeassistant/#"])
     try:
         simtable.play(session, "mqtt-schemas", pin=PIN)
         sub.publish(f"{base}/request/snapshot", {"transaction": "t-1"})
@@ -89,7 +90,7 @@ def test_requests_answer_with_their_transaction_and_bad_ones_change_nothing(hub,
     session, bridge = hub
     base = bridge.base
     start(session)
-    sub = Collector(broker.port, [f"{base}/response/#"])
+    sub = Collector(broker, [f"{base}/response/#"])
     try:
         before = session.full_state()
         sub.publish(f"{base}/request/action", b"{not json")
@@ -120,7 +121,7 @@ def test_requests_answer_with_their_transaction_and_bad_ones_change_nothing(hub,
 def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub, broker) -> None:
     session, bridge = hub
     base = bridge.base
-    sub = Collector(broker.port, [f"{base}/event"])
+    sub = Collector(broker, [f"{base}/event"])
     start(session)
     try:
         assert sub.wait_for(lambda m: len(m) >= 1)
@@ -142,7 +143,7 @@ def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub,
         kept = [s for i, s in enumerate(seqs) if s not in seqs[:i]]
         assert kept == list(range(1, last + 1)), seqs
         # a subscriber arriving after the restart gets the retained topics back
-        late = Collector(broker.port, [f"{base}/state", f"{base}/available",
+        late = Collector(broker, [f"{base}/state", f"{base}/available",
                                        f"{base}/score/+"])
         try:
             assert late.wait_for(lambda m: {t for t, _, r in m if r} >= {
@@ -160,7 +161,7 @@ def test_events_logged_before_the_bridge_started_are_sent(tables: Tables, broker
     session = tables.session(table="outbox")
     start(session)
     session.request("action", {"player": "Ann", "action": "roll:green:3"}, TABLE)
-    sub = Collector(broker.port, ["camelup/outbox/event"])
+    sub = Collector(broker, ["camelup/outbox/event"])
     bridge = MqttBridge(session, broker.url).start()
     try:
         assert sub.wait_for(lambda m: len(m) >= 3)
@@ -182,7 +183,7 @@ def test_home_assistant_discovery_is_sent_again_when_it_comes_online(hub, broker
     session, bridge = hub
     start(session)
     topic = f"homeassistant/device/camel_pyramid_{session.table_id}/config"
-    sub = Collector(broker.port, [topic])
+    sub = Collector(broker, [topic], role=Role.READER)  # Home Assistant's read-only user
     try:
         assert sub.wait_for(lambda m: any(json.loads(p)["components"].get(
             f"camel_pyramid_{session.table_id}_score_ann") for _, p, _ in m))
@@ -202,7 +203,7 @@ def test_the_firmware_mqtt_payloads_are_understood(hub, broker) -> None:
     session, bridge = hub
     base = bridge.base
     start(session)
-    sub = Collector(broker.port, [f"{base}/response/#"])
+    sub = Collector(broker, [f"{base}/response/#"], role=Role.FIRMWARE)  # the firmware's user
     try:
         reading = {"colour": "green", "face": 2, "confidence": 0.96, "face_confidence": 0.97,
                    "colour_confidence": 0.95, "box": [10, 20, 30, 30], "reason": None,
@@ -234,7 +235,7 @@ def test_the_firmware_mqtt_payloads_are_understood(hub, broker) -> None:
 def test_available_goes_offline_by_last_will(tables: Tables, broker) -> None:
     session = tables.session(table="will")
     bridge = MqttBridge(session, broker.url).start()
-    sub = Collector(broker.port, ["camelup/will/available"])
+    sub = Collector(broker, ["camelup/will/available"])
     try:
         assert sub.wait_for(lambda m: m and m[-1][1] == b"online")
         bridge.client._sock_close()  # the hub vanishes without a goodbye  # noqa: SLF001

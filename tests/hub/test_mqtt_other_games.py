@@ -57,7 +57,7 @@ def check_all(sub: Collector, session: Any, base: str) -> set[str]:
 def test_a_horse_race_over_mqtt(hub, broker) -> None:
     session, bridge = hub
     base = bridge.base
-    sub = Collector(broker.port, [f"{base}/#"])
+    sub = Collector(broker, [f"{base}/#"])
     try:
         bad = ask_mqtt(sub, base, "start_game", {"pin": PIN, "game": "horserace",
                                                  "players": ["Ann", "Bob"], "races": 0}, "s0")
@@ -109,7 +109,7 @@ def test_a_horse_race_over_mqtt(hub, broker) -> None:
 def test_a_marco_polo_game_over_mqtt(hub, broker) -> None:
     session, bridge = hub
     base = bridge.base
-    sub = Collector(broker.port, [f"{base}/#"])
+    sub = Collector(broker, [f"{base}/#"])
     try:
         started = ask_mqtt(sub, base, "start_game", {
             "pin": PIN, "game": "marcopolo2", "players": ["Ann", "Bob", "Cy"],

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_pyramid_hub_serves_a_table_over_mqtt_and_lists_its_games(tmp_path: Path, broker) -> None:
     db = tmp_path / "hub.db"
-    sub = Collector(broker.port, ["camelup/serve/#"])
+    sub = Collector(broker, ["camelup/serve/#"])
     proc = subprocess.Popen(
         [sys.executable, "-m", "hub.cli", "hub", "--table", "serve", "--db", str(db),
          "--broker", broker.url, "--pin", "9999", "--http-port", "0", "--no-odds"],

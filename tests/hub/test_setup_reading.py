@@ -280,7 +280,7 @@ def test_over_mqtt_the_firmware_setup_pass_starts_a_game(tables: Tables, broker:
     bridge = MqttBridge(s, broker.url).start()
     assert bridge.wait_connected(10)
     base = bridge.base
-    sub = Collector(broker.port, [f"{base}/response/#"])
+    sub = Collector(broker, [f"{base}/response/#"])
     try:
         for i, (colour, face) in enumerate(ROLL):
             reading = {"colour": colour, "face": face, "confidence": 0.95, "face_confidence": 0.96,

@@ -19,8 +19,13 @@ import pwd
 import sys
 from pathlib import Path
 
-from hub.mqtt.access import (BrokerCredentials, acl_text, password_file_text, security_conf,
-                             write_private)
+from hub.mqtt.access import (
+    BrokerCredentials,
+    acl_text,
+    password_file_text,
+    security_conf,
+    write_private,
+)
 
 HELP = "write the table's MQTT users, password file and ACL for a system mosquitto"
 

@@ -28,8 +28,14 @@ import threading
 import time
 from pathlib import Path
 
-from hub.mqtt.access import (BrokerCredentials, Role, acl_text, password_file_text,
-                             security_conf, write_private)
+from hub.mqtt.access import (
+    BrokerCredentials,
+    Role,
+    acl_text,
+    password_file_text,
+    security_conf,
+    write_private,
+)
 
 log = logging.getLogger(__name__)
 
@@ -241,10 +247,11 @@ class EmbeddedBroker:
             conf = self._dir / "amqtt.yaml"
             conf.write_text(AMQTT_CONF.format(port=self.port, host=self.host))
             cmd = [*(find_amqtt() or []), "-c", str(conf)]
+        die = functools.partial(die_with_parent, os.getpid())
         with open(self._dir / "stdout.log", "ab") as out:
             self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, start_new_session=True,
-                                          preexec_fn=functools.partial(die_with_parent, os.getpid()))
+                                          preexec_fn=die)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

@@ -10,9 +10,9 @@ import time
 import paho.mqtt.client as mqtt
 import pytest
 
-from hub.mqtt.access import Role
 from firmware.config import BrokerConfig
 from firmware.sinks import InProcessSink, MqttSink, PrintSink, payload
+from hub.mqtt.access import Role
 
 
 def test_die_payload_is_flat_with_a_base64_crop() -> None:

@@ -15,15 +15,15 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from firmware.camera import CameraSupervisor
-from hub.mqtt.access import Role
 from firmware.config import BrokerConfig, ConfigError, WatchConfig, load_config, parse_config
 from firmware.devices import Devices
 from firmware.frames import RenderedSource
-from firmware.games import (dice_frame_readings, game_of_state, horse_race_die, table_game)
+from firmware.games import dice_frame_readings, game_of_state, horse_race_die, table_game
 from firmware.readers import Readers
 from firmware.sinks import InProcessSink, MqttSink, RecordingSink
 from firmware.watch import WatchLoop
 from hardware.pinmap import load_pinmap
+from hub.mqtt.access import Role
 from tests.firmware.test_watch import CFG, Table, kinds
 
 # --- pure parts --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from hub.mqtt.access import (MAX_PACKET_SIZE, BrokerCredentials, Role, mosquitto_hash)
+from hub.mqtt.access import MAX_PACKET_SIZE, BrokerCredentials, Role, mosquitto_hash
 from hub.mqtt.bridge import parse_broker_url
 
 pytestmark = [pytest.mark.security, pytest.mark.broker]

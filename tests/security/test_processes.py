@@ -69,7 +69,8 @@ def test_no_process_survives_a_hub_killed_with_sigkill(tmp_path: Path) -> None:
         while any(_alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.05)
         orphans = [k for k in kids if _alive(k)]
-        names = [Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ")[:120] for k in orphans]
+        names = [Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
+                 for k in orphans]
         assert not orphans, f"processes outlived their hub: {names}"
     finally:
         for k in kids:

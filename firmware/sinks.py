@@ -39,11 +39,12 @@ from typing import IO, Any
 
 from firmware.config import BrokerConfig
 from firmware.games import game_of_state
+from hub.observations import OBSERVATION_COMMANDS
 
 log = logging.getLogger(__name__)
 
-KIND_TO_COMMAND = {"release": "observe_release", "die": "observe_die", "track": "observe_track",
-                   "dice": "observe_dice"}
+#: an observation's kind -> its hub command (status goes to its own retained topic instead)
+KIND_TO_COMMAND = {k: v for k, v in OBSERVATION_COMMANDS.items() if k != "status"}
 
 
 def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,

@@ -18,51 +18,20 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from hub.games.kinds import DEFAULT_GAME
+from hub.games_glue import driver
+
 log = logging.getLogger(__name__)
 
 __all__ = ["compute", "DerivedWorker"]
 
 
 def compute(state: Any, player: str | None, odds: bool, advice: bool,
-            kind: str = "camelup") -> dict[str, Any]:
-    """{"odds": ..., "advice": ...} of a game's state (pure; runs in the worker or inline).
-
-    Camel Up: exact leg and race odds, and the advisor's ranked list. The horse race: the podium
-    odds as ``odds``, and as ``advice`` the roll in hand's choices (``advise_roll``: each horse's
-    expected points per player with the standard error) and what a token is worth now
-    (``bet_values``), both Monte Carlo, ~0.1 s together, so they are computed here, off the
-    request path, like Camel Up's. Marco Polo II: nothing to advise.
-    """
-    if kind == "horserace":
-        return _horserace(state, odds, advice)
-    if kind != "camelup":
-        return {"odds": None, "advice": []}
-    from hub.games.camelup.advisor import advise, odds_for_state
-    from hub.games.camelup.views import public_state
-
-    out: dict[str, Any] = {"odds": None, "advice": []}
-    if odds:
-        out["odds"] = odds_for_state(state)
-    if advice and player is not None:
-        # the shared screen knows only what the table knows: rating bets from the full state
-        # would show which race cards the player to move has already played
-        out["advice"] = advise(public_state(state), player, limit=5)
-    return out
-
-
-def _horserace(state: Any, odds: bool, advice: bool) -> dict[str, Any]:
-    from hub.games.horserace import advise_roll, bet_values
-
-    if state.finished or not (odds or advice):
-        return {"odds": None, "advice": []}
-    bets = bet_values(state)
-    roll = advise_roll(state) if state.phase == "running" and state.roll is not None else None
-    out: dict[str, Any] = {"odds": {"podium": bets["podium_odds"]} if odds else None,
-                           "advice": []}
-    if advice:
-        out["advice"] = {"game": "horserace", "player": state.current_player(),
-                         "roll": roll, "bets": bets if state.phase == "betting" else None}
-    return out
+            kind: str = DEFAULT_GAME) -> dict[str, Any]:
+    """{"odds": ..., "advice": ...} of a game's state (pure; runs in the worker or inline):
+    what the game's driver derives (``Driver.derived``; none for a game with nothing to advise).
+    ``kind`` travels instead of the driver so the worker process imports only that game."""
+    return driver(kind).derived(state, player, odds, advice)
 
 
 def _warm() -> bool:
@@ -108,7 +77,7 @@ class DerivedWorker:
         return self
 
     def compute(self, state: Any, player: str | None, odds: bool, advice: bool,
-                kind: str = "camelup", timeout: float = 60.0) -> dict[str, Any]:
+                kind: str = DEFAULT_GAME, timeout: float = 60.0) -> dict[str, Any]:
         pool = self._get()
         if pool is not None:
             try:

@@ -17,17 +17,50 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
-from hub.auth import Access, AuthError
-from hub.games.camelup import COLOURS, IllegalAction
-from hub.games_glue import GAMES
-from hub.observations import TrackError
-
-if TYPE_CHECKING:
-    from hub.session import TableSession
+from hub.auth import Access, AuthError, Authority
+from hub.errors import RequestError
+from hub.games.common import IllegalAction
+from hub.games.kinds import DEFAULT_GAME
+from hub.games_glue import GAMES, Driver
+from hub.prompts import Prompt
 
 log = logging.getLogger(__name__)
+
+
+class TableSession(Protocol):
+    """What the commands need of a table (``hub.session.TableSession``): its public API only."""
+
+    authority: Authority
+    pending: dict[str, Prompt]
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def game_id(self) -> str | None: ...
+    @property
+    def game(self) -> Any: ...
+    @property
+    def driver(self) -> Driver: ...
+    def players(self) -> list[str]: ...
+    def player_token(self, name: str) -> str: ...
+    def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]: ...
+    def player_snapshot(self, token: str) -> dict[str, Any]: ...
+    def past_game(self, game_id: str) -> dict[str, Any]: ...
+    def games(self) -> list[dict[str, Any]]: ...
+    def cmd_start_game(self, p: dict[str, Any], access: Access) -> dict[str, Any]: ...
+    def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]: ...
+    def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]: ...
+    def cmd_undo(self, access: Access) -> dict[str, Any]: ...
+    def cmd_observe_release(self, p: dict[str, Any]) -> dict[str, Any]: ...
+    def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]: ...
+    def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]: ...
+    def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]: ...
+    def cmd_observe_status(self, p: dict[str, Any]) -> dict[str, Any]: ...
 
 __all__ = ["COMMANDS", "dispatch", "error"]
 
@@ -90,11 +123,12 @@ START_FIELDS = {"game", "players", "setup", "setup_id", "seed", "first_player", 
 
 def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    kind = p.get("game", "camelup")
+    kind = p.get("game", DEFAULT_GAME.value)
     if not isinstance(kind, str) or kind not in GAMES:
         raise _Bad(f"unknown game {str(kind)[:MAX_TEXT]!r}: one of {', '.join(GAMES)}",
                    "unknown_game")
-    game_settings = GAMES[kind].settings
+    drv = GAMES[kind]
+    game_settings = drv.settings
     _keys(p, START_FIELDS | game_settings, {"players"})
     players = p["players"]
     if not isinstance(players, list) or not 2 <= len(players) <= 8:
@@ -109,29 +143,15 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
         raise _Bad("'setup_id' goes with \"setup\": \"camera\" (the reading shown)")
     if "setup_id" in p:
         _int(p, "setup_id", 1, 2**53)
-    if setup is not None:
-        if isinstance(setup, str):
-            if setup not in ("camera", "random"):
-                raise _Bad("'setup' as text is \"camera\" (the camera's setup reading) or "
-                           "\"random\" (the hub rolls it)")
-        elif isinstance(setup, list):
-            for item in setup:
-                if (not isinstance(item, list | tuple) or len(item) != 2
-                        or item[0] not in COLOURS or isinstance(item[1], bool)
-                        or not isinstance(item[1], int)):
-                    raise _Bad("'setup' is the setup roll: [[colour, face], ...] for the five dice")
-        elif isinstance(setup, dict):
-            for space, stack in setup.items():
-                if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
-                    raise _Bad(f"'setup' as a track: space {space!r} needs a list of colours")
-        else:
-            raise _Bad("'setup' is a setup roll [[colour, face], ...], a track {space: [...]}, "
-                       "\"camera\" or \"random\"")
+    try:
+        drv.validate_setup(setup)
+    except ValueError as exc:
+        raise _Bad(str(exc)) from None
     seed = p.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)
                              or (isinstance(seed, str) and len(seed) > MAX_TEXT)):
         raise _Bad("'seed' must be a number or a short text")
-    first = p.get("first_player", 0 if kind == "camelup" else None)
+    first = p.get("first_player", drv.default_first_player)
     if first is not None and (isinstance(first, bool) or not isinstance(first, int | str)):
         raise _Bad("'first_player' is a seat number or a player's name")
     if len(repr(p)) > 20_000:
@@ -143,13 +163,13 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
 
 
 def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
-    if s.kind == "marcopolo2" and s.game is not None:
+    if s.driver.everyone_acts and s.game is not None:
         return _action_for_all(s, p, a)
     _keys(p, {"player", "action"}, {"player", "action"})
     player = _text(p, "player")
     action = _text(p, "action")
     assert player is not None and action is not None
-    if player not in s._players():
+    if player not in s.players():
         raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
     if not a.may_act_for(player):
         raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
@@ -166,7 +186,7 @@ def _action_for_all(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[st
     assert action is not None
     named = s.driver.acting_player(action)
     player = _text(p, "player", optional=True) or named
-    if player is not None and player not in s._players():
+    if player is not None and player not in s.players():
         raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
     if named is not None and player != named:
         raise _Bad(f"the action is for {named}, not {player}", "forbidden")
@@ -183,9 +203,9 @@ def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]
     pid = _text(p, "prompt")
     q: dict[str, Any] = {"prompt": pid, "accept": _bool(p, "accept"),
                          "dismiss": _bool(p, "dismiss")}
-    if "colour" in p:
-        if p["colour"] not in COLOURS:
-            raise _Bad(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
+    if "colour" in p:  # the game's driver says which colours its prompt takes
+        if not isinstance(p["colour"], str) or len(p["colour"]) > MAX_TEXT:
+            raise _Bad("'colour' must be a colour name", "bad_colour")
         q["colour"] = p["colour"]
     if "face" in p:  # 1 to 3 on a Camel Up die, 1 to 6 on the horse race's
         q["face"] = _int(p, "face", 1, 6)
@@ -315,7 +335,7 @@ def _games(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
 def _tokens(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
     _keys(p, set())
-    return {"tokens": {n: s.player_token(n) for n in s._players()}}
+    return {"tokens": {n: s.player_token(n) for n in s.players()}}
 
 
 def _need_table(a: Access) -> None:
@@ -357,8 +377,6 @@ def dispatch(
     trust_mqtt_observations: bool = True,
 ) -> dict[str, Any]:
     """Validate, authorise and apply one command; always answer a dict, never raise."""
-    from hub.session import RequestError
-
     name = cmd if isinstance(cmd, str) else repr(cmd)
     if not isinstance(cmd, str) or cmd not in COMMANDS:
         return error(name[:MAX_TEXT], f"unknown command {name[:MAX_TEXT]!r} (one of "
@@ -372,14 +390,14 @@ def dispatch(
             auth = {"local": True}
         elif isinstance(auth, Mapping) and auth.get("local") and channel != "local":
             raise AuthError("only the hub's own process may act as local", "bad_auth")
-        with session._lock:
-            access = session.authority.check(auth, session.game_id, session._players())
+        with session.lock:
+            access = session.authority.check(auth, session.game_id, session.players())
             if (channel == "mqtt" and trust_mqtt_observations and cmd in MQTT_TRUSTED
                     and access.level == "guest"):
                 access = Access("table")
             result = COMMANDS[cmd](session, payload, access)
             return {"ok": True, "cmd": cmd, "seq": session.seq, **result}
-    except (AuthError, _Bad, TrackError) as exc:
+    except (AuthError, _Bad) as exc:
         return error(cmd, str(exc), getattr(exc, "reason", "bad_payload"))
     except RequestError as exc:
         extra = {} if exc.seq is None else {"seq": exc.seq}

@@ -216,7 +216,7 @@ def create_app(
         if not isinstance(act, str) or not act.strip() or len(act) > 64:
             return _error("say which action, like \"leg:blue\" or \"roll\"", "bad_payload")
         player = data.get("player")
-        if player is None and getattr(session, "kind", "camelup") == "marcopolo2":
+        if player is None and session.driver.everyone_acts:
             # everyone acts at once: the action names its player (or is the table's)
             access = access_of()
             payload = {"action": act}

@@ -1,31 +1,121 @@
-"""The three drivers: Camel Up, the horse race and the Marco Polo II assistant.
+"""The Driver contract: everything the hub asks of a game, and the table a driver acts on.
 
-A driver turns what the hub stores (the game's ``params``: players, seed, first player and the
-engine's settings, as ``start_game`` gave them) into an engine ``Game``, and answers the few
-questions where the engines differ. Settings are checked here, before anything is logged, so a
-bad one is refused with the engine's own sentence and nothing changes.
+The hub (session, dispatcher, MQTT bridge, Home Assistant discovery, dashboard, odds worker)
+never asks which game it runs: it asks the game's :class:`Driver`. A new game plugs in by writing
+a driver (a module ``hub.games_glue.<kind>`` whose ``DRIVER`` is an instance of a subclass) and
+naming its kind in :class:`hub.games_glue.GameKind`; nothing else in the hub changes.
+
+What a driver answers (the hooks, each with the defaults this base class gives):
+
+- starting: :meth:`check_settings`, :meth:`validate_setup`, :meth:`start` (a request's fields
+  -> the stored ``params`` and a new engine ``Game``), :meth:`new` and :meth:`replay`;
+- views: :meth:`public_view`, :meth:`player_view`, :meth:`full_view`, and of one logged event
+  :meth:`public_event` (secrets out) and :meth:`annotate` (what the hub knew beside it);
+- actions: :meth:`parse_action`, :meth:`check`, :meth:`players`, :meth:`acting_player`,
+  :meth:`public_action`, and the table's moves :meth:`action`, :meth:`confirm`;
+- the camera: :meth:`observe_die`, :meth:`observe_track`, :meth:`observe_dice` (judge a reading
+  and play it, or ask a person);
+- prompts: :meth:`prompt_of` (the prompt a hub event opens), :meth:`answered` (the prompts an
+  engine batch answers), :meth:`undo_dismisses`;
+- derived and published: :meth:`derived` (odds and advice, run in the odds worker),
+  :meth:`tallies` (the stage-end tallies the bridge retains), :meth:`sensors` (Home Assistant),
+  :attr:`dashboard_script` (the dashboard's module of the game).
+
+The drivers hold no state: what they change, they change through the :class:`Table` they are
+given (the session), whose :meth:`Table.play` and :meth:`Table.log` end in the session's one write
+path. They raise ``IllegalAction`` (of the engine, a ``ValueError``) or :class:`RequestError`
+with a reason code; the session and the dispatcher turn those into refusals.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, Protocol
 
+from hub.auth import Access
+from hub.errors import RequestError
 from hub.games.common import IllegalAction
+from hub.prompts import Prompt, prompt_of
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Driver", "driver"]
+__all__ = ["Driver", "Table", "Sensor", "StoredEventLike", "TO_MOVE", "bad_settings"]
 
-DEFAULT_GAME = "camelup"
+#: What a hook is given of a request or observation: its validated JSON fields.
+Payload = Mapping[str, Any]
 
 
-def _bad(message: str) -> IllegalAction:
+def bad_settings(message: str) -> IllegalAction:
     return IllegalAction("bad_settings", message)
 
 
+class StoredEventLike(Protocol):
+    """A logged event as :meth:`Driver.tallies` reads it (``hub.store.StoredEvent``)."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def event(self) -> dict[str, Any]: ...
+
+    @property
+    def type(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Sensor:
+    """One Home Assistant sensor read from the table's retained ``state`` topic."""
+
+    key: str
+    name: str
+    template: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: the player to move, for the games that have one
+TO_MOVE = Sensor("to_move", "Player to move",
+                 "{{ (value_json.game.current_player if value_json.game else none) "
+                 "or 'nobody' }}", {"icon": "mdi:account-arrow-right"})
+
+
+class Table(Protocol):
+    """What a driver may see and do of the table (implemented by ``hub.session.TableSession``).
+
+    Every change goes through :meth:`play` (an engine action, checked, with its events) or
+    :meth:`log` (hub events such as a prompt), both the session's one write path: the log first,
+    then memory, then the bus.
+    """
+
+    threshold: float
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def pending(self) -> dict[str, Prompt]: ...
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+    @property
+    def active(self) -> bool: ...
+
+    def play(self, action: Any, player: str | None, events: list[dict[str, Any]],
+             cause: dict[str, Any],
+             before: Iterable[tuple[str, dict[str, Any]]] = ()) -> dict[str, Any]: ...
+
+    def refuse(self, player: str | None, action: str, exc: IllegalAction) -> NoReturn: ...
+
+    def log(self, events: list[dict[str, Any]], cause: dict[str, Any]) -> list[int]: ...
+
+    def keep_crop(self, p: Payload) -> str | None: ...
+
+    def next_prompt(self) -> str: ...
+
+
 class Driver:
-    """What the hub needs of one game. Subclasses fill in the engine's names."""
+    """What the hub needs of one game. Subclasses fill in the engine's names and its edges."""
 
     kind: str = ""
     title: str = ""
@@ -35,6 +125,12 @@ class Driver:
     settings: frozenset[str] = frozenset()
     #: whether a player's own link sees more than the shared screen
     has_secrets: bool = False
+    #: everyone acts at once (no turn order): an action names its player, or is the table's
+    everyone_acts: bool = False
+    #: the seat that starts when a start request names none (None: the engine decides)
+    default_first_player: int | None = None
+    #: the dashboard's module of this game (under hub/dashboard/static), None: the shared page
+    dashboard_script: str | None = None
 
     # -- starting and rebuilding ------------------------------------------------------------
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -42,8 +138,32 @@ class Driver:
         unknown = sorted(set(given) - self.settings)
         if unknown:
             known = ", ".join(sorted(self.settings)) or "none"
-            raise _bad(f"{unknown[0]!r} is not a setting of {self.title} (its settings: {known})")
+            raise bad_settings(f"{unknown[0]!r} is not a setting of {self.title} "
+                               f"(its settings: {known})")
         return dict(given)
+
+    def validate_setup(self, setup: Any) -> None:
+        """Check a start request's ``setup`` field (None and "random" always pass): the shape
+        only; :meth:`start` decides. Raises ValueError with the sentence for the asker."""
+        if setup is not None and setup != "random":
+            raise ValueError(f"'setup' is Camel Up's starting roll; {self.title} has none")
+
+    def start(self, p: Payload, camera_setup: Callable[[Any], dict[str, Any]]
+              ) -> tuple[Any, dict[str, Any]]:
+        """(a new engine ``Game``, the ``params`` to store) from a checked start request.
+
+        ``camera_setup(setup_id)`` is the setup the camera read (RequestError when there is none
+        usable), for games whose start the camera reads."""
+        if p.get("setup") not in (None, "random") or p.get("setup_id") is not None:
+            raise RequestError(f"'setup' is Camel Up's starting roll; {self.title} has none",
+                               "bad_payload")
+        settings = self.check_settings(p.get("settings") or {})
+        seed = p.get("seed")
+        if seed is None:  # the engine's own rolls must be the same when checked and played
+            seed = secrets.randbelow(2**31)
+        params: dict[str, Any] = {"players": list(p["players"]), "seed": seed,
+                                  "first_player": p.get("first_player"), "settings": settings}
+        return self.new(params), params
 
     def new(self, params: Mapping[str, Any]) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -69,8 +189,12 @@ class Driver:
         return self.public_view(state)
 
     def public_event(self, event: dict[str, Any]) -> dict[str, Any]:
-        """An event as everyone may see it (only Camel Up has secrets in its events)."""
+        """An event as everyone may see it (the base: the events have no secrets)."""
         return dict(event)
+
+    def annotate(self, event: dict[str, Any], cause: Mapping[str, Any]) -> dict[str, Any]:
+        """A public event with what the hub knew beside it (the base: nothing)."""
+        return event
 
     # -- actions ----------------------------------------------------------------------------
     def parse_action(self, text: str) -> Any:
@@ -86,160 +210,94 @@ class Driver:
         """The player an action names (Marco Polo's ``dice:Ann:...``); None when it names none."""
         return None
 
-
-class CamelUp(Driver):
-    kind = "camelup"
-    package = "hub.games.camelup"
-    title = "Camel Up"
-    has_secrets = True
-
-    def new(self, params: Mapping[str, Any]) -> Any:
-        from hub.games.camelup import Game
-
-        kwargs: dict[str, Any] = {"seed": params.get("seed"),
-                                  "first_player": params.get("first_player", 0)}
-        if params.get("track") is not None:
-            kwargs["track"] = params["track"]
-        elif params.get("setup") is not None:
-            kwargs["setup"] = [(c, f) for c, f in params["setup"]]
-        return Game.new(params["players"], **kwargs)
-
-    def public_view(self, state: Any) -> dict[str, Any]:
-        view = super().public_view(state)
-        view.setdefault("game", "camelup")
-        return view
-
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:
-        view = super().player_view(state, name)
-        view.setdefault("game", "camelup")
-        return view
-
-    def full_view(self, state: Any) -> dict[str, Any]:
-        from hub.games.camelup import full_view
-
-        return full_view(state)  # type: ignore[no-any-return]
-
-    def public_event(self, event: dict[str, Any]) -> dict[str, Any]:
-        from hub.games.camelup import public_event
-
-        return public_event(event)  # type: ignore[no-any-return]
-
-    def players(self, game: Any) -> list[str]:
-        return list(game.state.names)
-
-
-class HorseRace(Driver):
-    kind = "horserace"
-    package = "hub.games.horserace"
-    title = "the horse race"
-    settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
-                          "tokens"})
-
-    def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.games.horserace import Settings
-
-        data = super().check_settings(given)
-        for key in ("races", "track_length", "tokens"):
-            v = data.get(key)
-            if key in data and (isinstance(v, bool) or not isinstance(v, int)):
-                raise _bad(f"{key!r} must be a whole number, not {v!r}")
-        if "score_table" in data:
-            rows = data["score_table"]
-            if (not isinstance(rows, list) or not all(isinstance(r, list) for r in rows)
-                    or any(isinstance(v, bool) for r in rows for v in r)):
-                raise _bad("'score_table' is a list of rows of whole numbers, one row per "
-                           "podium place")
-        if "horses" in data and (not isinstance(data["horses"], list)
-                                 or not all(isinstance(h, str) for h in data["horses"])):
-            raise _bad("'horses' is a list of horse names")
-        if "next_starter" in data and not isinstance(data["next_starter"], str):
-            raise _bad("'next_starter' is \"leader\" or \"rotate\"")
-        if data.get("track_length", 30) > 200 or data.get("races", 1) > 20:
-            raise _bad("the track is at most 200 spaces and a game at most 20 races")
-        try:
-            settings = Settings.from_json(data)
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, IllegalAction):
-                raise
-            raise _bad(f"the horse race's settings are not right: {exc}") from None
-        full = settings.to_json()
-        return {k: full[k] for k in data}  # only what was given: defaults stay the engine's
-
-    def new(self, params: Mapping[str, Any]) -> Any:
-        from hub.games.horserace import Game
-
-        first = params.get("first_player")
-        return Game.new(params["players"], seed=params.get("seed"), first_player=first,
-                        **dict(params.get("settings") or {}))
-
-
-class MarcoPolo2(Driver):
-    kind = "marcopolo2"
-    package = "hub.games.marcopolo2"
-    title = "Marco Polo II"
-    #: ``boards`` and ``expected_dice`` are the table's (how the camera's frame is read), the
-    #: others the engine's
-    settings = frozenset({"colours", "banner_table", "boards", "expected_dice"})
-    ENGINE_SETTINGS = ("colours", "banner_table")
-
-    def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        data = super().check_settings(given)
-        colours = data.get("colours")
-        if colours is not None and not (
-                (isinstance(colours, list) and all(isinstance(c, str) for c in colours))
-                or (isinstance(colours, dict)
-                    and all(isinstance(c, str) for c in colours.values()))):
-            raise _bad("'colours' is a list of colours in seat order or {player: colour}")
-        table = data.get("banner_table")
-        if table is not None and (not isinstance(table, list) or len(table) > 32 or any(
-                isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in table)):
-            raise _bad("'banner_table' is a list of whole numbers >= 0: the points for 0, 1, "
-                       "2, ... banners")
-        boards = data.get("boards")
-        if boards is not None:
-            if not isinstance(boards, dict):
-                raise _bad("'boards' maps each player to their board's region [x, y, w, h] in "
-                           "the camera's frame")
-            for name, box in boards.items():
-                if (not isinstance(box, list) or len(box) != 4 or any(
-                        isinstance(v, bool) or not isinstance(v, int | float)
-                        or not math.isfinite(v) for v in box) or box[2] <= 0 or box[3] <= 0):
-                    raise _bad(f"the board of {name!r} must be [x, y, w, h] with w, h > 0")
-        expected = data.get("expected_dice")
-        if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)
-                                     or not 1 <= expected <= 12):
-            raise _bad("'expected_dice' is each player's own dice count, 1 to 12 (or null)")
-        return data
-
-    def new(self, params: Mapping[str, Any]) -> Any:
-        from hub.games.marcopolo2 import Game
-
-        settings = dict(params.get("settings") or {})
-        players = list(params["players"])
-        boards = settings.get("boards")
-        if boards is not None and sorted(boards) != sorted(players):
-            raise _bad("'boards' needs one region for each player: "
-                       + ", ".join(players))
-        return Game.new(players, **{k: settings[k] for k in self.ENGINE_SETTINGS
-                                    if settings.get(k) is not None})
-
-    def check(self, game: Any, action: Any, player: str | None) -> list[dict[str, Any]]:
-        return list(game.check(action))  # everyone acts at once: no player to move
-
-    def acting_player(self, action_text: str) -> str | None:
-        parts = str(action_text).strip().split(":")
-        if parts[0].lower() in ("dice", "comp", "score") and len(parts) >= 2:
-            return parts[1]
+    def default_actor(self, game: Any) -> str | None:
+        """Who acts when an action arrives with no player (the base: nobody)."""
         return None
 
+    def public_action(self, action: str) -> str:
+        """An action's text as everyone may see it (the base: as it is)."""
+        return str(action)
 
-GAMES: dict[str, Driver] = {d.kind: d for d in (CamelUp(), HorseRace(), MarcoPolo2())}
+    def action(self, table: Table, game: Any, player: str | None, text: str,
+               access: Access) -> dict[str, Any]:
+        """Play an authorised action in the engine's notation, or refuse it (logged).
 
+        Open prompts the action answers are closed with it (:meth:`answered`)."""
+        if player is None:
+            player = self.default_actor(game)
+        try:
+            act = self.parse_action(text)
+            events = self.check(game, act, player)
+        except IllegalAction as exc:
+            table.refuse(player, text, exc)
+        return table.play(act, player, events, {"cmd": "action", "action": str(act),
+                                                "player": player,
+                                                "resolves": self.answered(game, table.pending,
+                                                                          events)})
 
-def driver(kind: str | None) -> Driver:
-    """The driver of ``kind`` (None: Camel Up, the games logged before there was a choice)."""
-    try:
-        return GAMES[kind or DEFAULT_GAME]
-    except KeyError:
-        raise IllegalAction("unknown_game", f"unknown game {kind!r}: one of "
-                            f"{', '.join(GAMES)}") from None
+    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+                access: Access) -> dict[str, Any]:
+        """A person answers one of this game's prompts (dismissing is the session's)."""
+        raise RequestError(f"a {prompt['kind']} prompt can only be dismissed", "bad_payload")
+
+    # -- the camera -------------------------------------------------------------------------
+    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+        raise RequestError(f"{self.title} reads no single die", "wrong_game")
+
+    def observe_track(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+        raise RequestError(f"{self.title} has no track for the camera to read", "wrong_game")
+
+    def observe_dice(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+        raise RequestError("observe_dice is Marco Polo II's round-start frame; this game reads "
+                           "one die at a time (observe_die)", "wrong_game")
+
+    # -- prompts ----------------------------------------------------------------------------
+    def prompt_of(self, event: Mapping[str, Any], seq: int) -> Prompt | None:
+        """The prompt a logged hub event opens (see :mod:`hub.prompts`), or None."""
+        return prompt_of(event, seq)
+
+    def answered(self, game: Any, pending: Mapping[str, Prompt],
+                 events: list[dict[str, Any]]) -> list[str]:
+        """The open prompts these engine events answer: an unsure roll by any roll; a frame's
+        dice check by the next round, the game's end, or the dice of every unread player."""
+        types = {e.get("type") for e in events}
+        state = game.state if game is not None else None
+        read = set(getattr(state, "dice", {}) or {}) | {
+            e.get("player") for e in events if e.get("type") == "dice_read"}
+        out = []
+        for pid, prompt in pending.items():
+            if prompt["kind"] == "roll_reading" and "die_rolled" in types:
+                out.append(pid)
+            elif prompt["kind"] == "dice_check" and (
+                    "round_started" in types or "game_over" in types
+                    or ("dice_read" in types and set(prompt.get("players", [])) <= read)):
+                out.append(pid)
+        return out
+
+    def undo_dismisses(self, prompt: Prompt) -> bool:
+        """Whether an undo closes this open prompt instead of undoing an action (the base: no)."""
+        return False
+
+    # -- derived and published --------------------------------------------------------------
+    def derived(self, state: Any, player: str | None, odds: bool,
+                advice: bool) -> dict[str, Any]:
+        """{"odds": ..., "advice": ...} of a position (pure: runs in the odds worker)."""
+        return {"odds": None, "advice": []}
+
+    def tallies(self, events: Iterable[StoredEventLike],
+                live: set[int]) -> list[dict[str, Any]]:
+        """The stage-end tallies of a game (``live``: the seqs not undone), each with its
+        ``leg``; the MQTT bridge retains each on ``leg/<n>/tally``. The base: none."""
+        return []
+
+    def sensors(self) -> list[Sensor]:
+        """The game's Home Assistant sensors beside the table's own (status, game, seq)."""
+        return []
+
+    def scores(self, view: Mapping[str, Any]) -> dict[str, Any]:
+        """Each player's money in a public view, as the bridge retains it on ``score/<player>``:
+        the holdings' money while playing, else the result's once the game is scored."""
+        scores = {n: h.get("money") for n, h in (view.get("holdings") or {}).items()}
+        if not scores and view.get("result"):
+            scores = dict(view["result"].get("money") or {})
+        return scores

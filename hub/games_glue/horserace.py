@@ -1,4 +1,5 @@
-"""The camera at a horse race: a die reading becomes a roll, a track reading the horse it went to.
+"""The horse race's driver, and its camera: a die reading becomes a roll, a track reading the horse
+it went to.
 
 Pure: readings and the state in, a decision out; the session logs it. The rule is the same as
 Camel Up's: the hub never guesses. A die the camera is not sure of (no face, a face off the die,
@@ -13,12 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hub.auth import Access
+from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.horserace import Roll, State, assignment_from_track, roll_from_die
 from hub.games.horserace.camera import positions_from_reading
 from hub.games.horserace.settings import DIE_FACES
+from hub.games.kinds import GameKind
+from hub.games_glue.base import TO_MOVE, Driver, Payload, Sensor, Table, bad_settings
+from hub.prompts import Prompt
 
-__all__ = ["TrackDecision", "judge_roll", "judge_track"]
+__all__ = ["DRIVER", "HorseRace", "TrackDecision", "judge_roll", "judge_track"]
 
 
 def judge_roll(reading: Mapping[str, Any], threshold: float) -> tuple[Roll | None, list[str]]:
@@ -88,3 +94,160 @@ def judge_track(state: State, track: Mapping[Any, Any],
         return TrackDecision("assign", action=assignment_from_track(state, seen))
     except IllegalAction as exc:
         return TrackDecision("mismatch", differences=[str(exc)])
+
+
+class HorseRace(Driver):
+    kind = GameKind.HORSERACE
+    package = "hub.games.horserace"
+    title = "the horse race"
+    settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
+                          "tokens"})
+    dashboard_script = "horserace.js"
+
+    def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        from hub.games.horserace import Settings
+
+        data = super().check_settings(given)
+        for key in ("races", "track_length", "tokens"):
+            v = data.get(key)
+            if key in data and (isinstance(v, bool) or not isinstance(v, int)):
+                raise bad_settings(f"{key!r} must be a whole number, not {v!r}")
+        if "score_table" in data:
+            rows = data["score_table"]
+            if (not isinstance(rows, list) or not all(isinstance(r, list) for r in rows)
+                    or any(isinstance(v, bool) for r in rows for v in r)):
+                raise bad_settings("'score_table' is a list of rows of whole numbers, one row "
+                                   "per podium place")
+        if "horses" in data and (not isinstance(data["horses"], list)
+                                 or not all(isinstance(h, str) for h in data["horses"])):
+            raise bad_settings("'horses' is a list of horse names")
+        if "next_starter" in data and not isinstance(data["next_starter"], str):
+            raise bad_settings("'next_starter' is \"leader\" or \"rotate\"")
+        if data.get("track_length", 30) > 200 or data.get("races", 1) > 20:
+            raise bad_settings("the track is at most 200 spaces and a game at most 20 races")
+        try:
+            settings = Settings.from_json(data)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, IllegalAction):
+                raise
+            raise bad_settings(f"the horse race's settings are not right: {exc}") from None
+        full = settings.to_json()
+        return {k: full[k] for k in data}  # only what was given: defaults stay the engine's
+
+    def new(self, params: Mapping[str, Any]) -> Any:
+        from hub.games.horserace import Game
+
+        first = params.get("first_player")
+        return Game.new(params["players"], seed=params.get("seed"), first_player=first,
+                        **dict(params.get("settings") or {}))
+
+    def annotate(self, event: dict[str, Any], cause: Mapping[str, Any]) -> dict[str, Any]:
+        """A roll: its crop and confidence, and whether the camera or a person read it."""
+        if event.get("type") == "die_rolled" and cause.get("cmd") in ("observe_die", "confirm"):
+            return {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
+                    "read": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
+        return event
+
+    def default_actor(self, game: Any) -> str | None:
+        """A roll entered with no player is the player to move's."""
+        return game.current_player  # type: ignore[no-any-return]
+
+    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+                access: Access) -> dict[str, Any]:
+        """A person says what the die shows (or accepts the camera's reading)."""
+        if prompt["kind"] != "roll_reading":
+            return super().confirm(table, game, prompt, p, access)
+        pid = prompt["id"]
+        reading = prompt.get("reading", {})
+        face = p.get("face", reading.get("face"))
+        if not p.get("accept") and "face" not in p:
+            raise RequestError("say accept, or give the face seen", "bad_payload")
+        if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= DIE_FACES:
+            raise RequestError(f"the reading cannot be accepted as it is (face {face}): give "
+                               f"the face seen, 1 to {DIE_FACES}", "bad_face")
+        act = self.parse_action(f"roll:{face}")
+        player = game.current_player
+        try:
+            events = self.check(game, act, player)
+        except IllegalAction as exc:
+            raise RequestError(str(exc), exc.reason) from None
+        correction = {"type": "correction", "prompt": pid, "face": face,
+                      "read": {"face": reading.get("face")},
+                      "changed": face != reading.get("face"), "by": access.player or "table"}
+        return table.play(act, player, events,
+                          {"cmd": "confirm", "action": str(act), "player": player,
+                           "resolves": sorted({pid, *self.answered(game, table.pending,
+                                                                   events)}),
+                           "crop": prompt.get("crop"), "confidence": reading.get("confidence")},
+                          before=[("hub", correction)])
+
+    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+        """A die read by the camera: the roll, or a person prompt (never a guess)."""
+        crop_id = table.keep_crop(p)
+        player = game.current_player
+        roll, problems = judge_roll(p, table.threshold)
+        if roll is not None:
+            try:
+                events = self.check(game, roll, player)
+            except IllegalAction as exc:  # a readable die the rules refuse (no roll due now)
+                problems = [str(exc)]
+            else:
+                return table.play(roll, player, events,
+                                  {"cmd": "observe_die", "action": str(roll), "player": player,
+                                   "crop": crop_id, "confidence": p.get("confidence"),
+                                   "resolves": self.answered(game, table.pending, events)})
+        pid = table.next_prompt()
+        ev = {"type": "roll_uncertain", "prompt": pid, "player": player,
+              "reading": {"face": p.get("face"), "confidence": p.get("confidence")},
+              "problems": problems, "crop": crop_id}
+        table.log([ev], {"cmd": "observe_die", "crop": crop_id})
+        return {"uncertain": True, "prompt": pid, "problems": problems}
+
+    def observe_track(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+        """A still track: the horse the roll in hand went to, or what differs."""
+        try:
+            decision = judge_track(game.state, p["track"], p.get("uncertain"))
+        except IllegalAction as exc:
+            raise RequestError(str(exc), "bad_payload") from None
+        if decision.kind in ("match", "waiting"):
+            return {"match": True, **({"waiting": True} if decision.kind == "waiting" else {})}
+        if decision.kind == "assign" and table.active:
+            player = game.current_player
+            try:
+                events = self.check(game, decision.action, player)
+            except IllegalAction as exc:
+                decision = TrackDecision("mismatch", differences=[str(exc)])
+            else:
+                out = table.play(decision.action, player, events,
+                                 {"cmd": "observe_track", "action": str(decision.action),
+                                  "player": player})
+                return {"match": True, "action": str(decision.action), **out}
+        ev = {"type": "track_mismatch", "differences": list(decision.differences), "spaces": []}
+        table.log([ev], {"cmd": "observe_track"})
+        return {"match": False, "differences": ev["differences"]}
+
+    def sensors(self) -> list[Sensor]:
+        return [TO_MOVE]
+
+    def derived(self, state: Any, player: str | None, odds: bool,
+                advice: bool) -> dict[str, Any]:
+        """The podium odds as ``odds``, and as ``advice`` the roll in hand's choices
+        (``advise_roll``: each horse's expected points per player with the standard error) and
+        what a token is worth now (``bet_values``), both Monte Carlo, ~0.1 s together, so they
+        are computed in the odds worker, off the request path, like Camel Up's."""
+        from hub.games.horserace import advise_roll, bet_values
+
+        if state.finished or not (odds or advice):
+            return {"odds": None, "advice": []}
+        bets = bet_values(state)
+        roll = (advise_roll(state) if state.phase == "running" and state.roll is not None
+                else None)
+        out: dict[str, Any] = {"odds": {"podium": bets["podium_odds"]} if odds else None,
+                               "advice": []}
+        if advice:
+            out["advice"] = {"game": str(self.kind), "player": state.current_player(),
+                             "roll": roll, "bets": bets if state.phase == "betting" else None}
+        return out
+
+
+DRIVER = HorseRace()

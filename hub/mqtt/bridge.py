@@ -34,6 +34,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from hub.bus import Envelope
+from hub.games_glue import Sensor
 from hub.mqtt import discovery
 
 if TYPE_CHECKING:
@@ -129,6 +130,7 @@ class MqttBridge:
         self._scores: dict[str, Any] = {}
         self._tallies: dict[int, bytes] = {}
         self._disc_players: list[str] = []
+        self._disc_sensors: list[Sensor] = []
         self._unsubscribe: Any = None
         self._threads: list[threading.Thread] = []
         self.connected = threading.Event()
@@ -164,7 +166,7 @@ class MqttBridge:
     def start(self) -> MqttBridge:
         # Events logged but never acknowledged by a broker (the hub died first) go out first;
         # holding the session lock while subscribing means none is missed or sent twice.
-        with self.session._lock:
+        with self.session.lock:
             for env in self.session.events_since(self._acked_upto):
                 self._outbox.append(env)
             self._unsubscribe = self.session.bus.subscribe(self._on_envelope)
@@ -359,23 +361,23 @@ class MqttBridge:
         pub(self.topic("state"), _json(snap))
         game = snap.get("game") or {}
         players = list(game.get("players", []))
-        scores = {n: h.get("money") for n, h in (game.get("holdings") or {}).items()}
-        if not scores and game.get("result"):  # Marco Polo II: points once the game is scored
-            scores = dict(game["result"].get("money") or {})
+        drv = s.driver
+        scores = drv.scores(game) if game else {}
         for name, money in scores.items():
             if force or self._scores.get(name) != money:
                 pub(self.topic(f"score/{name}"), str(money))
         for name in set(self._scores) - set(scores):
             pub(self.topic(f"score/{name}"), b"")  # an empty retained payload clears it
         self._scores = scores
-        tallies = {t["leg"]: _json(t) for t in leg_tallies(s)}
+        tallies = {t["leg"]: _json(t) for t in s.tallies()}
         for leg, payload in tallies.items():
             if force or self._tallies.get(leg) != payload:
                 pub(self.topic(f"leg/{leg}/tally"), payload)
         for leg in set(self._tallies) - set(tallies):
             pub(self.topic(f"leg/{leg}/tally"), b"")
         self._tallies = tallies
-        if self.discovery_prefix and (force or players != self._disc_players):
+        if self.discovery_prefix and (force or players != self._disc_players
+                                      or drv.sensors() != self._disc_sensors):
             self._publish_discovery(players)
         if force:
             self.retained_rounds += 1
@@ -386,11 +388,14 @@ class MqttBridge:
         if players is None:
             game = (self.session.snapshot(log=False, derived=False).get("game") or {})
             players = list(game.get("players", []))
+        sensors = self.session.driver.sensors()
         payload = discovery.discovery_payload(self.session.table_id, players, self.base,
-                                              removed=self._disc_players)
+                                              removed=self._disc_players, sensors=sensors,
+                                              removed_sensors=self._disc_sensors)
         self._pub(discovery.discovery_topic(self.session.table_id, self.discovery_prefix),
                   _json(payload))
         self._disc_players = players
+        self._disc_sensors = sensors
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -451,28 +456,3 @@ class MqttBridge:
                     auth = {**auth, key: payload.pop(key)}
         answer = self.session.request(cmd, payload, auth, channel="mqtt")
         return {**answer, "transaction": transaction}
-
-
-def leg_tallies(session: TableSession) -> list[dict[str, Any]]:
-    """The stage-end tally of every leg scored in the current game (undone legs left out)."""
-    live = {seq for batch in session._engine_batches for seq in batch}
-    gid = session.game_id
-    if gid is None:
-        return []
-    out = []
-    for e in session.store.events(session.table_id, game_id=gid):
-        if e.type != "leg_scored" or e.seq not in live:
-            continue
-        ev = e.event
-        money = ev.get("money", {})
-        changes = ev.get("changes", {})
-        tiles = ev.get("tiles", {})
-        pyramid = ev.get("pyramid_tiles", {})
-        out.append({
-            "table": session.table_id, "game_id": gid, "seq": e.seq, "leg": ev.get("leg"),
-            "winner": ev.get("first"), "runner_up": ev.get("second"),
-            "players": {name: {"tiles": tiles.get(name, []), "pyramid_tiles": pyramid.get(name, 0),
-                               "change": changes.get(name, 0), "money": money.get(name)}
-                        for name in money},
-        })
-    return out

@@ -11,8 +11,11 @@ component with its platform only, as Home Assistant asks.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
+
+from hub.games_glue.base import Sensor
 
 __all__ = ["discovery_topic", "discovery_payload", "STATUS_TOPIC"]
 
@@ -20,7 +23,7 @@ STATUS_TOPIC = "homeassistant/status"
 
 
 def _version() -> str:
-    """The installed package's version (pyproject.toml is its one source), shown in Home Assistant."""
+    """The installed package's version (pyproject.toml its one source), shown in Home Assistant."""
     try:
         return metadata.version("camel-pyramid")
     except metadata.PackageNotFoundError:  # run from a checkout that was never installed
@@ -43,9 +46,14 @@ def discovery_topic(table: str, prefix: str = "homeassistant") -> str:
 
 
 def discovery_payload(
-    table: str, players: list[str], base: str, removed: list[str] | None = None
+    table: str, players: list[str], base: str, removed: list[str] | None = None,
+    sensors: Sequence[Sensor] = (), removed_sensors: Sequence[Sensor] = (),
 ) -> dict[str, Any]:
-    """The device config: ``base`` is the table's topic prefix (``camelup/<table>``)."""
+    """The device config: ``base`` is the table's topic prefix (``camelup/<table>``).
+
+    ``sensors`` are the current game's (its driver's ``sensors()``), between the table's own
+    status/game and seq; those of the game before (``removed_sensors``) not among them are
+    removed, as players who left are."""
     dev = device_id(table)
     state = f"{base}/state"
 
@@ -56,16 +64,12 @@ def discovery_payload(
     comps = dict([
         sensor("status", "Status", "{{ value_json.status }}", icon="mdi:cards-playing"),
         sensor("game", "Game", "{{ value_json.game_id or 'none' }}"),
-        sensor("leg", "Leg", "{{ value_json.game.leg if value_json.game else 0 }}",
-               icon="mdi:flag-checkered"),
-        sensor("to_move", "Player to move",
-               "{{ (value_json.game.current_player if value_json.game else none) or 'nobody' }}",
-               icon="mdi:account-arrow-right"),
-        sensor("dice_left", "Dice in the pyramid",
-               "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
-               icon="mdi:dice-multiple"),
+        *(sensor(s.key, s.name, s.template, **s.extra) for s in sensors),
         sensor("seq", "Events", "{{ value_json.seq }}", entity_category="diagnostic"),
     ])
+    for gone in removed_sensors:
+        if f"{dev}_{gone.key}" not in comps:
+            comps[f"{dev}_{gone.key}"] = {"platform": "sensor"}
     for name in players:
         key = f"score_{_slug(name)}"
         comps[f"{dev}_{key}"] = {

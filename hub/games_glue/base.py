@@ -18,8 +18,8 @@ What a driver answers (the hooks, each with the defaults this base class gives):
 - prompts: :meth:`prompt_of` (the prompt a hub event opens), :meth:`answered` (the prompts an
   engine batch answers), :meth:`undo_dismisses`;
 - derived and published: :meth:`derived` (odds and advice, run in the odds worker),
-  :meth:`tallies` (the stage-end tallies the bridge retains), :meth:`sensors` (Home Assistant),
-  :attr:`dashboard_script` (the dashboard's module of the game).
+  :meth:`tallies` (the stage-end tallies the bridge retains), :meth:`scores` and
+  :meth:`sensors` (the retained scores and Home Assistant's sensors).
 
 The drivers hold no state: what they change, they change through the :class:`Table` they are
 given (the session), whose :meth:`Table.play` and :meth:`Table.log` end in the session's one write
@@ -129,8 +129,6 @@ class Driver:
     everyone_acts: bool = False
     #: the seat that starts when a start request names none (None: the engine decides)
     default_first_player: int | None = None
-    #: the dashboard's module of this game (under hub/dashboard/static), None: the shared page
-    dashboard_script: str | None = None
 
     # -- starting and rebuilding ------------------------------------------------------------
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:

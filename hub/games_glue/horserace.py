@@ -102,7 +102,6 @@ class HorseRace(Driver):
     title = "the horse race"
     settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
                           "tokens"})
-    dashboard_script = "horserace.js"
 
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
         from hub.games.horserace import Settings

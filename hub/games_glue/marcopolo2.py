@@ -69,7 +69,6 @@ class MarcoPolo2(Driver):
     settings = frozenset({"colours", "banner_table", "boards", "expected_dice"})
     ENGINE_SETTINGS = ("colours", "banner_table")
     everyone_acts = True
-    dashboard_script = "marcopolo2.js"
 
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
         data = super().check_settings(given)

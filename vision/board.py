@@ -37,6 +37,9 @@ __all__ = [
 ]
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "hardware" / "board.yaml"
+# 1: the original file (markers upright, on the board's margin); 2: adds ``version``, a marker's
+# optional angle (``[x, y, angle_deg]``) and marker cards beside a board with no margin
+SUPPORTED_VERSIONS = (1, 2)
 
 
 class BoardNotFound(ValueError):
@@ -68,6 +71,11 @@ class BoardGeometry:
     reveal_zone: tuple[tuple[float, float], ...]
     die_size: float
     hfov_deg: float
+    # version 2: a marker may lie turned on the table (degrees, clockwise in board mm); old
+    # files have none and every marker upright
+    marker_angles: dict[int, float] = field(default_factory=dict)
+    version: int = 1
+    track_origin: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> BoardGeometry:
@@ -83,7 +91,19 @@ class BoardGeometry:
                 i + 1: (ox + (c + 0.5) * cell, oy + (r + 0.5) * cell)
                 for i, (r, c) in enumerate(cells)
             }
-            placements = {int(k): (float(v[0]), float(v[1])) for k, v in m["placements"].items()}
+            version = int(doc.get("version", 1))
+            if version not in SUPPORTED_VERSIONS:
+                raise ValueError(
+                    f"board geometry: version {version} is not one of {SUPPORTED_VERSIONS}"
+                )
+            placements: dict[int, tuple[float, float]] = {}
+            angles: dict[int, float] = {}
+            for k, v in m["placements"].items():
+                if len(v) not in (2, 3):
+                    raise ValueError(f"markers.placements[{k}]: [x, y] or [x, y, angle_deg]")
+                placements[int(k)] = (float(v[0]), float(v[1]))
+                if len(v) == 3 and float(v[2]) != 0.0:
+                    angles[int(k)] = float(v[2])
             if len(placements) < 3:
                 raise ValueError("markers.placements needs at least 3 markers")
             return cls(
@@ -111,6 +131,9 @@ class BoardGeometry:
                 reveal_zone=tuple((float(x), float(y)) for x, y in doc["reveal_zone"]["polygon"]),
                 die_size=float(doc["reveal_zone"]["die_size"]),
                 hfov_deg=float(doc["camera"]["hfov_deg"]),
+                marker_angles=angles,
+                version=version,
+                track_origin=(ox, oy),
             )
         except KeyError as exc:
             raise ValueError(f"board geometry: missing key {exc}") from exc
@@ -120,11 +143,38 @@ class BoardGeometry:
     def spaces(self) -> list[int]:
         return sorted(self.space_centres)
 
-    def marker_corners(self, marker_id: int) -> np.ndarray:
-        """Corners of the marker's black square, in OpenCV's order (TL, TR, BR, BL), 4x2 mm."""
+    def marker_corners(self, marker_id: int, grow: float = 0.0) -> np.ndarray:
+        """Corners of the marker's black square, in OpenCV's order (TL, TR, BR, BL), 4x2 mm.
+
+        ``grow``: mm added on every side (the white border's outer edge is ``marker_border``).
+        A marker card lying turned (version 2's angle) has its corners turned with it."""
         cx, cy = self.marker_centres[marker_id]
-        s = self.marker_size / 2
-        return np.array([[cx - s, cy - s], [cx + s, cy - s], [cx + s, cy + s], [cx - s, cy + s]])
+        s = self.marker_size / 2 + grow
+        sq = np.array([[-s, -s], [s, -s], [s, s], [-s, s]])
+        a = np.deg2rad(self.marker_angles.get(marker_id, 0.0))
+        if a:
+            c, n = np.cos(a), np.sin(a)
+            sq = sq @ np.array([[c, -n], [n, c]]).T
+        return sq + [cx, cy]
+
+    @property
+    def margin(self) -> float:
+        """The board's width outside the ring of spaces (mm): 0 on the first edition's board,
+        whose spaces run to its edge (the marker cards then lie on the table beside it)."""
+        ox, oy = self.track_origin
+        return float(
+            min(ox, oy, self.width - ox - 5 * self.cell, self.height - oy - 5 * self.cell)
+        )
+
+    def marker_point(self, marker_id: int, local: np.ndarray) -> np.ndarray:
+        """Board mm of points given in the marker's own frame (mm from its centre, upright)."""
+        cx, cy = self.marker_centres[marker_id]
+        a = np.deg2rad(self.marker_angles.get(marker_id, 0.0))
+        c, n = np.cos(a), np.sin(a)
+        return np.asarray(local, np.float64).reshape(-1, 2) @ np.array([[c, -n], [n, c]]).T + [
+            cx,
+            cy,
+        ]
 
     def space_polygon(self, space: int) -> np.ndarray:
         cx, cy = self.space_centres[space]
@@ -415,17 +465,12 @@ def marker_white_mask(
     geo = geometry or load_geometry()
     mask = np.zeros(shape[:2], np.uint8)
     ids = [marker_id] if marker_id is not None else sorted(location.markers)
-    s = geo.marker_size / 2
     b = geo.marker_border
     for i in ids:
         if i not in geo.marker_centres:
             raise ValueError(f"marker {i} is not on the board")
-        cx, cy = geo.marker_centres[i]
-        outer = s + 0.85 * b
-        inner = s + 0.2 * b
-        sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
-        po = location.to_image(np.array([cx, cy]) + sq * outer)
-        pi = location.to_image(np.array([cx, cy]) + sq * inner)
+        po = location.to_image(geo.marker_corners(i, 0.85 * b))
+        pi = location.to_image(geo.marker_corners(i, 0.2 * b))
         cv2.fillConvexPoly(mask, np.round(po).astype(np.int32), 1)
         cv2.fillConvexPoly(mask, np.round(pi).astype(np.int32), 0)
     return mask.astype(bool)

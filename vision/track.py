@@ -29,7 +29,7 @@ mirage sides are printed in clearly different colours); a hand over a tile makes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -43,6 +43,9 @@ from vision.board import (
     reveal_zone_in_image,
 )
 from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
+
+if TYPE_CHECKING:
+    from vision.table import Background, TableProfile
 
 __all__ = ["SpaceReading", "TrackReading", "read_track", "reveal_zone_in_image"]
 
@@ -102,10 +105,17 @@ class _Palette:
     radius: np.ndarray  # acceptance radius per class (chromaticity units)
 
 
-def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
+def _palette(
+    geo: BoardGeometry, board_lin: list[np.ndarray], table: TableProfile | None = None
+) -> _Palette:
     names = list(geo.colours)
     rgb = np.array([geo.colours[n] for n in names], np.float32)
     ch, _ = _chroma(_linear(rgb[:, ::-1]))
+    learnt = table.colours() if table is not None else {}
+    spreads = table.spreads() if table is not None else {}
+    for i, n in enumerate(names):
+        if n in learnt:  # this table's own paint under its lamp (vision.table)
+            ch[i] = np.asarray(learnt[n], np.float32)
     board_ch, _ = _chroma(np.array(board_lin, np.float32))
     # a margin or field colour that came out the same as the spaces' (its sample points fell
     # on sand, or the light washes them together) is no colour of its own: a space's sand
@@ -116,6 +126,9 @@ def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
     ]
     tiles = list(geo.tile_colours)
     tch, _ = _chroma(_linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
+    for i, t in enumerate(tiles):
+        if t in learnt:
+            tch[i] = np.asarray(learnt[t], np.float32)
     boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_ch))]
     all_names = names + boards + tiles
     chroma = np.concatenate([ch, board_ch, tch])
@@ -123,6 +136,13 @@ def _palette(geo: BoardGeometry, board_lin: list[np.ndarray]) -> _Palette:
     if "white" in names:
         radius[names.index("white")] = 0.075
     radius[len(names) : len(names) + len(boards)] = 0.075
+    for i, n in enumerate(all_names):
+        if n in spreads:
+            # a learnt colour: as wide as its own spread allows, never reaching half-way to
+            # another class (its board included), and never wider than the nominal radius
+            others = np.delete(chroma, i, axis=0)
+            gap = float(np.linalg.norm(others - chroma[i], axis=1).min())
+            radius[i] = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, min(0.11, 0.55 * gap)))
     return _Palette(all_names, chroma, radius)
 
 
@@ -167,17 +187,11 @@ def _white_gains(
     ring = np.linspace(-1, 1, 9)
     gains: dict[int, np.ndarray] = {}
     for mid in loc.markers:
-        cx, cy = geo.marker_centres[mid]
         pts = []
         for r in (s + 0.4 * b, s + 0.65 * b):
             for t in ring:
-                pts += [
-                    (cx + t * r, cy - r),
-                    (cx + t * r, cy + r),
-                    (cx - r, cy + t * r),
-                    (cx + r, cy + t * r),
-                ]
-        px = loc.to_image(np.array(pts))
+                pts += [(t * r, -r), (t * r, r), (-r, t * r), (r, t * r)]
+        px = loc.to_image(geo.marker_point(mid, np.array(pts)))
         vals, inside = _sample(image, px)
         if inside.sum() < 8:
             continue
@@ -216,6 +230,7 @@ def read_track(
     location: BoardLocation | None = None,
     *,
     all_camels: bool = True,
+    table: TableProfile | None = None,
 ) -> TrackReading:
     """Read every space of the track in ``image`` (BGR uint8). Never raises on a bad frame.
 
@@ -248,8 +263,10 @@ def read_track(
             "camera moving or out of focus?",
             loc,
         )
-    pal = _palette(geo, _board_colours(image, loc, geo, gains))
-    spaces, desert, columns = _read_spaces(image, loc, geo, gains, pal)
+    pal = _palette(geo, _board_colours(image, loc, geo, gains), table)
+    spaces, desert, columns = _read_spaces(
+        image, loc, geo, gains, pal, None if table is None else table.background
+    )
     _mark_hidden(spaces, loc, geo)
     # a hand the colour of the sand passes for an empty space, but hides the space's front line
     for s, seen in zip(geo.spaces, _front_line_seen(image, loc, geo), strict=True):
@@ -330,17 +347,18 @@ def _fit_ref(pal: _Palette, n_camel: int) -> FitRef:
 def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> float:
     """Contrast of the markers' black-white edges, 0..1: low when the frame is smeared."""
     s = geo.marker_size / 2
-    pairs = []
+    pairs: list[np.ndarray] = []
     for mid in loc.markers:
-        cx, cy = geo.marker_centres[mid]
+        local = []
         # across the outer edge of the black square: white 3 mm outside, black 3 mm inside
         for t in (-0.5, 0.0, 0.5):
             for nx, ny in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                px, py = cx + nx * s - ny * t * s, cy + ny * s + nx * t * s
-                pairs.append([[px + nx * 3.0, py + ny * 3.0], [px - nx * 3.0, py - ny * 3.0]])
+                px, py = nx * s - ny * t * s, ny * s + nx * t * s
+                local += [[px + nx * 3.0, py + ny * 3.0], [px - nx * 3.0, py - ny * 3.0]]
+        pairs.append(geo.marker_point(mid, np.array(local)))
     if not pairs:
         return 0.0
-    pts = loc.to_image(np.array(pairs, np.float64).reshape(-1, 2)).reshape(-1, 2, 2)
+    pts = loc.to_image(np.concatenate(pairs)).reshape(-1, 2, 2)
     v, inside = _sample(image, pts)
     ok = inside.all(axis=1)
     if not ok.any():
@@ -376,7 +394,9 @@ def _board_colours(
             (x1 - geo.cell - 10, y),
         ]
     out = []
-    for group in (cells, outer, inner):
+    # a board with no margin has the table outside its ring: not a board colour
+    groups = (cells, outer, inner) if geo.margin >= 20.0 else (cells, inner)
+    for group in groups:
         pts = np.array(group)
         vals, inside = _sample(image, loc.to_image(pts))
         if inside.sum() < 4:
@@ -392,6 +412,7 @@ def _read_spaces(
     geo: BoardGeometry,
     gains: dict[int, np.ndarray],
     pal: _Palette,
+    background: Background | None = None,
 ) -> tuple[dict[int, SpaceReading], dict[int, str], dict[int, Column]]:
     """Sample every space's column at once (one projection, one lookup), then decode each.
     Also returns each space's column, for the five-camel rule's check of a completion."""
@@ -449,6 +470,17 @@ def _read_spaces(
     )
     labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
+    explained = None
+    if background is not None:
+        # what the set-up saw at the same spot of the board (or table) with nothing on it
+        bg, known = background.lookup(ground)
+        seen, _ = _chroma(lin)
+        explained = known & (np.linalg.norm(seen - bg, axis=-1) < 0.045)
+        # an unknown colour the empty board showed there is the board, not "something"
+        lift = np.arange(n)[None, :] > int(np.argmin(np.abs(z))) + 0.3 * band_s
+        labels = np.where(
+            explained & lift & (labels == len(pal.names)), pal.names.index(BOARD), labels
+        )
     # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
     band_px = np.linalg.norm(band_px_at - ends[2], axis=1)
@@ -478,6 +510,7 @@ def _read_spaces(
             geo,
             px_per_sample,
             lin[i],
+            None if explained is None else explained[i],
         )
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
@@ -577,6 +610,12 @@ def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) 
     ok = inside.reshape(k, 3, len(t)).all(axis=1)
     side = np.minimum(g[:, 1], g[:, 2])
     dark = (side - g[:, 0]) / np.maximum(side, 1.0) > 0.05
+    if geo.margin < 4.0:
+        # the first edition's board: white pebbles part the spaces (lighter than the sand on
+        # both sides), and where a space's front is the board's edge the table shows beyond it
+        light = (g[:, 0] - np.maximum(g[:, 1], g[:, 2])) / np.maximum(g[:, 0], 1.0) > 0.05
+        edge = np.abs(g[:, 1] - g[:, 2]) / np.maximum(np.maximum(g[:, 1], g[:, 2]), 1.0) > 0.08
+        dark = dark | light | edge
     return (dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
 
 
@@ -696,6 +735,7 @@ def _decode(
     geo: BoardGeometry,
     px: float = 1.0,
     lin: np.ndarray | None = None,
+    explained: np.ndarray | None = None,
 ) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column.
 
@@ -716,9 +756,15 @@ def _decode(
             # a neighbour's stack reaching into this column (a band of ours ends above there)
             continue
         if not started and st > base_idx + 1.6 * band:
-            if cl < n_camel and st < reach and en - st >= 0.5 * band:
+            if (
+                cl < n_camel
+                and st < reach
+                and en - st >= 0.5 * band
+                and not (explained is not None and float(explained[st:en].mean()) > 0.6)
+            ):
                 # a camel's colour where only the upper part of a stack could be: the lower
-                # camels are there but unread. Never call that space empty.
+                # camels are there but unread. Never call that space empty, unless the set-up
+                # saw that very colour there on the empty board (a palm, the table).
                 return _unread("camel colours above an unread base")
             break  # nothing camel-coloured at the base: an empty space
         if cl < n_camel:
@@ -753,6 +799,7 @@ def _decode(
             and cl < n_camel + 1 + 10
             and names[cl].startswith(BOARD)
             and en > base_idx - 0.3 * band
+            and geo.margin >= 4.0  # without a margin the ring's inner field lies in front
         ):
             # the margin's colour right in front of a stack cannot be there: skin looks like it
             return SpaceReading([], 0.0, True, "something the colour of the margin covers the base")

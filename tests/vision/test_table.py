@@ -1,0 +1,193 @@
+"""The table set-up on rendered tables: each step, each refusal by its code, refine and undo."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.eval_table import SETUP_TILES, _setup_view, set_up_table
+from vision.render.table import make_table, render_table_scene
+from vision.table import (
+    REFINE_BOUND,
+    Refusal,
+    SetupRefused,
+    TableProfile,
+    learn_camels,
+    load_profile,
+    place_board,
+    refine,
+    save_profile,
+    solve_markers,
+    undo,
+)
+from vision.track import read_track
+
+ORDER = ["blue", "green", "orange", "yellow", "white"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return make_table(100_001)  # a tuning table
+
+
+@pytest.fixture(scope="module")
+def snapshot(table):
+    pose, kelvin, _, rng = _setup_view(table)
+    track = {i + 1: [c] for i, c in enumerate(ORDER)}
+    img, truth = render_table_scene(table, rng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose)
+    return img, truth, pose, kelvin
+
+
+@pytest.fixture(scope="module")
+def placed(table, snapshot):
+    img, truth, _, _ = snapshot
+    layout = solve_markers(img, table.geometry)
+    return place_board(TableProfile(), layout, np.asarray(truth.board_corners), (1280, 720))
+
+
+def _dist(a, b):
+    return float(np.linalg.norm(np.subtract(a, b)))
+
+
+def test_markers_layout_comes_out_in_millimetres(table, snapshot):
+    img, _, _, _ = snapshot
+    layout = solve_markers(img, table.geometry)
+    assert layout.rms_px < 1.0
+    true = table.markers
+    for a in range(4):
+        for b in range(a + 1, 4):
+            want = _dist(true[a][:2], true[b][:2])
+            got = _dist(layout.cards[a][:2], layout.cards[b][:2])
+            assert abs(got - want) < 0.01 * want + 2.0, (a, b, got, want)
+
+
+def test_board_placed_from_its_corners_matches_the_table(table, placed):
+    geo = placed.geometry
+    assert geo.version == 2 and geo.margin == pytest.approx(0.0, abs=1e-6)
+    assert geo.cell == pytest.approx(table.cell, abs=1.0)
+    for mid, (x, y, _) in table.markers.items():
+        gx, gy = geo.marker_centres[mid]
+        assert _dist((gx, gy), (x, y)) < 4.0, mid
+
+
+def test_colours_learnt_from_the_pieces_read_the_table(table, placed, snapshot):
+    img, _, pose, kelvin = snapshot
+    prof = learn_camels(placed, img, ORDER)
+    assert set(prof.camels) == set(ORDER)
+    # a scene of the same table: the reader now knows this table's paint
+    track = {3: ["orange", "blue"], 9: ["white"], 13: ["green", "yellow"]}
+    scene, _ = render_table_scene(
+        table, np.random.default_rng(5), track, {6: "mirage"}, kelvin=kelvin, pose=pose
+    )
+    reading = read_track(scene, prof.geometry, table=prof)
+    assert reading.track == track
+
+
+@pytest.mark.parametrize(
+    "case, code",
+    [
+        ("camel missing", Refusal.CAMEL_NOT_FOUND),
+        ("two blues", Refusal.TWO_CAMELS_ONE_COLOUR),
+        ("wrong order", Refusal.BAD_ORDER),
+    ],
+)
+def test_refused_colour_steps_say_why_and_change_nothing(table, placed, snapshot, case, code):
+    img, truth, pose, kelvin = snapshot
+    track = {i + 1: [c] for i, c in enumerate(ORDER)}
+    order = list(ORDER)
+    if case == "camel missing":
+        del track[3]
+    if case == "two blues":
+        track[2] = ["blue"]
+        track[1] = ["blue"]
+    if case == "wrong order":
+        order = ["orange", "green", "blue", "yellow", "white"]
+    if case == "two blues":
+        # render_table_scene would draw two blue camels; the reader must notice
+        track = {1: ["blue"], 2: ["green"], 3: ["orange"], 4: ["yellow"], 5: ["white"]}
+        track[2] = ["blue"]
+    frame, t2 = render_table_scene(
+        table, np.random.default_rng(9), track, {}, kelvin=kelvin, pose=pose
+    )
+    before = placed.to_json()
+    with pytest.raises(SetupRefused) as err:
+        learn_camels(placed, frame, order)
+    assert err.value.code == code, err.value.sentence
+    assert placed.to_json() == before
+
+
+def test_markers_step_refuses_a_hidden_card(table, snapshot):
+    img, truth, _, _ = snapshot
+    geo = table.geometry
+    from vision.board import locate_board
+
+    loc = locate_board(img, geo)
+    frame = img.copy()
+    c = loc.to_image(geo.marker_corners(2, geo.marker_border + 4))
+    x0, y0 = np.floor(c.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(c.max(axis=0)).astype(int)
+    frame[y0:y1, x0:x1] = (60, 90, 120)  # a hand's shadow, a cup: card 2 is not seen
+    with pytest.raises(SetupRefused) as err:
+        solve_markers(frame, geo)
+    assert err.value.code == Refusal.MARKER_NOT_SEEN and "[2]" in err.value.sentence
+
+
+@pytest.mark.parametrize(
+    "move, code",
+    [
+        (lambda c: c + [[0, 0], [0, 0], [2000, 0], [0, 0]], Refusal.OVERLAY_OFF_FRAME),
+        (lambda c: c + [[0, 0], [0, 0], [-120, -60], [0, 0]], Refusal.OVERLAY_NOT_SQUARE),
+        (lambda c: (c - c.mean(axis=0)) * 0.4 + c.mean(axis=0), Refusal.SPACE_SIZE),
+        (lambda c: c[::-1], Refusal.OVERLAY_NOT_SQUARE),
+    ],
+)
+def test_overlay_dragged_wrong_is_refused(table, snapshot, move, code):
+    img, truth, _, _ = snapshot
+    layout = solve_markers(img, table.geometry)
+    prof = TableProfile()
+    with pytest.raises(SetupRefused) as err:
+        place_board(prof, layout, move(np.asarray(truth.board_corners)), (1280, 720))
+    assert err.value.code == code, err.value.sentence
+    assert prof.board is None
+
+
+def test_refinement_is_bounded_logged_and_undone(table):
+    prof, _ = set_up_table(table)
+    blue0 = np.asarray(prof.camels["blue"].chroma)
+    green = np.asarray(prof.camels["green"].chroma)
+    # a long run of "confirmed" samples pulling blue one way: it stops at the bound
+    pull = blue0 + (blue0 - green) * 0.5
+    p = prof
+    for i in range(30):
+        p = refine(p, {"blue": [tuple(pull)]}, f"confirmed read {i}")
+    assert len(p.log) == 30
+    moved = _dist(p.camels["blue"].chroma, blue0)
+    assert 0.5 * REFINE_BOUND < moved <= REFINE_BOUND + 1e-9
+    # undo takes back exactly one step at a time
+    q = undo(p)
+    assert q.camels["blue"] == p.log[-1].before["blue"] and len(q.log) == 29
+    # a wrong correction (a green sample named blue) is refused and changes nothing
+    with pytest.raises(SetupRefused) as err:
+        refine(q, {"blue": [tuple(green)]}, "a person's slip")
+    assert err.value.code == Refusal.SAMPLE_LOOKS_LIKE_OTHER
+    with pytest.raises(SetupRefused) as err:
+        undo(prof)
+    assert err.value.code == Refusal.NOTHING_TO_UNDO
+
+
+def test_profile_round_trips_through_its_file(table, tmp_path):
+    prof, _ = set_up_table(table)
+    prof = refine(prof, {"white": [prof.camels["white"].chroma]}, "confirmed")
+    path = save_profile(prof, tmp_path / "table.json")
+    back = load_profile(path)
+    assert back.to_json() == prof.to_json()
+    assert back.geometry.cell == pytest.approx(prof.geometry.cell)
+    assert back.background is not None and back.background.valid.any()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 99}')
+    with pytest.raises(SetupRefused) as err:
+        load_profile(bad)
+    assert err.value.code == Refusal.BAD_FILE
+    assert replace(prof, version=1).version == 1

@@ -1,0 +1,923 @@
+"""The table profile: what the set-up learnt about one table, as a versioned file vision reads.
+
+Why: the board, the pieces and the lamp are the user's, not ours. Real wooden camels sit far from
+board.yaml's nominal colours (the issue measured 0.16-0.23 in chromaticity against an accepted
+0.11), and a first-edition board has no margin for markers. So a table is set up once from the
+camera's own frames, and keeps learning:
+
+1. ``solve_markers``: the four marker cards lie anywhere round the board, each a little turned;
+   their layout on the table is solved from one frame (each card's printed square is of known
+   size, so the layout comes out in millimetres).
+2. ``place_board``: the board's four outer corners in the frame (proposed by ``propose_corners``,
+   confirmed or dragged by a person) give the board in millimetres relative to the markers: a
+   version-2 board file (``vision.board``), any board with spaces of 40-80 mm.
+3. ``learn_camels`` / ``learn_tiles``: "put the five camels on spaces 1 to 5 in this order" learns
+   each camel's colour under this lamp (white-balanced on the markers' white borders); the same
+   for each side of a desert tile.
+4. ``refine`` / ``undo``: every reading a person confirmed or corrected is a labelled sample that
+   moves the colours, within a bound of the set-up's colour and never towards another colour;
+   each change is logged and can be undone.
+
+A step that cannot be done raises ``SetupRefused`` with a typed ``code`` and changes nothing.
+Everything here is a pure function of frames and profiles; the caller stores the file.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.board import (
+    BoardGeometry,
+    BoardLocation,
+    BoardNotFound,
+    detect_markers,
+    load_geometry,
+    locate_board,
+)
+
+__all__ = [
+    "PROFILE_VERSION",
+    "Background",
+    "ColourStat",
+    "MarkerLayout",
+    "Refusal",
+    "SetupRefused",
+    "TableProfile",
+    "capture_background",
+    "learn_camels",
+    "learn_tiles",
+    "load_profile",
+    "place_board",
+    "propose_corners",
+    "refine",
+    "samples_from_reading",
+    "save_profile",
+    "solve_markers",
+    "undo",
+]
+
+PROFILE_VERSION = 1
+CELL_RANGE_MM = (40.0, 80.0)
+REFINE_BOUND = 0.04  # a refined colour stays this near (chromaticity) its set-up colour
+REFINE_RATE = 0.25  # each confirmed sample moves the colour this share of the way to it
+MIN_APART = 0.05  # two learnt colours nearer than this are one colour
+
+
+class Refusal(StrEnum):
+    """Why a set-up step was refused. Code decides on these; people read the sentence."""
+
+    NOT_AN_IMAGE = "not_an_image"
+    MARKER_NOT_SEEN = "marker_not_seen"
+    MARKERS_INCONSISTENT = "markers_inconsistent"
+    NO_MARKERS_STEP = "no_markers_step"
+    NO_BOARD_STEP = "no_board_step"
+    OVERLAY_OFF_FRAME = "overlay_off_frame"
+    OVERLAY_NOT_SQUARE = "overlay_not_square"
+    OVERLAY_ON_MARKER = "overlay_on_marker"
+    SPACE_SIZE = "space_size"
+    CAMEL_NOT_FOUND = "camel_not_found"
+    TWO_CAMELS_ONE_COLOUR = "two_camels_one_colour"
+    BAD_ORDER = "bad_order"
+    TILE_NOT_FOUND = "tile_not_found"
+    SAMPLE_LOOKS_LIKE_OTHER = "sample_looks_like_other"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    BAD_FILE = "bad_file"
+
+
+class SetupRefused(ValueError):
+    """A set-up step that could not be done: ``code`` (a Refusal) and a sentence for people."""
+
+    def __init__(self, code: Refusal, sentence: str) -> None:
+        super().__init__(sentence)
+        self.code = code
+        self.sentence = sentence
+
+
+@dataclass(frozen=True)
+class ColourStat:
+    """A learnt colour: white-balanced linear chromaticity (b, g, r shares, as vision.track
+    computes it), its spread over the samples, and how many samples it rests on."""
+
+    chroma: tuple[float, float, float]
+    spread: float
+    n: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chroma": [round(v, 5) for v in self.chroma],
+            "spread": round(self.spread, 5),
+            "n": self.n,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ColourStat:
+        c = [float(v) for v in d["chroma"]]
+        if len(c) != 3:
+            raise ValueError("a colour's chroma has three shares")
+        return cls((c[0], c[1], c[2]), float(d["spread"]), int(d["n"]))
+
+
+@dataclass(frozen=True)
+class MarkerLayout:
+    """The marker cards on the table in millimetres (marker 0's frame): id -> (x, y, angle deg),
+    and the homography from that frame to the set-up frame's pixels."""
+
+    cards: dict[int, tuple[float, float, float]]
+    homography: np.ndarray
+    rms_px: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": {str(k): [round(x, 3) for x in v] for k, v in self.cards.items()},
+            "rms_px": round(self.rms_px, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """One logged change of the colours: which sample moved what, from and to."""
+
+    seq: int
+    at: float
+    source: str
+    before: dict[str, ColourStat]
+    after: dict[str, ColourStat]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "source": self.source,
+            "before": {k: v.to_json() for k, v in self.before.items()},
+            "after": {k: v.to_json() for k, v in self.after.items()},
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Refinement:
+        return cls(
+            int(d["seq"]),
+            float(d["at"]),
+            str(d["source"]),
+            {k: ColourStat.from_json(v) for k, v in d["before"].items()},
+            {k: ColourStat.from_json(v) for k, v in d["after"].items()},
+        )
+
+
+@dataclass(frozen=True)
+class TableProfile:
+    """One table's set-up. ``board``: a version-2 board file's mapping (None until the board is
+    placed); ``camels``/``tiles``: the colours now; ``anchors``: the set-up's colours, the
+    centre of every refinement's bound; ``log``: the refinements, newest last."""
+
+    version: int = PROFILE_VERSION
+    markers: MarkerLayout | None = None
+    board: dict[str, Any] | None = None
+    camels: dict[str, ColourStat] = field(default_factory=dict)
+    tiles: dict[str, ColourStat] = field(default_factory=dict)
+    anchors: dict[str, ColourStat] = field(default_factory=dict)
+    log: tuple[Refinement, ...] = ()
+    background: Background | None = field(default=None, repr=False)
+
+    @property
+    def geometry(self) -> BoardGeometry:
+        if self.board is None:
+            raise SetupRefused(
+                Refusal.NO_BOARD_STEP, "the board is not placed yet: run the track step first"
+            )
+        return _geometry(json.dumps(self.board, sort_keys=True))
+
+    def colours(self) -> dict[str, tuple[float, float, float]]:
+        """Every learnt colour by name (camels and tile sides): what the track reader uses."""
+        return {k: v.chroma for k, v in {**self.camels, **self.tiles}.items()}
+
+    def spreads(self) -> dict[str, float]:
+        return {k: v.spread for k, v in {**self.camels, **self.tiles}.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "markers": None if self.markers is None else self.markers.to_json(),
+            "board": self.board,
+            "camels": {k: v.to_json() for k, v in self.camels.items()},
+            "tiles": {k: v.to_json() for k, v in self.tiles.items()},
+            "anchors": {k: v.to_json() for k, v in self.anchors.items()},
+            "log": [r.to_json() for r in self.log],
+            "background": None if self.background is None else self.background.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TableProfile:
+        version = int(d.get("version", 0))
+        if version != PROFILE_VERSION:
+            raise SetupRefused(
+                Refusal.BAD_FILE,
+                f"table profile version {version}; this program reads version {PROFILE_VERSION}",
+            )
+        m = d.get("markers")
+        layout = None
+        if m is not None:
+            cards = {int(k): (float(v[0]), float(v[1]), float(v[2])) for k, v in m["cards"].items()}
+            layout = MarkerLayout(cards, np.eye(3), float(m.get("rms_px", 0.0)))
+        return cls(
+            version=version,
+            markers=layout,
+            board=d.get("board"),
+            camels={k: ColourStat.from_json(v) for k, v in d.get("camels", {}).items()},
+            tiles={k: ColourStat.from_json(v) for k, v in d.get("tiles", {}).items()},
+            anchors={k: ColourStat.from_json(v) for k, v in d.get("anchors", {}).items()},
+            log=tuple(Refinement.from_json(r) for r in d.get("log", [])),
+            background=None
+            if d.get("background") is None
+            else Background.from_json(d["background"]),
+        )
+
+
+def _geometry(board_json: str) -> BoardGeometry:
+    return _geometry_cached(board_json)
+
+
+_GEO_CACHE: dict[str, BoardGeometry] = {}
+
+
+def _geometry_cached(board_json: str) -> BoardGeometry:
+    geo = _GEO_CACHE.get(board_json)
+    if geo is None:
+        geo = BoardGeometry.from_dict(json.loads(board_json))
+        if len(_GEO_CACHE) > 16:
+            _GEO_CACHE.clear()
+        _GEO_CACHE[board_json] = geo
+    return geo
+
+
+def save_profile(profile: TableProfile, path: str | Path) -> Path:
+    """Write atomically (a half-written file must never replace a good one)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(profile.to_json(), indent=1))
+    tmp.replace(p)
+    return p
+
+
+def load_profile(path: str | Path) -> TableProfile:
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise SetupRefused(
+            Refusal.BAD_FILE, f"{path}: cannot read a table profile ({exc})"
+        ) from exc
+    if not isinstance(doc, dict):
+        raise SetupRefused(Refusal.BAD_FILE, f"{path}: not a table profile")
+    try:
+        return TableProfile.from_json(doc)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SetupRefused):
+            raise
+        raise SetupRefused(Refusal.BAD_FILE, f"{path}: not a table profile ({exc})") from exc
+
+
+# --- step 1: the marker cards ---------------------------------------------------------------
+def _check_image(image: np.ndarray) -> None:
+    if (
+        not isinstance(image, np.ndarray)
+        or image.dtype != np.uint8
+        or image.ndim != 3
+        or image.shape[2] != 3
+        or min(image.shape[:2]) < 32
+    ):
+        raise SetupRefused(Refusal.NOT_AN_IMAGE, "the frame is not a BGR colour image")
+
+
+def _square(size: float) -> np.ndarray:
+    s = size / 2
+    return np.array([[-s, -s], [s, -s], [s, s], [-s, s]])
+
+
+def _card_corners(card: tuple[float, float, float], size: float) -> np.ndarray:
+    x, y, a = card
+    r = np.deg2rad(a)
+    rot = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+    return np.asarray(_square(size) @ rot.T + [x, y])
+
+
+def _apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return np.asarray(p[:, :2] / p[:, 2:3])
+
+
+def solve_markers(image: np.ndarray, base: BoardGeometry | None = None) -> MarkerLayout:
+    """The marker cards' layout on the table, in millimetres, from one frame showing all four.
+
+    Each card's black square is ``marker_size`` mm, so one frame fixes the layout: a plane
+    homography and each card's place and turn are fitted to all sixteen corners at once
+    (Gauss-Newton; marker 0 fixes the frame)."""
+    _check_image(image)
+    geo = base or load_geometry()
+    seen = detect_markers(image, geo)
+    want = sorted(geo.marker_centres)
+    missing = [m for m in want if m not in seen]
+    if missing:
+        raise SetupRefused(
+            Refusal.MARKER_NOT_SEEN,
+            f"marker card(s) {missing} not seen: put all "
+            "four cards in view, uncovered, and take the snapshot again",
+        )
+    size = geo.marker_size
+    H0, _ = cv2.findHomography(_square(size), seen[want[0]], 0)
+    cards: dict[int, tuple[float, float, float]] = {want[0]: (0.0, 0.0, 0.0)}
+    Hinv = np.linalg.inv(H0)
+    for m in want[1:]:
+        mm = _apply_h(Hinv, seen[m])
+        c = mm.mean(axis=0)
+        v = (mm[1] - mm[0]) + (mm[2] - mm[3])
+        cards[m] = (float(c[0]), float(c[1]), float(np.degrees(np.arctan2(v[1], v[0]))))
+    # refine: parameters = H (8, h33 = 1) + (x, y, angle) of every card but the first
+    others = want[1:]
+
+    def unpack(p: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float, float]]]:
+        H = np.append(p[:8], 1.0).reshape(3, 3)
+        cs = {want[0]: (0.0, 0.0, 0.0)}
+        for i, m in enumerate(others):
+            cs[m] = (float(p[8 + 3 * i]), float(p[9 + 3 * i]), float(p[10 + 3 * i]))
+        return H, cs
+
+    def resid(p: np.ndarray) -> np.ndarray:
+        H, cs = unpack(p)
+        return np.concatenate(
+            [(_apply_h(H, _card_corners(cs[m], size)) - seen[m]).ravel() for m in want]
+        )
+
+    Hn = H0 / H0[2, 2]
+    p = np.concatenate([Hn.ravel()[:8]] + [np.array(cards[m]) for m in others])
+    scale = np.abs(p) * 1e-6 + 1e-6
+    for _ in range(12):
+        r = resid(p)
+        J = np.empty((len(r), len(p)))
+        for j in range(len(p)):
+            q = p.copy()
+            q[j] += scale[j]
+            J[:, j] = (resid(q) - r) / scale[j]
+        JtJ = J.T @ J
+        step = np.linalg.solve(
+            JtJ + 1e-9 * np.diag(np.diag(JtJ)) + 1e-12 * np.eye(len(p)), -J.T @ r
+        )
+        p = p + step
+        if np.abs(step).max() < 1e-9:
+            break
+    H, cards = unpack(p)
+    rms = float(np.sqrt(np.mean(resid(p) ** 2)))
+    if not np.isfinite(rms) or rms > 3.0:
+        raise SetupRefused(
+            Refusal.MARKERS_INCONSISTENT,
+            f"the marker cards do not lie flat on "
+            f"one table (fit error {rms:.1f} px): is a card bent or lifted?",
+        )
+    return MarkerLayout(cards, H, rms)
+
+
+# --- step 2: the board ----------------------------------------------------------------------
+def propose_corners(layout: MarkerLayout, base: BoardGeometry | None = None) -> np.ndarray:
+    """Where the board's outer corners (space 1's, 5's, 9's, 13's: TL, TR, BR, BL) probably are
+    in the set-up frame: the cards lie just outside the corners, so each card's white edge
+    nearest the middle is taken for one. A person confirms or drags them."""
+    geo = base or load_geometry()
+    ids = sorted(layout.cards)
+    centres = np.array([layout.cards[m][:2] for m in ids])
+    mid = centres.mean(axis=0)
+    half = geo.marker_size / 2 + geo.marker_border
+    pts = []
+    for m in ids:
+        c = np.array(layout.cards[m][:2])
+        d = mid - c
+        pts.append(c + np.sign(d) * half)
+    pts_a = np.array(pts)
+    # order TL, TR, BR, BL in the cards' frame
+    ang = np.arctan2(pts_a[:, 1] - mid[1], pts_a[:, 0] - mid[0])
+    order = np.argsort(ang)  # -pi.. : TL (-3pi/4), TR (-pi/4), BR, BL
+    return _apply_h(layout.homography, pts_a[order])
+
+
+def place_board(
+    profile: TableProfile,
+    layout: MarkerLayout,
+    corners_px: np.ndarray,
+    image_size: tuple[int, int],
+    base: BoardGeometry | None = None,
+) -> TableProfile:
+    """The board from its four outer corners in the set-up frame (TL = space 1's corner, then
+    clockwise) and the marker cards' ``layout`` solved on that same frame: a square in
+    millimetres relative to the cards, saved as a version-2 board file in the profile. Refused
+    (nothing changes) when a corner is off the frame, the corners are no square, the spaces are
+    not 40-80 mm, or a marker card lies on the track."""
+    geo = base or load_geometry()
+    c = np.asarray(corners_px, np.float64).reshape(-1, 2)
+    w, h = image_size
+    if c.shape != (4, 2) or not np.isfinite(c).all():
+        raise SetupRefused(Refusal.OVERLAY_NOT_SQUARE, "give the board's four outer corners")
+    if (c[:, 0] < 0).any() or (c[:, 0] > w).any() or (c[:, 1] < 0).any() or (c[:, 1] > h).any():
+        raise SetupRefused(
+            Refusal.OVERLAY_OFF_FRAME,
+            "a corner of the overlay is off the picture: drag it back onto the board's corner",
+        )
+    mm = _apply_h(np.linalg.inv(layout.homography), c)
+    sides = np.linalg.norm(np.roll(mm, -1, axis=0) - mm, axis=1)
+    diag = np.linalg.norm(mm[2] - mm[0]), np.linalg.norm(mm[3] - mm[1])
+    side = float(sides.mean())
+    e, f = mm[1] - mm[0], mm[3] - mm[0]
+    cross = float(e[0] * f[1] - e[1] * f[0])
+    cell = side / 5
+    if not CELL_RANGE_MM[0] <= cell <= CELL_RANGE_MM[1]:
+        raise SetupRefused(
+            Refusal.SPACE_SIZE,
+            f"the overlay makes spaces of {cell:.0f} mm; a "
+            f"board's spaces are {CELL_RANGE_MM[0]:.0f}-{CELL_RANGE_MM[1]:.0f} mm",
+        )
+    if (
+        sides.max() / max(sides.min(), 1e-6) > 1.12
+        or abs(diag[0] - diag[1]) > 0.1 * side
+        or cross <= 0
+    ):
+        raise SetupRefused(
+            Refusal.OVERLAY_NOT_SQUARE,
+            f"the corners make no square board "
+            f"(sides {', '.join(f'{s:.0f}' for s in sides)} mm): drag each onto "
+            "its corner, space 1's first, then clockwise",
+        )
+    # the board's frame: origin at space 1's corner, x along the top row, y down
+    e1 = (mm[1] - mm[0]) + (mm[2] - mm[3])
+    angle = float(np.arctan2(e1[1], e1[0]))
+    centre = mm.mean(axis=0)
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+
+    def to_board(p: np.ndarray) -> np.ndarray:
+        return np.asarray((np.asarray(p) - centre) @ rot + side / 2)
+
+    placements: dict[int, list[float]] = {}
+    for m, (x, y, a) in layout.cards.items():
+        bx, by = to_board(np.array([x, y]))
+        placements[m] = [
+            round(float(bx), 3),
+            round(float(by), 3),
+            round(float(a - np.degrees(angle)), 3),
+        ]
+        inner = geo.marker_size / 2
+        if (
+            -inner < bx < side + inner
+            and -inner < by < side + inner
+            and not (cell - inner < bx < 4 * cell + inner and cell - inner < by < 4 * cell + inner)
+        ):
+            raise SetupRefused(
+                Refusal.OVERLAY_ON_MARKER,
+                f"marker card {m} lies on the track "
+                "in this overlay: cards go on the table beside the board",
+            )
+    board = _board_doc(geo, side, placements)
+    return replace(profile, markers=layout, board=board)
+
+
+def _board_doc(
+    geo: BoardGeometry, side: float, placements: dict[int, list[float]]
+) -> dict[str, Any]:
+    c = side / 5
+    return {
+        "version": 2,
+        "units": "mm",
+        "board": {"width": round(side, 3), "height": round(side, 3)},
+        "markers": {
+            "dictionary": geo.dictionary,
+            "size": geo.marker_size,
+            "white_border": geo.marker_border,
+            "min_seen": geo.min_markers,
+            "placements": {str(k): v for k, v in sorted(placements.items())},
+        },
+        "track": {
+            "spaces": 16,
+            "cell": round(c, 4),
+            "origin": [0, 0],
+            "cells": [
+                [0, 0],
+                [0, 1],
+                [0, 2],
+                [0, 3],
+                [0, 4],
+                [1, 4],
+                [2, 4],
+                [3, 4],
+                [4, 4],
+                [4, 3],
+                [4, 2],
+                [4, 1],
+                [4, 0],
+                [3, 0],
+                [2, 0],
+                [1, 0],
+            ],
+        },
+        "camel": {
+            "length": geo.camel_length,
+            "width": geo.camel_width,
+            "height": geo.camel_height,
+            "max_stack": geo.max_stack,
+            "colours": {k: list(v) for k, v in geo.colours.items()},
+        },
+        "desert_tile": {
+            "size": round(0.75 * c, 3),
+            "colours": {k: list(v) for k, v in geo.tile_colours.items()},
+        },
+        "pyramid": {"centre": [2.5 * c, 2.25 * c], "size": round(1.4 * c, 3)},
+        "reveal_zone": {
+            "polygon": [
+                [1.31 * c, 3.25 * c],
+                [3.69 * c, 3.25 * c],
+                [3.69 * c, 3.94 * c],
+                [1.31 * c, 3.94 * c],
+            ],
+            "die_size": geo.die_size,
+        },
+        "camera": {"hfov_deg": geo.hfov_deg},
+    }
+
+
+# --- step 3: colours from the pieces ----------------------------------------------------------
+def _locate(image: np.ndarray, geo: BoardGeometry) -> BoardLocation:
+    try:
+        return locate_board(image, geo)
+    except BoardNotFound as exc:
+        raise SetupRefused(Refusal.MARKER_NOT_SEEN, str(exc)) from exc
+
+
+def _balanced(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    pts: np.ndarray,
+    height: np.ndarray | float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """White-balanced linear colour (N x 3) at board points, and which points are in frame."""
+    from vision.track import _gains_at, _linear, _sample, _white_gains
+
+    gains = _white_gains(image, loc, geo)
+    if not gains:
+        raise SetupRefused(
+            Refusal.MARKER_NOT_SEEN,
+            "the markers' white borders are not visible: cannot balance colour",
+        )
+    vals, inside = _sample(image, loc.to_image(pts, height), box=True)
+    return _linear(vals) * _gains_at(pts.reshape(-1, 2), gains, geo), inside
+
+
+def _chroma(lin: np.ndarray) -> np.ndarray:
+    return np.asarray(lin / (lin.sum(axis=-1, keepdims=True) + 1e-6))
+
+
+def _board_chroma(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
+) -> np.ndarray:
+    k = geo.cell / 2 - 6.0
+    pts = []
+    for s in spaces:
+        cx, cy = geo.space_centres[s]
+        pts += [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
+    lin, inside = _balanced(image, loc, geo, np.array(pts), 0.0)
+    return np.asarray(np.median(_chroma(lin[inside]), axis=0))
+
+
+def _camel_samples(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, space: int
+) -> np.ndarray:
+    """Chromaticities on the side of a lone camel on ``space`` facing the camera."""
+    c = np.asarray(geo.space_centres[space])
+    cam = loc.pose.centre[:2]
+    u = (cam - c) / max(float(np.linalg.norm(cam - c)), 1e-6)
+    across = np.array([-u[1], u[0]])
+    pts, hs = [], []
+    for depth in (0.0, 0.35):
+        for t in np.linspace(-0.3, 0.3, 7):
+            for z in np.linspace(0.45, 0.95, 6):
+                pts.append(c + u * geo.camel_width * (0.45 - depth) + across * t * geo.camel_length)
+                hs.append(z * geo.camel_height)
+    lin, inside = _balanced(image, loc, geo, np.array(pts), np.array(hs))
+    bright = lin.sum(axis=1)
+    ok = inside & (bright > 0.02)
+    return np.asarray(_chroma(lin[ok]))
+
+
+def learn_camels(
+    profile: TableProfile, image: np.ndarray, order: list[str], first_space: int = 1
+) -> TableProfile:
+    """Each camel's colour from a frame with the camels put on spaces ``first_space``.. in
+    ``order``, alone. Refused when a camel is not where told, two look alike, or the order
+    given fits the colours seen much worse than another order would."""
+    _check_image(image)
+    geo = profile.geometry
+    if len(set(order)) != len(order) or set(order) - set(geo.colours):
+        raise SetupRefused(
+            Refusal.BAD_ORDER,
+            f"the order must name each of {sorted(geo.colours)} once, got {order}",
+        )
+    loc = _locate(image, geo)
+    spaces = [first_space + i for i in range(len(order))]
+    others = [s for s in geo.spaces if s not in spaces]
+    board = _board_chroma(image, loc, geo, others)
+    learnt: dict[str, ColourStat] = {}
+    for name, space in zip(order, spaces, strict=True):
+        ch = _camel_samples(image, loc, geo, space)
+        far = ch[np.linalg.norm(ch - board, axis=1) > 0.08] if len(ch) else ch
+        if len(far) < 0.5 * max(len(ch), 1):
+            raise SetupRefused(
+                Refusal.CAMEL_NOT_FOUND,
+                f"no camel seen on space {space}, where the {name} one should stand",
+            )
+        use = far
+        med = np.median(use, axis=0)
+        keep = use[
+            np.linalg.norm(use - med, axis=1) <= np.quantile(np.linalg.norm(use - med, axis=1), 0.7)
+        ]
+        centre = np.median(keep, axis=0)
+        spread = float(np.sqrt(np.mean(np.sum((keep - centre) ** 2, axis=1))))
+        learnt[name] = ColourStat(tuple(float(v) for v in centre), spread, len(keep))  # type: ignore[arg-type]
+    names = list(learnt)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            d = float(np.linalg.norm(np.subtract(learnt[a].chroma, learnt[b].chroma)))
+            if d < MIN_APART:
+                raise SetupRefused(
+                    Refusal.TWO_CAMELS_ONE_COLOUR,
+                    f"the camels on spaces "
+                    f"{spaces[names.index(a)]} and {spaces[names.index(b)]} look "
+                    f"the same colour: is one camel there twice?",
+                )
+    _check_order(learnt, geo)
+    anchors = {**profile.anchors, **learnt}
+    return replace(profile, camels={**profile.camels, **learnt}, anchors=anchors, log=())
+
+
+def _nominal(geo: BoardGeometry) -> dict[str, np.ndarray]:
+    out = {}
+    for k, rgb in {**geo.colours, **geo.tile_colours}.items():
+        lin = (np.array(rgb[::-1], np.float64) / 255.0) ** 2.2
+        out[k] = lin / lin.sum()
+    return out
+
+
+def _check_order(learnt: dict[str, ColourStat], geo: BoardGeometry) -> None:
+    """The order a person gave must be the best fit to the nominal colours, or near it."""
+    from itertools import permutations
+
+    nom = _nominal(geo)
+    names = list(learnt)
+    cost = np.array(
+        [
+            [float(np.linalg.norm(np.asarray(learnt[a].chroma) - nom[b])) for b in names]
+            for a in names
+        ]
+    )
+    given = float(np.trace(cost))
+    best = min(
+        permutations(range(len(names))), key=lambda p: sum(cost[i, p[i]] for i in range(len(names)))
+    )
+    best_cost = sum(cost[i, best[i]] for i in range(len(names)))
+    if given > 2.0 * best_cost + 0.15:
+        seen = {names[i]: names[best[i]] for i in range(len(names)) if best[i] != i}
+        raise SetupRefused(
+            Refusal.BAD_ORDER,
+            f"the camels do not stand in the order given; the colours look like {seen}",
+        )
+
+
+def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str]) -> TableProfile:
+    """Each desert tile side's colour from a frame with tiles laid on ``sides`` (space -> side)."""
+    _check_image(image)
+    geo = profile.geometry
+    loc = _locate(image, geo)
+    others = [s for s in geo.spaces if s not in sides]
+    board = _board_chroma(image, loc, geo, others)
+    learnt: dict[str, ColourStat] = {}
+    for space, side in sides.items():
+        if side not in geo.tile_colours or space not in geo.space_centres:
+            raise SetupRefused(Refusal.BAD_ORDER, f"space {space}: {side!r} is no tile side")
+        c = np.asarray(geo.space_centres[space])
+        k = geo.tile_size * 0.35
+        gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
+        pts = c + np.column_stack([gx.ravel(), gy.ravel()])
+        lin, inside = _balanced(image, loc, geo, pts, 0.0)
+        ch = _chroma(lin[inside])
+        far = ch[np.linalg.norm(ch - board, axis=1) > 0.02]
+        if len(far) < 0.5 * max(len(ch), 1):
+            raise SetupRefused(Refusal.TILE_NOT_FOUND, f"no desert tile seen on space {space}")
+        centre = np.median(far, axis=0)
+        spread = float(np.sqrt(np.mean(np.sum((far - centre) ** 2, axis=1))))
+        learnt[side] = ColourStat(tuple(float(v) for v in centre), spread, len(far))  # type: ignore[arg-type]
+    return replace(
+        profile, tiles={**profile.tiles, **learnt}, anchors={**profile.anchors, **learnt}
+    )
+
+
+# --- step 4: refinement ------------------------------------------------------------------------
+def refine(
+    profile: TableProfile, samples: dict[str, list[tuple[float, float, float]]], source: str
+) -> TableProfile:
+    """Move each named colour towards its confirmed samples (chromaticities), logged.
+
+    Bound: a colour never moves more than REFINE_BOUND from its set-up colour, and never ends
+    nearer another colour than half their set-up distance. A sample nearer another colour than
+    its own (a wrong correction) is refused whole, and nothing changes."""
+    cur = {**profile.camels, **profile.tiles}
+    for name, chs in samples.items():
+        if name not in cur:
+            raise SetupRefused(Refusal.BAD_ORDER, f"{name!r} has no learnt colour yet")
+        for ch in chs:
+            own = float(np.linalg.norm(np.subtract(ch, cur[name].chroma)))
+            for other, st in cur.items():
+                if other != name and float(np.linalg.norm(np.subtract(ch, st.chroma))) < 0.7 * own:
+                    raise SetupRefused(
+                        Refusal.SAMPLE_LOOKS_LIKE_OTHER,
+                        f"a sample named {name} looks like {other}: the correction is refused",
+                    )
+    before: dict[str, ColourStat] = {}
+    after: dict[str, ColourStat] = {}
+    for name, chs in samples.items():
+        if not chs:
+            continue
+        st = cur[name]
+        anchor = np.asarray(profile.anchors.get(name, st).chroma)
+        target = np.median(np.asarray(chs, np.float64), axis=0)
+        new = np.asarray(st.chroma) + REFINE_RATE * (target - np.asarray(st.chroma))
+        off = new - anchor
+        if np.linalg.norm(off) > REFINE_BOUND:
+            new = anchor + off * (REFINE_BOUND / np.linalg.norm(off))
+        for other, ost in cur.items():
+            if other == name:
+                continue
+            oa = np.asarray(profile.anchors.get(other, ost).chroma)
+            if np.linalg.norm(new - np.asarray(ost.chroma)) < 0.5 * np.linalg.norm(anchor - oa):
+                new = np.asarray(st.chroma)  # would drift onto another colour: keep it
+        before[name] = st
+        after[name] = ColourStat(tuple(float(v) for v in new), st.spread, st.n + len(chs))  # type: ignore[arg-type]
+    if not after:
+        return profile
+    entry = Refinement(len(profile.log) + 1, time.time(), source, before, after)
+    camels = {k: after.get(k, v) for k, v in profile.camels.items()}
+    tiles = {k: after.get(k, v) for k, v in profile.tiles.items()}
+    return replace(profile, camels=camels, tiles=tiles, log=(*profile.log, entry))
+
+
+def undo(profile: TableProfile) -> TableProfile:
+    """Take back the newest refinement: its colours return exactly to what they were."""
+    if not profile.log:
+        raise SetupRefused(Refusal.NOTHING_TO_UNDO, "no refinement to undo")
+    last = profile.log[-1]
+    camels = {k: last.before.get(k, v) for k, v in profile.camels.items()}
+    tiles = {k: last.before.get(k, v) for k, v in profile.tiles.items()}
+    return replace(profile, camels=camels, tiles=tiles, log=profile.log[:-1])
+
+
+def samples_from_reading(
+    image: np.ndarray, profile: TableProfile, track: dict[int, list[str]]
+) -> dict[str, list[tuple[float, float, float]]]:
+    """The labelled samples of a confirmed track: each camel's band, middle half, averaged."""
+    from vision.track import read_track
+
+    geo = profile.geometry
+    reading = read_track(image, geo, table=profile)
+    if not reading.ok:
+        raise SetupRefused(Refusal.MARKER_NOT_SEEN, reading.reason or "frame not read")
+    out: dict[str, list[tuple[float, float, float]]] = {}
+    for space, camels in track.items():
+        col = reading.columns.get(int(space))
+        if col is None:
+            continue
+        for level, name in enumerate(camels):
+            if name not in profile.camels:
+                continue
+            # a camel's colour shows from a little above its base (legs, the hump of the one
+            # below between them) to above its pitch: the half of that window nearest its
+            # colour is its band; a wrong name still finds nothing near, and is refused
+            lo = int(col.base + (level + 0.1) * col.band)
+            hi = int(np.ceil(col.base + (level + 1.3) * col.band))
+            seg = _chroma(col.lin[max(lo, 0) : max(hi, 0)])
+            if len(seg) < 2:
+                continue
+            d = np.linalg.norm(seg - np.asarray(profile.camels[name].chroma), axis=1)
+            near = seg[d <= np.median(d)]
+            ch = near.mean(axis=0)
+            out.setdefault(name, []).append((float(ch[0]), float(ch[1]), float(ch[2])))
+    return out
+
+
+# --- the board's own look, from the set-up snapshot ---------------------------------------------
+BG_MM_PER_PX = 2.0
+BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up over it
+
+
+@dataclass(frozen=True, eq=False)
+class Background:
+    """What the board and the table round it look like with nothing on them, in board mm:
+    white-balanced chromaticity per cell of ``mm_per_px`` from ``origin``, and where known.
+
+    Why: the board's art (palms, flags, a pyramid's face) and the table (a wooden top the
+    colour of an orange camel) show camel-like colours above an empty space's column. Seen at
+    set-up, they are explained: the track reader then calls the space empty instead of
+    abstaining. Kept in board mm, so a camera moved since set-up still finds it."""
+
+    origin: tuple[float, float]
+    mm_per_px: float
+    chroma: np.ndarray  # h x w x 3 float32
+    valid: np.ndarray  # h x w bool
+
+    def lookup(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Chromaticity and validity at board points (... x 2 mm), nearest cell."""
+        h, w = self.valid.shape
+        j = np.round((ground[..., 0] - self.origin[0]) / self.mm_per_px).astype(np.int64)
+        i = np.round((ground[..., 1] - self.origin[1]) / self.mm_per_px).astype(np.int64)
+        ok = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+        i, j = np.clip(i, 0, h - 1), np.clip(j, 0, w - 1)
+        return self.chroma[i, j], self.valid[i, j] & ok
+
+    def to_json(self) -> dict[str, Any]:
+        import base64
+
+        rgba = np.dstack(
+            [
+                np.clip(np.round(self.chroma * 255), 0, 255).astype(np.uint8),
+                self.valid.astype(np.uint8) * 255,
+            ]
+        )
+        ok, buf = cv2.imencode(".png", rgba)
+        return {
+            "origin": list(self.origin),
+            "mm_per_px": self.mm_per_px,
+            "png": base64.b64encode(buf.tobytes()).decode("ascii"),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Background:
+        import base64
+
+        raw = np.frombuffer(base64.b64decode(d["png"]), np.uint8)
+        rgba = cv2.imdecode(raw, cv2.IMREAD_UNCHANGED)
+        if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4:
+            raise ValueError("background: not a 4-channel PNG")
+        return cls(
+            (float(d["origin"][0]), float(d["origin"][1])),
+            float(d["mm_per_px"]),
+            rgba[..., :3].astype(np.float32) / 255.0,
+            rgba[..., 3] > 127,
+        )
+
+
+def capture_background(
+    image: np.ndarray, geo: BoardGeometry, occupied: list[int] | None = None
+) -> Background:
+    """The board's look from a set-up frame; the spaces in ``occupied`` (pieces on them) and
+    everything their pieces could hide are left unknown."""
+    from vision.board import stack_region
+    from vision.track import _gains_at, _linear, _white_gains
+
+    _check_image(image)
+    loc = _locate(image, geo)
+    gains = _white_gains(image, loc, geo)
+    if not gains:
+        raise SetupRefused(Refusal.MARKER_NOT_SEEN, "the markers' white borders are not visible")
+    step = BG_MM_PER_PX
+    x0, y0 = -BG_PAD_MM, -BG_PAD_MM
+    w = int(np.ceil((geo.width + 2 * BG_PAD_MM) / step))
+    h = int(np.ceil((geo.height + 2 * BG_PAD_MM) / step))
+    gx, gy = np.meshgrid(x0 + np.arange(w) * step, y0 + np.arange(h) * step)
+    ground = np.column_stack([gx.ravel(), gy.ravel()])
+    px = loc.to_image(ground).astype(np.float32)
+    H, W = image.shape[:2]
+    vals = cv2.remap(
+        image,
+        px[:, 0].reshape(h, w),
+        px[:, 1].reshape(h, w),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0),
+    )
+    lin = _linear(vals.reshape(-1, 3)) * _gains_at(ground, gains, geo)
+    valid = (
+        (px[:, 0] >= 1)
+        & (px[:, 0] < W - 1)
+        & (px[:, 1] >= 1)
+        & (px[:, 1] < H - 1)
+        & (lin.sum(axis=1) > 0.03)
+    )
+    mask = np.zeros((H, W), np.uint8)
+    for s in occupied or []:
+        poly = stack_region(loc.pose, geo, s)
+        cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
+    xi = np.clip(np.round(px[:, 0]).astype(int), 0, W - 1)
+    yi = np.clip(np.round(px[:, 1]).astype(int), 0, H - 1)
+    valid &= mask[yi, xi] == 0
+    return Background(
+        (x0, y0), step, _chroma(lin).reshape(h, w, 3).astype(np.float32), valid.reshape(h, w)
+    )

@@ -20,6 +20,7 @@ SUITES = [
     "bench.camelup_advisor",
     "bench.vision_dice",
     "bench.vision_track",
+    "bench.vision_table",
     "bench.hub",
     "bench.dashboard",
     "bench.firmware",

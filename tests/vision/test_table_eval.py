@@ -1,0 +1,14 @@
+"""A small held-out slice of `python -m vision.eval_table` (all 2,000 scenes: make eval-vision)."""
+
+from __future__ import annotations
+
+from vision.eval_table import evaluate
+
+
+def test_held_out_slice_after_set_up_reads_right_and_never_confidently_wrong():
+    r = evaluate(20, seed=0, condition="same", jobs=1)  # tables 0 and 1, held out
+    assert not r["setup_refused"] and not r["refused"]
+    assert r["clear_spaces"] > 250
+    assert r["wrong_spaces"] == 0, r["error_examples"]
+    assert r["stacks_fully_right"] >= 0.93
+    assert r["tiles_right"] == 1.0

@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # vision
     "read-dice": ("vision.cli.read_dice", "read the dice in images (JSON lines)"),
     "read-track": ("vision.cli.read_track", "read the camel stacks on the track of an image"),
-    "calibrate": ("vision.cli.calibrate", "store the table's dice palette from a frame"),
+    "calibrate": ("vision.cli.calibrate", "set the table up (markers, track, colours) or the dice"),
     "markers": ("vision.cli.markers", "write a printable sheet of the board markers (PDF)"),
     "render": ("vision.cli.render", "render synthetic dice or board scenes to image files"),
     # firmware

@@ -1,5 +1,8 @@
 """`pyramid calibrate IMAGE [--out PATH]`: store the table's palette from a frame of the five dice.
 
+`pyramid calibrate STEP ...` (markers, track, camels, tiles, refine, undo, show) runs a step of
+the table's set-up instead: see vision.cli.calibrate_steps.
+
 The five Camel Up dice lie in view (any faces up). Their face colours are measured and assigned to
 blue, green, orange, yellow and white by the assignment of least total distance to the default
 palette (Hungarian by brute force over the 120 orders), so a table whose orange looks a little
@@ -16,12 +19,28 @@ import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "image",
+        metavar="IMAGE|STEP",
+        help="a frame showing the five dice, or a set-up step: "
+        "markers, track, camels, tiles, refine, undo, show (`pyramid calibrate STEP --help`)",
+    )
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _dice_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pyramid calibrate")
     parser.add_argument("image", metavar="IMAGE", help="a frame showing the five dice")
-    parser.add_argument("--out", metavar="PATH",
-                        help="where to store it (default $PYRAMID_HOME/palette.json or "
-                             "~/.config/camel-pyramid/palette.json)")
-    parser.add_argument("--white-patch", metavar="X,Y,W,H",
-                        help="a neutral patch in the frame to white-balance on")
+    parser.add_argument(
+        "--out",
+        metavar="PATH",
+        help="where to store it (default $PYRAMID_HOME/palette.json or "
+        "~/.config/camel-pyramid/palette.json)",
+    )
+    parser.add_argument(
+        "--white-patch", metavar="X,Y,W,H", help="a neutral patch in the frame to white-balance on"
+    )
+    return parser
 
 
 def calibrate(image: np.ndarray, white_gains=None):  # type: ignore[no-untyped-def]
@@ -32,25 +51,34 @@ def calibrate(image: np.ndarray, white_gains=None):  # type: ignore[no-untyped-d
     report = read_dice_report(image, white_gains=white_gains)
     dice = [d for d in report.dice if d.face_bgr is not None]
     if len(dice) != 5:
-        raise ValueError(f"found {len(dice)} dice, need exactly the five Camel Up dice in view"
-                         + (f" ({report.reason})" if report.reason else ""))
+        raise ValueError(
+            f"found {len(dice)} dice, need exactly the five Camel Up dice in view"
+            + (f" ({report.reason})" if report.reason else "")
+        )
     ref = default_palette().restricted(CAMEL_UP)
     cost = np.array([[ref.distances(d.face_bgr)[j] for j in range(5)] for d in dice])
-    best = min(itertools.permutations(range(5)),
-               key=lambda p: sum(cost[i, p[i]] for i in range(5)))
+    best = min(itertools.permutations(range(5)), key=lambda p: sum(cost[i, p[i]] for i in range(5)))
     names = list(ref.colours)
     colours = {names[best[i]]: bgr_to_lab(dice[i].face_bgr) for i in range(5)}
     worst = max(cost[i, best[i]] for i in range(5))
     if worst > 60:
-        raise ValueError(f"a die's colour is {worst:.0f} from every Camel Up colour; "
-                         "is the light very coloured? give --white-patch")
+        raise ValueError(
+            f"a die's colour is {worst:.0f} from every Camel Up colour; "
+            "is the light very coloured? give --white-patch"
+        )
     full = default_palette()
     merged = {**full.colours, **colours}
-    return Palette(merged, "calibrated", {"boxes": {names[best[i]]: list(dice[i].box)
-                                                    for i in range(5)}})
+    return Palette(
+        merged, "calibrated", {"boxes": {names[best[i]]: list(dice[i].box) for i in range(5)}}
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.cli.calibrate_steps import STEPS, run_step
+
+    if args.image in STEPS:
+        return run_step([args.image, *args.rest])
+    args = _dice_parser().parse_args([args.image, *args.rest])
     from vision.cli.read_dice import load_image
     from vision.palette import save_palette
     from vision.whitebalance import gains_from_patch

@@ -26,16 +26,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--board", metavar="YAML", help="board geometry (default hardware/board.yaml)"
     )
     parser.add_argument(
+        "--table",
+        metavar="JSON",
+        help="a table profile from `pyramid calibrate` (its board and its learnt colours; "
+        "replaces --board)",
+    )
+    parser.add_argument(
         "--why", action="store_true", help="also give the reason for each uncertain space"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from vision.board import load_geometry
+    from vision.table import SetupRefused, load_profile
     from vision.track import read_track
 
+    profile = None
     try:
-        geo = load_geometry(args.board)
+        if getattr(args, "table", None):
+            profile = load_profile(args.table)
+            geo = profile.geometry
+        else:
+            geo = load_geometry(args.board)
+    except SetupRefused as exc:
+        print(json.dumps({"error": exc.sentence, "code": exc.code.value}))
+        return 1
     except (OSError, ValueError) as exc:
         print(json.dumps({"error": f"board geometry {args.board}: {exc}"}))
         return 1
@@ -45,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         reason = "no such file" if data is None else "not an image"
         print(json.dumps({"error": f"{args.image}: {reason}"}))
         return 1
-    reading = read_track(image, geo)
+    reading = read_track(image, geo, table=profile)
     out = reading.to_json()
     if args.why and reading.ok:
         out["why"] = {str(s): reading.spaces[s].why for s in reading.uncertain}

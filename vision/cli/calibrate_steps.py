@@ -199,6 +199,6 @@ def _draw_overlay(img: np.ndarray, profile: Any, corners: np.ndarray, out: str) 
             2,
             cv2.LINE_AA,
         )
-    for i, p in enumerate(c):
+    for p in c:
         cv2.circle(canvas, (int(p[0]), int(p[1])), 8, (255, 0, 255), 2, cv2.LINE_AA)
     cv2.imwrite(out, canvas)

@@ -17,10 +17,16 @@ import numpy as np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files to read")
-    parser.add_argument("--json", action="store_true",
-                        help="JSON lines (the default; kept for the scoring interface)")
-    parser.add_argument("--palette", metavar="PATH",
-                        help="palette JSON (default: the table's palette, else the shipped one)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="JSON lines (the default; kept for the scoring interface)",
+    )
+    parser.add_argument(
+        "--palette",
+        metavar="PATH",
+        help="palette JSON (default: the table's palette, else the shipped one)",
+    )
 
 
 def load_image(path: str) -> np.ndarray:

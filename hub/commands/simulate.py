@@ -3,7 +3,7 @@
     pyramid simulate --games 100 --players 4 --bots advisor,random,random,random --seed 1
 
 ``--bots`` lists one bot per seat, or fewer (the last is repeated). ``--game horserace`` hands
-over to the horse-race simulator.
+over to the horse-race simulator; ``--edition 2`` plays Camel Up's second edition (3-8 players).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="camelup", choices=["camelup", "horserace"])
+    parser.add_argument("--edition", type=int, default=1, choices=[1, 2],
+                        help="Camel Up edition: 1 (default) or 2 (2018, crazy camels)")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--bots", default="advisor,random",
@@ -31,9 +33,14 @@ def run(args: argparse.Namespace) -> int:
         from hub.commands import simulate_horserace
 
         return int(simulate_horserace.run(args) or 0)
-    from hub.games.camelup.bots import BOTS
-    from hub.games.camelup.model import MAX_PLAYERS, MIN_PLAYERS
-    from hub.games.camelup.simulate import simulate
+    if args.edition == 2:
+        from hub.games.camelup2.bots import BOTS
+        from hub.games.camelup2.model import MAX_PLAYERS, MIN_PLAYERS
+        from hub.games.camelup2.simulate import simulate
+    else:
+        from hub.games.camelup.bots import BOTS
+        from hub.games.camelup.model import MAX_PLAYERS, MIN_PLAYERS
+        from hub.games.camelup.simulate import simulate
 
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     unknown = [k for k in kinds if k not in BOTS]
@@ -50,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    print(f"{summary['games']} games, {args.players} players, seed {args.seed}")
+    edition = " (second edition)" if args.edition == 2 else ""
+    print(f"{summary['games']} games{edition}, {args.players} players, seed {args.seed}")
     print(f"{'seat':>4}  {'bot':<8} {'wins':>7} {'avg money':>10}")
     for s in summary["seats"]:
         print(f"{s['seat']:>4}  {s['bot']:<8} {s['win_rate']:>7.1%} {s['average_money']:>10.2f}")

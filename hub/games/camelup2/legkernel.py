@@ -81,18 +81,17 @@ def step(
     dest = pos + delta
     tile = tiles[dest]
     if isinstance(delta, np.ndarray):
-        final = dest + tile * np.sign(delta).astype(KEY)
+        final = dest + np.where(delta > 0, tile, -tile)
     else:
         final = dest + tile if delta > 0 else dest - tile
     under = tile < 0
     others = (sp == final) & ~in_unit
-    n_final = np.add.reduce(others.view(np.int8), axis=0, dtype=KEY)
-    usize = np.add.reduce(in_unit.view(np.int8), axis=0, dtype=KEY)
-    base = np.where(under, 0, n_final).astype(KEY)
-    unit_new = keys - mk + (final << 3) + base
-    lifted = keys + others * np.where(under, usize, 0).astype(KEY)
-    new = np.where(in_unit, unit_new, lifted).astype(KEY)
-    crossed = np.where(final > HIGH, 1, np.where(final < LOW, -1, 0)).astype(np.int8)
+    # the unit's bottom goes to the top of the final space (or to height 0 under a booing
+    # tile, the camels there lifted by the unit's size); the unit and the others are disjoint
+    shift = (final << 3) - mk + _count_rows(others) * ~under
+    lift = _count_rows(in_unit) * under
+    new = keys + in_unit * shift + others * lift
+    crossed = (final > HIGH).view(np.int8) - (final < LOW).view(np.int8)
     return Stepped(new, crossed, dest, tile)
 
 
@@ -119,12 +118,23 @@ def crazy_mover(keys: np.ndarray, shade: int) -> np.ndarray:
     return pick
 
 
+def _count_rows(mask: np.ndarray) -> np.ndarray:
+    """Per column, how many of the seven rows are True (row by row: a reduce over the short
+    axis 0 is ten times slower here, measured)."""
+    out: np.ndarray = mask[0].astype(KEY)
+    for row in mask[1:]:
+        out += row
+    return out
+
+
 def racing_ranks(keys: np.ndarray) -> np.ndarray:
     """(5, m) place of each racing camel (0 = leader): how many racing camels are ahead."""
     rk = keys[:N_RACING]
-    out: np.ndarray = np.add.reduce(
-        (rk[:, None, :] > rk[None, :, :]).view(np.int8), axis=0, dtype=np.int8
-    )
+    out = np.zeros((N_RACING, keys.shape[1]), dtype=np.int8)
+    for i in range(N_RACING):
+        for j in range(N_RACING):
+            if i != j:
+                out[i] += rk[j] > rk[i]
     return out
 
 
@@ -146,77 +156,129 @@ class LegOutcome:
     final_weight: np.ndarray
     final_crossed: np.ndarray
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((N_RACING, N_RACING)))
+    visits: np.ndarray = field(default_factory=lambda: np.zeros(TILE_SLOTS))
 
 
 def _merge(
     keys: np.ndarray, used: np.ndarray, weight: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows with equal keys and dice out have the same future: one row each, weights added."""
     packed = used.astype(np.int64)
-    for row in keys:
+    for row in keys:  # 6 + 7 * 8 = 62 bits
         packed = (packed << 8) | row.astype(np.int64)
-    uniq, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-    if uniq.size == packed.size:
+    order = np.argsort(packed, kind="stable")
+    ordered = packed[order]
+    new = np.empty(packed.size, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    if starts.size == packed.size:
         return keys, used, weight
-    w = np.bincount(inverse.ravel(), weights=weight, minlength=uniq.size)
-    return keys[:, first], used[first], w
+    keep = order[starts]
+    group = np.cumsum(new) - 1
+    w = np.bincount(group, weights=weight[order], minlength=starts.size)
+    return keys[:, keep], used[keep], w
 
 
-def run_leg(start: np.ndarray, dice_left: list[int], tiles: dict[int, int]) -> LegOutcome:
+def _children(
+    keys: np.ndarray, used: np.ndarray, dice_left: list[int], left: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (die, face) child of every row, as (parent index, mover, delta, probability,
+    dice out) arrays: one step call per level instead of one per die and face.
+
+    A grey result whose camel does not depend on the numeral's colour (an exception applies)
+    is one child with both colours' probability."""
+    parent: list[np.ndarray] = []
+    mover: list[np.ndarray] = []
+    delta: list[np.ndarray] = []
+    prob: list[np.ndarray] = []
+    out: list[np.ndarray] = []
+    for d in dice_left:
+        sel = np.flatnonzero((used >> d) & 1 == 0)
+        if sel.size == 0:
+            continue
+        u = used[sel] | np.uint8(1 << d)
+        if d == GREY:
+            k = keys[:, sel]
+            mb, mw = crazy_mover(k, BLACK), crazy_mover(k, WHITE)
+            same = mb == mw
+            p_one = 1.0 / (left * 6)
+            groups = [
+                (sel, mb, np.where(same, 2 * p_one, p_one), u),
+                (sel[~same], mw[~same], np.full(int((~same).sum()), p_one), u[~same]),
+            ]
+            for face in (1, 2, 3):
+                for idx, mv, pr, uu in groups:
+                    if idx.size:
+                        parent.append(idx)
+                        mover.append(mv)
+                        delta.append(np.full(idx.size, -face, dtype=KEY))
+                        prob.append(pr)
+                        out.append(uu)
+        else:
+            pr = np.full(sel.size, 1.0 / (left * 3))
+            mv = np.full(sel.size, d, dtype=np.intp)
+            for face in (1, 2, 3):
+                parent.append(sel)
+                mover.append(mv)
+                delta.append(np.full(sel.size, face, dtype=KEY))
+                prob.append(pr)
+                out.append(u)
+    return (
+        np.concatenate(parent),
+        np.concatenate(mover),
+        np.concatenate(delta),
+        np.concatenate(prob),
+        np.concatenate(out),
+    )
+
+
+def run_leg(
+    start: np.ndarray,
+    dice_left: list[int],
+    tiles: dict[int, int],
+    merge_last: bool = False,
+    want_visits: bool = False,
+) -> LegOutcome:
     """Exact distribution of the rest of the leg from one position.
 
     start: (7,) keys; dice_left: die indices still in the pyramid (the leg releases all but one);
-    tiles: {space: +1 cheering | -1 booing}.
+    tiles: {space: +1 cheering | -1 booing}. merge_last: merge equal end states too (fewer rows
+    for the race simulation to draw from; the leg odds do not need it). want_visits: also the
+    expected number of unit landings on every space (``visits``), tile or not: the advisor's
+    quick estimate of what a spectator tile there would earn (exact for the first landing).
     """
     table = tile_table(tiles)
     keys = np.asarray(start, dtype=KEY).reshape(N_CAMELS, 1)
     used = np.array([sum(1 << d for d in range(N_DICE) if d not in dice_left)], dtype=np.uint8)
     weight = np.ones(1)
     landings = np.zeros(TILE_SLOTS)
+    visits = np.zeros(TILE_SLOTS)
     done_keys: list[np.ndarray] = []
     done_w: list[np.ndarray] = []
     done_x: list[np.ndarray] = []
     rolls = max(0, len(dice_left) - 1)
     for depth in range(rolls):
+        if not weight.size:
+            break
         left = len(dice_left) - depth
-        out_k: list[np.ndarray] = []
-        out_u: list[np.ndarray] = []
-        out_w: list[np.ndarray] = []
-        for d in dice_left:
-            sel = np.flatnonzero((used >> d) & 1 == 0)
-            if sel.size == 0:
-                continue
-            k, w = keys[:, sel], weight[sel]
-            u = used[sel] | np.uint8(1 << d)
-            if d == GREY:
-                movers = [crazy_mover(k, BLACK), crazy_mover(k, WHITE)]
-                signs, p = -1, 1.0 / (left * 6)
-            else:
-                movers = [np.full(sel.size, d, dtype=np.intp)]
-                signs, p = 1, 1.0 / (left * 3)
-            cw = w * p
-            for mover in movers:
-                for face in (1, 2, 3):
-                    s = step(k, mover, signs * face, table)
-                    hit = s.tile != 0
-                    if hit.any():
-                        landings += np.bincount(s.dest[hit], weights=cw[hit], minlength=TILE_SLOTS)
-                    over = s.crossed != 0
-                    if over.any():
-                        done_keys.append(s.keys[:, over])
-                        done_w.append(cw[over])
-                        done_x.append(s.crossed[over])
-                        on = ~over
-                        out_k.append(s.keys[:, on])
-                        out_u.append(u[on])
-                        out_w.append(cw[on])
-                    else:
-                        out_k.append(s.keys)
-                        out_u.append(u)
-                        out_w.append(cw)
-        keys = np.concatenate(out_k, axis=1) if out_k else np.zeros((N_CAMELS, 0), KEY)
-        used = np.concatenate(out_u) if out_u else np.zeros(0, np.uint8)
-        weight = np.concatenate(out_w) if out_w else np.zeros(0)
-        if keys.shape[1]:
+        parent, mover, delta, prob, used = _children(keys, used, dice_left, left)
+        s = step(keys[:, parent], mover, delta, table)
+        weight = weight[parent] * prob
+        hit = s.tile != 0
+        if hit.any():
+            landings += np.bincount(s.dest[hit], weights=weight[hit], minlength=TILE_SLOTS)
+        if want_visits:
+            visits += np.bincount(s.dest, weights=weight, minlength=TILE_SLOTS)[:TILE_SLOTS]
+        keys = s.keys
+        over = s.crossed != 0
+        if over.any():
+            done_keys.append(keys[:, over])
+            done_w.append(weight[over])
+            done_x.append(s.crossed[over])
+            on = ~over
+            keys, used, weight = keys[:, on], used[on], weight[on]
+        if weight.size and (depth < rolls - 1 or merge_last):
             keys, used, weight = _merge(keys, used, weight)
     done_keys.append(keys)
     done_w.append(weight)
@@ -226,13 +288,20 @@ def run_leg(start: np.ndarray, dice_left: list[int], tiles: dict[int, int]) -> L
     fx = np.concatenate(done_x)
     rk = racing_ranks(fk)
     places = np.zeros((N_RACING, N_RACING))
+    first = np.zeros(fw.size, dtype=np.intp)
+    second = np.zeros(fw.size, dtype=np.intp)
     for i in range(N_RACING):
         places[i] = np.bincount(rk[i], weights=fw, minlength=N_RACING)
+        first[rk[i] == 0] = i
+        second[rk[i] == 1] = i
+    pairs = np.bincount(first * N_RACING + second, weights=fw, minlength=N_RACING**2)
     return LegOutcome(
         places=places,
         ends_forward=float(fw[fx > 0].sum()),
         ends_backward=float(fw[fx < 0].sum()),
         landings=landings,
+        pairs=pairs.reshape(N_RACING, N_RACING),
+        visits=visits,
         final_keys=fk,
         final_weight=fw,
         final_crossed=fx,

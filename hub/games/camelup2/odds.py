@@ -192,10 +192,10 @@ class Odds:
         return self.ends_forward + self.ends_backward
 
 
-def leg_odds_of(position: Position) -> Odds:
+def leg_odds_of(position: Position, merge_last: bool = False, visits: bool = False) -> Odds:
     """Exact leg odds of a validated position."""
     dice = [] if position.finished else [DICE.index(d) for d in position.dice_left]
-    out = lk.run_leg(start_keys(position.track), dice, position.spectators)
+    out = lk.run_leg(start_keys(position.track), dice, position.spectators, merge_last, visits)
     landings = {s: float(out.landings[s + lk.OFFSET]) for s in sorted(position.spectators)}
     return Odds(out.places, out.ends_forward, out.ends_backward, landings, out)
 
@@ -285,7 +285,7 @@ def position_odds(
 ) -> dict[str, Any]:
     """The `pyramid odds` answer for a second-edition position, as plain floats."""
     pos = validate_position(track, dice_left, spectators)
-    o = leg_odds_of(pos)
+    o = leg_odds_of(pos, merge_last=race)
     out: dict[str, Any] = {
         "edition": 2,
         "leg": {

@@ -221,6 +221,7 @@ class RaceOdds:
     def standard_error(self) -> float:
         """The largest standard error of any win or lose probability."""
         p = np.concatenate([self.win, self.lose])
+        p = np.clip(p, 0.0, 1.0)
         return float(np.sqrt(p * (1 - p) / self.games).max())
 
 

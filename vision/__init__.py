@@ -1,1 +1,1 @@
-"""Vision: frames in, readings out. Pure functions over numpy images; no GPIO, MQTT or game state."""
+"""Vision: frames in, readings out. Pure functions over numpy images; no GPIO, MQTT, game state."""

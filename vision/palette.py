@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -54,7 +55,7 @@ class Palette:
 
     colours: dict[str, tuple[float, float, float]]
     source: str = "default"
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.colours:
@@ -91,7 +92,8 @@ class Palette:
         w = np.array([L_WEIGHT, 1.0, 1.0])
         d = np.sqrt((((labs[:, None, :] - refs[None, :, :]) * w) ** 2).sum(axis=2))
         d += SCALE_PENALTY * np.abs(np.log(_SCALES))[:, None]
-        return d.min(axis=0)
+        out: np.ndarray = d.min(axis=0)
+        return out
 
     def to_json(self) -> str:
         return json.dumps({"version": PALETTE_VERSION, "source": self.source, "meta": self.meta,

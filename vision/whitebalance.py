@@ -54,10 +54,12 @@ def apply_gains(image: np.ndarray, gains: Sequence[float]) -> np.ndarray:
     g = np.asarray(gains, np.float32)
     if g.shape != (3,) or not np.all(np.isfinite(g)) or np.any(g <= 0) or np.any(g > 10):
         raise ValueError(f"gains must be three positive numbers up to 10, got {gains}")
-    return np.clip(image.astype(np.float32) * g.reshape(1, 1, 3), 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip(image.astype(np.float32) * g.reshape(1, 1, 3), 0, 255)
+    return out.astype(np.uint8)
 
 
-def balance_colour(bgr: Sequence[float], gains: Sequence[float] | None) -> tuple[float, float, float]:
+def balance_colour(bgr: Sequence[float] | np.ndarray,
+                   gains: Sequence[float] | None) -> tuple[float, float, float]:
     """One colour through the gains (used for a die's face colour)."""
     if gains is None:
         return float(bgr[0]), float(bgr[1]), float(bgr[2])

@@ -64,7 +64,7 @@ def test_a_whole_die_taken_for_a_pip_is_not_read_as_a_face_1() -> None:
     """byler IMG_20191208_111304: a dark die with red pips on the light tray is one blob to the
     frame-wide pip finder (0.59 of the die's side); the crop of its body also counts one mark.
     Two counts of the same blob are not two counts of a pip: the face 3 must not read 1."""
-    at = _readings_at("IMG_20191208_111304.jpg", (157.0, 374.4, 32.0, 32.0))  # the label box: face 3
+    at = _readings_at("IMG_20191208_111304.jpg", (157.0, 374.4, 32.0, 32.0))  # label box: face 3
     assert at, "the die is found"
     assert all(r.face in (None, 3) for r in at)
 
@@ -74,7 +74,7 @@ def test_a_smoky_die_whose_pips_a_blurred_rim_joins_is_found() -> None:
     by its blurred reflections at the body's own mark threshold, so no mark was pip-shaped and
     the die was not found at all; a higher threshold parts them. Found, its face abstaining or
     right."""
-    at = _readings_at("IMG_20191208_112127.jpg", (316.3, 276.5, 42.8, 42.8))  # the label box: face 3
+    at = _readings_at("IMG_20191208_112127.jpg", (316.3, 276.5, 42.8, 42.8))  # label box: face 3
     assert at, "the die is found"
     assert all(r.face in (None, 3) for r in at)
 

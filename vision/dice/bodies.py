@@ -84,7 +84,7 @@ def object_mask(image_bgr: np.ndarray, scale: float) -> np.ndarray:
         table = cv2.inpaint(lab, objs, 3, cv2.INPAINT_TELEA)
         bg = np.dstack([cv2.medianBlur(table[:, :, c], k) for c in range(3)])
         mask = _differs(lab, bg)
-    m = mask.astype(np.uint8)
+    m: np.ndarray = mask.astype(np.uint8)
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return fill_holes(m)
@@ -147,7 +147,7 @@ def _pieces(comp: np.ndarray, lo: float, hi: float) -> list[np.ndarray]:
     kk = max(int(lo * 1.2), 3) | 1
     local = (dist >= cv2.dilate(dist, np.ones((kk, kk), np.float32))) \
         & (dist >= 0.45 * dist.max())
-    peaks = cv2.dilate(local.astype(np.uint8), np.ones((3, 3), np.uint8))
+    peaks: np.ndarray = cv2.dilate(local.astype(np.uint8), np.ones((3, 3), np.uint8))
     peaks |= (dist >= 0.65 * dist.max()).astype(np.uint8)
     n, markers = cv2.connectedComponents(peaks)
     if n <= 2:

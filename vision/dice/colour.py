@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.dice.reasons import Reason, Why
 from vision.palette import Palette
 from vision.whitebalance import balance_colour
 
@@ -38,18 +39,19 @@ def top_face_pixels(bgr: np.ndarray, mask: np.ndarray, side: float) -> np.ndarra
 
 def classify_face_colour(bgr: np.ndarray, mask: np.ndarray, side: float, palette: Palette,
                          gains: Sequence[float] | None
-                         ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+                         ) -> tuple[str | None, float, tuple[float, float, float], Reason | None]:
     """(colour or None, confidence, balanced BGR of the top face, reason if None)."""
     px = top_face_pixels(bgr, mask, side)
     if len(px) == 0:
-        return None, 0.0, (0.0, 0.0, 0.0), "no face pixels"
+        return None, 0.0, (0.0, 0.0, 0.0), Reason(Why.NO_FACE_PIXELS, "no face pixels")
     med = np.median(px.astype(np.float32), axis=0)
     bal = balance_colour(med, gains)
     if max(bal) < 30:
-        return None, 0.0, bal, "die face is too dark to name its colour"
+        return None, 0.0, bal, Reason(Why.FACE_TOO_DARK, "die face is too dark to name its colour")
     name, conf = palette.classify(bal)
     if name is None:
-        return None, conf, bal, f"colour is between palette entries (confidence {conf:.2f})"
+        return None, conf, bal, Reason(Why.COLOUR_AMBIGUOUS,
+                                       f"colour is between palette entries (confidence {conf:.2f})")
     return name, conf, bal, None
 
 

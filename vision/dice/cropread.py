@@ -29,6 +29,8 @@ from vision.dice.bodies import Body
 from vision.dice.colour import LIGHT_PIPS, dark_pips, top_face_pixels
 from vision.dice.face import fit_face
 from vision.dice.pips import Pip
+from vision.dice.reading import BGR
+from vision.dice.reasons import Reason, Reasons, Why
 from vision.palette import (
     L_WEIGHT,
     MAX_DISTANCE,
@@ -38,8 +40,8 @@ from vision.palette import (
 )
 from vision.whitebalance import balance_colour
 
-FACE_MIN_CONF = 0.5
-COLOUR_MIN_CONF = 0.4
+FACE_MIN_CONF = zone_reader.FACE_MIN_CONF  # one die read alone: the reveal zone's thresholds
+COLOUR_MIN_CONF = zone_reader.COLOUR_MIN_CONF
 PIP_WHITE = 235.0  # a white pip's balanced brightness under the palette's light
 _NEAR_SCALES = np.geomspace(0.75, 1.33, 9)  # around the exposure the pips tell
 _WIDE_SCALES = np.geomspace(0.4, 2.5, 21)  # no reference: orange/yellow/white differ in hue
@@ -50,16 +52,16 @@ PIP_REL_R = zone_reader.PIP_REL_R
 
 @dataclass(frozen=True)
 class CropRead:
-    """What one body reads as: face and colour (None with a reason when unsure)."""
+    """What one body reads as: face and colour (None with reasons when unsure)."""
 
     face: int | None
     face_confidence: float
     colour: str | None
     colour_confidence: float
-    face_bgr: tuple[float, float, float]
+    face_bgr: BGR
     pips: int
     dark: bool | None  # pips darker than the face (None: no pips read)
-    reason: str | None
+    reasons: Reasons
 
 
 def scaled_crop(img: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, float]:
@@ -101,13 +103,14 @@ def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
     ok = raw <= 255.0
     if not ok.any():
         ok = scales == scales.min()
-    return d[ok].min(axis=0)
+    out: np.ndarray = d[ok].min(axis=0)
+    return out
 
 
 def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
              gains: Sequence[float] | None, dark: bool | None,
              pip_bgr: Sequence[float] | None = None
-             ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+             ) -> tuple[str | None, float, BGR, Reason | None]:
     """(colour or None, confidence, balanced BGR, reason if None) of the top face.
 
     The exposure: light pips are white paint under the same lamp as the face, so they tell how
@@ -117,51 +120,56 @@ def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
     """
     px = top_face_pixels(big, mask, side)
     if len(px) == 0:
-        return None, 0.0, (0.0, 0.0, 0.0), "no face pixels"
+        return None, 0.0, (0.0, 0.0, 0.0), Reason(Why.NO_FACE_PIXELS, "no face pixels")
     bal = balance_colour(np.median(px.astype(np.float32), axis=0), gains)
     return classify_bgr(bal, pal, dark, None if pip_bgr is None else balance_colour(pip_bgr, gains))
 
 
 def classify_bgr(bal: Sequence[float], pal: Palette, dark: bool | None,
                  pip_bal: Sequence[float] | None = None
-                 ) -> tuple[str | None, float, tuple[float, float, float], str | None]:
+                 ) -> tuple[str | None, float, BGR, Reason | None]:
     """``classify`` of a balanced face colour (and the balanced pip colour, if known)."""
-    bal = (float(bal[0]), float(bal[1]), float(bal[2]))
-    if max(bal) < 30:
-        return None, 0.0, bal, "die face is too dark to name its colour"
+    bgr: BGR = (float(bal[0]), float(bal[1]), float(bal[2]))
+    if max(bgr) < 30:
+        return None, 0.0, bgr, Reason(Why.FACE_TOO_DARK, "die face is too dark to name its colour")
     sub = polarity_palette(pal, dark)
     names = list(sub.colours)
     if dark is False and pip_bal is not None and max(pip_bal) >= 40:
         white = max(pip_bal)
         prior = float(np.clip(PIP_WHITE / white, 0.5, 3.0))
-        d = palette_distances(bal, sub, prior * _NEAR_SCALES, SCALE_PENALTY)
+        d = palette_distances(bgr, sub, prior * _NEAR_SCALES, SCALE_PENALTY)
     elif dark is True:
-        d = palette_distances(bal, sub, _WIDE_SCALES, WIDE_PENALTY)
+        d = palette_distances(bgr, sub, _WIDE_SCALES, WIDE_PENALTY)
     else:
-        d = sub.distances(bal)
+        d = sub.distances(bgr)
     if len(names) == 1:
         # one colour left: it must still be near, and nearer than any other of the palette's
-        full = pal.distances(bal)
+        full = pal.distances(bgr)
         allnames = list(pal.colours)
         if allnames[int(np.argmin(full))] != names[0] and float(d[0]) > MAX_DISTANCE / 2:
-            return None, 0.0, bal, "colour does not match the pips' polarity"
+            return None, 0.0, bgr, Reason(Why.COLOUR_POLARITY,
+                                          "colour does not match the pips' polarity")
     name, conf = name_by_distance(d, names)
     if name is not None and len(names) < len(pal.colours) and float(d.min()) > NARROW_MAX:
         # a colour named only because the pips ruled the nearer ones out must itself be near
-        return None, conf, bal, f"colour is far from every colour with such pips ({d.min():.0f})"
+        return None, conf, bgr, Reason(Why.COLOUR_FAR, f"colour is far from every colour with "
+                                                       f"such pips ({d.min():.0f})")
     if name is None or conf < COLOUR_MIN_CONF:
-        return None, conf, bal, f"colour is between palette entries (confidence {conf:.2f})"
-    return name, conf, bal, None
+        return None, conf, bgr, Reason(Why.COLOUR_AMBIGUOUS, f"colour is between palette "
+                                                             f"entries (confidence {conf:.2f})")
+    return name, conf, bgr, None
 
 
 @dataclass(frozen=True)
 class FaceCount:
+    """The face of a body's scaled crop: the count if it reads, else None and why not."""
+
     face: int | None
     confidence: float
     pips: int
     dark: bool | None
-    reason: str | None
-    pip_bgr: tuple[float, float, float] | None = None  # the pips' own colour, if they were found
+    why: Reason | None
+    pip_bgr: BGR | None = None  # the pips' own colour, if they were found
 
 
 def _response(g: np.ndarray, mask: np.ndarray, inner: np.ndarray, side: float, dark: bool
@@ -183,7 +191,8 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
     inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
     if int(inner.sum()) < 30:
-        return FaceCount(None, 0.0, 0, dark, "die body too small to read")
+        return FaceCount(None, 0.0, 0, dark, Reason(Why.BODY_TOO_SMALL,
+                                                    "die body too small to read"))
     g = gray.astype(np.float32)
     tries = []
     for dk in ((True, False) if dark is None else (dark,)):
@@ -192,28 +201,29 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     peak, dark_, resp, face_level = max(tries, key=lambda t: t[0])
     contrast_ref = face_level if dark_ else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
-        return FaceCount(None, 0.0, 0, None, f"no pips stand out (peak {peak:.0f})")
+        return FaceCount(None, 0.0, 0, None, Reason(Why.NO_PIPS_STAND_OUT,
+                                                    f"no pips stand out (peak {peak:.0f})"))
     found = zone_reader.find_pip_blobs(resp, peak, side, faces)
     count, blobs = found.count, found.blobs
     if found.why is not None:
         return FaceCount(None, 0.0, count, dark_, found.why)
     rest, near = zone_reader.strongest_elsewhere(resp, found, side)
     weakest = min(b[2] for b in blobs)
-    pip_bgr = None
+    pip_bgr: BGR | None = None
     if colour_img is not None:
         core = (resp > 0.75 * weakest) & (near > 0)
         if int(core.sum()) >= 3:
-            pip_bgr = tuple(float(v) for v in np.median(colour_img[core].astype(np.float32),
-                                                         axis=0))
+            med = np.median(colour_img[core].astype(np.float32), axis=0)
+            pip_bgr = (float(med[0]), float(med[1]), float(med[2]))
     err = _layout_error(np.array([b[3] for b in blobs], np.float64), mask, side)
     if err > 1.0:
-        return FaceCount(None, 0.0, count, dark_, f"{count} pips do not lie as on a die's face "
-                         f"(layout error {err:.2f})")
+        return FaceCount(None, 0.0, count, dark_, Reason(Why.LAYOUT, f"{count} pips do not lie "
+                         f"as on a die's face (layout error {err:.2f})"))
     gap = (weakest - rest) / max(weakest, 1e-6)
     conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
     if conf < FACE_MIN_CONF:
-        return FaceCount(None, conf, count, dark_, f"a pip-like spot besides the {count} pips "
-                         f"(gap {gap:.2f})", pip_bgr)
+        return FaceCount(None, conf, count, dark_, Reason(Why.SPOT_BESIDE_PIPS, f"a pip-like "
+                         f"spot besides the {count} pips (gap {gap:.2f})"), pip_bgr)
     return FaceCount(count, conf, count, dark_, None, pip_bgr)
 
 
@@ -256,6 +266,5 @@ def read_body(img: np.ndarray, body: Body, pal: Palette, gains: Sequence[float] 
     fc = count_face(gray, mbig, side, dark, faces, big)
     dark = fc.dark if fc.pips else dark
     colour, cconf, bgr, why = classify(big, mbig, side, pal, gains, dark, fc.pip_bgr)
-    reasons = [r for r in (fc.reason, why) if r]
-    return CropRead(fc.face, fc.confidence, colour, cconf, bgr, fc.pips, fc.dark,
-                    "; ".join(reasons) or None)
+    reasons = tuple(r for r in (fc.why, why) if r)
+    return CropRead(fc.face, fc.confidence, colour, cconf, bgr, fc.pips, fc.dark, reasons)

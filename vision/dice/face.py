@@ -11,11 +11,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.dice.pips import Pip
 
-_Q = 0.27
+#: a pip's offset from the face's centre along a side, in sides (as the renderer draws them)
+PIP_OFFSET = 0.27
+_Q = PIP_OFFSET
 LAYOUT: dict[int, np.ndarray] = {
     n: np.array(p, np.float64)
     for n, p in {
@@ -127,7 +130,7 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
         return i
 
     h, w = image_lab.shape[:2]
-    lab_ring = _labs_of([p.ring_bgr for p in pips])
+    lab_ring = labs_of([p.ring_bgr for p in pips])
     for i in range(n):
         for j in range(i + 1, n):
             a, b = pips[i], pips[j]
@@ -151,14 +154,13 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
     return list(groups.values())
 
 
-def _labs_of(bgrs: list[tuple[float, float, float]]) -> np.ndarray:
+def labs_of(bgrs: list[tuple[float, float, float]]) -> np.ndarray:
     """Lab of many colours in one conversion."""
-    import cv2
-
     if not bgrs:
         return np.zeros((0, 3))
     px = np.array([bgrs], np.float32) / 255.0
-    return cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0].astype(np.float64)
+    out: np.ndarray = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0].astype(np.float64)
+    return out
 
 
 def _path_on_face(a: Pip, b: Pip, pips: list[Pip], lab: np.ndarray, face_lab: np.ndarray,

@@ -1,108 +1,31 @@
 """The die reader API: image in, one ``DieReading`` per die out.
 
-Pipeline: pip candidates (``pips``) -> groups of pips on one face (``face.group_pips``) -> the
-group's count checked against the die layouts (``face.fit_face``) -> the face colour (the median
-ring colour round the pips, white-balanced) against the palette. Faces that overlap are the same
-die seen on two sides: the one with the larger, rounder pips is the top. Every part abstains (None)
-below its confidence threshold: the hub asks a person rather than trust a doubtful reading.
+Three readers behind it, one per situation:
+
+- a whole frame (no zone): die bodies first, one face per body (``fullframe``);
+- a zone of a frame (a box or a polygon): dice by their pips alone (``pippath``);
+- the reveal zone, where the pyramid's one die lands (``zone``, the product path).
+
+Every part abstains (None) below its confidence threshold, with a ``Reason`` (a code and a
+sentence): the hub asks a person rather than trust a doubtful reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from vision.dice.face import FaceFit, fit_face, group_pips
-from vision.dice.pips import Pip, find_pips
+from vision.dice.fullframe import read_full_frame
+from vision.dice.pippath import read_pips
+from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
+from vision.dice.reasons import Reason, Why
+from vision.dice.zone import read_die_in_zone
 from vision.palette import Palette, default_palette
-from vision.whitebalance import balance_colour
 
-FACE_THRESHOLD = 0.5
-COLOUR_THRESHOLD = 0.3
-BLUR_MIN = 0.18  # steepest pip edge per pixel over the pip's contrast; below: too blurred
-SPOT_OPEN = 0.45  # opening radius, in pip radii, that tells an unexplained pip from a rim's arc
-
-
-@dataclass(frozen=True)
-class DieReading:
-    """One die: box (x, y, w, h) in pixels of the image given, face 1..6 or None, colour or None."""
-
-    box: tuple[int, int, int, int]
-    face: int | None
-    colour: str | None
-    confidence: float
-    face_confidence: float
-    colour_confidence: float
-    pips: int = 0
-    face_bgr: tuple[float, float, float] | None = None
-    reason: str | None = None  # why face or colour is None
-
-    @property
-    def crop_box(self) -> tuple[int, int, int, int]:
-        """The box grown by half its size on each side: what the hub shows a person to confirm."""
-        x, y, w, h = self.box
-        m = max(w, h) // 2
-        return (x - m, y - m, w + 2 * m, h + 2 * m)
-
-    def crop(self, image: np.ndarray) -> np.ndarray:
-        """The ``crop_box`` of ``image`` (clipped to the frame), a copy."""
-        x, y, w, h = self.crop_box
-        H, W = image.shape[:2]
-        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
-        return image[y0:y1, x0:x1].copy()
-
-    def to_json(self) -> dict:
-        return {"box": list(self.box), "face": self.face, "colour": self.colour,
-                "confidence": round(self.confidence, 3)}
-
-
-@dataclass
-class DiceReport:
-    """All dice of a frame, and why the list is empty or partial when it is."""
-
-    dice: list[DieReading] = field(default_factory=list)
-    reason: str | None = None
-
-
-def as_bgr(image: object) -> np.ndarray:
-    """Validate and normalise an image argument: uint8 BGR. ValueError for a non-image."""
-    if not isinstance(image, np.ndarray):
-        raise ValueError(f"expected a numpy image, got {type(image).__name__}")
-    if image.size == 0 or image.ndim not in (2, 3):
-        raise ValueError(f"expected an HxW or HxWx3 image, got shape {image.shape}")
-    if image.dtype != np.uint8:
-        raise ValueError(f"expected a uint8 image, got {image.dtype}")
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.shape[2] != 3:
-        raise ValueError(f"expected 1, 3 or 4 channels, got {image.shape[2]}")
-    return image
-
-
-def _zone_rect(zone: object, shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int],
-                                                              np.ndarray | None]:
-    """(x, y, w, h) clipped to the frame, and the polygon if the zone was one."""
-    pts = np.asarray(zone, np.float64)
-    poly = None
-    if pts.shape == (4,):
-        x, y, w, h = pts
-    elif pts.ndim == 2 and pts.shape[1] == 2 and len(pts) >= 3:
-        poly = pts
-        x, y = pts.min(axis=0)
-        w, h = pts.max(axis=0) - (x, y)
-    else:
-        raise ValueError(f"zone must be (x, y, w, h) or a polygon of (x, y) points, got {zone!r}")
-    H, W = shape[:2]
-    x0, y0 = int(max(np.floor(x), 0)), int(max(np.floor(y), 0))
-    x1, y1 = int(min(np.ceil(x + w), W)), int(min(np.ceil(y + h), H))
-    if x1 - x0 < 4 or y1 - y0 < 4:
-        raise ValueError(f"zone {zone!r} lies outside the {W}x{H} frame")
-    return (x0, y0, x1 - x0, y1 - y0), poly
+__all__ = ["DiceReport", "DieReading", "as_bgr", "read_dice", "read_dice_report",
+           "read_die_in_zone"]
 
 
 def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
@@ -114,41 +37,18 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
     ox = oy = 0
     poly = None
     if zone is not None:
-        (ox, oy, w, h), poly = _zone_rect(zone, img.shape)
+        (ox, oy, w, h), poly = zone_rect(zone, img.shape)
         img = img[oy:oy + h, ox:ox + w]
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     if float(gray.std()) < 4.0:
-        why = "frame is black" if gray.mean() < 20 else "frame is uniform (nothing to read)"
-        return DiceReport([], why)
+        if gray.mean() < 20:
+            return DiceReport([], Reason(Why.FRAME_BLACK, "frame is black"))
+        return DiceReport([], Reason(Why.FRAME_UNIFORM, "frame is uniform (nothing to read)"))
     if zone is None:
-        # a whole frame: die bodies first, one face per body (vision.dice.fullframe)
-        from vision.dice.fullframe import read_full_frame
-
         dice = sorted(read_full_frame(img, gray, pal, white_gains),
                       key=lambda r: (r.box[1], r.box[0]))
-        return DiceReport(dice, None if dice else "no die found")
-    pips = find_pips(img)
-    if not pips:
-        sharp = float(cv2.Laplacian(gray, cv2.CV_32F).var())
-        return DiceReport([], "no pips found" + (" (frame is blurred)" if sharp < 15 else ""))
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    groups = group_pips(pips, lab)
-    cands = [c for g in groups for c in _candidates(g)]
-    cands = _keep_top_faces(cands)
-    out: list[DieReading] = []
-    for group, fit in cands:
-        why = _unexplained_spot(gray, group, fit) if fit is not None else None
-        reading = _reading(group, fit, pal, white_gains, img.shape, ox, oy, why)
-        if reading is None:
-            continue
-        if poly is not None:
-            cx = reading.box[0] + reading.box[2] / 2
-            cy = reading.box[1] + reading.box[3] / 2
-            if cv2.pointPolygonTest(poly.astype(np.float32), (cx, cy), False) < 0:
-                continue
-        out.append(reading)
-    out.sort(key=lambda r: (r.box[1], r.box[0]))
-    return DiceReport(out, None if out else "no die-like pip pattern found")
+        return DiceReport(dice, None if dice else Reason(Why.NO_DIE, "no die found"))
+    return read_pips(img, gray, pal, white_gains, ox, oy, poly)
 
 
 def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,
@@ -162,206 +62,3 @@ def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,
     """
     return read_dice_report(image_bgr, palette=palette, expected_colours=expected_colours,
                             zone=zone, white_gains=white_gains).dice
-
-
-def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
-                     expected_colours: Sequence[str] | None = None,
-                     white_gains: Sequence[float] | None = None,
-                     background: np.ndarray | None = None,
-                     faces: Sequence[int] = (1, 2, 3),
-                     die_px: float | None = None) -> DieReading | None:
-    """The one die in the reveal zone (the product path): see ``vision.dice.zone``."""
-    from vision.dice import zone as _zone  # imports this module: bound at call time
-
-    return _zone.read_die_in_zone(image_bgr, zone, palette=palette,
-                                  expected_colours=expected_colours, white_gains=white_gains,
-                                  background=background, faces=faces, die_px=die_px)
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-def _candidates(group: list[Pip]) -> list[tuple[list[Pip], FaceFit | None]]:
-    """A group and its fit. Foreshortened pips (a side face seen edge-on) are dropped first."""
-    if len(group) > 1:
-        rmax = max(p.r for p in group)
-        core = [p for p in group if p.axis_ratio >= 0.6 and p.r >= 0.7 * rmax]
-        if core:
-            group = core
-    if len(group) > 6:
-        return [(group, None)]
-    return [(group, fit_face(group))]
-
-
-def _extent(group: list[Pip], fit: FaceFit | None) -> tuple[float, float, float, float]:
-    if fit is not None:
-        xs, ys = fit.corners[:, 0], fit.corners[:, 1]
-        return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
-    xs = np.array([p.x for p in group])
-    ys = np.array([p.y for p in group])
-    r = max(p.r for p in group) * 3
-    return float(xs.min() - r), float(ys.min() - r), float(xs.max() + r), float(ys.max() + r)
-
-
-def _keep_top_faces(cands: list[tuple[list[Pip], FaceFit | None]]
-                    ) -> list[tuple[list[Pip], FaceFit | None]]:
-    """One reading per die: of overlapping faces keep the one with larger pips, then more pips."""
-    def rank(c: tuple[list[Pip], FaceFit | None]) -> tuple[float, float]:
-        g, fit = c
-        return (float(np.median([p.r for p in g])) * (1.0 if fit and fit.confidence > 0 else 0.8),
-                len(g))
-
-    order = sorted(cands, key=rank, reverse=True)
-    kept: list[tuple[list[Pip], FaceFit | None]] = []
-    boxes: list[tuple[float, float, float, float]] = []
-    for c in order:
-        x0, y0, x1, y1 = _extent(*c)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        clash = False
-        for bx0, by0, bx1, by1 in boxes:
-            # a candidate whose centre falls in a kept face, or that contains a kept face's centre
-            if (bx0 <= cx <= bx1 and by0 <= cy <= by1) or (
-                    x0 <= (bx0 + bx1) / 2 <= x1 and y0 <= (by0 + by1) / 2 <= y1):
-                clash = True
-                break
-        if not clash:
-            kept.append(c)
-            boxes.append((x0, y0, x1, y1))
-    return kept
-
-
-def _reading(group: list[Pip], fit: FaceFit | None, pal: Palette,
-             gains: Sequence[float] | None, shape: tuple[int, ...], ox: int, oy: int,
-             veto: str | None = None) -> DieReading | None:
-    H, W = shape[:2]
-    x0, y0, x1, y1 = _extent(group, fit)
-    pad = 0.06 * max(x1 - x0, y1 - y0)
-    bx0, by0 = int(max(np.floor(x0 - pad), 0)), int(max(np.floor(y0 - pad), 0))
-    bx1, by1 = int(min(np.ceil(x1 + pad), W)), int(min(np.ceil(y1 + pad), H))
-    if bx1 - bx0 < 3 or by1 - by0 < 3:
-        return None
-    reasons = []
-    face: int | None = None
-    face_conf = 0.0
-    if fit is None:
-        reasons.append(f"{len(group)} pips do not make a face")
-    else:
-        face_conf = fit.confidence
-        if len(group) == 1:
-            p = group[0]
-            # a lone blob is a face 1 only if it is large enough to be sure it is not a speck
-            face_conf *= float(np.clip((p.r - 2.0) / 2.0, 0, 1))
-        if veto:
-            reasons.append(veto)
-        elif face_conf >= FACE_THRESHOLD:
-            face = fit.face
-        else:
-            reasons.append(f"pips do not fit face {fit.face} (confidence {face_conf:.2f})")
-    bgr = np.median(np.array([p.ring_bgr for p in group]), axis=0)
-    balanced = balance_colour(bgr, gains)
-    colour, colour_conf = pal.classify(balanced)
-    if colour is not None and colour_conf < COLOUR_THRESHOLD:
-        colour = None
-    if colour is None:
-        reasons.append("colour is between palette entries")
-    parts = [c for c, v in ((face_conf, face), (colour_conf, colour)) if v is not None]
-    confidence = float(min(parts)) if parts else 0.0
-    return DieReading(
-        box=(bx0 + ox, by0 + oy, bx1 - bx0, by1 - by0), face=face, colour=colour,
-        confidence=confidence, face_confidence=float(face_conf),
-        colour_confidence=float(colour_conf), pips=len(group),
-        face_bgr=(float(balanced[0]), float(balanced[1]), float(balanced[2])),
-        reason="; ".join(reasons) or None)
-
-
-def _unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> str | None:
-    """A pip-coloured spot on the face that is not one of the group's pips: a pip we missed.
-
-    The guard against the one forbidden error: a face read with a pip too few. For a lone pip
-    the face's extent is measured by walking out from it until the face colour ends.
-    """
-    h, w = gray.shape
-    blur = _blur_score(gray, group)
-    if blur < BLUR_MIN:
-        return f"pips are blurred (edge sharpness {blur:.2f})"
-    ring = float(np.median([p.ring_grey for p in group]))
-    contrast = float(np.median([p.contrast for p in group]))
-    dark = group[0].dark
-    r = float(np.median([p.r for p in group]))
-    c = fit.corners.mean(axis=0)
-    lengths = []
-    for a in np.linspace(0, 2 * np.pi, 16, endpoint=False):
-        t = np.arange(1.6 * r, 12 * r, max(r / 3, 0.7))
-        fx, fy = c[0] + t * np.cos(a), c[1] + t * np.sin(a)
-        free = np.ones(len(t), bool)
-        for p in group:  # the group's own pips do not end the face
-            free &= (fx - p.x) ** 2 + (fy - p.y) ** 2 > (1.6 * p.r) ** 2
-        xs = np.clip(np.round(fx).astype(int), 0, w - 1)
-        ys = np.clip(np.round(fy).astype(int), 0, h - 1)
-        off = (np.abs(gray[ys, xs].astype(np.float32) - ring) > max(0.25 * contrast, 15)) & free
-        idx = np.nonzero(off)[0]
-        lengths.append(float(t[idx[0]]) if len(idx) else float(t[-1]))
-    lengths_a = np.array(lengths)
-    reach = float(np.median(lengths_a))
-    if len(group) == 1:
-        # the lone pip must sit in the middle of its face: opposite rays about equally long
-        opp = np.abs(lengths_a[:8] - lengths_a[8:]) / max(reach, 1e-6)
-        if float(np.median(opp)) > 0.5:
-            return "lone pip is off the centre of its face"
-        # a die's single pip is at most ~0.4 of the way to the face's edge; a marker's black
-        # square in its white border (blurred round) is larger than that
-        if r / max(reach, 1e-6) > 0.42:
-            return "lone blob is too large for its face to be a die's pip"
-        radius = 0.9 * reach
-    else:
-        # the face colour must end about where the fitted face ends (a face 3 with a pip
-        # missed fits a small face 2 but its colour goes on well beyond)
-        if not 0.3 <= reach / max(fit.side_px, 1e-6) <= 1.5:
-            return f"face colour reaches {reach:.0f} px, the fitted face {fit.side_px:.0f} px"
-        radius = 0.38 * fit.side_px
-    x0, x1 = int(max(c[0] - radius, 0)), int(min(c[0] + radius + 1, w))
-    y0, y1 = int(max(c[1] - radius, 0)), int(min(c[1] + radius + 1, h))
-    if x1 - x0 < 2 or y1 - y0 < 2:
-        return None
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= radius ** 2
-    for p in group:
-        inside &= (xx - p.x) ** 2 + (yy - p.y) ** 2 > (1.6 * p.r) ** 2
-    patch = gray[y0:y1, x0:x1].astype(np.float32)
-    thr = 0.5 * contrast
-    spot = (patch < ring - thr) if dark else (patch > ring + thr)
-    spot &= inside
-    # only pip-sized spots count: an opening by a disk a little under the pip's radius keeps a
-    # pip (whole, or cut by the search disk's edge) and removes the thin arcs of table or lit
-    # rim the disk takes in where the face's colour did not end where its edge does (a side
-    # face the grey of the top face)
-    k = 2 * int(round(SPOT_OPEN * r)) + 1
-    if k >= 3:
-        spot = cv2.morphologyEx(spot.astype(np.uint8), cv2.MORPH_OPEN,
-                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
-    if int(spot.sum()) > 0.5 * np.pi * r * r:
-        return "a pip-coloured spot on the face is not a pip of the group"
-    return None
-
-
-def _blur_score(gray: np.ndarray, group: list[Pip]) -> float:
-    """How sharp the pips' edges are: the steepest grey step per pixel over the pip contrast.
-
-    A sharp pip's edge spans one or two pixels (score ~0.3..0.6); a blurred one is a soft blob
-    whose missing neighbours may have melted into the die's edge, so its count is not trusted.
-    """
-    import cv2
-
-    h, w = gray.shape
-    scores = []
-    for p in group:
-        m = int(np.ceil(1.8 * p.r)) + 2
-        x0, x1 = int(max(p.x - m, 0)), int(min(p.x + m + 1, w))
-        y0, y1 = int(max(p.y - m, 0)), int(min(p.y + m + 1, h))
-        patch = gray[y0:y1, x0:x1].astype(np.float32)
-        if patch.shape[0] < 3 or patch.shape[1] < 3:
-            continue
-        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-        scores.append(float(np.sqrt(gx * gx + gy * gy).max()) / max(p.contrast, 1e-6))
-    return float(np.median(scores)) if scores else 0.0

@@ -47,16 +47,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.dice.colour import classify_face_colour, dark_pips
+from vision.dice.face import PIP_OFFSET
+from vision.dice.reading import BGR, Box, DieReading, as_bgr, zone_rect
+from vision.dice.reasons import Reason, Why
 from vision.palette import CAMEL_UP, Palette, default_palette
-
-if TYPE_CHECKING:
-    from vision.dice.reader import DieReading
 
 CROP_PX = 64  # the body's longer side after scaling (plus a margin)
 FACE_MIN_CONF = 0.5
@@ -173,14 +172,16 @@ def find_body(crop: np.ndarray, empty: np.ndarray | None = None,
 
 @dataclass(frozen=True)
 class FaceRead:
+    """The face of a scaled body crop: the count if it reads, else None and why not."""
+
     face: int | None
     confidence: float
     pips: int
-    reason: str | None
+    why: Reason | None
 
 
-_PIP_OFFSET = 0.27 * np.sqrt(2.0)  # a corner pip's distance from the face centre, in sides
-_Q = 0.27  # a pip's offset from the face centre along a side, in sides (vision.render.dice)
+_PIP_OFFSET = PIP_OFFSET * np.sqrt(2.0)  # a corner pip's distance from the face centre, in sides
+_Q = PIP_OFFSET  # a pip's offset from the face centre along a side, in sides
 _CORNERS = [(-_Q, -_Q), (_Q, -_Q), (-_Q, _Q), (_Q, _Q)]
 #: faces 4..6 in the face's own frame (x, y along its sides, in sides). A 6 is two columns of
 #: three: which way they run on the rotated die is not known, so both are tried.
@@ -267,7 +268,7 @@ class PipBlobs:
     """
 
     count: int
-    why: str | None
+    why: Reason | None
     blobs: list[tuple[int, int, float, np.ndarray]]
     labels: np.ndarray | None = None
 
@@ -289,19 +290,22 @@ def find_pip_blobs(resp: np.ndarray, peak: float, side: float, faces: Sequence[i
             continue
         bw, bh = int(stats[i, 2]), int(stats[i, 3])
         if min(bw, bh) / max(bw, bh) < 0.45:  # a pip is round; a side face's strip is not
-            return PipBlobs(0, "an elongated dark/light streak on the face", [])
+            return PipBlobs(0, Reason(Why.STREAK, "an elongated dark/light streak on the face"), [])
         blobs.append((i, area, float(resp[lab == i].max()), cents[i]))
     count = len(blobs)
     if count == 0:
-        return PipBlobs(0, "no pip-sized blob", [])
+        return PipBlobs(0, Reason(Why.NO_PIP_BLOB, "no pip-sized blob"), [])
     if count not in faces:
-        return PipBlobs(count, f"{count} pip-like blobs is not a face of {tuple(faces)}", blobs)
+        return PipBlobs(count, Reason(Why.COUNT_NOT_A_FACE,
+                                     f"{count} pip-like blobs is not a face of {tuple(faces)}"),
+                        blobs)
     big = max(b[1] for b in blobs)
     if big > 4.0 * pip_area:
-        return PipBlobs(count, "a blob is too large for a pip", blobs)
+        return PipBlobs(count, Reason(Why.BLOB_TOO_LARGE, "a blob is too large for a pip"), blobs)
     if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
                       or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
-        return PipBlobs(count, "the pips differ too much in size or contrast", blobs)
+        return PipBlobs(count, Reason(Why.PIPS_UNLIKE,
+                                     "the pips differ too much in size or contrast"), blobs)
     return PipBlobs(count, None, blobs, lab)
 
 
@@ -311,7 +315,7 @@ def strongest_elsewhere(resp: np.ndarray, found: PipBlobs, side: float
     and the mask of the pips' neighbourhood that was left out."""
     assert found.labels is not None
     k = int(round(side * 0.42)) | 1
-    near = np.zeros(resp.shape, np.uint8)
+    near: np.ndarray = np.zeros(resp.shape, np.uint8)
     for i, *_ in found.blobs:
         near |= (found.labels == i).astype(np.uint8)
     near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -326,7 +330,7 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
     inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
     if int(inner.sum()) < 30:
-        return FaceRead(None, 0.0, 0, "die body too small to read")
+        return FaceRead(None, 0.0, 0, Reason(Why.BODY_TOO_SMALL, "die body too small to read"))
     g = gray.astype(np.float32)
     vals = g[inner > 0]
     k = int(round(side * 0.42)) | 1
@@ -344,7 +348,8 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     peak = float(resp.max())
     contrast_ref = face_level if dark else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
-        return FaceRead(None, 0.0, 0, f"no pips stand out (peak {peak:.0f})")
+        return FaceRead(None, 0.0, 0, Reason(Why.NO_PIPS_STAND_OUT,
+                                             f"no pips stand out (peak {peak:.0f})"))
     found = find_pip_blobs(resp, peak, side, faces)
     count, blobs = found.count, found.blobs
     if found.why is not None:
@@ -365,10 +370,12 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     d = np.linalg.norm(pts - c, axis=1) / side
     err = 0.0
     if count >= 4:
-        spread = pip_spread(g, mask, [lab == b[0] for b in blobs], face_level, dark) / pip_area
+        assert lab is not None  # a count of pips came with its label image
+        masks: list[np.ndarray] = [np.asarray(lab == b[0]) for b in blobs]
+        spread = pip_spread(g, mask, masks, face_level, dark) / pip_area
         if spread > PIP_SPREAD_MAX:
-            return FaceRead(None, 0.0, count, f"a pip is part of a dark/light patch "
-                            f"{spread:.1f} pips large")
+            return FaceRead(None, 0.0, count, Reason(Why.DARK_PATCH, f"a pip is part of a "
+                                                     f"dark/light patch {spread:.1f} pips large"))
         err = grid_layout_error(pts, c, side, angle)
     elif count == 1:
         err = max(err, d[0] / 0.22)
@@ -389,13 +396,13 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
             m = pts[order[0]]
             err = max(err, float(np.linalg.norm(m - mid)) / side / 0.12)
     if err > 1.0:
-        return FaceRead(None, 0.0, count, f"{count} pips do not lie as on a die's face "
-                        f"(layout error {err:.2f})")
+        return FaceRead(None, 0.0, count, Reason(Why.LAYOUT, f"{count} pips do not lie as on a "
+                                                 f"die's face (layout error {err:.2f})"))
     gap = (weakest - rest) / max(weakest, 1e-6)
     conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
     if conf < FACE_MIN_CONF:
-        return FaceRead(None, conf, count, f"a pip-like spot besides the {count} pips "
-                        f"(gap {gap:.2f})")
+        return FaceRead(None, conf, count, Reason(Why.SPOT_BESIDE_PIPS, f"a pip-like spot "
+                                                  f"besides the {count} pips (gap {gap:.2f})"))
     return FaceRead(count, conf, count, None)
 
 
@@ -424,11 +431,26 @@ def _upscaled(body: Body, k: float, shape: tuple[int, ...]) -> Body:
     return Body((X, Y, X1 - X, Y1 - Y), mask, body.side_px * k)
 
 
-def read_zone(image: np.ndarray, rect: tuple[int, int, int, int], *,
+@dataclass(frozen=True)
+class ZoneRead:
+    """The zone's die before calibration (``read_die_in_zone`` maps its scores): raw scores."""
+
+    box: Box
+    face: int | None
+    face_confidence: float
+    pips: int
+    colour: str | None
+    colour_confidence: float
+    face_bgr: BGR
+    reasons: tuple[Reason, ...]
+    side_px: float
+
+
+def read_zone(image: np.ndarray, rect: Box, *,
               palette: Palette, white_gains: Sequence[float] | None,
               background: np.ndarray | None, faces: Sequence[int],
-              die_px: float | None = None) -> dict | None:
-    """The zone read as a plain dict (the reader wraps it in a DieReading); None: no die."""
+              die_px: float | None = None) -> ZoneRead | None:
+    """The zone's die with raw scores (the reader calibrates them); None: no die."""
     crop = _as_crop(image, rect)
     empty = None
     if background is not None:
@@ -456,33 +478,34 @@ def read_zone(image: np.ndarray, rect: tuple[int, int, int, int], *,
         return None
     ox, oy = rect[:2]
     box = (body.box[0] + ox, body.box[1] + oy, body.box[2], body.box[3])
-    reasons = []
+    reasons: list[Reason] = []
     big, mbig, side = scaled_body(crop, body)
     colour, colour_conf, face_bgr, why = classify_face_colour(big, mbig, side, palette, white_gains)
     if why:
         reasons.append(why)
     if colour is not None and colour_conf < COLOUR_MIN_CONF:
         colour = None
-        reasons.append(f"colour is between palette entries (confidence {colour_conf:.2f})")
+        reasons.append(Reason(Why.COLOUR_AMBIGUOUS, f"colour is between palette entries "
+                                                    f"(confidence {colour_conf:.2f})"))
     if body.side_px < MIN_DIE_SIDE_PX:
-        fr = FaceRead(None, 0.0, 0, f"die is {body.side_px:.0f} px wide: too small for its "
-                      "pips (read the zone at a higher resolution)")
+        fr = FaceRead(None, 0.0, 0, Reason(Why.DIE_TOO_SMALL,
+                                           f"die is {body.side_px:.0f} px wide: too small for "
+                                           "its pips (read the zone at a higher resolution)"))
     else:
         dark = dark_pips(colour, face_bgr)
         gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
         fr = count_face(gray, mbig, side, dark, faces)
     if fr.pips == 0 and fr.face is None and body.side_px >= MIN_DIE_SIDE_PX:
         return None  # a change in the zone without a single pip: not a die (a shadow, a card)
-    if fr.reason:
-        reasons.append(fr.reason)
+    if fr.why:
+        reasons.append(fr.why)
     if fr.face is None and colour is not None:
         # a body whose pips do not read may not be the die's top face at all (the board's own
         # pattern, a glint, a die half found): its colour is not trusted either
         colour = None
-        reasons.append("no readable face: colour not trusted")
-    return {"box": box, "face": fr.face, "face_confidence": fr.confidence, "pips": fr.pips,
-            "colour": colour, "colour_confidence": colour_conf, "face_bgr": face_bgr,
-            "reason": "; ".join(reasons) or None, "side_px": body.side_px}
+        reasons.append(Reason(Why.COLOUR_UNTRUSTED, "no readable face: colour not trusted"))
+    return ZoneRead(box, fr.face, fr.confidence, fr.pips, colour, colour_conf, face_bgr,
+                    tuple(reasons), body.side_px)
 
 
 def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None) -> Palette:
@@ -509,26 +532,23 @@ def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | 
     ``white_gains`` from the board's markers (``vision.dice.colour.gains_from_mask``).
     A die found but not readable comes back with face and/or colour None and a ``reason``.
     """
-    from vision.dice.reader import DieReading, _zone_rect, as_bgr
-
     img = as_bgr(image_bgr)
     faces = tuple(int(f) for f in faces)
     if not faces or any(f not in range(1, 7) for f in faces):
         raise ValueError(f"faces must be among 1..6, got {faces}")
     if background is not None:
         background = as_bgr(background)
-    rect, _ = _zone_rect(zone, img.shape)
+    rect, _ = zone_rect(zone, img.shape)
     pal = zone_palette(palette, expected_colours)
     r = read_zone(img, rect, palette=pal, white_gains=white_gains, background=background,
                   faces=faces, die_px=die_px)
     if r is None:
         return None
-    face_conf = calibrated(r["face_confidence"])
-    colour_conf = calibrated(r["colour_confidence"])
-    parts = [c for c, v in ((face_conf, r["face"]), (colour_conf, r["colour"])) if v is not None]
-    return DieReading(box=tuple(int(v) for v in r["box"]),  # type: ignore[arg-type]
-                      face=r["face"], colour=r["colour"],
+    face_conf = calibrated(r.face_confidence)
+    colour_conf = calibrated(r.colour_confidence)
+    parts = [c for c, v in ((face_conf, r.face), (colour_conf, r.colour)) if v is not None]
+    x, y, w, h = r.box
+    return DieReading(box=(int(x), int(y), int(w), int(h)), face=r.face, colour=r.colour,
                       confidence=float(min(parts)) if parts else 0.0,
                       face_confidence=face_conf, colour_confidence=colour_conf,
-                      pips=int(r["pips"]), face_bgr=tuple(r["face_bgr"]),  # type: ignore[arg-type]
-                      reason=r["reason"])
+                      pips=int(r.pips), face_bgr=r.face_bgr, reasons=r.reasons)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dice import read_dice, read_dice_report, read_die_in_zone
+from vision.dice import Why, read_dice, read_dice_report, read_die_in_zone
 from vision.palette import CAMEL_UP
 from vision.render.dice import draw_die, make_background, render_dice_scene
 from vision.whitebalance import gains_from_patch
@@ -107,13 +107,25 @@ def test_expected_colours_narrow_the_answer() -> None:
     assert r and r[0].colour is None  # orange is far from both: abstain, not a guess
 
 
-@pytest.mark.parametrize("frame,reason", [
-    (np.zeros((480, 640, 3), np.uint8), "black"),
-    (np.full((480, 640, 3), 128, np.uint8), "uniform"),
+@pytest.mark.parametrize("frame,code,word", [
+    (np.zeros((480, 640, 3), np.uint8), Why.FRAME_BLACK, "black"),
+    (np.full((480, 640, 3), 128, np.uint8), Why.FRAME_UNIFORM, "uniform"),
 ])
-def test_black_or_empty_frame_says_why(frame: np.ndarray, reason: str) -> None:
+def test_black_or_empty_frame_says_why(frame: np.ndarray, code: Why, word: str) -> None:
     rep = read_dice_report(frame)
-    assert rep.dice == [] and reason in rep.reason
+    assert rep.dice == [] and rep.code is code and word in (rep.reason or "")
+
+
+def test_cli_says_why_an_image_has_no_die_in_a_code_and_a_sentence(tmp_path, capsys) -> None:
+    import cv2
+
+    from hub.cli import main
+
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((48, 64, 3), np.uint8))
+    assert main(["read-dice", "--json", str(black)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["dice"] == [] and line["code"] == "frame_black" and line["note"] == "frame is black"
 
 
 def test_heavy_blur_abstains_or_is_right() -> None:

@@ -1,7 +1,8 @@
 """`pyramid read-dice [--json] IMAGE...`: one JSON object per image per line.
 
-A file that is not an image (missing, empty, corrupt) gets an ``error`` object and the others are
-still read; the exit code is 1 if any image failed, else 0.
+An image with no die says why in ``note`` (a sentence) and ``code`` (its stable code,
+``vision.dice.Why``). A file that is not an image (missing, empty, corrupt) gets an ``error`` object
+and the others are still read; the exit code is 1 if any image failed, else 0.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             img = load_image(path)
             report = read_dice_report(img, palette=palette)
-            out: dict = {"image": path, "dice": [d.to_json() for d in report.dice]}
-            if report.reason and not report.dice:
-                out["note"] = report.reason
+            out: dict[str, Any] = {"image": path, "dice": [d.to_json() for d in report.dice]}
+            if report.why is not None and not report.dice:
+                out["note"] = report.why.sentence
+                out["code"] = report.why.code.value
         except Exception as exc:  # one bad file must not stop the others
             failed = True
             out = {"image": path, "error": str(exc)}

@@ -1,0 +1,147 @@
+"""Golden readings: every reader's exact answer on fixed frames, kept in a data file.
+
+Why: a refactor of the dice readers must not change a single reading (box, face, colour,
+confidence, reasons' codes and sentences). The frames are fixed files (rendered scenes stored as
+PNG here, so a renderer change does not move them; a slice of the real photos in the shared data
+folder beside the repo, skipped when it is absent); ``golden/dice_readings.json`` holds what each
+reader answered. A deliberate change of the readings rewrites it:
+
+    python -m tests.vision.test_dice_golden --write
+
+and the diff of that file is the change to review.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice import read_dice_report, read_die_in_zone
+from vision.dice.bodies import find_bodies
+from vision.dice.cropread import CropRead, read_body
+from vision.dice.reading import DieReading
+from vision.palette import CAMEL_UP, default_palette
+
+HERE = Path(__file__).resolve().parent / "golden"
+DATA = HERE / "dice_readings.json"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice-real"
+RENDERED = ["rendered_500.png", "rendered_509.png", "rendered_537.png"]
+REAL_IMAGES = [
+    "byler-train/images/IMG_20191208_111304.jpg",
+    "byler-train/images/IMG_20191208_111548.jpg",
+    "byler-train/images/IMG_20191208_112127.jpg",
+    "matteop65-valid/images/valid_1.jpg",
+    "rune55-trays/images/PXL_20240219_191021760.jpg",
+]
+
+
+def _die(r: DieReading | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "box": list(r.box),
+        "face": r.face,
+        "colour": r.colour,
+        "confidence": r.confidence,
+        "face_confidence": r.face_confidence,
+        "colour_confidence": r.colour_confidence,
+        "pips": r.pips,
+        "face_bgr": None if r.face_bgr is None else list(r.face_bgr),
+        "reasons": [[w.code.value, w.sentence] for w in r.reasons],
+    }
+
+
+def _crop(c: CropRead) -> dict[str, Any]:
+    return {
+        "face": c.face,
+        "face_confidence": c.face_confidence,
+        "colour": c.colour,
+        "colour_confidence": c.colour_confidence,
+        "face_bgr": list(c.face_bgr),
+        "pips": c.pips,
+        "dark": c.dark,
+        "reasons": [[w.code.value, w.sentence] for w in c.reasons],
+    }
+
+
+def readings(img: np.ndarray, zones: list[list[int]]) -> dict[str, Any]:
+    """What every reader answers on ``img``: the whole frame (also among Camel Up's five
+    colours), the pip path on its middle, the crop read of every body, the reveal-zone reader
+    on each of ``zones``."""
+    h, w = img.shape[:2]
+    full = read_dice_report(img)
+    five = read_dice_report(img, expected_colours=CAMEL_UP)
+    pips = read_dice_report(img, zone=(w // 4, h // 4, w // 2, h // 2))
+    pal = default_palette()
+    return {
+        "full": [_die(r) for r in full.dice],
+        "full_code": full.code,
+        "five": [_die(r) for r in five.dice],
+        "pips": [_die(r) for r in pips.dice],
+        "pips_code": pips.code,
+        "crop": [_crop(read_body(img, b, pal, None)) for b in find_bodies(img)],
+        "zone": [_die(read_die_in_zone(img, z, faces=(1, 2, 3, 4, 5, 6))) for z in zones],
+    }
+
+
+def _image(name: str) -> np.ndarray:
+    path = HERE / name if name in RENDERED else REAL / name
+    img = cv2.imread(str(path))
+    assert img is not None, f"cannot read {path}"
+    return img
+
+
+def _zones(img: np.ndarray) -> list[list[int]]:
+    """Reveal zones round the first three dice the whole-frame reader finds (fixed once written)."""
+    return [list(r.crop_box) for r in read_dice_report(img).dice[:3]]
+
+
+def write() -> None:
+    """Rewrite the data file from the readers as they are (rendered and, if present, real)."""
+    out = {}
+    for name in RENDERED + (REAL_IMAGES if REAL.is_dir() else []):
+        img = _image(name)
+        zones = _zones(img)
+        out[name] = {"zones": zones, "readings": readings(img, zones)}
+    DATA.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+
+
+def _cases() -> list[str]:
+    """The data file's frames (none when it is missing: the coverage test then fails)."""
+    return list(json.loads(DATA.read_text())) if DATA.is_file() else []
+
+
+@pytest.mark.parametrize("name", _cases())
+def test_readings_are_the_golden_ones(name: str) -> None:
+    if name not in RENDERED and not (REAL / name).is_file():
+        pytest.skip(f"real dice photos absent ({REAL}): the shared data folder beside the repo")
+    case = json.loads(DATA.read_text())[name]
+    got = json.loads(json.dumps(readings(_image(name), case["zones"]), sort_keys=True))
+    for reader, want in case["readings"].items():
+        assert got[reader] == want, f"{name}: the {reader} reader's answer changed"
+
+
+def test_the_golden_file_covers_every_reader_and_some_reasons() -> None:
+    data = json.loads(DATA.read_text())
+    assert set(RENDERED) <= set(data)
+    codes = {
+        code
+        for case in data.values()
+        for reader in ("full", "pips", "zone")
+        for r in case["readings"][reader]
+        if r
+        for code, _ in r["reasons"]
+    }
+    assert len(codes) >= 5, codes  # abstentions as well as readings are guarded
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python -m tests.vision.test_dice_golden --write")
+    write()

@@ -17,11 +17,15 @@ help:
 	@echo "make eval-vision  accuracy of the dice and track readers"
 	@echo "make install-pi   install on Raspberry Pi OS (systemd units, camera, broker)"
 
+# pip's own output goes to a log, shown only when the install fails: a machine's pip
+# configuration (an extra index or find-links directory that lacks some packages) makes pip warn
+# once per package even with --quiet, which buried the one line that matters.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "setting up $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --upgrade pip > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@$(PIP) install -e '.[test]' >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@touch $(STAMP)
 
 venv: $(STAMP)
 
@@ -43,8 +47,10 @@ test: deps venv
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow and not browser"
 
+# make demo ARGS="--seat Ann --game horserace": any option of `pyramid demo --help`
+ARGS ?=
 demo: deps venv
-	$(VENV)/bin/pyramid demo
+	$(VENV)/bin/pyramid demo $(ARGS)
 
 bench: deps venv
 	$(PY) -m bench.run

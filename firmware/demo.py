@@ -440,6 +440,10 @@ class DemoOptions:
     pin: str = "1234"
     fps: float = 30.0
     size: tuple[int, int] = (1280, 720)
+    game: str = "camelup"  # the game the demo starts: camelup, horserace or marcopolo2
+    seat: str | None = None  # a seat a person plays from the page (the bots wait for them)
+    pause_after_leg: bool = False  # hold the bots after each leg until ``resume`` is set
+    resume: threading.Event | None = None
 
 
 class DemoTable:
@@ -467,12 +471,19 @@ class DemoTable:
         self.on_move = on_move or (lambda text: None)
         self.stats = DemoStats()
         self.names = list(NAMES[: options.players])
+        if options.seat is not None and options.seat not in self.names:
+            self.names[0] = options.seat  # the person sits first, under their own name
         self.kinds = bot_kinds(options.players)
         self.policy = DemoPolicy([make_bot(k, f"{options.seed}/{i}")
                                   for i, k in enumerate(self.kinds)], options.seed, self.kinds)
         self.auth = {"pin": options.pin} if options.pin else None
         self.camera_view = BoardCamera(options.seed, options.size)
         self.observed = ObservingSession(session)
+        from firmware.demo_games import OtherGameBots
+
+        self.others = OtherGameBots(session, options.seed, self.auth, seat=options.seat)
+        self._game_id: str | None = None
+        self.link_base: str | None = None  # the dashboard's address, for the seat's own link
         # renders run one at a time beside the table; the next die's two scenes are rendered
         # ahead (see _speculate), so a release waits for the slider and vision, not the renderer
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="demo-render")
@@ -516,40 +527,108 @@ class DemoTable:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- games ------------------------------------------------------------------------------
-    def play_game(self) -> str | None:
-        """Start a game and play it to the end; the winner's name (None if stopped first)."""
+    def play_game(self, game: str | None = None) -> str | None:
+        """Start a game (``game``: camelup, horserace or marcopolo2; default the options') and
+        play it to the end; the winners' names (None if stopped first)."""
+        from firmware.demo_games import demo_players
+
+        kind = game or self.opt.game
         n = self.stats.games + 1
-        answer = self.session.start_game(self.names, seed=f"{self.opt.seed}/{n}",
-                                         abandon=True)
-        self.stats.game_ids.append(answer["game_id"])
-        self._drop_speculation()
-        self.camera_view.new_game(n)
-        self.policy.new_game()
-        self._show_board()
-        self._speculate()
-        self.on_move(f"game {answer['game_id']}: " + ", ".join(
-            f"{name} ({kind})" for name, kind in zip(self.names, self.kinds, strict=True)))
+        names = demo_players(self.names, kind)
+        answer = self.session.start_game(names, seed=f"{self.opt.seed}/{n}", abandon=True,
+                                         game=kind)
+        self.on_move(f"game {answer['game_id']} ({kind}): " + ", ".join(
+            f"{name} ({'you' if name == self.opt.seat else bot})"
+            for name, bot in zip(names, self.kinds, strict=False)))
+        return self.play_current()
+
+    def play_current(self) -> str | None:
+        """Play the game in play at the table to its end, whichever game it is: one started here
+        or from the dashboard's "+ New game" (which may replace it while it is played: the loop
+        follows the table's current game). The winners' names, or None if stopped first."""
         last = 0.0
         while not self.stop_event.is_set():
             game = self.session.game
             if game is None or game.finished or not self.session.active:
                 break
+            if self.session.game_id != self._game_id:
+                self._begin()
             wait = last + self.opt.pace_s - time.monotonic()
             if wait > 0 and self.stop_event.wait(wait):
                 break
-            last = time.monotonic()
-            self._turn()
+            seq = self.session.seq
+            if self.session.kind != "camelup":
+                played = self.others.step()
+                self.stats.moves += int(played)
+            elif game.current_player == self.opt.seat:
+                played = False
+            else:
+                leg = game.state.leg
+                try:
+                    self._turn()
+                except Exception:
+                    if self.session.game_id == self._game_id:
+                        raise
+                    # the page started another game in the middle of this move: follow it
+                    log.info("the game changed during a move", exc_info=True)
+                played = True
+                game = self.session.game
+                if (self.opt.pause_after_leg and game is not None and not game.finished
+                        and self.session.kind == "camelup" and game.state.leg != leg):
+                    self._pause(f"leg {leg} over")
+            if played:
+                last = time.monotonic()
+            else:  # a person's move (or nothing to do): wait for the table to change
+                self._wait_change(seq)
         game = self.session.game
         if game is None or not game.finished:
             return None
         self.stats.games += 1
         winners = _winners(self.session)
         self.stats.winners.append(", ".join(winners))
-        self.stats.per_game_kinds.append(dict(self.policy.used))
+        if self.session.kind == "camelup":
+            self.stats.per_game_kinds.append(dict(self.policy.used))
+        result = getattr(game.state, "result", None) if self.session.kind == "camelup" else None
         self.on_move(f"game over: {', '.join(winners)} won; "
-                     f"camels {' > '.join(game.state.result.get('ranking', []))}"
-                     if game.state.result else "game over")
+                     f"camels {' > '.join(result.get('ranking', []))}"
+                     if result else f"game over: {', '.join(winners) or 'nobody'} won")
         return ", ".join(winners)
+
+    def _begin(self) -> None:
+        """A game the loop has not seen yet (started here or from the page)."""
+        self._game_id = self.session.game_id
+        self.stats.game_ids.append(self._game_id)
+        self._drop_speculation()
+        players = self.session.record.params.get("players", []) if self.session.record else []
+        if self.opt.seat in players and self.link_base:
+            token = self.session.player_token(self.opt.seat)
+            self.on_move(f"your seat, {self.opt.seat}: {self.link_base}/p/{token}  "
+                         f"(the table's page with the PIN answers the dice the camera doubts)")
+        if self.session.kind == "camelup":
+            self.camera_view.new_game(len(self.stats.game_ids))
+            self.policy.new_game()
+            self._show_board()
+            self._speculate()
+        else:  # the camera still looks at the table (an empty Camel Up board)
+            self.camera_view.show(self.camera_view.render({}, {}))
+
+    def _wait_change(self, seq: int, timeout: float = 0.25) -> None:
+        """Until the table's log moves past ``seq`` (a person acted) or ``timeout``."""
+        end = time.monotonic() + timeout
+        while self.session.seq == seq and not self.stop_event.is_set():
+            if self.stop_event.wait(min(0.05, max(end - time.monotonic(), 0.0))) or \
+                    time.monotonic() >= end:
+                return
+
+    def _pause(self, what: str) -> None:
+        """--pause-after-leg: hold the bots until the person says go on (``opt.resume``)."""
+        resume = self.opt.resume
+        if resume is None:
+            return
+        resume.clear()
+        self.on_move(f"{what}: paused. Press Enter here to play on.")
+        while not self.stop_event.is_set() and not resume.wait(0.2):
+            pass
 
     def _turn(self) -> None:
         from hub.games.camelup import ReleaseDie
@@ -645,6 +724,8 @@ class DemoTable:
         if game is None or game.finished or not self.session.active:
             return
         state = game.state
+        if not hasattr(state, "dice_left"):  # another game was started from the page
+            return
         die = self._next_die(state)
         key = _scene_key(state, die)
         if self._spec is not None and self._spec[0] == key:
@@ -674,6 +755,9 @@ class DemoTable:
         """Make the hub's game hold the true die, as a person at the table would."""
         answer = got[1] if got is not None else None
         if answer is not None and answer.get("ok") and answer.get("uncertain"):
+            if self.opt.seat is not None:  # a person is at the table: the prompt is theirs
+                self.stats.vision_prompts += 1
+                return self._wait_answer(str(answer.get("prompt")))
             if self.opt.pace_s:  # leave the prompt on the dashboard long enough to be seen
                 self.stop_event.wait(min(1.5, self.opt.pace_s))
             self.stats.vision_prompts += 1
@@ -699,6 +783,15 @@ class DemoTable:
         why = "no answer from the watch loop" if answer is None else answer.get("error")
         return self._enter(player, colour, face, why)
 
+    def _wait_answer(self, prompt: str) -> str:
+        """Until a person answers the die prompt ``prompt`` on the page (or the game moves on)."""
+        game_id = self.session.game_id
+        while not self.stop_event.is_set() and self.session.game_id == game_id:
+            if prompt not in getattr(self.session, "pending", {}):
+                return "answered by a person"
+            self.stop_event.wait(0.1)
+        return "left unanswered"
+
     def _enter(self, player: str, colour: str, face: int, why: str | None) -> str:
         if why is not None:
             self.stats.entered_by_hand += 1
@@ -712,6 +805,8 @@ class DemoTable:
 
     def _show_board(self) -> None:
         state = self.session.game.state
+        if not hasattr(state, "desert_sides"):  # another game was started from the page
+            return
         self.camera_view.show(self.camera_view.render(state.track, state.desert_sides()))
 
 
@@ -882,10 +977,27 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
             out(f"dashboard: http://{host}:{services.server.port}/  PIN: {options.pin or '(none)'}")
         table = DemoTable(session, options, stop=stop, on_move=out).start()
         result.stats = table.stats
+        if services.server is not None:
+            table.link_base = f"http://{host}:{services.server.port}"
+        kind = options.game
+        started = False
         while not stop.is_set() and (options.games is None or table.stats.games < options.games):
-            table.play_game()
-            if options.games is None and not stop.is_set():
-                stop.wait(5.0)  # the final scores stay up a moment before the next race
+            if session.active:  # a game started from the page: play it
+                kind = session.kind
+                table.play_current()
+            elif options.seat is not None and started:
+                # a person is at the table: the next game starts from the page's button
+                stop.wait(0.25)
+                continue
+            else:
+                started = True
+                table.play_game(kind)
+            if options.games is None and options.seat is None and not stop.is_set():
+                # the podium stays up a moment before the next race (a new game from the page
+                # starts at once)
+                end = time.monotonic() + 8.0
+                while not stop.is_set() and not session.active and time.monotonic() < end:
+                    stop.wait(0.2)
         result.interrupted = stop.is_set()
         if spectator is not None and services is not None and services.bridge is not None:
             services.bridge.flush(10.0)

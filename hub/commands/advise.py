@@ -1,8 +1,9 @@
 """`pyramid advise`: rank the legal actions of the player to move, one JSON position per line.
 
-Input: a public view as the hub publishes it on `camelup/<table>/state` (players, holdings,
-track, desert, dice_left, leg_tiles, overall, current_player), optionally with "race_cards": the
-cards still in the mover's hand. Output: {"player": name, "actions": [{"action", "expected",
+Input: the hub's state as it publishes it on `camelup/<table>/state` (the view is its "game"), or
+the view alone (players, holdings, track, desert, dice_left, leg_tiles, overall,
+current_player), optionally with "race_cards": the cards still in the mover's hand. Example:
+`pyramid advise < docs/examples/position.json`. Output: {"player": name, "actions": [{"action", "expected",
 "why"}, ...]} best first.
 """
 
@@ -25,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from hub.games.camelup.views import state_from_view
 
     def answer(view: dict[str, Any]) -> dict[str, Any]:
+        if "track" not in view and isinstance(view.get("game"), dict):
+            view = view["game"]  # the hub's whole state: its view is the game
         if "track" not in view:
             raise ValueError("the position needs a track")
         state = state_from_view(view, view.get("race_cards"))

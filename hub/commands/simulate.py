@@ -13,6 +13,36 @@ import json
 import sys
 
 
+class ProgressBar:
+    """A one-line bar on stderr (a terminal only: piped output stays clean)."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int) -> None:
+        import time
+
+        self.total = max(1, total)
+        self.start = time.monotonic()
+        self._shown = -1
+
+    def update(self, done: int, total: int) -> None:
+        import time
+
+        step = done * self.WIDTH // self.total
+        if step == self._shown and done != total:
+            return
+        self._shown = step
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / done * (total - done) if done else 0.0
+        sys.stderr.write(f"\r[{'#' * step}{'.' * (self.WIDTH - step)}] {done}/{total} games"
+                         f"  {elapsed:4.0f} s, ~{eta:.0f} s left ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="camelup", choices=["camelup", "horserace"])
     parser.add_argument("--edition", type=int, default=1, choices=[1, 2],
@@ -23,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated bots per seat (advisor, random); the last repeats")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="worker processes (default: one per core)")
     from hub.commands import simulate_horserace  # its extra options (races, track length, ...)
 
     simulate_horserace.add_arguments(parser)
@@ -53,7 +85,14 @@ def run(args: argparse.Namespace) -> int:
               "at least 1", file=sys.stderr)
         return 2
     seats = (kinds + [kinds[-1]] * args.players)[: args.players]
-    summary = simulate(seats, args.games, args.seed).summary()
+    import os
+
+    processes = args.processes or os.cpu_count() or 1
+    bar = ProgressBar(args.games) if sys.stderr.isatty() else None
+    summary = simulate(seats, args.games, args.seed, processes=processes,
+                       progress=bar.update if bar else None).summary()
+    if bar is not None:
+        bar.close()
     if args.json:
         print(json.dumps(summary))
         return 0

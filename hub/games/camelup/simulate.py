@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .bots import make_bot
@@ -39,10 +39,33 @@ def play_one(bots: Sequence[str], seed: int) -> dict:
     return game.log[-1]
 
 
-def simulate(bots: Sequence[str], games: int, seed: int = 0) -> SimulationResult:
+def _play_seeded(job: tuple[tuple[str, ...], int]) -> dict:
+    bots, seed = job
+    return play_one(bots, seed)
+
+
+def simulate(bots: Sequence[str], games: int, seed: int = 0, *, processes: int = 1,
+             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+    """``games`` seeded games; ``processes`` > 1 plays them in that many worker processes (the
+    games are independent; the results are folded in game order, so the summary is the same
+    whatever the number of processes). ``progress(done, games)`` is called as games end."""
     res = SimulationResult(list(bots), 0, [0.0] * len(bots), [0] * len(bots), [0] * len(bots))
-    for g in range(games):
-        over = play_one(bots, seed * 1_000_003 + g)
+    jobs = [(tuple(bots), seed * 1_000_003 + g) for g in range(games)]
+    if processes > 1 and games > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
+            chunk = max(1, min(16, games // (processes * 8)))
+            results: Iterable[dict] = pool.imap(_play_seeded, jobs, chunksize=chunk)
+            _fold(res, results, games, progress)
+    else:
+        _fold(res, map(_play_seeded, jobs), games, progress)
+    return res
+
+
+def _fold(res: SimulationResult, results: Iterable[dict], games: int,
+          progress: Callable[[int, int], None] | None) -> None:
+    for over in results:
         names = list(over["money"])
         for i, name in enumerate(names):
             res.money[i] += over["money"][name]
@@ -50,4 +73,5 @@ def simulate(bots: Sequence[str], games: int, seed: int = 0) -> SimulationResult
                 res.wins[i] += 1 / len(over["winners"])
                 res.firsts[i] += 1
         res.games += 1
-    return res
+        if progress is not None:
+            progress(res.games, games)

@@ -87,10 +87,13 @@ def run(args: argparse.Namespace) -> int:
     seats = (kinds + [kinds[-1]] * args.players)[: args.players]
     import os
 
-    processes = args.processes or os.cpu_count() or 1
-    bar = ProgressBar(args.games) if sys.stderr.isatty() else None
-    summary = simulate(seats, args.games, args.seed, processes=processes,
-                       progress=bar.update if bar else None).summary()
+    bar = None
+    extra: dict[str, object] = {}
+    if args.edition == 1:  # the first edition's simulator plays in worker processes
+        bar = ProgressBar(args.games) if sys.stderr.isatty() else None
+        extra = {"processes": args.processes or os.cpu_count() or 1,
+                 "progress": bar.update if bar else None}
+    summary = simulate(seats, args.games, args.seed, **extra).summary()  # type: ignore[arg-type]
     if bar is not None:
         bar.close()
     if args.json:

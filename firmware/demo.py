@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import socket
 import tempfile
 import threading
 import time
@@ -99,10 +98,10 @@ class BoardCamera:
 
     def new_game(self, game_no: int) -> None:
         """A new pose and lamp, drawn from the seed and the game's number."""
+        from dataclasses import replace
+
         from vision.render.board import sample_pose
         from vision.render.effects import EffectParams
-
-        from dataclasses import replace
 
         rng = np.random.default_rng(_seed_int(self._seed, "camera", game_no))
         self.pose = sample_pose(rng, self.geometry, self.size)
@@ -891,18 +890,10 @@ class Spectator:
 
 # --- the whole demo ------------------------------------------------------------------------------
 def lan_address() -> str:
-    """This machine's address on the local network (what a phone would open), else loopback.
+    """This machine's address on the local network (see hub.commands.serve.lan_address)."""
+    from hub.commands.serve import lan_address as lan
 
-    A UDP socket "connected" to a private address sends nothing; it only makes the kernel pick
-    the interface it would route through.
-    """
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("10.255.255.255", 1))
-            addr = s.getsockname()[0]
-            return addr if addr and not addr.startswith("0.") else "127.0.0.1"
-    except OSError:
-        return "127.0.0.1"
+    return lan()
 
 
 @dataclass
@@ -973,8 +964,7 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
                 shown = services.bridge.config.url if services.bridge else services.broker_url
             out(f"MQTT: {shown} topics camelup/{options.table}/#")
         if services.server is not None:
-            host = lan_address() if http_host in ("0.0.0.0", "") else http_host
-            out(f"dashboard: http://{host}:{services.server.port}/  PIN: {options.pin or '(none)'}")
+            out(f"dashboard: {services.public_url}/  PIN: {options.pin or '(none)'}")
         table = DemoTable(session, options, stop=stop, on_move=out).start()
         result.stats = table.stats
         if services.server is not None:

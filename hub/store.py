@@ -14,6 +14,7 @@ token secret, the MQTT bridge's delivery mark).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -118,7 +119,7 @@ class Store:
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(self.path))
         try:
             self._db = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=30.0
@@ -302,6 +303,22 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _private_file(path: Path) -> None:
+    """Make the log's file (and its WAL and shared-memory files) readable by its owner only: it
+    holds the table's token secret and PIN and every secret bet. A new file is created 0600
+    before SQLite opens it (SQLite gives the -wal and -shm files the database's permissions);
+    an existing one that others may read is tightened."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if p.stat().st_mode & 0o077:
+                os.chmod(p, 0o600)
+        except OSError:
+            pass
 
 
 def _row_event(r: tuple[Any, ...]) -> StoredEvent:

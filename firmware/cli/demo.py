@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if games is not None and games < 1:
         print("pyramid demo: --games must be at least 1", file=sys.stderr)
         return 2
-    pin = args.pin if args.pin is not None else f"{random.randrange(10000):04d}"
+    pin = args.pin if args.pin is not None else f"{random.SystemRandom().randrange(10**6):06d}"
     if pin and (not pin.isalnum() or len(pin) > 32):
         print("pyramid demo: --pin is letters and digits, 32 at most", file=sys.stderr)
         return 2

@@ -36,9 +36,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "is taken from it (the Pi's install writes it)")
     parser.add_argument("--no-mqtt", action="store_true", help="run without any MQTT")
     parser.add_argument("--pin", default=None, help="table PIN needed to change the game "
-                        "(default: none, an open table)")
-    parser.add_argument("--http-host", default="0.0.0.0",
-                        help="dashboard address (default 0.0.0.0: phones on the Wi-Fi)")
+                        "(default: a 6-digit PIN made at the first start, kept in the event "
+                        "log's database and printed with the dashboard's address)")
+    parser.add_argument("--open", action="store_true",
+                        help="a deliberately open table: no PIN, anyone who can reach the "
+                             "dashboard may play (warned about at start)")
+    parser.add_argument("--http-host", default="127.0.0.1",
+                        help="dashboard address (default 127.0.0.1: this machine only; "
+                             "0.0.0.0 for phones on the Wi-Fi, as the Pi's install sets)")
+    parser.add_argument("--public-url", default=None,
+                        help="the address players open (http://192.168.1.20:8080): the players' "
+                             "links and QR codes use it; default: this machine's LAN address "
+                             "when --http-host is 0.0.0.0")
     parser.add_argument("--http-port", type=int, default=8080, help="dashboard port (0 = none)")
     parser.add_argument("--threshold", type=float, default=0.8,
                         help="die readings below this confidence are asked about (default 0.8)")
@@ -63,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         worker = DerivedWorker().start()  # odds in a second process: the event path never waits
     try:
         store = Store(Path(args.db))
-        session = TableSession(args.table, store, EventBus(args.table), pin=args.pin,
+        pin = table_pin(store, args.table, args.pin, open_table=args.open)
+        session = TableSession(args.table, store, EventBus(args.table), pin=pin,
                                threshold=args.threshold, odds=not args.no_odds,
                                advice=not args.no_odds, derived=worker)
     except (StoreError, ValueError) as exc:
@@ -91,10 +101,13 @@ def run(args: argparse.Namespace) -> int:
                 session, broker=args.broker, broker_port=args.broker_port,
                 broker_users=users_file,
                 mqtt=not args.no_mqtt, http_host=args.http_host, http_port=args.http_port,
-                state_odds=not args.no_odds)
+                state_odds=not args.no_odds, public_url=args.public_url)
         except ServiceError as exc:
             log.error("%s", exc)
             return 2
+        if services.server is not None:
+            shown = "none: an OPEN table, anyone on the network may play" if pin is None else pin
+            print(f"dashboard: {services.public_url}/  PIN: {shown}", flush=True)
         print(f"hub ready: table {args.table} seq {session.seq}", flush=True)
         stop.wait()
     finally:
@@ -107,6 +120,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def table_pin(store: Any, table: str, given: str | None, *, open_table: bool = False) -> str | None:
+    """The table's PIN: ``given``, else the one made at the first start (6 random digits, kept in
+    the event log's database, which only its owner may read), else None for ``--open``."""
+    import secrets
+
+    key = f"table_pin/{table}"
+    if open_table:
+        log.warning("table %s is OPEN (--open): anyone who can reach the dashboard may play, "
+                    "undo and start games", table)
+        return None
+    if given is not None:
+        return given
+    pin = store.get_meta(key)
+    if pin is None:
+        pin = f"{secrets.randbelow(10**6):06d}"
+        store.set_meta(key, pin)
+        log.info("table %s: a new PIN was made (kept in the event log)", table)
+    return str(pin)
+
+
 def _with_hub_user(url: str, users_file: Path) -> str:
     """``url`` with the hub's user and password from the table's broker users file."""
     from hub.mqtt.access import BrokerCredentials, Role
@@ -115,6 +148,23 @@ def _with_hub_user(url: str, users_file: Path) -> str:
     cfg = parse_broker_url(url)
     creds = BrokerCredentials.load_or_create(users_file)
     return creds.url(Role.HUB, cfg.host, cfg.port, tls=cfg.tls)
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (what a phone would open), else loopback.
+
+    A UDP socket "connected" to a private address sends nothing; it only makes the kernel pick
+    the interface it would route through.
+    """
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr = str(s.getsockname()[0])
+            return addr if addr and not addr.startswith("0.") else "127.0.0.1"
+    except OSError:
+        return "127.0.0.1"
 
 
 class ServiceError(RuntimeError):
@@ -126,6 +176,7 @@ class Services:
     """What :func:`start_services` started around a session; ``close()`` stops them in order."""
 
     broker_url: str | None = None
+    public_url: str | None = None  # the dashboard's address for players (links, QR codes)
     broker: Any = None  # hub.mqtt.broker.EmbeddedBroker when one was started here
     bridge: Any = None  # hub.mqtt.bridge.MqttBridge
     server: Any = None  # hub.dashboard.server.ServerThread
@@ -142,7 +193,8 @@ class Services:
 
 def start_services(session: Any, *, broker: str | None = None, broker_port: int | None = 1883,
                    mqtt: bool = True, http_host: str = "0.0.0.0", http_port: int = 8080,
-                   state_odds: bool = True, broker_users: Path | None = None) -> Services:
+                   state_odds: bool = True, broker_users: Path | None = None,
+                   public_url: str | None = None) -> Services:
     """Start the MQTT side (an embedded broker unless ``broker`` is a URL, and the bridge) and the
     dashboard around ``session``. Shared by `pyramid hub` and `pyramid demo` so both tables are
     wired the same way. ``broker_port`` 0/None = any free port; ``http_port`` 0 = no dashboard.
@@ -188,10 +240,18 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
             except ImportError as exc:
                 log.warning("no dashboard (%s)", exc)
             else:
-                services.server = ServerThread(create_app(session), host=http_host,
-                                               port=http_port).start()
+                app = create_app(session, public_url=public_url)
+                services.server = ServerThread(app, host=http_host, port=http_port).start()
                 services.closers.insert(0, services.server.stop)
-                log.info("dashboard on http://%s:%s/", http_host, services.server.port)
+                if public_url is None:
+                    host = http_host
+                    if http_host in ("0.0.0.0", "", "::"):
+                        host = lan_address()
+                    public_url = f"http://{host}:{services.server.port}"
+                    app.config["PUBLIC_URL"] = public_url
+                services.public_url = public_url.rstrip("/")
+                log.info("dashboard on http://%s:%s/ (players open %s/)", http_host,
+                         services.server.port, services.public_url)
     except BaseException:
         services.close()
         raise

@@ -7,17 +7,23 @@ shows the hub's own sentence when something is refused.
 
 Auth travels in headers (``X-Pyramid-Pin``, ``X-Pyramid-Token``), or for the stream and the
 player's page in the URL (EventSource cannot set headers; the token *is* the player's link).
+Wrong PINs are throttled, other origins and hosts refused, and every answer carries the security
+headers: :mod:`hub.dashboard.guard` says why.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request, url_for
 
+from hub.dashboard import guard
 from hub.dashboard.live import Live, page_event, redact_advice
 from hub.dashboard.qr import qr_svg
 from hub.dashboard.sse import parse_last_id
@@ -29,8 +35,10 @@ __all__ = ["create_app", "EXTENSION"]
 EXTENSION = "pyramid_dashboard"
 HERE = Path(__file__).parent
 AUTH_ERRORS = {"wrong_pin": 403, "bad_token": 403, "bad_auth": 400, "forbidden": 403,
-               "pin_required": 401, "guest": 401}
+               "pin_required": 401, "guest": 401, "cross_origin": 403, "unknown_host": 421}
 MAX_BODY = 64 * 1024
+MAX_STREAMS = 32  # open live streams (each holds a server thread): a table has a dozen phones
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def create_app(
@@ -39,20 +47,93 @@ def create_app(
     heartbeat_s: float = 15.0,
     retry_ms: int = 2000,
     url_prefix: str = "",
+    public_url: str | None = None,
+    max_streams: int = MAX_STREAMS,
+    throttle: guard.PinThrottle | None = None,
 ) -> Flask:
     """A Flask app showing ``manager_or_session``'s table (a TableSession, or a manager with a
     ``.session``) and passing taps to its dispatcher.
 
     ``heartbeat_s`` is the SSE comment interval; ``retry_ms`` what EventSource waits before it
     reconnects; ``url_prefix`` mounts the dashboard below a path (behind a reverse proxy).
+    ``public_url`` is the address players open (``http://192.168.1.20:8080``): the players'
+    links and QR codes are built from it, and it is an accepted origin. Without it, links use the
+    address the server listens on (never the request's Host header). ``max_streams`` caps the
+    open live streams (more are answered 503 with Retry-After).
     """
     session = getattr(manager_or_session, "session", manager_or_session)
     live = Live(session, heartbeat_s=heartbeat_s, retry_ms=retry_ms)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["PUBLIC_URL"] = public_url.rstrip("/") if public_url else None
     app.extensions[EXTENSION] = live
+    pins = throttle or guard.PinThrottle()
+    app.extensions["pyramid_pin_throttle"] = pins
+    streams = threading.BoundedSemaphore(max_streams)
     bp = Blueprint("dashboard", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static")
+
+    # -- the gate -----------------------------------------------------------------------------
+
+    def public_origins() -> frozenset[str]:
+        url = app.config.get("PUBLIC_URL")
+        return frozenset({guard.origin_of(url).lower()}) if url else frozenset()
+
+    def public_hosts() -> frozenset[str]:
+        url = app.config.get("PUBLIC_URL")
+        host = urlsplit(url).hostname if url else None
+        return frozenset({host.lower()}) if host else frozenset()
+
+    @app.before_request
+    def gate() -> Any:
+        host = request.headers.get("Host", "")
+        if not guard.host_allowed(host, public_hosts()):
+            return _error(f"this hub does not answer to the name {host[:64]!r}: open the "
+                          "address it prints (or set its public address)", "unknown_host")
+        if request.method in UNSAFE_METHODS:
+            origin = request.headers.get("Origin")
+            if origin is None and request.headers.get("Referer"):
+                origin = guard.origin_of(request.headers["Referer"])
+            if origin is not None:
+                if not guard.origin_allowed(origin, host, public_origins()):
+                    log.warning("dashboard: refused a %s %s from the origin %r",
+                                request.method, request.path, origin[:100])
+                    return _error("a change from another web site is refused", "cross_origin")
+            elif not request.is_json:
+                return _error("a change is sent as JSON (Content-Type: application/json)",
+                              "cross_origin")
+        pin = request.headers.get("X-Pyramid-Pin")
+        table_pin = getattr(session.authority, "pin", None)
+        if pin and table_pin is not None:
+            client = request.remote_addr or "?"
+            ok, wait = pins.check(client, pin, table_pin)
+            if wait > 0:
+                resp = _error(f"too many wrong PINs: try again in {int(wait) + 1} s",
+                              "too_many_tries", status=429)
+                resp.headers["Retry-After"] = str(int(wait) + 1)
+                return resp
+            if not ok:
+                return _error("wrong PIN", "wrong_pin")
+        return None
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        for k, v in guard.SECURITY_HEADERS.items():
+            resp.headers.setdefault(k, v)
+        if request.path.startswith(f"{url_prefix}/p/"):
+            resp.headers["Cache-Control"] = "no-store"  # a player's own page
+        return resp
+
+    def link_base() -> str:
+        url = app.config.get("PUBLIC_URL")
+        if url:
+            return str(url)
+        # the address this server listens on, from the socket, never from the Host header
+        name = request.environ.get("SERVER_NAME", "127.0.0.1")
+        port = request.environ.get("SERVER_PORT", "80")
+        if name in ("0.0.0.0", "::", ""):
+            name = "127.0.0.1"
+        return f"http://{name}:{port}"
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -85,7 +166,12 @@ def create_app(
         return jsonify(out)
 
     def body() -> dict[str, Any]:
-        data = request.get_json(silent=True, force=True)
+        from hub.jsonsafe import JsonError, loads
+
+        try:
+            data = loads(request.get_data(cache=True), max_bytes=MAX_BODY)
+        except JsonError as exc:
+            abort(_error(str(exc), exc.reason))
         if not isinstance(data, dict):
             abort(_error("the request body must be a JSON object", "bad_payload"))
         return data
@@ -126,7 +212,14 @@ def create_app(
         access = access_of()
         player = access.player if access.level == "player" else None
         last = parse_last_id(request.headers.get("Last-Event-ID"), request.args.get("last"))
-        resp = Response(live.stream(last, player), mimetype="text/event-stream")
+        if not streams.acquire(blocking=False):
+            resp = _error("too many open live views of this table: try again shortly",
+                          "too_many_streams", status=503)
+            resp.headers["Retry-After"] = "5"
+            return resp
+
+        resp = Response(_Counted(live.stream(last, player), streams.release),
+                        mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache, no-transform"
         resp.headers["X-Accel-Buffering"] = "no"  # nginx in front must not buffer the stream
         return resp
@@ -204,7 +297,7 @@ def create_app(
             token = session.player_token(name)
         except RequestError as exc:
             return _error(str(exc), exc.reason, status=404)
-        url = request.host_url.rstrip("/") + url_for("dashboard.player_page", token=token)
+        url = link_base() + url_for("dashboard.player_page", token=token)
         return jsonify({"player": name, "url": url, "svg": qr_svg(url)})
 
     # -- taps ---------------------------------------------------------------------------------
@@ -272,6 +365,28 @@ def create_app(
         return _error("the request is too large", "too_large", status=413)
 
     return app
+
+
+class _Counted:
+    """A stream that gives its slot back once, when the server closes it (even if the client
+    left before the first byte: a generator not yet started would skip its ``finally``)."""
+
+    def __init__(self, inner: Iterator[str], release: Any) -> None:
+        self._inner = inner
+        self._release: Any = release
+
+    def __iter__(self) -> Iterator[str]:
+        return self._inner
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._inner, "close", None)
+            if close is not None:
+                close()
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
 
 
 def _players(session: Any) -> list[str]:

@@ -33,13 +33,23 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-class ServerThread:
-    """``with ServerThread(app) as srv: srv.url`` serves ``app`` on 127.0.0.1 on a free port."""
+MAX_THREADS = 64  # request threads at once (open live streams included); more wait in the backlog
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+
+class ServerThread:
+    """``with ServerThread(app) as srv: srv.url`` serves ``app`` on 127.0.0.1 on a free port.
+
+    At most ``max_threads`` requests are served at once: a flood of connections (1,012 threads
+    were seen) waits in the listen backlog instead of growing the process without bound.
+    """
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0,
+                 max_threads: int = MAX_THREADS) -> None:
         self.server: BaseWSGIServer = make_server(host, port, app, threaded=True,
                                                    request_handler=_QuietHandler)
         self.server.daemon_threads = True  # open streams must not keep the process alive
+        self.slots = threading.BoundedSemaphore(max_threads)
+        _limit_threads(self.server, self.slots)
         self.host = host
         self.port = self.server.server_port
         self.url = f"http://{host}:{self.port}"
@@ -60,3 +70,31 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _limit_threads(server: Any, slots: threading.BoundedSemaphore) -> None:
+    """Make ``server`` (a ThreadingMixIn server) take a slot before each request thread and
+    give it back when the thread ends; while none is free, the accept loop waits (the kernel's
+    backlog holds the next connections)."""
+    spawn = server.process_request
+    finish = server.process_request_thread
+
+    def process_request(request: Any, client_address: Any) -> None:
+        while not slots.acquire(timeout=0.5):
+            if getattr(server, "_BaseServer__shutdown_request", False):
+                server.shutdown_request(request)
+                return
+        try:
+            spawn(request, client_address)
+        except BaseException:
+            slots.release()
+            raise
+
+    def process_request_thread(request: Any, client_address: Any) -> None:
+        try:
+            finish(request, client_address)
+        finally:
+            slots.release()
+
+    server.process_request = process_request
+    server.process_request_thread = process_request_thread

@@ -421,7 +421,13 @@ class MqttBridge:
                     self._publish_discovery()
                     continue
                 if cmd == "__status__":
-                    status = json.loads(raw) if raw.strip() else {}
+                    from hub.jsonsafe import JsonError, loads
+
+                    try:
+                        status = loads(raw, max_bytes=10_000) if raw.strip() else {}
+                    except JsonError as exc:
+                        log.warning("firmware/status ignored: %s", exc)
+                        continue
                     if isinstance(status, dict):
                         self.session.request("observe_status", status, None, channel="mqtt")
                     continue
@@ -433,20 +439,22 @@ class MqttBridge:
 
     def handle_request(self, cmd: str, raw: bytes) -> dict[str, Any]:
         """Decode one MQTT request and run it; the answer echoes ``transaction``."""
+        from hub.jsonsafe import JsonError, loads
         from hub.requests import error
 
         try:
-            payload = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return {**error(cmd, f"the request is not JSON: {exc}", "bad_json"),
-                    "transaction": None}
+            payload = loads(raw) if raw.strip() else {}
+        except JsonError as exc:  # not JSON, or nested too deeply: a sentence, not a traceback
+            return {**error(cmd, str(exc), exc.reason), "transaction": None}
         if not isinstance(payload, dict):
             return {**error(cmd, "the request must be a JSON object", "bad_payload"),
                     "transaction": None}
         payload = dict(payload)
         transaction = payload.pop("transaction", None)
-        if transaction is not None and not isinstance(transaction, str | int):
-            transaction = str(transaction)[:64]
+        if transaction is not None and (isinstance(transaction, bool) or not isinstance(
+                transaction, str | int) or len(str(transaction)) > 64):
+            return {**error(cmd, "'transaction' is a text or number of at most 64 characters",
+                            "bad_transaction"), "transaction": None}
         auth: Any = payload.pop("auth", None)
         for key in ("pin", "token"):
             if key in payload:

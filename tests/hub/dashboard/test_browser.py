@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.browser import csp_violations, wait_js
+
 from .conftest import PIN, PLAYERS, Table, serve_table
 
 pytestmark = pytest.mark.browser
@@ -41,8 +43,9 @@ def open_page(browser: Any, url: str, *, viewport: dict[str, int] = PHONE,
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors  # type: ignore[attr-defined]
+    page.csp = csp_violations(page)  # type: ignore[attr-defined]  # the page's real CSP applies
     page.goto(url)
-    page.wait_for_function("document.body.dataset.conn === 'live'")
+    wait_js(page, "document.body.dataset.conn === 'live'")
     return page
 
 
@@ -50,7 +53,7 @@ def synced(page: Any, table: Table) -> None:
     """Wait until the page has drawn everything the hub has logged (events and the view)."""
     table.session.bus.flush()
     seq = table.session.seq
-    page.wait_for_function(
+    wait_js(page,
         f"+document.body.dataset.seq >= {seq} && +document.body.dataset.viewSeq >= {seq}",
         timeout=10_000)
 
@@ -66,6 +69,7 @@ def tap(page: Any, table: Table, selector: str) -> None:
 def close(*pages: Any) -> None:
     for page in pages:
         assert page.errors == [], page.errors
+        assert page.csp == [], page.csp  # nothing the page does is blocked by its CSP
         page.context.close()
 
 
@@ -137,7 +141,7 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
                                   "crop_jpeg": _crop_jpeg()})
     assert out.get("uncertain"), out
     synced(shared, served)
-    shared.wait_for_function("document.querySelector('#prompt img.crop')?.naturalWidth === 64")
+    wait_js(shared, "document.querySelector('#prompt img.crop')?.naturalWidth === 64")
     assert shared.locator("#prompt-title").inner_text() == "Check this die"
     assert guest.locator("#released").is_hidden()
     assert guest.locator("#prompt-card").is_visible()  # a guest sees the question...
@@ -193,7 +197,7 @@ def test_reconnecting_page_catches_up_from_the_log(browser: Any, served: Table) 
     # the Wi-Fi drops: the stream ends and the page cannot get back for a while
     page.route("**/api/stream**", lambda route: route.abort())
     served.live.fanout.drop_all()
-    page.wait_for_function("document.body.dataset.conn !== 'live'")
+    wait_js(page, "document.body.dataset.conn !== 'live'")
     served.play("roll")
     served.play("leg:yellow")
     served.play("roll")
@@ -253,7 +257,7 @@ def test_wrong_pin_and_illegal_taps_get_a_readable_message(browser: Any, served:
     synced(page, served)
     page.route("**/api/stream**", lambda route: route.abort())
     served.live.fanout.drop_all()
-    page.wait_for_function("document.body.dataset.conn !== 'live'")
+    wait_js(page, "document.body.dataset.conn !== 'live'")
     for _ in range(3):
         served.play("leg:green")
     log = served.engine_log()
@@ -304,7 +308,7 @@ def _check_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
     page = open_page(browser, served.url, viewport=viewport, pin=PIN)
     synced(page, served)
     page.wait_for_selector("#prompt-card:not([hidden]) img.crop")
-    page.wait_for_function("document.querySelector('#prompt img.crop').naturalWidth === 64")
+    wait_js(page, "document.querySelector('#prompt img.crop').naturalWidth === 64")
     page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
     page.screenshot(path=str(screenshot_dir / f"{name}-first-screen.png"))
     assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
@@ -376,7 +380,7 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     stale.goto(old_link)
     stale.wait_for_selector("#message:not([hidden])")
     assert "not valid" in stale.locator("#message").inner_text()
-    stale.wait_for_function("document.body.dataset.conn === 'live'")
+    wait_js(stale, "document.body.dataset.conn === 'live'")
     synced(stale, served)
     assert stale.locator("#status-text").inner_text() == "Leg 1 · Dee to move"
     stale.context.close()
@@ -403,7 +407,7 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
             pytest.skip("the session computes neither odds nor advice here (hub.games.camelup "
                         "odds/advisor or the race table unavailable): nothing to draw")
         page = open_page(browser, t.url, pin=PIN)
-        page.wait_for_function("+document.body.dataset.oddsSeq >= 1")
+        wait_js(page, "+document.body.dataset.oddsSeq >= 1")
         if odds is not None:
             for colour in ("blue", "white"):
                 want = f"{round(odds['leg'][colour]['first'] * 100)}%"
@@ -424,7 +428,7 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
             assert str(t.session.engine_log()[-1].get("player")) == who
             # the next position's odds arrive by themselves, computed once for every page
             synced(page, t)
-            page.wait_for_function(f"+document.body.dataset.oddsSeq >= {t.session.seq}")
+            wait_js(page, f"+document.body.dataset.oddsSeq >= {t.session.seq}")
         close(page)
 
 

@@ -1,0 +1,141 @@
+"""The dashboard's gatekeeping: PIN throttling, same-origin checks, security headers, limits.
+
+Why each piece (after Home Assistant's login ban and OctoPrint's CSRF protection):
+
+- **PIN throttle.** A 6-digit PIN falls to 10**6 tries; unthrottled HTTP did 10,000 in 9 s. Each
+  client (its address) gets :data:`FREE_TRIES` wrong PINs, then every further wrong PIN doubles
+  the wait before the next try (1 s, 2 s, 4 s, ... up to 15 min): at most 10 tries in the first
+  minute, and a lockout is logged. A try during the wait is answered 429 with ``Retry-After`` and
+  is not even checked.
+- **Origins.** A web page elsewhere may make the visitor's browser POST to the table (a form or
+  a ``text/plain`` fetch needs no preflight). A state-changing request is refused unless its
+  ``Origin`` (or, without one, its ``Referer``) is the dashboard itself; with neither header (not
+  a browser, or a browser hiding it) it must be JSON, which no cross-site form can send. The
+  dashboard itself is: the configured public address, or the address the request came to when it
+  is an IP address, ``localhost`` or a ``.local`` name: a DNS-rebinding attacker's own name never
+  matches, because it is neither.
+- **Hosts.** For the same reason a request naming another host (``Host: attacker.example``) is
+  refused outright: links and QR codes are built from the configured public address, never from
+  the Host header.
+- **Headers.** CSP (scripts from the dashboard only, no framing), X-Frame-Options, nosniff, and
+  no Referer (a player's page has their token in its address).
+"""
+
+from __future__ import annotations
+
+import collections
+import hmac
+import ipaddress
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FREE_TRIES", "PinThrottle", "origin_allowed", "host_allowed", "SECURITY_HEADERS"]
+
+FREE_TRIES = 5
+MAX_WAIT_S = 15 * 60
+MAX_CLIENTS = 10_000
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+       "form-action 'self'; object-src 'none'")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+@dataclass
+class _Client:
+    failures: int = 0
+    until: float = 0.0  # monotonic time before which no try is checked
+
+
+class PinThrottle:
+    """Wrong PINs per client, with an exponential wait after :data:`FREE_TRIES`."""
+
+    def __init__(self, free: int = FREE_TRIES, max_wait: float = MAX_WAIT_S,
+                 clock: object = None) -> None:
+        self.free = free
+        self.max_wait = max_wait
+        self._clock = clock if callable(clock) else time.monotonic
+        self._clients: collections.OrderedDict[str, _Client] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self.lockouts = 0
+
+    def _now(self) -> float:
+        return float(self._clock())  # type: ignore[operator]
+
+    def retry_after(self, client: str) -> float:
+        """Seconds ``client`` must wait before its next PIN is checked (0: go ahead)."""
+        with self._lock:
+            c = self._clients.get(client)
+            return 0.0 if c is None else max(0.0, c.until - self._now())
+
+    def check(self, client: str, given: str, pin: str) -> tuple[bool, float]:
+        """(right?, seconds to wait) for one try; a try during the wait is not checked."""
+        with self._lock:
+            c = self._clients.get(client)
+            now = self._now()
+            if c is not None and c.until > now:
+                return False, c.until - now
+            ok = hmac.compare_digest(given.encode(), pin.encode())
+            if ok:
+                self._clients.pop(client, None)
+                return True, 0.0
+            if c is None:
+                c = self._clients[client] = _Client()
+                while len(self._clients) > MAX_CLIENTS:
+                    self._clients.popitem(last=False)
+            self._clients.move_to_end(client)
+            c.failures += 1
+            if c.failures >= self.free:
+                wait = min(self.max_wait, 2.0 ** (c.failures - self.free))
+                c.until = now + wait
+                self.lockouts += 1
+                log.warning("dashboard: %d wrong PINs from %s: locked out for %.0f s",
+                            c.failures, client, wait)
+            return False, 0.0
+
+
+def _is_local_name(host: str) -> bool:
+    """An IP address, ``localhost`` or an mDNS ``.local`` name: names a DNS-rebinding attacker
+    cannot point at the table."""
+    host = host.strip("[]").lower()
+    if host in ("localhost",) or host.endswith(".local") or host.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def host_allowed(host_header: str, public_hosts: frozenset[str]) -> bool:
+    """Is ``Host:`` one of the dashboard's own names?"""
+    name = urlsplit(f"//{host_header}").hostname or ""
+    return bool(name) and (name.lower() in public_hosts or _is_local_name(name))
+
+
+def origin_allowed(origin: str, host_header: str, public_origins: frozenset[str]) -> bool:
+    """Is ``origin`` (scheme://host[:port]) the dashboard itself?"""
+    origin = origin.strip().rstrip("/").lower()
+    if origin in public_origins:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False  # "null" (a sandboxed frame, a file) and anything odd
+    return parts.netloc == host_header.lower() and _is_local_name(parts.hostname)
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else "null"

@@ -1,0 +1,252 @@
+"""Red team, the dashboard over real HTTP on loopback: PIN brute force, cross-site requests,
+a foreign Host, deep and huge JSON, too many streams; the headers every page carries; a PIN by
+default. Each attack is refused and the game is unchanged."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.dashboard import create_app
+from hub.dashboard.guard import PinThrottle
+from hub.dashboard.server import ServerThread
+from hub.mqtt.broker import free_port
+from hub.session import TableSession
+from hub.store import Store
+
+pytestmark = pytest.mark.security
+
+PIN = "482916"
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Served:
+    def __init__(self, session: TableSession, server: ServerThread, clock: Clock) -> None:
+        self.session, self.server, self.clock = session, server, clock
+
+    def req(self, method: str, path: str, body: bytes | str | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+        c = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        try:
+            h = {"Content-Type": "application/json", **(headers or {})}
+            h = {k: v for k, v in h.items() if v is not None}
+            c.request(method, path, body=body, headers=h)
+            r = c.getresponse()
+            data = r.read()
+            try:
+                parsed: Any = json.loads(data)
+            except ValueError:
+                parsed = data
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, parsed
+        finally:
+            c.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    store = Store(tmp_path / "hub.db")
+    session = TableSession("t1", store, pin=PIN, odds=False, advice=False)
+    session.start_game(["Ann", "Bob", "Cy"], seed=5)
+    clock = Clock()
+    app = create_app(session, public_url="http://table.example.lan:8080", max_streams=3,
+                     heartbeat_s=0.3,
+                     throttle=PinThrottle(clock=clock))
+    with ServerThread(app) as server:
+        yield Served(session, server, clock)
+    session.bus.close()
+    store.close()
+
+
+def test_pin_brute_force_is_throttled_to_at_most_20_tries_a_minute(served: Served) -> None:
+    """An attacker tries a new PIN whenever the hub lets them, for a (simulated) minute."""
+    seq = served.session.seq
+    checked = refused = 0
+    guess = 0
+    while served.clock.t < 1060.0:
+        status, headers, body = served.req("POST", "/api/undo", b"{}",
+                                           {"X-Pyramid-Pin": f"{guess:06d}"})
+        if status == 429:
+            refused += 1
+            wait = int(headers["retry-after"])
+            assert wait >= 1 and body["error"] == "too_many_tries"
+            served.clock.t += wait  # the attacker waits exactly as told
+        else:
+            assert status == 403 and body["error"] == "wrong_pin"
+            checked += 1
+            guess += 1
+    assert checked <= 20, checked
+    assert refused >= 1
+    assert served.session.seq == seq  # nothing was undone
+    # locked out: even the right PIN is not looked at until the wait is over
+    served.req("POST", "/api/undo", b"{}", {"X-Pyramid-Pin": "000000"})
+    status, _, _ = served.req("POST", "/api/undo", b"{}", {"X-Pyramid-Pin": PIN})
+    assert status == 429 and served.session.seq == seq
+
+
+def test_cross_site_requests_change_nothing(served: Served) -> None:
+    seq = served.session.seq
+    evil = "http://attacker.example"
+    attempts = [
+        # a page elsewhere POSTing text/plain (no preflight), with and without the PIN it guessed
+        ({"Origin": evil, "Content-Type": "text/plain"}, b'{"action":"roll"}'),
+        ({"Origin": evil, "X-Pyramid-Pin": PIN}, b'{"action":"roll"}'),
+        ({"Origin": "null", "X-Pyramid-Pin": PIN}, b'{"action":"roll"}'),
+        ({"Referer": f"{evil}/page", "X-Pyramid-Pin": PIN}, b'{"action":"roll"}'),
+        # an HTML form (no Origin sent by an old browser): not JSON, refused
+        ({"Content-Type": "application/x-www-form-urlencoded", "X-Pyramid-Pin": PIN},
+         b"action=roll"),
+    ]
+    for headers, body in attempts:
+        status, _, answer = served.req("POST", "/api/action", body, headers)
+        assert status == 403 and answer["error"] == "cross_origin", (headers, answer)
+    status, _, _ = served.req("POST", "/api/undo", b"{}", {"Origin": evil, "X-Pyramid-Pin": PIN})
+    assert status == 403
+    assert served.session.seq == seq
+    # the dashboard itself (its configured address, or the loopback address it was opened on)
+    ok_origin = f"http://127.0.0.1:{served.server.port}"
+    status, _, answer = served.req("POST", "/api/action", b'{"action":"roll"}',
+                                   {"Origin": ok_origin, "X-Pyramid-Pin": PIN})
+    assert status == 200 and answer["ok"], answer
+    status, _, answer = served.req("POST", "/api/undo", b"{}",
+                                   {"Origin": "http://table.example.lan:8080",
+                                    "X-Pyramid-Pin": PIN})
+    assert status == 200, answer
+
+
+def test_a_foreign_host_name_is_refused_and_links_never_use_it(served: Served) -> None:
+    status, _, body = served.req("GET", "/api/state", headers={"Host": "attacker.example"})
+    assert status == 421 and body["error"] == "unknown_host"  # DNS rebinding gets nothing
+    status, _, body = served.req("GET", "/api/players/Ann/link",
+                                 headers={"X-Pyramid-Pin": PIN, "Host": "table.example.lan:8080"})
+    assert status == 200
+    assert body["url"].startswith("http://table.example.lan:8080/p/")
+    status, _, body = served.req("GET", "/api/players/Ann/link",
+                                 headers={"X-Pyramid-Pin": PIN,
+                                          "Host": f"127.0.0.1:{served.server.port}"})
+    assert body["url"].startswith("http://table.example.lan:8080/p/")  # not from Host
+
+
+def test_every_answer_carries_the_security_headers(served: Served) -> None:
+    for path in ("/", "/api/state", "/p/not-a-token", "/api/nothing"):
+        _, headers, _ = served.req("GET", path)
+        csp = headers.get("content-security-policy", "")
+        assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp, path
+        assert "unsafe-eval" not in csp
+        assert headers.get("x-frame-options") == "DENY"
+        assert headers.get("x-content-type-options") == "nosniff"
+        assert headers.get("referrer-policy") == "no-referrer"
+
+
+def test_deep_and_huge_json_get_a_clear_error(served: Served) -> None:
+    seq = served.session.seq
+    deep = "[" * 100_000 + "]" * 100_000
+    status, _, body = served.req("POST", "/api/action", deep.encode(), {"X-Pyramid-Pin": PIN})
+    assert status == 413 or (status == 400 and body["error"] in ("too_deep", "too_large"))
+    nested = '{"action": ' + "[" * 200 + "]" * 200 + "}"
+    status, _, body = served.req("POST", "/api/action", nested.encode(), {"X-Pyramid-Pin": PIN})
+    assert status == 400 and body["error"] == "too_deep" and "nested" in body["message"]
+    status, _, body = served.req("POST", "/api/action", b'{"action": "' + b"x" * 200_000 + b'"}',
+                                 {"X-Pyramid-Pin": PIN})
+    assert status == 413 and body["error"] == "too_large"
+    assert served.session.seq == seq
+
+
+def test_deep_json_over_mqtt_gets_a_clear_error(tmp_path: Path) -> None:
+    from hub.mqtt.bridge import MqttBridge
+
+    store = Store(tmp_path / "hub.db")
+    session = TableSession("t1", store, pin=PIN, odds=False, advice=False)
+    bridge = MqttBridge(session, "mqtt://127.0.0.1:1")  # not started: only its decoder is used
+    answer = bridge.handle_request("action", b'{"player": ' + b"[" * 50_000 + b"]" * 50_000
+                                   + b"}")
+    assert answer["ok"] is False and answer["reason"] == "too_deep"
+    answer = bridge.handle_request("games", json.dumps({"transaction": "x" * 3_000_000}).encode())
+    assert answer["ok"] is False and answer["transaction"] is None  # a 3 MB id is not echoed
+    session.bus.close()
+    store.close()
+
+
+def test_open_streams_are_limited(served: Served) -> None:
+    conns = []
+    try:
+        for _ in range(3):
+            c = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=10)
+            c.request("GET", "/api/stream")
+            r = c.getresponse()
+            assert r.status == 200
+            conns.append((c, r))
+        c = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=10)
+        c.request("GET", "/api/stream")
+        r = c.getresponse()
+        assert r.status == 503 and r.getheader("Retry-After") == "5"
+        c.close()
+        conns[0][1].close()  # one viewer leaves: its slot is free again
+        conns[0][0].close()
+        deadline = time.monotonic() + 20
+        while True:
+            c = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=10)
+            c.request("GET", "/api/stream")
+            r = c.getresponse()
+            if r.status == 200 or time.monotonic() > deadline:
+                break
+            c.close()
+            time.sleep(0.2)
+        assert r.status == 200
+        conns.append((c, r))
+    finally:
+        for c, r in conns:
+            r.close()
+            c.close()
+
+
+def test_the_hub_has_a_pin_by_default_and_serves_loopback_only(tmp_path: Path) -> None:
+    port = free_port()
+    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", "dflt", "--db",
+           str(tmp_path / "hub.db"), "--no-mqtt", "--no-odds", "--http-port", str(port)]
+
+    def first_lines() -> list[str]:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        lines: list[str] = []
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith("dashboard:"):
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    c.request("POST", "/api/undo", body=b"{}",
+                              headers={"Content-Type": "application/json"})
+                    lines.append(f"undo without PIN: {c.getresponse().status}")
+                    break
+        finally:
+            proc.terminate()
+            proc.wait(10)
+        return lines
+
+    lines = first_lines()
+    shown = next(line for line in lines if line.startswith("dashboard:"))
+    m = re.match(r"dashboard: http://127\.0\.0\.1:(\d+)/  PIN: (\d{6})$", shown.strip())
+    assert m, shown
+    assert "undo without PIN: 401" in lines
+    again = next(line for line in first_lines() if line.startswith("dashboard:"))
+    assert again.strip() == shown.strip()  # the same PIN at the next start
+    import os
+    import stat
+    assert stat.S_IMODE(os.stat(tmp_path / "hub.db").st_mode) & 0o077 == 0  # nobody else reads it

@@ -72,7 +72,7 @@ class PinThrottle:
         self.lockouts = 0
 
     def _now(self) -> float:
-        return float(self._clock())  # type: ignore[operator]
+        return float(self._clock())
 
     def retry_after(self, client: str) -> float:
         """Seconds ``client`` must wait before its next PIN is checked (0: go ahead)."""

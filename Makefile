@@ -8,7 +8,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests drive for real: the MQTT broker, the browser, and shellcheck for
 # the Pi install script
 
-.PHONY: help venv deps test test-fast demo bench eval-vision race-table install-pi lint clean
+.PHONY: help venv venv-pi deps test test-fast demo bench eval-vision race-table install-pi pi-check lint clean
 
 help:
 	@echo "make demo         set up and run a simulated table with its dashboard"
@@ -16,6 +16,7 @@ help:
 	@echo "make bench        benchmarks -> bench/results.json"
 	@echo "make eval-vision  accuracy of the dice and track readers"
 	@echo "make install-pi   install on Raspberry Pi OS (systemd units, camera, broker)"
+	@echo "make pi-check     the Pi install's Python part in an emulated arm64 Bookworm (root)"
 
 # pip's own output goes to a log, shown only when the install fails: a machine's pip
 # configuration (an extra index or find-links directory that lacks some packages) makes pip warn
@@ -28,6 +29,16 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 venv: $(STAMP)
+
+# the project under the Pi's constraints (Debian Bookworm's numpy, OpenCV 4.10), for `make bench`
+PI_VENV := .venv-pi
+$(PI_VENV)/.installed: pyproject.toml firmware/install/constraints-bookworm.txt
+	$(PYTHON) -m venv $(PI_VENV)
+	$(PI_VENV)/bin/pip install --quiet --upgrade pip
+	$(PI_VENV)/bin/pip install --quiet -c firmware/install/constraints-bookworm.txt -e .
+	touch $@
+
+venv-pi: $(PI_VENV)/.installed
 
 # Installs the Debian packages the tests need, only when one is missing.
 deps:
@@ -52,7 +63,7 @@ ARGS ?=
 demo: deps venv
 	$(VENV)/bin/pyramid demo $(ARGS)
 
-bench: deps venv
+bench: deps venv venv-pi
 	$(PY) -m bench.run
 
 eval-vision: venv
@@ -64,8 +75,12 @@ race-table: venv
 install-pi:
 	bash firmware/install/install-pi.sh
 
+# Opt-in (root, network, ~15 min the first time): never part of `make test`
+pi-check:
+	$(SUDO) nice -n 10 bash firmware/install/pi-check.sh
+
 lint: venv
 	$(VENV)/bin/ruff check . || true
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PI_VENV) .pytest_cache .hypothesis

@@ -105,6 +105,24 @@ def _cut(full: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, 
     return full[int(y * k):int((y + h) * k), int(x * k):int((x + w) * k)].copy(), k
 
 
+def _isp() -> tuple[Any, Any]:
+    """The stand-in picamera2's I420 encoder and libcamera's Rec.709 colour space, imported
+    from tests/firmware/fake_picamera2 without leaving the stand-ins in sys.modules."""
+    fake = str(Path(__file__).resolve().parents[1] / "tests" / "firmware" / "fake_picamera2")
+    saved = {n: sys.modules.pop(n) for n in ("picamera2", "libcamera") if n in sys.modules}
+    sys.path.insert(0, fake)
+    try:
+        import libcamera
+        import picamera2
+
+        return picamera2.encode_i420, libcamera.ColorSpace.Rec709()
+    finally:
+        sys.path.remove(fake)
+        for n in ("picamera2", "libcamera"):
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
+
+
 def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
     """Two films for `pyramid watch`: ``film/`` (1280x720 images for --replay: EMPTY_FRAMES of
     the table, then DIE_FRAMES with the die, linked) and ``pi/`` (the two scenes as raw
@@ -122,9 +140,10 @@ def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
         os.link(folder / ("die.png" if i >= EMPTY_FRAMES else "empty.png"), film / f"{i:03d}.png")
     pi = folder / "pi"
     pi.mkdir()
-    for name in ("empty", "die"):
-        scenes[name].tofile(pi / f"{name}.bgr")
-        cv2.cvtColor(scenes[f"{name}_preview"], cv2.COLOR_BGR2YUV_I420).tofile(pi / f"{name}.yuv")
+    encode_i420, rec709 = _isp()
+    for name in ("empty", "die"):  # the two streams as the ISP writes them: I420, Rec.709
+        encode_i420(scenes[name], rec709).tofile(pi / f"{name}.i420")
+        encode_i420(scenes[f"{name}_preview"], rec709).tofile(pi / f"{name}.yuv")
     (pi / "now").write_text("empty")
     (pi / "film.json").write_text(json.dumps(
         {"size": list(FULL), "lores": list(PREVIEW), "frames": ["empty", "die"],
@@ -222,14 +241,27 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
         sub.loop_stop()
 
 
-def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0) -> dict[str, Any]:
+PINNED_VENV = Path(__file__).resolve().parents[1] / ".venv-pi"
+
+
+def _versions(python: str) -> dict[str, str]:
+    """numpy's and OpenCV's versions as ``python`` imports them."""
+    out = subprocess.run([python, "-c", "import numpy, cv2; print(numpy.__version__, "
+                          "cv2.__version__)"], capture_output=True, text=True, timeout=120)
+    numpy_v, _, cv_v = out.stdout.strip().partition(" ")
+    return {"numpy": numpy_v, "opencv": cv_v}
+
+
+def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
+         python: str | None = None) -> dict[str, Any]:
     """Peak RSS of a real `pyramid watch` process that reads a die every second: the Pi camera
-    path (``pi``, the stand-in picamera2) or a --replay of the 1280x720 images."""
+    path (``pi``, the stand-in picamera2) or a --replay of the 1280x720 images; run by
+    ``python`` (default: this one)."""
     import os
 
     repo = Path(__file__).resolve().parents[1]
     env = dict(os.environ)
-    cmd = [sys.executable, "-m", "hub.cli", "watch", "--mock-pins", "--keys", "--broker",
+    cmd = [python or sys.executable, "-m", "hub.cli", "watch", "--mock-pins", "--keys", "--broker",
            broker_url, "--table", "benchrss", "--duration", str(seconds), "--log-level",
            "WARNING"]
     if pi:
@@ -308,9 +340,20 @@ def run() -> dict[str, Any]:
             del scenes
             rss = _rss(broker.url, folder, pi=True)
             rss_replay = _rss(broker.url, folder, pi=False)
+            pinned_python = PINNED_VENV / "bin" / "python"
+            pinned: dict[str, Any] = {"error": "no .venv-pi (make venv-pi)"}
+            if pinned_python.exists():
+                pinned = {**_rss(broker.url, folder, pi=True, python=str(pinned_python)),
+                          **_versions(str(pinned_python))}
     finally:
         broker.close()
     return {
+        "watch_process_pinned": {
+            **pinned, "target_rss_mb": TARGET_RSS_MB,
+            "meets_target": 0 < pinned.get("peak_rss_mb", 0) < TARGET_RSS_MB,
+            "python": ".venv-pi: the project under firmware/install/constraints-bookworm.txt "
+                      "(the Pi's numpy and OpenCV versions, x86_64 wheels)",
+            "camera": "as watch_process", "measured": "VmHWM of `python -m hub.cli watch`"},
         "slider_to_observe_die_mqtt": {
             **real,
             "target_p95_ms": TARGET_P95_MS,

@@ -158,6 +158,11 @@ class CameraConfig:
     # [width, height] of that stream; [] = the sensor's full resolution, cut to the watched
     # frames' aspect ratio. It must have their aspect ratio (the two streams share one crop).
     full_size: list[int] = field(default_factory=list)
+    # picamera2 on a camera with a lens motor (Camera Module 3): manual focus at this many
+    # dioptres (1 / metres); 0 = from firmware.geometry for the build guide's arm (about 1.5,
+    # 670 mm to the reveal zone). `python -m firmware.geometry --height H --setback S` prints it
+    # for another placement; `pyramid camera focus D` tries a value on the running service.
+    lens_position: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -315,6 +320,8 @@ def validate(cfg: Config) -> Config:
     _check(0 <= cam.black_level < 255, f"{src}: [camera] black_level", "must be 0..254")
     _check(cam.black_frames >= 1, f"{src}: [camera] black_frames", "must be at least 1")
     _check(cam.freeze_timeout_s > 0, f"{src}: [camera] freeze_timeout_s", "must be above 0")
+    _check(0 <= cam.lens_position <= 15, f"{src}: [camera] lens_position",
+           "must be 0 (from the arm's height) or up to 15 dioptres")
     _check(
         cam.reveal_zone == [] or (len(cam.reveal_zone) == 4 and min(cam.reveal_zone[2:]) > 0
                                   and min(cam.reveal_zone[:2]) >= 0),

@@ -16,13 +16,14 @@ are chosen by :func:`choose_pin_factory` (and it says so in the log), unless
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -192,19 +193,87 @@ class StatusLed:
 
 
 class LightRing:
-    """The LED ring over the reveal zone, on (at the pin map's brightness) while reading."""
+    """The LED ring over the reveal zone, on (at the pin map's brightness) while reading.
+
+    Besides ``on()``/``off()`` (the watch loop's: on while reading), the ring can be *held* on:
+    by the camera while it measures exposure and white balance (``with ring.hold():``), and by
+    the set-up (``lease(seconds)``, through the watch service: `pyramid camera light on`). While
+    anything holds it the ring stays on, whatever ``off()`` says; when the last hold ends it goes
+    back to what the loop last asked for. Why: the exposure is locked for the ring's light, so it
+    must be measured, and set-up frames taken, with the ring on, without the loop's idle
+    ``off()`` switching it off in the middle."""
 
     def __init__(self, pins: LightRingPins, *, pin_factory: Any = None) -> None:
         from gpiozero import PWMLED
 
         self.brightness = pins.brightness
         self._led = PWMLED(pins.pin, frequency=pins.frequency, pin_factory=pin_factory)
+        self._lock = threading.Lock()
+        self._wanted = 0.0
+        self._holds = 0
+        self._leases: list[threading.Timer] = []
+
+    def _apply(self) -> None:
+        self._led.value = self.brightness if self._holds else self._wanted
 
     def on(self) -> None:
-        self._led.value = self.brightness
+        with self._lock:
+            self._wanted = self.brightness
+            self._apply()
 
     def off(self) -> None:
-        self._led.value = 0.0
+        with self._lock:
+            self._wanted = 0.0
+            self._apply()
+
+    def _take(self) -> None:
+        with self._lock:
+            self._holds += 1
+            self._apply()
+
+    def _give(self) -> None:
+        with self._lock:
+            self._holds = max(self._holds - 1, 0)
+            self._apply()
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """The ring on for the ``with`` block, whatever ``off()`` is called meanwhile."""
+        self._take()
+        try:
+            yield
+        finally:
+            self._give()
+
+    def lease(self, seconds: float) -> None:
+        """Hold the ring on for ``seconds`` (the set-up's "light on"), or until ``end_leases``."""
+        timer = threading.Timer(seconds, self._expire)
+        timer.daemon = True
+        with self._lock:
+            self._leases.append(timer)
+        self._take()
+        timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            mine = [t for t in self._leases if t is threading.current_thread()]
+            for t in mine:
+                self._leases.remove(t)
+        if mine:
+            self._give()
+
+    def end_leases(self) -> int:
+        """End every lease (the set-up's "light off"); how many there were."""
+        with self._lock:
+            leases, self._leases = self._leases, []
+        for t in leases:
+            t.cancel()
+            self._give()
+        return len(leases)
+
+    @property
+    def held(self) -> bool:
+        return self._holds > 0
 
     @property
     def is_on(self) -> bool:
@@ -215,6 +284,7 @@ class LightRing:
         return float(self._led.value)
 
     def close(self) -> None:
+        self.end_leases()
         self._led.close()
 
 

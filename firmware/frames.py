@@ -28,6 +28,19 @@ import numpy as np
 
 from firmware.camera_fault import CameraFault, classify, describe
 from firmware.config import CameraConfig
+from firmware.picamera import (
+    MIB,
+    Lamp,
+    Locked,
+    focus_controls,
+    i420_planes,
+    lock_exposure,
+    pi_platform,
+    plan_streams,
+    read_cma,
+    ycbcr_of,
+    yuv420_to_bgr,
+)
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +112,8 @@ def flicker_free_exposure(exposure_us: float, gain: float, mains_hz: int,
     and which shift a die's colour. A whole number of periods integrates every cycle fully.
 
     The exposure auto-exposure chose is rounded to the nearest whole number of periods that still
-    fits in one frame (``frame_us``, less 2 % for readout), at least one; the gain makes up the difference so the
-    image is as bright as auto-exposure wanted (never below gain 1.0).
+    fits in one frame (``frame_us``, less 2 % for readout), at least one; the gain makes up the
+    difference so the image is as bright as auto-exposure wanted (never below gain 1.0).
     """
     if mains_hz not in (50, 60):
         raise ValueError(f"mains_hz must be 50 or 60, got {mains_hz}")
@@ -169,32 +182,35 @@ def drop_mapped_rows(array: np.ndarray, row0: int, row1: int) -> bool:
 
 
 class PiCamera2Source(FrameSource):
-    """The Raspberry Pi camera (libcamera) through picamera2.
+    """The Raspberry Pi camera (libcamera) through picamera2, set for the ring light.
 
-    Exposure and white balance are left automatic for ``warmup_s`` and then locked, so that the
-    colour of a die does not drift as hands and dice change the scene's average. The locked
-    exposure is a whole number of mains flicker periods (see :func:`flicker_free_exposure`).
+    On open (and so on every reopen by the supervisor): the stream plan that fits the camera
+    memory (firmware.picamera.plan_streams), Rec.709 for the camera's YUV streams, manual focus
+    at ``lens_position`` dioptres on a camera with a lens motor, and exposure and white balance
+    measured with the ring held on (``lamp``) and then locked (firmware.picamera.lock_exposure;
+    the exposure a whole number of mains flicker periods, see :func:`flicker_free_exposure`).
 
-    ``full_size``: None, one stream (``main`` at ``size``) and ``capture_zone`` returns None.
+    ``full_size``: None, one stream (``lores`` at ``size``) and ``capture_zone`` returns None.
     Otherwise the ``main`` stream runs at ``full_size`` ("sensor": the sensor's resolution cut
     to ``size``'s aspect ratio, 4608x2592 on a Camera Module 3) and the frames the loop watches
-    come from the ``lores`` stream at ``size`` (YUV420, converted to BGR), so
-    :meth:`capture_zone` cuts the reveal zone from the full-resolution image of the same sensor.
+    come from the ``lores`` stream at ``size``, so :meth:`capture_zone` cuts the reveal zone from
+    the full-resolution image of the same sensor frame. Both streams are YUV420 and decoded with
+    the camera's colour space (firmware.picamera.yuv420_to_bgr), never OpenCV's BT.601.
 
-    Memory: a 4608x2592 BGR frame is 36 MB. It is never copied: :meth:`capture_zone` maps the
-    request's ``main`` buffer (picamera2's ``MappedArray``, the camera's own dmabuf) and copies
-    out only the zone's rows and columns, so the process touches ~1 MB of it per read rather
-    than copying all 36 MB as ``make_array`` would, and then lets go of the pages it read
-    (:func:`drop_mapped_rows`). Full resolution caps the frame rate (about
-    14 fps on the IMX708's full mode), which the settle machine's frame counts tolerate. NOT
-    exercised on a Pi here (no Pi camera in CI): written against picamera2's documented
-    ``lores`` stream, ``capture_request`` and ``MappedArray``; tests/firmware/fake_picamera2 is a
-    stand-in with the same calls, used by the tests and by bench/firmware.py.
+    Memory: the main buffer (17.9 MB at 4608x2592 in YUV420) is never copied:
+    :meth:`capture_zone` maps the request's buffer (picamera2's ``MappedArray``, the camera's own
+    dmabuf), copies out only the zone's rows and columns of each plane a band at a time and lets
+    go of the pages it read (:func:`drop_mapped_rows`). Full resolution caps the frame rate
+    (about 14 fps on the IMX708's full mode), which the settle machine's frame counts tolerate.
+    NOT exercised on a Pi here (no Pi camera in CI): written against picamera2's and libcamera's
+    sources; tests/firmware/fake_picamera2 is a stand-in with the same calls that refuses what
+    they refuse, used by the tests and by bench/firmware.py.
     """
 
     def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
                  warmup_s: float = 1.5, mains_hz: int = 50,
-                 full_size: tuple[int, int] | str | None = None) -> None:
+                 full_size: tuple[int, int] | str | None = None, *,
+                 lamp: Lamp | None = None, lens_position: float | None = None) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
         except Exception as exc:  # ImportError, or "numpy.dtype size changed" (ValueError)
@@ -206,77 +222,104 @@ class PiCamera2Source(FrameSource):
         self.fps = float(fps)
         self._full: tuple[int, int] | None = None
         self._size = (int(size[0]), int(size[1]))
+        self.lamp = lamp
+        self.notes: list[str] = []
         try:
             self._cam = Picamera2()
         except Exception as exc:  # no camera attached, or held by another process
             fault = classify(exc, "open")
             raise CameraError(describe(fault, exc), fault) from exc
         try:
-            # "RGB888" in libcamera's naming is B,G,R byte order in memory: exactly OpenCV's BGR,
-            # so the array is used as it is — do NOT swap channels here.
-            if full_size is not None:
-                if full_size == "sensor":
-                    full_size = full_stream_size(tuple(self._cam.sensor_resolution), self._size)
-                config = self._cam.create_video_configuration(
-                    main={"size": tuple(full_size), "format": "RGB888"},
-                    lores={"size": self._size, "format": "YUV420"},
-                    controls={"FrameRate": float(fps)},
-                    buffer_count=3,  # 3 x 36 MB of the camera's (CMA) memory at 4608x2592
-                )
-            else:
-                config = self._cam.create_video_configuration(
-                    main={"size": self._size, "format": "RGB888"},
-                    controls={"FrameRate": float(fps)},
-                    buffer_count=4,
-                )
-            self._cam.configure(config)
-            if full_size is not None:
-                # the sizes libcamera settled on (it may align them)
-                main = self._cam.camera_config["main"]["size"]
-                lores = self._cam.camera_config["lores"]["size"]
-                self._full = (int(main[0]), int(main[1]))
-                self._size = (int(lores[0]), int(lores[1]))
-                self._scale = (self._full[0] / self._size[0], self._full[1] / self._size[1])
+            self._configure(full_size)
             self._cam.start()
-            time.sleep(warmup_s)
-            meta = self._cam.capture_metadata()
-            locked = {"AeEnable": False, "AwbEnable": False}
-            for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
-                if key in meta:
-                    locked[key] = meta[key]
-            if "ExposureTime" in locked:
-                # lock on a whole number of flicker periods, not AE's own figure (see above)
-                locked["ExposureTime"], locked["AnalogueGain"] = flicker_free_exposure(
-                    float(locked["ExposureTime"]), float(locked.get("AnalogueGain", 1.0)),
-                    mains_hz, 1_000_000 / float(fps))
-            self._cam.set_controls(locked)
-            log.info("Pi camera %sx%s@%s%s locked: %s", self._size[0], self._size[1], fps,
-                     f" (die read at {self._full[0]}x{self._full[1]})" if self._full else "",
-                     locked)
+            self.focus(lens_position)
+            self.relock(max_settle_s=warmup_s, mains_hz=mains_hz)
         except Exception as exc:
             self.close()
             fault = classify(exc, "start")
             raise CameraError(describe(fault, exc), fault) from exc
 
-    def read(self) -> np.ndarray | None:
-        if self._full is not None:
-            import cv2
+    def _configure(self, full_size: tuple[int, int] | str | None) -> None:
+        from libcamera import ColorSpace  # python3-libcamera, beside picamera2
 
-            # the lores buffer mapped and converted in place (capture_array would copy it
-            # first), its pages let go after: blocks until the next frame (the frame clock)
-            request = self._cam.capture_request()
-            try:
-                with self._mapped(request, "lores") as m:
-                    yuv = m.array  # I420 planes, (h * 3 / 2, stride)
-                    bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
-                    drop_mapped_rows(yuv, 0, yuv.shape[0])
-            finally:
-                request.release()
-            # a padded stride makes the planes wider than the image: convert, then cut
-            w = self._size[0]
-            return bgr if bgr.shape[1] == w else np.ascontiguousarray(bgr[:, :w])
-        frame = self._cam.capture_array("main")  # blocks until the next frame (the frame clock)
-        return frame[:, :, :3] if frame is not None else None
+        sensor = tuple(int(v) for v in self._cam.sensor_resolution)
+        wanted: tuple[int, int] | None = None
+        if full_size == "sensor":
+            wanted = full_stream_size((sensor[0], sensor[1]), self._size)
+        elif full_size is not None:
+            wanted = (int(full_size[0]), int(full_size[1]))
+        self.platform = pi_platform()
+        cma = read_cma()
+        plan, self.notes = plan_streams((sensor[0], sensor[1]), self._size, wanted,
+                                        platform=self.platform,
+                                        cma_free=cma[1] if cma else None)
+        for note in self.notes:
+            log.warning("camera: %s", note)
+        self.plan = plan
+        lores = {"size": self._size, "format": "YUV420"}
+        main = {"size": plan.main, "format": "YUV420"} if plan.main else None
+        config = self._cam.create_video_configuration(
+            main=main if main is not None else lores,
+            lores=lores if main is not None else None,
+            raw={"size": plan.raw},
+            colour_space=ColorSpace.Rec709(),
+            controls={"FrameRate": self.fps},
+            buffer_count=plan.buffers,
+            display=None, encode=None,
+        )
+        self._cam.configure(config)
+        cfg = self._cam.camera_config
+        # the colour space and sizes libcamera settled on (it may adjust them)
+        self.ycbcr = ycbcr_of(cfg["colour_space"])
+        self._watch = "lores" if main is not None else "main"
+        size = cfg[self._watch]["size"]
+        self._size = (int(size[0]), int(size[1]))
+        if main is not None:
+            full = cfg["main"]["size"]
+            self._full = (int(full[0]), int(full[1]))
+            self._scale = (self._full[0] / self._size[0], self._full[1] / self._size[1])
+        log.info("Pi camera (%s): watched %sx%s YUV420%s, %s, plan %r: %.0f MiB of camera "
+                 "memory (%s)", self.platform, *self._size,
+                 f", die read at {self._full[0]}x{self._full[1]}" if self._full else "",
+                 self.ycbcr.name, plan.name, plan.camera_bytes() / MIB,
+                 "CMA" if plan.cma_bytes(self.platform) else "system memory")
+
+    def focus(self, dioptres: float | None) -> dict[str, Any]:
+        """Manual focus at ``dioptres`` (None: the build guide's arm, firmware.geometry); what
+        was set ({} on a fixed-focus camera). The set-up calls it to adjust the focus."""
+        if dioptres is None:
+            from firmware.geometry import default_lens_position
+
+            dioptres = default_lens_position()
+        controls = focus_controls(self._cam.camera_controls, float(dioptres))
+        if controls:
+            self._cam.set_controls(controls)
+            log.info("Pi camera: manual focus at %.2f dioptres (%.0f mm)",
+                     controls["LensPosition"], 1000 / max(controls["LensPosition"], 1e-3))
+        self.lens_position = controls.get("LensPosition")
+        return controls
+
+    def relock(self, *, max_settle_s: float, mains_hz: int) -> Locked:
+        """Measure exposure and white balance with the ring held on, and lock them."""
+        self.locked = lock_exposure(self._cam, self.lamp, max_settle_s=max_settle_s,
+                                    mains_hz=mains_hz, frame_us=1_000_000 / self.fps)
+        log.info("Pi camera: locked under the ring after %.1f s (%d frames, %s): %s",
+                 self.locked.settle_s, self.locked.frames,
+                 "settled" if self.locked.converged else "still moving", self.locked.controls)
+        return self.locked
+
+    def read(self) -> np.ndarray | None:
+        # the watched stream mapped and decoded in place (capture_array would copy it first),
+        # its pages let go after: blocks until the next frame (the frame clock)
+        request = self._cam.capture_request()
+        try:
+            with self._mapped(request, self._watch) as m:
+                buf = m.array  # I420 planes, (h * 3 / 2, stride)
+                bgr = yuv420_to_bgr(*i420_planes(buf, self._size), self.ycbcr)
+                drop_mapped_rows(buf, 0, buf.shape[0])
+        finally:
+            request.release()
+        return bgr
 
     @staticmethod
     def _mapped(request: Any, stream: str) -> Any:
@@ -295,24 +338,34 @@ class PiCamera2Source(FrameSource):
             return None
         sx, sy = self._scale
         x, y, w, h = box
-        fx0, fy0 = max(int(x * sx), 0), max(int(y * sy), 0)
-        fx1, fy1 = min(int((x + w) * sx), self._full[0]), min(int((y + h) * sy), self._full[1])
+        # even edges: each chroma sample covers a 2x2 block
+        fx0, fy0 = max(int(x * sx), 0) // 2 * 2, max(int(y * sy), 0) // 2 * 2
+        fx1 = min(-(-int((x + w) * sx) // 2) * 2, self._full[0])
+        fy1 = min(-(-int((y + h) * sy) // 2) * 2, self._full[1])
         if fx1 <= fx0 or fy1 <= fy0:
             return None
         request = self._cam.capture_request()
         try:
             with self._mapped(request, "main") as m:
                 full = m.array
-                zone = np.empty((fy1 - fy0, fx1 - fx0, 3), np.uint8)
+                yp, up, vp = i420_planes(full, self._full)
+                zy = np.empty((fy1 - fy0, fx1 - fx0), np.uint8)
+                zu = np.empty(((fy1 - fy0) // 2, (fx1 - fx0) // 2), np.uint8)
+                zv = np.empty_like(zu)
                 # a band of rows at a time, its pages let go at once: the process never holds
-                # more than one band of the buffer (the zone's rows span ~10 MB of pages)
+                # more than one band of the buffer (the zone's rows span ~5 MB of pages)
                 for r0 in range(fy0, fy1, ZONE_BAND_ROWS):
                     r1 = min(r0 + ZONE_BAND_ROWS, fy1)
-                    zone[r0 - fy0:r1 - fy0] = full[r0:r1, fx0:fx1, :3]
+                    zy[r0 - fy0:r1 - fy0] = yp[r0:r1, fx0:fx1]
+                    c0, c1 = (r0 - fy0) // 2, (r1 - fy0) // 2
+                    zu[c0:c1] = up[r0 // 2:r1 // 2, fx0 // 2:fx1 // 2]
+                    zv[c0:c1] = vp[r0 // 2:r1 // 2, fx0 // 2:fx1 // 2]
                     drop_mapped_rows(full, r0, r1)
+                h_full = self._full[1]
+                drop_mapped_rows(full, h_full, full.shape[0])  # the chroma planes' pages
         finally:
             request.release()
-        return zone, sx
+        return yuv420_to_bgr(zy, zu, zv, self.ycbcr), sx
 
     def close(self) -> None:
         cam = getattr(self, "_cam", None)
@@ -460,14 +513,16 @@ class RenderedSource(FrameSource):
         return None if self._zone is None else self._zone(box)
 
 
-def open_source(cam: CameraConfig) -> FrameSource:
-    """The frame source the ``[camera]`` section describes (raises CameraError if it cannot)."""
+def open_source(cam: CameraConfig, lamp: Lamp | None = None) -> FrameSource:
+    """The frame source the ``[camera]`` section describes (raises CameraError if it cannot).
+    ``lamp``: the ring light, held on while the Pi camera measures its exposure."""
     size = (cam.width, cam.height)
     if cam.kind == "picamera2":
         full: tuple[int, int] | str | None = None
         if cam.full_resolution:
             full = (cam.full_size[0], cam.full_size[1]) if cam.full_size else "sensor"
-        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz, full_size=full)
+        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz, full_size=full,
+                               lamp=lamp, lens_position=cam.lens_position or None)
     if cam.kind == "usb":
         return UsbCameraSource(cam.index, size, cam.fps)
     if cam.kind == "replay":

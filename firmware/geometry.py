@@ -404,6 +404,33 @@ def placement_table(layout: Layout, lenses: Sequence[str] = ("cm3", "cm3-wide", 
     return rows
 
 
+# The build guide's arm (hardware/README.md, "The camera arm"): lens 550 mm above the board,
+# 200 mm behind its near edge, tilted 37 degrees from straight down.
+BUILD_PLACEMENT = Placement(height_mm=550.0, tilt_deg=37.0, setback_mm=200.0)
+
+
+def focus_distance_mm(p: Placement, layout: Layout) -> float:
+    """Lens to the middle of the reveal zone, where the die is read: the distance to focus at.
+
+    Why the reveal zone: the die is the smallest thing read (its pips are ~2 mm); the track is
+    read from whole camels, which a little defocus does not hurt. At 0.6-0.7 m the Camera Module
+    3's depth of field (f/1.8, 4.74 mm) spans about 0.6-0.85 m, the whole board from the arm."""
+    zx = sum(x for x, _ in layout.reveal_zone) / len(layout.reveal_zone)
+    zy = sum(y for _, y in layout.reveal_zone) / len(layout.reveal_zone)
+    cx, cy, cz = _centre(p, layout)
+    return math.dist((cx, cy, cz), (zx, zy, 0.0))
+
+
+def lens_position_dioptres(p: Placement, layout: Layout) -> float:
+    """libcamera's ``LensPosition`` for a placement: 1 / the focus distance in metres."""
+    return 1000.0 / focus_distance_mm(p, layout)
+
+
+def default_lens_position(board: str | Path | None = None) -> float:
+    """The lens position for the build guide's arm over this board (hardware/board.yaml)."""
+    return lens_position_dioptres(BUILD_PLACEMENT, load_layout(board))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m firmware.geometry`: the placement table, or one placement checked."""
     import argparse
@@ -434,6 +461,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{n}: {b:.0f}" for n, b in v.band_px.items()))
     print(f"  die in the reveal zone: {v.die_px:.1f} px; board {v.px_per_mm_far:.2f} px/mm "
           f"(far row) .. {v.px_per_mm_near:.2f} px/mm (near row)")
+    placement = Placement(args.height, tilt, args.setback)
+    print(f"  focus: [camera] lens_position = {lens_position_dioptres(placement, layout):.2f} "
+          f"(dioptres; {focus_distance_mm(placement, layout):.0f} mm to the reveal zone)")
     for line in v.hidden:
         print(f"  hidden: {line}")
     print("OK: sees everything it must" if v.ok else "NOT OK:\n  " + "\n  ".join(v.problems))

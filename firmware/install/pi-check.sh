@@ -11,11 +11,11 @@
 #
 # Needs root (debootstrap, chroot, mount) and the network to Debian's and PyPI's archives.
 # Usage: firmware/install/pi-check.sh [--fresh] [--root DIR]
-#   --fresh     build the root again     --root DIR  where it lives (default .pi-check/bookworm-arm64)
+#   --fresh     build the root again     --root DIR  where it lives (default /var/tmp/camel-pyramid/pi-check-bookworm-arm64)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-ROOT="$REPO/.pi-check/bookworm-arm64"
+ROOT="${PI_CHECK_ROOT:-/var/tmp/camel-pyramid/pi-check-bookworm-arm64}"
 FRESH=0
 while [ $# -gt 0 ]; do
     case "$1" in

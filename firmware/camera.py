@@ -129,6 +129,19 @@ class CameraSupervisor:
             self._consumed_seq = self._latest.seq
             return self._latest
 
+    def peek(self, after: float, timeout: float = 5.0) -> Frame | None:
+        """The newest frame the camera returned after ``after`` (``time.monotonic()``), waiting
+        up to ``timeout`` for one; None if none came. Unlike :meth:`next_frame` it takes nothing
+        from the loop (the set-up link shows frames the loop also watches)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._latest is None or self._latest.t <= after:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._running:
+                    return None
+                self._cond.wait(remaining)
+            return self._latest
+
     def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
         """The open source's full-resolution cut of ``box`` (FrameSource.capture_zone), or None:
         no source open, no such stream, or it failed (then the preview frame is read: a die

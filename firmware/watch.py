@@ -183,6 +183,11 @@ class WatchLoop:
         t = time.monotonic() if t_mono is None else t_mono
         self.events.put(("confirm", t, time.time() - (time.monotonic() - t)))
 
+    def request_setup(self) -> None:
+        """Read the starting roll next, as ``--setup`` does at start (the set-up link's
+        `pyramid camera setup`: the running service, not a second watch process)."""
+        self.events.put(("setup", time.monotonic(), time.time()))
+
     def _camera_error(self, message: str) -> None:
         self._camera_problem = message
 
@@ -287,6 +292,22 @@ class WatchLoop:
             self._finish()
 
     def _event(self, kind: str, t_mono: float, t_wall: float) -> None:
+        if kind == "setup":
+            if self.game != CAMELUP:
+                self.health.error(f"setup: {self.game} has no starting roll to read")
+            elif self.state in (READY, SETUP):
+                self.state = SETUP
+                self.health.state = SETUP
+                self.health.mode = "setup"
+                self._phase_watch = None
+                self._attention = False
+                log.info("setup mode: roll the five dice into the reveal zone, then press "
+                         "confirm (or the slider)")
+            else:
+                self.health.error(f"setup: the loop is {self.state}; ask again when it is done")
+            self._status_dirty = True
+            self._show()
+            return
         if kind == "release" and self.game == MARCOPOLO2:
             self.health.releases += 1
             if not self._slider_idle_said:

@@ -31,7 +31,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("firmware.cli.watch", "run the watch loop on the Pi (slider, camera, reads)"),
     "demo": ("firmware.cli.demo", "a complete simulated table: bots, rendered frames, dashboard"),
     "wiring": ("firmware.cli.wiring", "draw the wiring diagram from hardware/pinmap.yaml"),
+    "camera": ("firmware.cli.camera", "the watch service's frames, ring light and focus (set-up)"),
 }
+
+
+# Frame sources of the set-up that live outside vision (vision.cli.frames.register_source): the
+# running watch service's "watch:", so that `pyramid calibrate watch:` never opens the camera
+FRAME_SOURCES = {"calibrate": ("firmware.setup_link",)}
 
 
 def _usage() -> str:
@@ -51,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"pyramid: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    for plugin in FRAME_SOURCES.get(name, ()):
+        importlib.import_module(plugin).register_frame_sources()
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"pyramid {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)

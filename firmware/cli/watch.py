@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     parser.add_argument("--check", action="store_true",
                         help="check the configuration and pin map, print them, and exit")
+    parser.add_argument("--socket", metavar="PATH",
+                        help="the set-up link's Unix socket (default: $PYRAMID_WATCH_SOCKET, "
+                             "the service's /run/camel-pyramid/watch.sock, else per user)")
     parser.add_argument("--log-level", default="INFO",
                         choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
@@ -142,11 +145,12 @@ def run(args: argparse.Namespace) -> int:
     from firmware.frames import open_source
     from firmware.health import CpuThermometer, Health
     from firmware.readers import Readers
+    from firmware.setup_link import SetupLinkError, SetupServer
     from firmware.sinks import MqttSink, PrintSink
     from firmware.watch import WatchLoop
 
     stop = threading.Event()
-    devices = sink = camera = thermometer = None
+    devices = sink = camera = thermometer = link = None
     try:
         devices = Devices(pinmap, factory_mode=cfg.pins.factory, debounce_mode=cfg.pins.debounce,
                           chirps=cfg.watch.chirps)
@@ -154,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
                 else MqttSink(cfg.table.id, cfg.broker))
         thermometer = CpuThermometer(devices.pin_factory)
         camera = CameraSupervisor(
-            lambda: open_source(cfg.camera), black_level=cfg.camera.black_level,
+            lambda: open_source(cfg.camera, lamp=devices.light),
+            black_level=cfg.camera.black_level,
             black_frames=cfg.camera.black_frames, freeze_timeout_s=cfg.camera.freeze_timeout_s)
         zone = tuple(cfg.camera.reveal_zone) if cfg.camera.reveal_zone else None
         loop = WatchLoop(camera, sink, devices=devices, config=cfg.watch,
@@ -162,6 +167,13 @@ def run(args: argparse.Namespace) -> int:
                          reveal_zone=zone, setup=args.setup, table=cfg.table.id,
                          game=cfg.table.game)
         camera.start()
+        # the set-up (pyramid calibrate, pyramid camera) asks this process for frames and light;
+        # without it the table still plays (a second watch on the same socket, a read-only /run)
+        try:
+            link = SetupServer(camera, devices.light, getattr(args, "socket", None),
+                               loop=loop).start()
+        except (SetupLinkError, OSError) as exc:
+            log.warning("set-up link off: %s", exc)
 
         def on_signal(signum: int, frame: Any) -> None:
             log.info("signal %s: stopping", signum)
@@ -184,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         log.exception("pyramid watch could not run: %s", exc)
         return 1
     finally:
-        for closer in (camera and camera.stop, sink and sink.close,
+        for closer in (link and link.close, camera and camera.stop, sink and sink.close,
                        thermometer and thermometer.close, devices and devices.close):
             if closer:
                 try:

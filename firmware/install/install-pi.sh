@@ -198,6 +198,8 @@ if [ "$DRY_RUN" -eq 0 ]; then
     "$VENV/bin/pyramid" watch --config "$CONFIG" --check >/dev/null
 fi
 run "${SUDO[@]}" usermod -aG video,gpio "$RUN_USER"
+# `pyramid` on everyone's PATH: the set-up (pyramid camera, pyramid calibrate) runs from a shell
+run "${SUDO[@]}" ln -sf "$VENV/bin/pyramid" /usr/local/bin/pyramid
 
 step "systemd units in $UNIT_DIR"
 for unit in camel-pyramid-hub camel-pyramid-watch; do

@@ -1,5 +1,8 @@
 """`pyramid calibrate IMAGE [--out PATH]`: store the table's palette from a frame of the five dice.
 
+IMAGE is a frame source (vision.cli.frames): an image file, or ``watch:`` for a frame from the
+running watch service, ring light on (on the Pi the service owns the camera).
+
 `pyramid calibrate STEP ...` (markers, track, camels, tiles, refine, undo, show) runs a step of
 the table's set-up instead: see vision.cli.calibrate_steps.
 
@@ -30,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _dice_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyramid calibrate")
-    parser.add_argument("image", metavar="IMAGE", help="a frame showing the five dice")
+    parser.add_argument("image", metavar="IMAGE",
+                        help="a frame showing the five dice: an image file, or watch: (the "
+                             "running watch service's frame, ring light on)")
     parser.add_argument(
         "--out",
         metavar="PATH",
@@ -79,18 +84,23 @@ def run(args: argparse.Namespace) -> int:
     if args.image in STEPS:
         return run_step([args.image, *args.rest])
     args = _dice_parser().parse_args([args.image, *args.rest])
-    from vision.cli.read_dice import load_image
     from vision.palette import save_palette
     from vision.whitebalance import gains_from_patch
 
+    from vision.cli.frames import open_source
+
     try:
-        img = load_image(args.image)
+        src = open_source(args.image)  # a file, or a registered source such as watch:
+        try:
+            img = src.snapshot()
+        finally:
+            src.close()
         gains = None
         if args.white_patch:
             x, y, w, h = (float(v) for v in args.white_patch.split(","))
             gains = gains_from_patch(img, [(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
         palette = calibrate(img, gains)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # FrameSourceError is an OSError
         print(f"pyramid calibrate: {exc}", file=sys.stderr)
         return 1
     path = save_palette(palette, args.out)

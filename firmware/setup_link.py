@@ -228,8 +228,9 @@ class SetupServer:
                 raise SetupLinkError("no watch loop here to read a starting roll", "no_loop")
             self.loop.request_setup()
             return {"ok": True, "setup": True}, b""
-        raise SetupLinkError(f"unknown op {op!r} (status, frame, light, focus, setup)",
-                             "bad_request")
+        raise SetupLinkError(
+            f"unknown op {op!r} (status, frame, light, focus, setup)", "bad_request"
+        )
 
     def _status(self) -> dict[str, Any]:
         source = getattr(self.camera, "_source", None)

@@ -104,8 +104,13 @@ def _pin_y(pin: int) -> float:
     return _TOP + ((pin - 1) // 2) * _ROW
 
 
-def _nearest(kind: str, near_pin: int, side: str, taken: set[int]) -> int:
-    """The header pin carrying `kind` (GND, 5V) nearest `near_pin`, same side and unused first."""
+def _nearest(kind: str, near_pin: int, side: str, taken: set[int],
+             given: int | None = None) -> int:
+    """The pin map's own `given` pin, else the header pin carrying `kind` (GND, 5V) nearest
+    `near_pin`, same side and unused first."""
+    if given is not None:
+        taken.add(given)
+        return given
     pins = [p for p, what in HEADER.items() if what == kind]
 
     def key(p: int) -> tuple[int, int, int, int]:
@@ -133,7 +138,8 @@ def _parts(pm: PinMap) -> list[_Part]:
         ["lever microswitch on the pyramid", "closes while the slider is pushed"],
         [
             _Terminal(f"NO ← GPIO{pm.slider.pin}", s, c["slider"], RESISTORS["slider"]),
-            _Terminal("COM ← GND", _nearest("GND", s, _side(s), taken), c["GND"]),
+            _Terminal("COM ← GND", _nearest("GND", s, _side(s), taken, pm.slider.ground),
+                      c["GND"]),
         ],
         [f"internal pull-up, debounce {pm.slider.debounce_ms} ms"],
     ))
@@ -143,7 +149,8 @@ def _parts(pm: PinMap) -> list[_Part]:
         ["momentary push button, 12 mm"],
         [
             _Terminal(f"1 ← GPIO{pm.confirm.pin}", b, c["confirm"]),
-            _Terminal("2 ← GND", _nearest("GND", b, _side(b), taken), c["GND"]),
+            _Terminal("2 ← GND", _nearest("GND", b, _side(b), taken, pm.confirm.ground),
+                      c["GND"]),
         ],
         [f"internal pull-up, debounce {pm.confirm.debounce_ms} ms"],
     ))
@@ -158,8 +165,8 @@ def _parts(pm: PinMap) -> list[_Part]:
                       RESISTORS["led_green"]),
             _Terminal(f"B ← GPIO{led.blue}", phys[led.blue], c["led_blue"],
                       RESISTORS["led_blue"]),
-            _Terminal("K (long leg) ← GND", _nearest("GND", phys[led.blue], _side(r), taken),
-                      c["GND"]),
+            _Terminal("K (long leg) ← GND",
+                      _nearest("GND", phys[led.blue], _side(r), taken, led.ground), c["GND"]),
         ],
         ["active high: GPIO on = colour lit"],
     ))
@@ -169,8 +176,10 @@ def _parts(pm: PinMap) -> list[_Part]:
         ["logic-level N-MOSFET (AO3400A or", "IRLZ44N) switching a 5 V LED ring"],
         [
             _Terminal(f"gate ← GPIO{pm.light_ring.pin}", g, c["light_ring"], RESISTORS["gate"]),
-            _Terminal("source ← GND", _nearest("GND", g, _side(g), taken), c["GND"]),
-            _Terminal("ring + ← 5V", _nearest("5V", g, _side(g), set()), c["5V"]),
+            _Terminal("source ← GND",
+                      _nearest("GND", g, _side(g), taken, pm.light_ring.ground), c["GND"]),
+            _Terminal("ring + ← 5V", _nearest("5V", g, _side(g), set(), pm.light_ring.supply),
+                      c["5V"]),
         ],
         ["drain → ring −", "100 kΩ gate → source (off at boot)",
          f"PWM {pm.light_ring.frequency:g} Hz, brightness {pm.light_ring.brightness:g}"],
@@ -181,7 +190,8 @@ def _parts(pm: PinMap) -> list[_Part]:
         ["passive piezo transducer"],
         [
             _Terminal(f"+ ← GPIO{pm.buzzer.pin}", z, c["buzzer"], RESISTORS["buzzer"]),
-            _Terminal("− ← GND", _nearest("GND", z, _side(z), taken), c["GND"]),
+            _Terminal("− ← GND", _nearest("GND", z, _side(z), taken, pm.buzzer.ground),
+                      c["GND"]),
         ],
         ["PWM tones (no magnetic buzzer:", "its coil needs a transistor)"],
     ))
@@ -406,3 +416,43 @@ def _legend(y: float) -> list[str]:
     for i, line in enumerate(notes):
         out.append(_text(40, y + 112 + 16 * i, line, 11))
     return out
+
+
+TABLE_BEGIN = ("<!-- wiring table: generated from pinmap.yaml by "
+               "`pyramid wiring --readme hardware/README.md`; edit pinmap.yaml, not this -->")
+TABLE_END = "<!-- end of the wiring table -->"
+
+
+def wiring_table(pinmap: PinMap | Mapping[str, Any]) -> str:
+    """The build guide's wiring table (Markdown), from the same parts as the drawing: GPIO,
+    header pin, the ground (or 5 V) pin and what goes in between, for every wire."""
+    pm = pinmap if isinstance(pinmap, PinMap) else validate_pinmap(pinmap)
+    rows = ["| part | GPIO (BCM) | header pin | ground pin | in between |",
+            "| --- | --- | --- | --- | --- |"]
+    for part in _parts(pm):
+        signal = [t for t in part.terminals if isinstance(HEADER[t.pin], int)]
+        power = [t for t in part.terminals if not isinstance(HEADER[t.pin], int)]
+        gnd = [t for t in power if HEADER[t.pin] == "GND"]
+        five = [t for t in power if HEADER[t.pin] == "5V"]
+        gpio = " / ".join(str(HEADER[t.pin]) for t in signal)
+        pins = " / ".join(str(t.pin) for t in signal)
+        between = " / ".join(t.resistor or "none" for t in signal)
+        extra = {"Slider microswitch": "", "Light ring": "; 100 kΩ gate to source"}
+        ground = " / ".join(str(t.pin) for t in gnd)
+        rows.append(f"| {part.title.lower()} | {gpio} | {pins} | {ground} | "
+                    f"{between}{extra.get(part.title, '')} |")
+        for t in five:
+            rows.append(f"| {part.title.lower()} + | 5 V | {t.pin} | | ring − to the "
+                        "MOSFET's drain |")
+    return "\n".join(rows) + "\n"
+
+
+def replace_table(readme: str, table: str) -> str:
+    """``readme`` with the text between the table's markers replaced by ``table``; ValueError
+    when the markers are missing."""
+    try:
+        a = readme.index(TABLE_BEGIN) + len(TABLE_BEGIN)
+        b = readme.index(TABLE_END, a)
+    except ValueError as exc:
+        raise ValueError("no wiring-table markers in the build guide") from exc
+    return readme[:a] + "\n" + table + readme[b:]

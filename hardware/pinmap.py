@@ -4,9 +4,13 @@ The one pin-map loader: the firmware drives the pins from it (firmware.devices) 
 wiring` draws them from it, so the drawing and the code cannot disagree.
 
 Why a checker: a pin map is edited by hand by people who moved a wire, and a mistake
-there (two parts on one pin, a pin that does not exist, the light ring on a pin without PWM) shows
-up on a Pi as a part that silently does nothing. Here every problem is found at once and named
-with the part and the key, before a single pin is touched.
+there (two parts on one pin, a pin that does not exist, a ground wire on a pin that is not GND)
+shows up on a Pi as a part that silently does nothing. Here every problem is found at once and
+named with the part and the key, before a single pin is touched.
+
+PWM: gpiozero's default backend on Raspberry Pi OS (lgpio) makes PWM in software on any GPIO
+(up to 10 kHz), so the light ring and the buzzer may sit on any free GPIO; hardware PWM pins
+(:data:`PWM_CAPABLE`) are not required.
 
 The header facts below are the Raspberry Pi's 40-pin header, identical on the Pi 2 B to the Pi 5.
 Numbers in the YAML are BCM (Broadcom GPIO) numbers, as gpiozero uses them.
@@ -32,8 +36,11 @@ HEADER: dict[int, str | int] = {
 PHYSICAL: dict[int, int] = {bcm: pin for pin, bcm in HEADER.items() if isinstance(bcm, int)}
 
 # BCM pins that can carry hardware PWM on the header (PWM0/PWM1 on a Pi 4; four channels on a
-# Pi 5). 12 and 18 share channel PWM0 on a Pi 4, 13 and 19 share PWM1.
+# Pi 5). 12 and 18 share channel PWM0 on a Pi 4, 13 and 19 share PWM1. For information: the
+# default backend's PWM is software PWM, on any GPIO.
 PWM_CAPABLE: frozenset[int] = frozenset({12, 13, 18, 19})
+# lgpio's software PWM (gpiozero's default pin factory on Raspberry Pi OS Bookworm): 0.1..10000 Hz
+SOFTWARE_PWM_MAX_HZ = 10_000
 
 # BCM 0/1 talk to a HAT's ID EEPROM at boot: never wire a part there.
 FORBIDDEN: dict[int, str] = {0: "ID_SD (HAT EEPROM)", 1: "ID_SC (HAT EEPROM)"}
@@ -47,20 +54,20 @@ BUS_DEFAULTS: dict[int, str] = {
 
 # part -> {key: (type, required)}; the schema hardware/pinmap.yaml follows
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
-    "slider": {"pin": (int, True), "pull_up": (bool, False), "debounce_ms": (int, False)},
-    "confirm": {"pin": (int, True), "pull_up": (bool, False), "debounce_ms": (int, False)},
+    "slider": {"pin": (int, True), "ground": (int, False), "pull_up": (bool, False),
+               "debounce_ms": (int, False)},
+    "confirm": {"pin": (int, True), "ground": (int, False), "pull_up": (bool, False),
+                "debounce_ms": (int, False)},
     "status_led": {
         "red": (int, True), "green": (int, True), "blue": (int, True),
-        "active_high": (bool, False),
+        "ground": (int, False), "active_high": (bool, False),
     },
     "light_ring": {
-        "pin": (int, True), "frequency": ((int, float), False),
-        "brightness": ((int, float), False),
+        "pin": (int, True), "ground": (int, False), "supply": (int, False),
+        "frequency": ((int, float), False), "brightness": ((int, float), False),
     },
-    "buzzer": {"pin": (int, True)},
+    "buzzer": {"pin": (int, True), "ground": (int, False)},
 }
-# parts driven by PWM: their pins must be PWM-capable
-_PWM_PARTS = ("light_ring", "buzzer")
 
 
 class PinMapError(ValueError):
@@ -79,6 +86,7 @@ class ButtonPins:
     pin: int
     pull_up: bool = True
     debounce_ms: int = 40
+    ground: int | None = None  # physical GND pin of its other wire (None: the drawing picks)
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,7 @@ class RgbLedPins:
     green: int
     blue: int
     active_high: bool = True
+    ground: int | None = None  # physical GND pin of the cathode
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,8 @@ class LightRingPins:
     pin: int
     frequency: float = 1000.0
     brightness: float = 0.8
+    ground: int | None = None  # physical GND pin of the MOSFET's source
+    supply: int | None = None  # physical 5 V pin of the ring's +
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,7 @@ class BuzzerPins:
     """A passive piezo, played with PWM tones."""
 
     pin: int
+    ground: int | None = None  # physical GND pin of its other leg
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,17 @@ class PinMap:
             ("light_ring.pin", self.light_ring.pin),
             ("buzzer.pin", self.buzzer.pin),
         ]
+
+    def power_pins(self) -> list[tuple[str, int, str]]:
+        """Every (part.key, physical pin, "GND" or "5V") the map names, in the file's order."""
+        out: list[tuple[str, int, str]] = []
+        for part in ("slider", "confirm", "status_led", "light_ring", "buzzer"):
+            entry = getattr(self, part)
+            if entry.ground is not None:
+                out.append((f"{part}.ground", entry.ground, "GND"))
+            if getattr(entry, "supply", None) is not None:
+                out.append((f"{part}.supply", entry.supply, "5V"))
+        return out
 
     def warnings(self) -> list[str]:
         """Usable but worth knowing: a part on a default bus pin (that bus must stay off)."""
@@ -202,13 +225,22 @@ def _pin_problems(pinmap: PinMap) -> list[str]:
             )
         else:
             owner[bcm] = name
-    for part in _PWM_PARTS:
-        bcm = getattr(pinmap, part).pin
-        if bcm in PHYSICAL and bcm not in PWM_CAPABLE:
-            problems.append(
-                f"{part}.pin: BCM {bcm} has no hardware PWM; use one of "
-                f"{', '.join(str(p) for p in sorted(PWM_CAPABLE))}"
-            )
+    used = {PHYSICAL[bcm]: name for name, bcm in pinmap.uses() if bcm in PHYSICAL}
+    for name, pin, kind in pinmap.power_pins():
+        carries = HEADER.get(pin)
+        if carries is None:
+            problems.append(f"{name}: pin {pin} is not on the 40-pin header (1..40)")
+            continue
+        if carries != kind:
+            what = f"BCM {carries}" if isinstance(carries, int) else carries
+            good = ", ".join(str(p) for p, c in HEADER.items() if c == kind)
+            problems.append(f"{name}: pin {pin} carries {what}, not {kind} (the {kind} pins: "
+                            f"{good})")
+            continue
+        if pin in used:
+            problems.append(f"{name}: pin {pin} already has the wire of {used[pin]}")
+        else:
+            used[pin] = name
     return problems
 
 
@@ -224,9 +256,12 @@ def _value_problems(pinmap: PinMap) -> list[str]:
                 "the build guide wires switches to GND, so keep it true"
             )
     ring = pinmap.light_ring
-    # gpiozero's PWM: below 50 Hz the ring flickers; above 40 kHz software PWM cannot follow
-    if not 50 <= ring.frequency <= 40_000:
-        problems.append(f"light_ring.frequency: {ring.frequency} Hz is outside 50..40000")
+    # below 50 Hz the ring flickers; lgpio's software PWM goes up to 10 kHz
+    if not 50 <= ring.frequency <= SOFTWARE_PWM_MAX_HZ:
+        problems.append(
+            f"light_ring.frequency: {ring.frequency} Hz is outside 50..{SOFTWARE_PWM_MAX_HZ} "
+            "(gpiozero's default backend makes PWM in software, up to 10 kHz)"
+        )
     if not 0 < ring.brightness <= 1:
         problems.append(f"light_ring.brightness: {ring.brightness} must be above 0, at most 1")
     return problems

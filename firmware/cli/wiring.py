@@ -20,8 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pin map YAML (default: hardware/pinmap.yaml)")
     parser.add_argument("--out", type=Path, default=None,
                         help="write the SVG here (default: standard output)")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also rewrite the wiring table in this build guide (between its "
+                             "markers)")
     parser.add_argument("--check", action="store_true",
-                        help="do not write: exit 1 if --out differs from a fresh drawing")
+                        help="do not write: exit 1 if --out (and --readme) differ from fresh")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +39,28 @@ def run(args: argparse.Namespace) -> int:
     for warning in pinmap.warnings():
         print(f"pyramid wiring: warning: {warning}", file=sys.stderr)
     svg = wiring_svg(pinmap)
+    readme = getattr(args, "readme", None)
+    if readme is not None:
+        from firmware.wiring import replace_table, wiring_table
+
+        try:
+            current_md = readme.read_text(encoding="utf-8")
+            fresh_md = replace_table(current_md, wiring_table(pinmap))
+        except (OSError, ValueError) as exc:
+            print(f"pyramid wiring: {readme}: {exc}", file=sys.stderr)
+            return 1
+        if args.check:
+            if current_md != fresh_md:
+                print(f"pyramid wiring: the wiring table in {readme} is out of date with "
+                      f"{source}; run `pyramid wiring --readme {readme}`", file=sys.stderr)
+                return 1
+        elif current_md != fresh_md:
+            readme.write_text(fresh_md, encoding="utf-8")
+            print(f"wrote the wiring table of {readme} from {source}", file=sys.stderr)
+        if args.out is None:
+            if args.check:
+                print(f"{readme} matches {source}")
+            return 0
 
     if args.check:
         if args.out is None:

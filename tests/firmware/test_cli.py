@@ -24,12 +24,12 @@ def test_bad_config_exits_2_and_says_where(tmp_path: Path, capsys) -> None:
 def test_bad_pin_map_exits_2_and_names_every_problem(tmp_path: Path, capsys) -> None:
     pins = tmp_path / "pinmap.yaml"
     text = (Path(__file__).resolve().parents[2] / "hardware" / "pinmap.yaml").read_text()
-    pins.write_text(text.replace("buzzer:     {pin: 12}", "buzzer:     {pin: 17}")
-                    .replace("pin: 18,", "pin: 23,"))
+    pins.write_text(text.replace("buzzer:     {pin: 12,", "buzzer:     {pin: 17,")
+                    .replace("ground: 6,", "ground: 1,"))
     assert main(["watch", "--pins", str(pins), "--check"]) == 2
     err = capsys.readouterr().err
     assert str(pins) in err and "already used by slider.pin" in err
-    assert "light_ring.pin: BCM 23 has no hardware PWM" in err
+    assert "light_ring.ground: pin 1 carries 3V3, not GND" in err
 
 
 def test_check_prints_config_and_pins(tmp_path: Path, capsys) -> None:

@@ -135,8 +135,8 @@ def test_pyramid_calibrate_takes_its_frame_from_the_service(watch_service, tmp_p
 def test_a_set_up_step_takes_its_frame_from_the_service(watch_service, tmp_path) -> None:
     """vision.cli.frames' interface: --frame watch: for the table set-up's steps."""
     sock, img, _ = watch_service
-    from hub.cli import FRAME_SOURCES  # noqa: F401 - the dispatcher registers watch:
     from firmware.setup_link import register_frame_sources
+    from hub.cli import FRAME_SOURCES  # noqa: F401 - the dispatcher registers watch:
     from vision.cli.frames import open_source
 
     register_frame_sources()

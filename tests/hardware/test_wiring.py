@@ -63,7 +63,7 @@ def test_invalid_pinmap_refused():
 
 
 def _args(**kw) -> Namespace:
-    return Namespace(**{"pinmap": None, "out": None, "check": False, **kw})
+    return Namespace(**{"pinmap": None, "out": None, "check": False, "readme": None, **kw})
 
 
 def test_cli_writes_and_checks(tmp_path, capsys):
@@ -79,9 +79,47 @@ def test_cli_writes_and_checks(tmp_path, capsys):
 def test_cli_bad_pinmap_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "pinmap.yaml"
     raw = yaml.safe_load((HARDWARE / "pinmap.yaml").read_text(encoding="utf-8"))
-    raw["light_ring"]["pin"] = 4
+    raw["light_ring"]["ground"] = 1
     bad.write_text(yaml.safe_dump(raw), encoding="utf-8")
     out = tmp_path / "w.svg"
     assert cli.run(_args(pinmap=bad, out=out)) == 2
     assert not out.exists()
-    assert "light_ring.pin: BCM 4 has no hardware PWM" in capsys.readouterr().err
+    assert "light_ring.ground: pin 1 carries 3V3, not GND" in capsys.readouterr().err
+
+
+def test_the_build_guides_table_diagram_and_pinmap_agree():
+    """One source: the README's wiring table and the drawing are what pinmap.yaml makes, and
+    every ground pin the map names is drawn as that part's GND wire."""
+    from firmware.wiring import TABLE_BEGIN, TABLE_END, _parts, wiring_table
+
+    pm = load_pinmap(HARDWARE / "pinmap.yaml")
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index(TABLE_BEGIN) + len(TABLE_BEGIN):readme.index(TABLE_END)]
+    assert block.strip() == wiring_table(pm).strip(), (
+        "run `pyramid wiring --out hardware/wiring.svg --readme hardware/README.md`")
+    drawn = {p.title: {t.pin for t in p.terminals} for p in _parts(pm)}
+    assert pm.slider.ground in drawn["Slider microswitch"]
+    assert pm.confirm.ground in drawn["Confirm button"]
+    assert pm.status_led.ground in drawn["Status LED"]
+    assert {pm.light_ring.ground, pm.light_ring.supply} <= drawn["Light ring"]
+    assert pm.buzzer.ground in drawn["Buzzer"]
+    grounds = [pin for _, pin, kind in pm.power_pins() if kind == "GND"]
+    assert len(grounds) == len(set(grounds)) == 5  # one ground wire per pin
+    # the table's ground column is the map's, row by row
+    rows = [r.split("|") for r in block.strip().splitlines()[2:]]
+    table_grounds = {r[1].strip(): r[4].strip() for r in rows}
+    assert table_grounds["status led"] == str(pm.status_led.ground)
+    assert table_grounds["light ring"] == str(pm.light_ring.ground)
+
+
+def test_cli_rewrites_and_checks_the_readme_table(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    readme.write_text(text.replace("| 34 |", "| 39 |"), encoding="utf-8")  # a stale ground
+    assert cli.run(_args(readme=readme, check=True)) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert cli.run(_args(readme=readme)) == 0
+    assert readme.read_text(encoding="utf-8") == text
+    assert cli.run(_args(readme=readme, check=True)) == 0
+    (tmp_path / "bare.md").write_text("no table here", encoding="utf-8")
+    assert cli.run(_args(readme=tmp_path / "bare.md")) == 1

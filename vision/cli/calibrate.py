@@ -33,9 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _dice_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyramid calibrate")
-    parser.add_argument("image", metavar="IMAGE",
-                        help="a frame showing the five dice: an image file, or watch: (the "
-                             "running watch service's frame, ring light on)")
+    parser.add_argument(
+        "image",
+        metavar="IMAGE",
+        help="a frame showing the five dice: an image file, or watch: (the "
+        "running watch service's frame, ring light on)",
+    )
     parser.add_argument(
         "--out",
         metavar="PATH",
@@ -84,10 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.image in STEPS:
         return run_step([args.image, *args.rest])
     args = _dice_parser().parse_args([args.image, *args.rest])
+    from vision.cli.frames import open_source
     from vision.palette import save_palette
     from vision.whitebalance import gains_from_patch
-
-    from vision.cli.frames import open_source
 
     try:
         src = open_source(args.image)  # a file, or a registered source such as watch:

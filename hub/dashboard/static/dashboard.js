@@ -807,9 +807,10 @@
     try {
       const c = (await getJSON(`${ROOT}api/camera`)).camera || {};
       const box = $("camera-alert");
-      const text = c.fault ? `Camera: ${CAMERA_FAULTS[c.fault] || c.fault}. ${c.message || ""}` : "";
+      const text = c.fault ? `Camera: ${CAMERA_FAULTS[c.fault] || c.fault}.` : "";
       box.hidden = !text;
       box.textContent = text;
+      box.title = c.message || "";   // the firmware's own words, for whoever fixes it
       body.dataset.cameraFault = c.fault || "";
     } catch (e) { /* the hub is unreachable: the connection dot says so */ }
     setTimeout(refreshCamera, 5000);

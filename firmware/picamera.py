@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -82,17 +83,33 @@ _PRESETS = {
 }
 
 
+def _name(value: object) -> str:
+    """An enum's name as the bindings give it ("Rec709"), or the last part of its str()."""
+    name = getattr(value, "name", None)
+    return str(name) if name is not None else str(value).rsplit(".", 1)[-1]
+
+
 def ycbcr_of(colour_space: object) -> YCbCr:
-    """The YCbCr decoding of a libcamera ``ColorSpace`` (or its ``str``: a preset name such as
-    "Rec709", or "primaries/transfer/encoding/range" such as "Rec709/Rec709/Rec709/Full")."""
-    text = str(colour_space).strip()
-    if text in _PRESETS:
-        enc, full = _PRESETS[text]
+    """The YCbCr decoding of a libcamera ``ColorSpace``: from its ``ycbcrEncoding`` and
+    ``range`` where it has them (the Python bindings), else from its text: a preset's name
+    ("Rec709", "sYCC"), "primaries/transfer/encoding/range", or the bindings' str(),
+    ``<libcamera.ColorSpace 'Rec709'>``."""
+    if hasattr(colour_space, "ycbcrEncoding") and hasattr(colour_space, "range"):
+        enc, rng = _name(colour_space.ycbcrEncoding), _name(colour_space.range)
+        if enc not in _ENCODINGS or rng not in ("Full", "Limited"):
+            raise ValueError(f"unknown colour space {colour_space}: cannot decode its YUV")
+        full = rng == "Full"
     else:
-        parts = text.split("/")
-        if len(parts) != 4 or parts[2] not in _ENCODINGS or parts[3] not in ("Full", "Limited"):
-            raise ValueError(f"unknown colour space {text!r}: cannot decode its YUV")
-        enc, full = parts[2], parts[3] == "Full"
+        text = str(colour_space).strip()
+        match = re.fullmatch(r"<libcamera\.ColorSpace '(.*)'>", text)
+        text = match.group(1) if match else text
+        if text in _PRESETS:
+            enc, full = _PRESETS[text]
+        else:
+            parts = text.split("/")
+            if len(parts) != 4 or parts[2] not in _ENCODINGS or parts[3] not in ("Full", "Limited"):
+                raise ValueError(f"unknown colour space {text!r}: cannot decode its YUV")
+            enc, full = parts[2], parts[3] == "Full"
     kr, kb = _ENCODINGS[enc]
     return YCbCr(f"{enc} {'full' if full else 'limited'} range", kr, kb, full)
 

@@ -9,30 +9,75 @@ folder above this one on ``sys.path`` with the picamera2 stand-in.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 __all__ = ["ColorSpace", "Transform", "controls"]
 
 
 class ColorSpace:
-    """libcamera::ColorSpace: primaries, transfer function, YCbCr encoding and range."""
+    """libcamera::ColorSpace: primaries, transfer function, YCbCr encoding and range, each an
+    enum as the bindings have them (``cs.ycbcrEncoding.name == "Rec709"``); ``str()`` as the
+    bindings print it: ``<libcamera.ColorSpace 'Rec709'>`` (ColorSpace::toString inside)."""
 
-    def __init__(self, primaries: str, transfer: str, ycbcr: str, range_: str) -> None:
-        self.primaries, self.transferFunction = primaries, transfer
-        self.ycbcrEncoding, self.range = ycbcr, range_
+    class Primaries(enum.Enum):
+        Raw = 0
+        Smpte170m = 1
+        Rec709 = 2
+        Rec2020 = 3
+
+    class TransferFunction(enum.Enum):
+        Linear = 0
+        Srgb = 1
+        Rec709 = 2
+
+    class YcbcrEncoding(enum.Enum):
+        None_ = 0
+        Rec601 = 1
+        Rec709 = 2
+        Rec2020 = 3
+
+    class Range(enum.Enum):
+        Full = 0
+        Limited = 1
+
+    def __init__(
+        self,
+        primaries: Any,
+        transferFunction: Any,
+        ycbcrEncoding: Any,  # noqa: N803
+        range: Any,
+    ) -> None:  # noqa: A002 - the bindings' keyword
+        self.primaries, self.transferFunction = primaries, transferFunction
+        self.ycbcrEncoding, self.range = ycbcrEncoding, range
 
     @staticmethod
     def Sycc() -> ColorSpace:  # noqa: N802 - libcamera's names
-        return ColorSpace("Rec709", "Srgb", "Rec601", "Full")
+        cs = ColorSpace
+        return cs(
+            cs.Primaries.Rec709, cs.TransferFunction.Srgb, cs.YcbcrEncoding.Rec601, cs.Range.Full
+        )
 
     @staticmethod
     def Smpte170m() -> ColorSpace:  # noqa: N802
-        return ColorSpace("Smpte170m", "Rec709", "Rec601", "Limited")
+        cs = ColorSpace
+        return cs(
+            cs.Primaries.Smpte170m,
+            cs.TransferFunction.Rec709,
+            cs.YcbcrEncoding.Rec601,
+            cs.Range.Limited,
+        )
 
     @staticmethod
     def Rec709() -> ColorSpace:  # noqa: N802
-        return ColorSpace("Rec709", "Rec709", "Rec709", "Limited")
+        cs = ColorSpace
+        return cs(
+            cs.Primaries.Rec709,
+            cs.TransferFunction.Rec709,
+            cs.YcbcrEncoding.Rec709,
+            cs.Range.Limited,
+        )
 
-    def _key(self) -> tuple[str, str, str, str]:
+    def _key(self) -> tuple[Any, ...]:
         return (self.primaries, self.transferFunction, self.ycbcrEncoding, self.range)
 
     def __eq__(self, other: object) -> bool:
@@ -41,13 +86,16 @@ class ColorSpace:
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def __str__(self) -> str:  # ColorSpace::toString: a preset's name, else its four parts
+    def toString(self) -> str:  # noqa: N802 - a preset's name, else its four parts
         presets = {
             ColorSpace.Sycc()._key(): "sYCC",
             ColorSpace.Smpte170m()._key(): "SMPTE170M",
             ColorSpace.Rec709()._key(): "Rec709",
         }
-        return presets.get(self._key(), "/".join(self._key()))
+        return presets.get(self._key(), "/".join(k.name for k in self._key()))
+
+    def __str__(self) -> str:
+        return f"<libcamera.ColorSpace '{self.toString()}'>"
 
     __repr__ = __str__
 

@@ -70,13 +70,13 @@ def encode_i420(bgr: np.ndarray, colour_space: ColorSpace, stride: int | None = 
 
     h, w = bgr.shape[:2]
     stride = stride or _stride(w, "YUV420")
-    kr, kb = _K[colour_space.ycbcrEncoding]
+    kr, kb = _K[colour_space.ycbcrEncoding.name]
     kg = 1 - kr - kb
     b, g, r = (bgr[..., i].astype(np.float64) / 255.0 for i in range(3))
     y = kr * r + kg * g + kb * b  # 0..1
     pb = (b - y) / (2 * (1 - kb))  # -0.5..0.5
     pr = (r - y) / (2 * (1 - kr))
-    if colour_space.range == "Full":
+    if colour_space.range.name == "Full":
         y8, u8, v8 = 255 * y, 128 + 255 * pb, 128 + 255 * pr
     else:
         y8, u8, v8 = 16 + 219 * y, 128 + 224 * pb, 128 + 224 * pr

@@ -72,6 +72,39 @@ def check_opencv() -> Check:
     return Check("opencv", True, f"{found}, cv2.aruco.ArucoDetector present")
 
 
+def check_gpiozero(model: str | None = None, version: str | None = None) -> Check:
+    """gpiozero must find a Pi 5's header GPIOs: 2.0.1 as released (Debian's python3-gpiozero)
+    opens gpiochip4 on a Pi 5 whatever the kernel, and kernels since 6.6.45 moved those GPIOs to
+    gpiochip0 (gpiozero issue 1166); 2.0.1.post3 (the constraints' pin) opens gpiochip4 only
+    where it exists, else gpiochip0."""
+    try:
+        import gpiozero
+    except Exception as exc:  # noqa: BLE001
+        return Check("gpiozero", False, f"does not import: {type(exc).__name__}: {exc}")
+    if version is None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("gpiozero")
+        except metadata.PackageNotFoundError:
+            version = "?"
+    found = f"gpiozero {version} from {getattr(gpiozero, '__file__', '?')}"
+    if model is None:
+        try:
+            model = open("/proc/device-tree/model", "rb").read().decode(errors="replace")
+        except OSError:
+            model = ""
+    pi5 = model.startswith("Raspberry Pi 5")
+    if pi5 and version.split("+")[0] == "2.0.1":
+        return Check(
+            "gpiozero",
+            False,
+            f"{found}: on a Pi 5 it opens gpiochip4, which newer "
+            "kernels no longer have; install the constraints' 2.0.1.post3",
+        )
+    return Check("gpiozero", True, found)
+
+
 def check_project() -> Check:
     names = ("hub.cli", "vision.markers", "firmware.watch", "firmware.frames", "hardware.pinmap")
     for name in names:
@@ -120,7 +153,7 @@ def resolution_problems(report: dict[str, Any]) -> list[str]:
 
 
 def run_checks(*, need_picamera2: bool, expect_debian_numpy: bool) -> list[Check]:
-    checks = [check_numpy(expect_debian_numpy), check_opencv(), check_project()]
+    checks = [check_numpy(expect_debian_numpy), check_opencv(), check_gpiozero(), check_project()]
     if need_picamera2:
         checks.append(check_picamera2())
     return checks

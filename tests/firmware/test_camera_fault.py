@@ -147,3 +147,13 @@ def test_pi_env_names_a_missing_picamera2(tmp_path) -> None:
     assert res.returncode == 1
     assert "FAIL picamera2: camera import:" in res.stdout
     assert "ok   opencv:" in res.stdout and "ok   project:" in res.stdout
+
+
+def test_pi_env_refuses_the_gpiozero_that_misses_a_pi5s_gpio_chip() -> None:
+    from firmware.pi_env import check_gpiozero
+
+    bad = check_gpiozero("Raspberry Pi 5 Model B Rev 1.0", "2.0.1")
+    assert not bad.ok and "gpiochip4" in bad.detail
+    assert check_gpiozero("Raspberry Pi 4 Model B Rev 1.5", "2.0.1").ok  # gpiochip0 only
+    assert check_gpiozero("Raspberry Pi 5 Model B Rev 1.0", "2.0.1.post3").ok
+    assert "2.0.1.post3" in check_gpiozero().detail  # this venv's, under the constraints' pin

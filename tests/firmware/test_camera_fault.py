@@ -156,4 +156,4 @@ def test_pi_env_refuses_the_gpiozero_that_misses_a_pi5s_gpio_chip() -> None:
     assert not bad.ok and "gpiochip4" in bad.detail
     assert check_gpiozero("Raspberry Pi 4 Model B Rev 1.5", "2.0.1").ok  # gpiochip0 only
     assert check_gpiozero("Raspberry Pi 5 Model B Rev 1.0", "2.0.1.post3").ok
-    assert "2.0.1.post3" in check_gpiozero().detail  # this venv's, under the constraints' pin
+    assert check_gpiozero().ok  # this machine: not a Pi 5

@@ -22,9 +22,11 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from vision.dice.reading import DieReading
 from vision.palette import CAMEL_UP
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice-real"
@@ -41,7 +43,8 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def match(labels: list[dict], readings: list) -> list[tuple[dict, object | None]]:
+def match(labels: list[dict[str, Any]], readings: list[DieReading]
+          ) -> list[tuple[dict[str, Any], DieReading | None]]:
     """Each label with its reading (or None): centre-inside, one to one, nearest first."""
     pairs = []
     for i, lab in enumerate(labels):
@@ -62,7 +65,7 @@ def match(labels: list[dict], readings: list) -> list[tuple[dict, object | None]
     return [(lab, readings[used_l[i]] if i in used_l else None) for i, lab in enumerate(labels)]
 
 
-def eval_real_set(name: str, limit: int | None = None) -> dict:
+def eval_real_set(name: str, limit: int | None = None) -> dict[str, Any]:
     import cv2
 
     from vision.dice import read_dice
@@ -78,6 +81,8 @@ def eval_real_set(name: str, limit: int | None = None) -> dict:
     by_face = {f: [0, 0, 0, 0] for f in range(1, 7)}  # found, answered, right, total
     for im in images:
         img = cv2.imread(str(folder / im["file"]))
+        if img is None:
+            raise ValueError(f"cannot read {folder / im['file']}")
         readings = read_dice(img)
         pairs = match(im["dice"], readings)
         matched = {id(r) for _, r in pairs if r is not None}
@@ -106,7 +111,7 @@ def eval_real_set(name: str, limit: int | None = None) -> dict:
 
 
 def eval_rendered(n_scenes: int, seed0: int = 100_000,
-                  colours: Sequence[str] | None = CAMEL_UP) -> dict:
+                  colours: Sequence[str] | None = CAMEL_UP) -> dict[str, Any]:
     """Five-dice rendered scenes read whole; ``colours`` None: the general palette."""
     from vision.dice import read_dice
     from vision.render.dice import render_dice_scene
@@ -117,6 +122,7 @@ def eval_rendered(n_scenes: int, seed0: int = 100_000,
     for s in range(seed0, seed0 + n_scenes):
         img, truth = render_dice_scene(np.random.default_rng(s))
         t0 = time.perf_counter()
+        assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
         readings = read_dice(img, white_gains=gains, expected_colours=colours)
         t_read += time.perf_counter() - t0
@@ -155,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--board-scenes", type=int, default=300,
                         help="board reveal-zone scenes, preview and full resolution (default 300)")
     args, _ = parser.parse_known_args(argv)
-    out: dict = {"real": [], "rendered": None}
+    out: dict[str, Any] = {"real": [], "rendered": None}
     print("== dice reader on real photos (found: label centre inside a reading's box)")
     if not REAL.is_dir():
         print(f"   skipped: {REAL} is absent")

@@ -30,23 +30,32 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import cv2
 import numpy as np
 
-COLOURS = ("blue", "green", "orange", "yellow", "white")
+from vision.dice.reading import DieReading
+from vision.palette import CAMEL_UP
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+COLOURS = CAMEL_UP
 SEED0 = 300_000
 
 
-def _blank() -> dict:
+def _blank() -> dict[str, Any]:
     return {"dice": 0, "right": 0, "face_wrong": 0, "colour_wrong": 0, "face_abstained": 0,
             "colour_abstained": 0, "not_found": 0, "ms": [], "cpu_ms": [], "wrong_cases": [],
             "answered": []}
 
 
-def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, tag: str) -> None:
+def _score(st: dict[str, Any], r: DieReading | None, colour: str, face: int, ms: float,
+           cpu: float, tag: str) -> None:
     st["dice"] += 1
     st["ms"].append(ms)
     st["cpu_ms"].append(cpu)
@@ -69,13 +78,14 @@ def _score(st: dict, r: object, colour: str, face: int, ms: float, cpu: float, t
                                  f"(conf {r.confidence:.2f})")
 
 
-def _timed(fn, *a, **k):  # type: ignore[no-untyped-def]
+def _timed(fn: Callable[P, T], *a: P.args, **k: P.kwargs) -> tuple[T, float, float]:
+    """fn's result, its wall time and its CPU time (ms)."""
     t, c = time.perf_counter(), time.process_time()
     r = fn(*a, **k)
     return r, 1000 * (time.perf_counter() - t), 1000 * (time.process_time() - c)
 
 
-def dice_chunk(seeds: list[int]) -> dict:
+def dice_chunk(seeds: list[int]) -> dict[str, Any]:
     from vision.dice import read_die_in_zone
     from vision.render.dice import render_dice_scene
     from vision.whitebalance import gains_from_patch
@@ -86,6 +96,7 @@ def dice_chunk(seeds: list[int]) -> dict:
         # one die per scene, as in the reveal zone (neighbours would sit in its zone box)
         img, truth = render_dice_scene(np.random.default_rng(s), n_dice=1,
                                        colours=[COLOURS[s % 5]], size=(480, 360))
+        assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
         for i, d in enumerate(truth.dice):
             x, y, w, h = d.box
@@ -96,7 +107,7 @@ def dice_chunk(seeds: list[int]) -> dict:
     return st
 
 
-def board_chunk(seeds: list[int]) -> dict:
+def board_chunk(seeds: list[int]) -> dict[str, Any]:
     from vision.board import locate_board, marker_white_mask, reveal_zone_box
     from vision.dice import read_die_in_zone
     from vision.dice.colour import gains_from_mask
@@ -125,7 +136,7 @@ def board_chunk(seeds: list[int]) -> dict:
 SIX = (1, 2, 3, 4, 5, 6)
 
 
-def six_chunk(seeds: list[int]) -> dict:
+def six_chunk(seeds: list[int]) -> dict[str, Any]:
     """The six-sided die (faces 1..6): a dice scene and a full-resolution board zone per seed."""
     from vision.dice import read_die_in_zone
     from vision.render.dice import render_dice_scene
@@ -137,6 +148,7 @@ def six_chunk(seeds: list[int]) -> dict:
     for s in seeds:
         img, truth = render_dice_scene(np.random.default_rng(s), n_dice=1,
                                        colours=[COLOURS[s % 5]], size=(480, 360), faces=SIX)
+        assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
         d = truth.dice[0]
         x, y, w, h = d.box
@@ -159,7 +171,7 @@ def six_chunk(seeds: list[int]) -> dict:
     return out
 
 
-def _merge(parts: list[dict]) -> dict:
+def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     st = _blank()
     for p in parts:
         for k, v in p.items():
@@ -170,7 +182,7 @@ def _merge(parts: list[dict]) -> dict:
 THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 
 
-def calibration(answered: list[tuple[float, bool]]) -> dict:
+def calibration(answered: list[tuple[float, bool]]) -> dict[str, Any]:
     """Right and wrong answers the hub would accept at each threshold (confidence >= t)."""
     right = np.array([c for c, ok in answered if ok])
     wrong = np.array([c for c, ok in answered if not ok])
@@ -182,7 +194,7 @@ def calibration(answered: list[tuple[float, bool]]) -> dict:
             else None}
 
 
-def _summary(st: dict) -> dict:
+def _summary(st: dict[str, Any]) -> dict[str, Any]:
     ms, cpu = st.pop("ms"), st.pop("cpu_ms")
     st["calibration"] = calibration(st.pop("answered"))
     n = max(st["dice"], 1)
@@ -200,8 +212,8 @@ def _chunks(n: int, seed0: int, jobs: int) -> list[list[int]]:
 
 
 def evaluate(dice_scenes: int, board_scenes: int, jobs: int = 2, seed0: int = SEED0,
-             six_scenes: int = 0) -> dict:
-    res: dict = {}
+             six_scenes: int = 0) -> dict[str, Any]:
+    res: dict[str, Any] = {}
     with ProcessPoolExecutor(max_workers=jobs) as ex:
         if dice_scenes:
             res["dice"] = _summary(_merge(list(ex.map(dice_chunk,
@@ -220,7 +232,7 @@ def evaluate(dice_scenes: int, board_scenes: int, jobs: int = 2, seed0: int = SE
     return res
 
 
-def report(res: dict) -> None:
+def report(res: dict[str, Any]) -> None:
     names = {"dice": "dice scenes, zone box round each die, no empty-zone reference",
              "board_preview": "board reveal zone, 1280x720 preview (die ~20 px)",
              "board_full": "board reveal zone cut from 4608x2592 (die ~70 px)",

@@ -173,7 +173,7 @@ def evaluate(
     refused: Counter[str] = Counter()
     why: Counter[str] = Counter()
     times = []
-    examples = []
+    examples: list[dict[str, Any]] = []
     for r in _scores(n, seed, hands_probability, jobs, tilt_deg):
         s = r["seed"]
         why.update(r["abstain_why"])

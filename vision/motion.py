@@ -125,8 +125,9 @@ class ZoneWatcher:
     @staticmethod
     def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per pixel, the largest channel's absolute difference (see the module docstring)."""
-        d = np.abs(a - b)
-        return d.max(axis=2) if d.ndim == 3 else d
+        d: np.ndarray = np.abs(a - b)
+        out: np.ndarray = d.max(axis=2) if d.ndim == 3 else d
+        return out
 
     def set_background(self, crop: np.ndarray) -> None:
         """The empty zone (die mode) or the settled track (track mode)."""

@@ -64,10 +64,11 @@ def calibrate(image: np.ndarray, white_gains=None):  # type: ignore[no-untyped-d
             + (f" ({report.reason})" if report.reason else "")
         )
     ref = default_palette().restricted(CAMEL_UP)
-    cost = np.array([[ref.distances(d.face_bgr)[j] for j in range(5)] for d in dice])
+    bgrs = [d.face_bgr for d in dice if d.face_bgr is not None]
+    cost = np.array([[ref.distances(bgr)[j] for j in range(5)] for bgr in bgrs])
     best = min(itertools.permutations(range(5)), key=lambda p: sum(cost[i, p[i]] for i in range(5)))
     names = list(ref.colours)
-    colours = {names[best[i]]: bgr_to_lab(dice[i].face_bgr) for i in range(5)}
+    colours = {names[best[i]]: bgr_to_lab(bgrs[i]) for i in range(5)}
     worst = max(cost[i, best[i]] for i in range(5))
     if worst > 60:
         raise ValueError(

@@ -12,6 +12,10 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", default="1280x720", help="board: frame size WxH")
 
 
-def _board(seed: int, args: argparse.Namespace) -> tuple[object, dict]:
+def _board(seed: int, args: argparse.Namespace) -> tuple[np.ndarray, dict[str, Any]]:
     import numpy as np
 
     from vision.render.board import COLOURS, render_board_scene
@@ -36,7 +40,7 @@ def _board(seed: int, args: argparse.Namespace) -> tuple[object, dict]:
     return img, truth.to_json()
 
 
-def _dice(seed: int, args: argparse.Namespace) -> tuple[object, dict]:
+def _dice(seed: int, args: argparse.Namespace) -> tuple[np.ndarray, dict[str, Any]]:
     import numpy as np
 
     from vision.render.dice import render_dice_scene

@@ -32,6 +32,7 @@ from vision.dice.pips import Pip
 from vision.dice.reading import BGR
 from vision.dice.reasons import Reason, Reasons, Why
 from vision.palette import (
+    CAMEL_UP,
     L_WEIGHT,
     MAX_DISTANCE,
     SCALE_PENALTY,
@@ -81,7 +82,7 @@ def polarity_palette(pal: Palette, dark: bool | None) -> Palette:
     Colours the convention does not name (a table's own calibrated names) are always kept."""
     if dark is None:
         return pal
-    known = {"blue", "green", "orange", "yellow", "white", *LIGHT_PIPS}
+    known = {*CAMEL_UP, *LIGHT_PIPS}
     keep = [n for n in pal.colours if n not in known or ((n in LIGHT_PIPS) != dark)]
     return pal.restricted(keep) if keep else pal
 

@@ -110,8 +110,8 @@ def dice_chunk(seeds: list[int]) -> dict[str, Any]:
 def board_chunk(seeds: list[int]) -> dict[str, Any]:
     from vision.board import locate_board, marker_white_mask, reveal_zone_box
     from vision.dice import read_die_in_zone
-    from vision.dice.colour import gains_from_mask
     from vision.render.zone import render_zone_scene
+    from vision.whitebalance import gains_from_mask
 
     cv2.setNumThreads(1)
     out = {"preview": _blank(), "full": _blank()}
@@ -161,7 +161,7 @@ def six_chunk(seeds: list[int]) -> dict[str, Any]:
         z = render_zone_scene(rng, (colour, face))
         # white balance as in the dice scenes would need the markers: the board set's gains
         from vision.board import locate_board, marker_white_mask
-        from vision.dice.colour import gains_from_mask
+        from vision.whitebalance import gains_from_mask
 
         loc = locate_board(z.preview)
         zg = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))

@@ -22,9 +22,43 @@ def _polygon_mask(shape: tuple[int, int], polygon: Sequence[Sequence[float]]) ->
     return mask > 0
 
 
+Gains = tuple[float, float, float]
+MIN_PIXELS = 20  # a reference of fewer pixels is no reference
+MIN_LEVEL = 25.0  # a reference whose bright half has a channel's median below this: too dark
+
+
+def _bright_median(px: np.ndarray, bright_fraction: float) -> np.ndarray:
+    """Median BGR of the brightest ``bright_fraction`` of N x 3 pixels (float64)."""
+    px = np.asarray(px, np.float64).reshape(-1, 3)
+    lum = px.mean(axis=1)
+    cut = np.quantile(lum, 1.0 - bright_fraction)
+    med: np.ndarray = np.median(px[lum >= cut], axis=0)
+    return med
+
+
+def gains_from_pixels(px: np.ndarray, *, bright_fraction: float = 0.5) -> Gains | None:
+    """(b, g, r) gains that make the brightest ``bright_fraction`` of a neutral reference's
+    pixels (N x 3 BGR) grey, keeping their brightness; None when there are fewer than
+    ``MIN_PIXELS`` or they are too dark to balance on. The one white-balance rule: every
+    reference (a patch, the markers' white borders) goes through it."""
+    if len(px) < MIN_PIXELS:
+        return None
+    med = _bright_median(px, bright_fraction)
+    if med.min() < MIN_LEVEL:
+        return None
+    gains = med.mean() / med
+    return float(gains[0]), float(gains[1]), float(gains[2])
+
+
+def gains_from_mask(image: np.ndarray, mask: np.ndarray) -> Gains | None:
+    """``gains_from_pixels`` of ``image[mask]`` (a marker's white border, from
+    ``vision.board.marker_white_mask``); None if too few or too dark pixels."""
+    return gains_from_pixels(image[mask])
+
+
 def gains_from_patch(image: np.ndarray, polygon: Sequence[Sequence[float]], *,
-                     bright_fraction: float = 0.5) -> tuple[float, float, float]:
-    """(b, g, r) gains that make the patch inside ``polygon`` neutral.
+                     bright_fraction: float = 0.5) -> Gains:
+    """(b, g, r) gains that make the patch inside ``polygon`` neutral (``gains_from_pixels``).
 
     Only the brightest ``bright_fraction`` of the patch counts, so a marker's black inner square
     (or a shadow across the patch) does not pull the estimate. The gains keep the patch's
@@ -34,17 +68,15 @@ def gains_from_patch(image: np.ndarray, polygon: Sequence[Sequence[float]], *,
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("gains_from_patch needs an HxWx3 BGR image")
     mask = _polygon_mask(image.shape[:2], polygon)
-    px = image[mask].astype(np.float64)
-    if len(px) < 20:
-        raise ValueError(f"reference patch covers only {len(px)} pixels; need at least 20")
-    lum = px.mean(axis=1)
-    cut = np.quantile(lum, 1.0 - bright_fraction)
-    px = px[lum >= cut]
-    med = np.median(px, axis=0)
-    if med.min() < 25:
+    px = image[mask]
+    if len(px) < MIN_PIXELS:
+        raise ValueError(f"reference patch covers only {len(px)} pixels; "
+                         f"need at least {MIN_PIXELS}")
+    gains = gains_from_pixels(px, bright_fraction=bright_fraction)
+    if gains is None:
+        med = _bright_median(px, bright_fraction)
         raise ValueError(f"reference patch is too dark to balance on (median BGR {med.round()})")
-    gains = med.mean() / med
-    return float(gains[0]), float(gains[1]), float(gains[2])
+    return gains
 
 
 def apply_gains(image: np.ndarray, gains: Sequence[float]) -> np.ndarray:

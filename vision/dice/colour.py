@@ -15,6 +15,7 @@ import numpy as np
 from vision.dice.reasons import Reason, Why
 from vision.palette import Palette
 from vision.whitebalance import balance_colour
+from vision.whitebalance import gains_from_mask as gains_from_mask  # its old home: re-exported
 
 # Pips lighter than the face (white pips) on these dice; dark pips on the others (orange,
 # yellow, white). As on real Camel Up dice and the renderer's.
@@ -60,18 +61,3 @@ def dark_pips(colour: str | None, face_bgr: Sequence[float]) -> bool | None:
     if colour is None:
         return None
     return colour not in LIGHT_PIPS
-
-
-def gains_from_mask(image: np.ndarray, mask: np.ndarray) -> tuple[float, float, float] | None:
-    """(b, g, r) gains that make the bright half of ``image[mask]`` neutral (a marker's white
-    border, from ``vision.board.marker_white_mask``); None if too few or too dark pixels."""
-    px = image[mask].astype(np.float32)
-    if len(px) < 20:
-        return None
-    lum = px.mean(axis=1)
-    px = px[lum >= np.median(lum)]
-    med = np.median(px, axis=0)
-    if float(med.min()) < 25:
-        return None
-    g = med.mean() / med
-    return float(g[0]), float(g[1]), float(g[2])

@@ -968,7 +968,7 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
         table = DemoTable(session, options, stop=stop, on_move=out).start()
         result.stats = table.stats
         if services.server is not None:
-            table.link_base = f"http://{host}:{services.server.port}"
+            table.link_base = services.public_url
         kind = options.game
         started = False
         while not stop.is_set() and (options.games is None or table.stats.games < options.games):

@@ -226,7 +226,12 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
                          services.broker.kind, services.broker.host, services.broker.port,
                          broker_users or "this run only")
             try:
-                services.bridge = MqttBridge(session, url, state_odds=state_odds).start()
+                # our own broker (embedded, or configured with the table's users file) has the
+                # ACL of hub.mqtt.access: only trusted users can write requests
+                trusted = services.broker is not None or (
+                    broker_users is not None and broker_users.exists())
+                services.bridge = MqttBridge(session, url, state_odds=state_odds,
+                                             trusted_requests=trusted).start()
             except ValueError as exc:
                 raise ServiceError(str(exc)) from exc
             services.broker_url = url

@@ -101,8 +101,12 @@ class MqttBridge:
         keepalive: int = 30,
         state_odds: bool = True,
         mark_interval: float = 1.0,
+        trusted_requests: bool = False,
     ) -> None:
         self.session = session
+        # the broker's ACL lets only trusted users (hub.mqtt.access: the controller, the
+        # firmware for its observations) write the request topics: their requests need no PIN
+        self.trusted_requests = trusted_requests
         self.config = broker if isinstance(broker, BrokerConfig) else parse_broker_url(broker)
         self.base = f"{prefix}/{session.table_id}"
         self.discovery_prefix = discovery_prefix
@@ -462,5 +466,17 @@ class MqttBridge:
                     auth = {} if auth is None else auth
                 if isinstance(auth, dict):
                     auth = {**auth, key: payload.pop(key)}
-        answer = self.session.request(cmd, payload, auth, channel="mqtt")
+        if self.trusted_requests:
+            if auth:  # a secret in a payload is read by the broker and whoever may subscribe
+                return {**error(cmd, "no PIN or token over MQTT: the broker's user and password "
+                                "are the authority (docs/mqtt.md)", "secret_on_mqtt"),
+                        "transaction": transaction}
+            if cmd == "tokens":
+                return {**error(cmd, "players' links are given on the dashboard only, never "
+                                "over MQTT", "forbidden"), "transaction": transaction}
+            answer = self.session.request(cmd, payload, None, channel="local")
+        else:
+            answer = self.session.request(cmd, payload, auth, channel="mqtt")
+        # players' tokens and private views never go on a topic: the dashboard gives links
+        answer = {k: v for k, v in answer.items() if k not in ("tokens", "private")}
         return {**answer, "transaction": transaction}

@@ -162,19 +162,15 @@ class BoardGeometry:
         """The board's width outside the ring of spaces (mm): 0 on the first edition's board,
         whose spaces run to its edge (the marker cards then lie on the table beside it)."""
         ox, oy = self.track_origin
-        return float(
-            min(ox, oy, self.width - ox - 5 * self.cell, self.height - oy - 5 * self.cell)
-        )
+        return float(min(ox, oy, self.width - ox - 5 * self.cell, self.height - oy - 5 * self.cell))
 
     def marker_point(self, marker_id: int, local: np.ndarray) -> np.ndarray:
         """Board mm of points given in the marker's own frame (mm from its centre, upright)."""
         cx, cy = self.marker_centres[marker_id]
         a = np.deg2rad(self.marker_angles.get(marker_id, 0.0))
         c, n = np.cos(a), np.sin(a)
-        return np.asarray(local, np.float64).reshape(-1, 2) @ np.array([[c, -n], [n, c]]).T + [
-            cx,
-            cy,
-        ]
+        rot = np.array([[c, -n], [n, c]])
+        return np.asarray(np.asarray(local, np.float64).reshape(-1, 2) @ rot.T + [cx, cy])
 
     def space_polygon(self, space: int) -> np.ndarray:
         cx, cy = self.space_centres[space]

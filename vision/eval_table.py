@@ -6,9 +6,10 @@ Scenes come from ``vision.render.table`` (the first-edition board with no margin
 dromedaries, marker cards on the table, lamps of 2700-6500 K, arm and hand shadows). Scene
 ``s`` belongs to table ``s // 10``: ten scenes per table. Each table is first set up the way a
 person does it (``vision.table``): one snapshot with the five camels on spaces 1-5 in an order
-the person is told and two desert tiles (oasis on 8, mirage on 12); the marker cards are solved,
-the board's corners are "dragged" onto the true corners (to within 1 px, the person's hand),
-the colours and the empty board's look are learnt. Then the scene is read with that profile.
+the person is told and two desert tiles (oasis on 8, mirage on 12), after one of the empty
+board; the marker cards are solved and the empty board's look kept from the first, the board's
+corners are "dragged" onto the true corners (to within 1 px, the person's hand), and the
+colours are learnt from the second. Then the scene is read with that profile.
 
 Conditions (``--condition``):
 - ``same``: the set-up snapshot from the same camera and lamp as the scene read (a fixed arm);
@@ -81,12 +82,16 @@ def set_up_table(
     pose = p0 if pose is None else pose
     kelvin = k0 if kelvin is None else kelvin
     track = {i + 1: [c] for i, c in enumerate(order)}
-    img, truth = render_table_scene(
+    # the person's two snapshots: the empty board (markers, track, its look), then the pieces
+    empty, truth = render_table_scene(
+        table, srng, {}, {}, kelvin=kelvin, pose=pose, size=FRAME
+    )
+    img, _ = render_table_scene(
         table, srng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose, size=FRAME
     )
     ms: dict[str, float] = {}
     t0 = time.perf_counter()
-    layout = solve_markers(img, table.geometry)
+    layout = solve_markers(empty, table.geometry)
     ms["markers"] = (time.perf_counter() - t0) * 1000
     corners = np.asarray(truth.board_corners) + srng.uniform(-1.0, 1.0, (4, 2))
     t0 = time.perf_counter()
@@ -101,7 +106,7 @@ def set_up_table(
     t0 = time.perf_counter()
     from dataclasses import replace
 
-    bg = capture_background(img, prof.geometry, [*track, *SETUP_TILES])
+    bg = capture_background(empty, prof.geometry, [])
     prof = replace(prof, background=bg)
     ms["background"] = (time.perf_counter() - t0) * 1000
     return prof, ms

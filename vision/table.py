@@ -44,6 +44,8 @@ from vision.board import (
 )
 
 __all__ = [
+    "BOARD_MOVED",
+    "MOVED_MATCH",
     "PROFILE_VERSION",
     "Background",
     "ColourStat",
@@ -903,7 +905,11 @@ def capture_background(
         borderMode=cv2.BORDER_CONSTANT,
         borderValue=(0, 0, 0),
     )
-    lin = _linear(vals.reshape(-1, 3)) * _gains_at(ground, gains, geo)
+    # the markers' gains vary smoothly over the board: work them out on a coarse grid
+    cg = np.column_stack([gx[::8, ::8].ravel(), gy[::8, ::8].ravel()])
+    coarse = _gains_at(cg, gains, geo).reshape(gx[::8, ::8].shape + (3,)).astype(np.float32)
+    fine = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR).reshape(-1, 3)
+    lin = _linear(vals.reshape(-1, 3)) * fine
     valid = (
         (px[:, 0] >= 1)
         & (px[:, 0] < W - 1)
@@ -921,3 +927,67 @@ def capture_background(
     return Background(
         (x0, y0), step, _chroma(lin).reshape(h, w, 3).astype(np.float32), valid.reshape(h, w)
     )
+
+
+# --- has the board moved since set-up? -----------------------------------------------------------
+# below this share of the board's edges seen where the set-up saw them, the board has moved
+# (tuning tables: 0.42-0.73 unmoved with camels and hands, 0.14-0.25 moved 5-20 mm)
+MOVED_MATCH = 0.3
+BOARD_MOVED = (
+    "the board has moved against the marker cards since set-up: confirm the track overlay "
+    "again (pyramid calibrate track); until then the track is not read"
+)
+
+
+def structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
+    """Board points (N x 2 mm) on the ring where the empty board's look changes within a few
+    millimetres (pebble lines, flags, the board's edge): where a moved board shows it.
+    Worked out once per background (kept on it)."""
+    cached = bg.__dict__.get("_structure")
+    if cached is not None:
+        return np.asarray(cached)
+    pts = _structure_points(bg, geo)
+    object.__setattr__(bg, "_structure", pts)
+    return pts
+
+
+def _structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
+    ch = bg.chroma
+    h, w = bg.valid.shape
+    s = max(1, int(round(4.0 / bg.mm_per_px)))
+    diff = np.zeros((h, w), np.float32)
+    for dy, dx in ((0, s), (s, 0)):
+        a = ch[: h - dy, : w - dx]
+        b = ch[dy:, dx:]
+        d = np.linalg.norm(a - b, axis=-1)
+        diff[: h - dy, : w - dx] = np.maximum(diff[: h - dy, : w - dx], d)
+    ok = bg.valid & (diff > 0.06)
+    ys, xs = np.nonzero(ok)
+    pts = np.column_stack([bg.origin[0] + xs * bg.mm_per_px, bg.origin[1] + ys * bg.mm_per_px])
+    side = 5 * geo.cell
+    on_ring = (pts[:, 0] > -3) & (pts[:, 0] < side + 3) & (pts[:, 1] > -3) & (pts[:, 1] < side + 3)
+    pts = pts[on_ring]
+    if len(pts) > 1500:  # enough to tell; cheaper to sample
+        pts = pts[:: len(pts) // 1500]
+    return pts
+
+
+def board_matches(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, bg: Background, pts: np.ndarray
+) -> float:
+    """Share of the structure points whose colour now is what the empty board showed there."""
+    from vision.track import _gains_at, _linear, _sample, _white_gains
+
+    if len(pts) < 50:
+        return 1.0  # too little structure to judge: never refuse on it
+    gains = _white_gains(image, loc, geo)
+    if not gains:
+        return 1.0
+    vals, inside = _sample(image, loc.to_image(pts), box=True)
+    lin = _linear(vals) * _gains_at(pts, gains, geo)
+    want, known = bg.lookup(pts)
+    ok = inside & known
+    if ok.sum() < 50:
+        return 1.0
+    d = np.linalg.norm(_chroma(lin[ok]) - want[ok], axis=1)
+    return float(np.mean(d < 0.05))

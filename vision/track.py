@@ -171,11 +171,14 @@ def _sample(image: np.ndarray, pts: np.ndarray, box: bool = False) -> tuple[np.n
     yi = np.clip(yi, 1, h - 2)
     if not box:
         return image[yi, xi], inside
-    acc = np.zeros(xi.shape + (image.shape[2],), np.float32)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            acc += image[yi + dy, xi + dx]
-    return acc / 9.0, inside
+    # one box filter over the points' bounding box, then one lookup: cheaper than nine
+    # lookups once there are more than a few hundred points (a frame's columns: ~15,000)
+    x0, x1 = int(xi.min()) - 1, int(xi.max()) + 2
+    y0, y1 = int(yi.min()) - 1, int(yi.max()) + 2
+    roi = cv2.boxFilter(
+        image[y0:y1, x0:x1], cv2.CV_32F, (3, 3), normalize=True, borderType=cv2.BORDER_REPLICATE
+    )
+    return roi[yi - y0, xi - x0], inside
 
 
 def _white_gains(
@@ -201,6 +204,37 @@ def _white_gains(
         white = np.median(lin[keep], axis=0)
         gains[mid] = 0.85 / np.maximum(white, 0.02)
     return gains
+
+
+def _board_corrected(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    background: Background,
+) -> dict[int, np.ndarray]:
+    """The markers' gains, corrected so the board's sand looks as it did at set-up.
+
+    Why: the white card is a small reference that a bright lamp clips (its whitest channel
+    stops at 255 and the balance tilts), and a lamp changed since set-up moves painted
+    colours a little against it. The board is a large reference seen every frame: the median
+    ratio of its colour at set-up to its colour now, over points where they roughly agree
+    (a camel or a hand on a point drops it), is folded into the gains."""
+    k = np.linspace(0.03, 0.97, 22) * geo.width
+    gx, gy = np.meshgrid(k, np.linspace(0.03, 0.97, 22) * geo.height)
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    vals, inside = _sample(image, loc.to_image(pts), box=True)
+    lin = _linear(vals) * _gains_at(pts, gains, geo)
+    now, y = _chroma(lin)
+    want, known = background.lookup(pts)
+    ok = inside & known & (y > 0.02) & (np.linalg.norm(now - want, axis=1) < 0.15)
+    if ok.sum() < 100:
+        return gains
+    c = np.median(want[ok] / np.maximum(now[ok], 1e-4), axis=0)
+    c = c / c.mean()
+    if not np.all(np.isfinite(c)) or np.abs(c - 1).max() > 0.5:
+        return gains
+    return {m: g * c.astype(np.float32) for m, g in gains.items()}
 
 
 def _gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeometry) -> np.ndarray:
@@ -256,6 +290,14 @@ def read_track(
     gains = _white_gains(image, loc, geo)
     if len(gains) < 1:
         return _failed("the markers' white borders are not visible: cannot balance colour", loc)
+    if table is not None and table.background is not None:
+        from vision.table import BOARD_MOVED, MOVED_MATCH, board_matches, structure_points
+
+        gains = _board_corrected(image, loc, geo, gains, table.background)
+
+        pts = structure_points(table.background, geo)
+        if board_matches(image, loc, geo, table.background, pts) < MOVED_MATCH:
+            return _failed(BOARD_MOVED, loc)
     sharp = _sharpness(image, loc, geo)
     if sharp < 0.12:
         return _failed(
@@ -471,6 +513,7 @@ def _read_spaces(
     labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     explained = None
+    known = None
     if background is not None:
         # what the set-up saw at the same spot of the board (or table) with nothing on it
         bg, known = background.lookup(ground)
@@ -512,6 +555,13 @@ def _read_spaces(
             lin[i],
             None if explained is None else explained[i],
         )
+        if not r.camels and not r.uncertain and explained is not None and known is not None:
+            # read empty: the space's own sand must look as it did on the empty board at
+            # set-up; a hand the colour of the sand over a camel does not
+            lo, hi = int(base_idx - 0.6 * band_s), int(base_idx + 0.6 * band_s)
+            k_win = known[i, max(lo, 0) : hi]
+            if k_win.mean() >= 0.5 and explained[i, max(lo, 0) : hi][k_win].mean() < 0.5:
+                r = SpaceReading([], 0.0, True, "something not on the empty board covers it")
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")

@@ -191,3 +191,26 @@ def test_profile_round_trips_through_its_file(table, tmp_path):
         load_profile(bad)
     assert err.value.code == Refusal.BAD_FILE
     assert replace(prof, version=1).version == 1
+
+
+def test_a_board_moved_against_the_cards_is_noticed_and_not_read(table):
+    from vision.board import BoardGeometry
+    from vision.table import BOARD_MOVED
+
+    prof, _ = set_up_table(table)
+    pose, kelvin, _, _ = _setup_view(table)
+    track = {2: ["blue"], 10: ["green", "white"]}
+    still, _ = render_table_scene(
+        table, np.random.default_rng(3), track, {}, kelvin=kelvin, pose=pose
+    )
+    assert read_track(still, prof.geometry, table=prof).track == track
+    # the person bumps the board 12 mm: the cards stay, the board does not
+    moved = replace(
+        table, markers={m: (x + 12.0, y + 4.0, a) for m, (x, y, a) in table.markers.items()}
+    )
+    object.__setattr__(moved, "geometry", BoardGeometry.from_dict(moved.board_dict()))
+    img, _ = render_table_scene(
+        moved, np.random.default_rng(3), track, {}, kelvin=kelvin, pose=pose
+    )
+    reading = read_track(img, prof.geometry, table=prof)
+    assert reading.reason == BOARD_MOVED and not reading.track

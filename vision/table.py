@@ -45,7 +45,8 @@ from vision.board import (
 
 __all__ = [
     "BOARD_MOVED",
-    "MOVED_MATCH",
+    "MOVED_GAIN",
+    "MOVED_MM",
     "PROFILE_VERSION",
     "Background",
     "ColourStat",
@@ -844,6 +845,24 @@ class Background:
         i, j = np.clip(i, 0, h - 1), np.clip(j, 0, w - 1)
         return self.chroma[i, j], self.valid[i, j] & ok
 
+    def distance(
+        self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Chromaticity distance from ``chroma`` (... x 3) to the nearest look the empty board
+        showed within ``reach`` cells of each point, and whether any was known there. Why the
+        reach: a camera moved since set-up, and the board standing a few mm above the cards,
+        put an edge a millimetre or two from where the set-up saw it."""
+        best = np.full(ground.shape[:-1], np.inf, np.float32)
+        any_known = np.zeros(ground.shape[:-1], bool)
+        for dy in range(-reach, reach + 1):
+            for dx in range(-reach, reach + 1):
+                off = np.array([dx, dy], np.float64) * self.mm_per_px
+                want, known = self.lookup(ground + off)
+                d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
+                best = np.where(known, np.minimum(best, d), best)
+                any_known |= known
+        return best, any_known
+
     def to_json(self) -> dict[str, Any]:
         import base64
 
@@ -930,9 +949,12 @@ def capture_background(
 
 
 # --- has the board moved since set-up? -----------------------------------------------------------
-# below this share of the board's edges seen where the set-up saw them, the board has moved
-# (tuning tables: 0.42-0.73 unmoved with camels and hands, 0.14-0.25 moved 5-20 mm)
-MOVED_MATCH = 0.3
+# the board has moved when its edges match the set-up's look best this far (mm) from where
+# the set-up put them, and by this much more of them than there (board_shift). Tuning tables:
+# unmoved, same camera 0 mm; another camera placement <= 5.7 mm (gain <= 0.27); moved 6-20 mm:
+# found 8.9-20 mm, gain 0.18-0.50.
+MOVED_MM = 8.0
+MOVED_GAIN = 0.15
 BOARD_MOVED = (
     "the board has moved against the marker cards since set-up: confirm the track overlay "
     "again (pyramid calibrate track); until then the track is not read"
@@ -972,22 +994,37 @@ def _structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
     return pts
 
 
-def board_matches(
+def board_shift(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, bg: Background, pts: np.ndarray
-) -> float:
-    """Share of the structure points whose colour now is what the empty board showed there."""
+) -> tuple[float, float]:
+    """How far (mm) the board seems to have moved against the cards since set-up, and how much
+    better the board's edges match there than where the set-up put them (share of points).
+
+    The structure points' colours now are compared with the empty board's look shifted by
+    every offset up to 16 mm: the offset where most match is the board's move. Why the peak
+    and not the share at zero: another camera placement or a hand lowers every offset's share
+    alike, a moved board moves the peak."""
     from vision.track import _gains_at, _linear, _sample, _white_gains
 
     if len(pts) < 50:
-        return 1.0  # too little structure to judge: never refuse on it
+        return 0.0, 0.0  # too little structure to judge: never refuse on it
     gains = _white_gains(image, loc, geo)
     if not gains:
-        return 1.0
-    vals, inside = _sample(image, loc.to_image(pts), box=True)
-    lin = _linear(vals) * _gains_at(pts, gains, geo)
-    want, known = bg.lookup(pts)
-    ok = inside & known
-    if ok.sum() < 50:
-        return 1.0
-    d = np.linalg.norm(_chroma(lin[ok]) - want[ok], axis=1)
-    return float(np.mean(d < 0.05))
+        return 0.0, 0.0
+    sub = pts[:: max(1, len(pts) // 800)]
+    vals, inside = _sample(image, loc.to_image(sub), box=True)
+    now = _chroma(_linear(vals) * _gains_at(sub, gains, geo))
+    steps = np.arange(-16.0, 16.1, 4.0)
+    best, best_off, at_zero = -1.0, (0.0, 0.0), 0.0
+    for dy in steps:
+        for dx in steps:
+            want, known = bg.lookup(sub + [dx, dy])
+            ok = inside & known
+            if ok.sum() < 40:
+                continue
+            m = float(np.mean(np.linalg.norm(now[ok] - want[ok], axis=1) < 0.05))
+            if dx == 0 and dy == 0:
+                at_zero = m
+            if m > best:
+                best, best_off = m, (float(dx), float(dy))
+    return float(np.hypot(*best_off)), best - at_zero

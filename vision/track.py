@@ -291,12 +291,12 @@ def read_track(
     if len(gains) < 1:
         return _failed("the markers' white borders are not visible: cannot balance colour", loc)
     if table is not None and table.background is not None:
-        from vision.table import BOARD_MOVED, MOVED_MATCH, board_matches, structure_points
+        from vision.table import BOARD_MOVED, MOVED_GAIN, MOVED_MM, board_shift, structure_points
 
         gains = _board_corrected(image, loc, geo, gains, table.background)
-
         pts = structure_points(table.background, geo)
-        if board_matches(image, loc, geo, table.background, pts) < MOVED_MATCH:
+        moved, gain = board_shift(image, loc, geo, table.background, pts)
+        if moved >= MOVED_MM and gain > MOVED_GAIN:
             return _failed(BOARD_MOVED, loc)
     sharp = _sharpness(image, loc, geo)
     if sharp < 0.12:
@@ -516,9 +516,9 @@ def _read_spaces(
     known = None
     if background is not None:
         # what the set-up saw at the same spot of the board (or table) with nothing on it
-        bg, known = background.lookup(ground)
         seen, _ = _chroma(lin)
-        explained = known & (np.linalg.norm(seen - bg, axis=-1) < 0.045)
+        dist, known = background.distance(ground, seen, reach=1)
+        explained = known & (dist < 0.045)
         # an unknown colour the empty board showed there is the board, not "something"
         lift = np.arange(n)[None, :] > int(np.argmin(np.abs(z))) + 0.3 * band_s
         labels = np.where(

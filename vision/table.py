@@ -72,6 +72,7 @@ CELL_RANGE_MM = (40.0, 80.0)
 REFINE_BOUND = 0.04  # a refined colour stays this near (chromaticity) its set-up colour
 REFINE_RATE = 0.25  # each confirmed sample moves the colour this share of the way to it
 MIN_APART = 0.05  # two learnt colours nearer than this are one colour
+PROPOSAL_GAP_MM = 12.0  # a card lies about this far off the board's corner, along each side
 
 
 class Refusal(StrEnum):
@@ -400,7 +401,7 @@ def propose_corners(layout: MarkerLayout, base: BoardGeometry | None = None) -> 
     for m in ids:
         c = np.array(layout.cards[m][:2])
         d = mid - c
-        pts.append(c + np.sign(d) * half)
+        pts.append(c + np.sign(d) * (half + PROPOSAL_GAP_MM))
     pts_a = np.array(pts)
     # order TL, TR, BR, BL in the cards' frame
     ang = np.arctan2(pts_a[:, 1] - mid[1], pts_a[:, 0] - mid[0])

@@ -18,6 +18,7 @@ from pathlib import Path
 SUITES = [
     "bench.camelup_odds",
     "bench.camelup_advisor",
+    "bench.camelup2",
     "bench.vision_dice",
     "bench.vision_track",
     "bench.vision_table",

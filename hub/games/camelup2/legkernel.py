@@ -95,23 +95,25 @@ def step(
     return Stepped(new, crossed, dest, tile)
 
 
-def crazy_mover(keys: np.ndarray, shade: int) -> np.ndarray:
-    """Per row, the crazy camel the grey die moves when its numeral names ``shade``.
+def crazy_mover(keys: np.ndarray, shade: int | np.ndarray) -> np.ndarray:
+    """Per row, the crazy camel the grey die moves when its numeral names ``shade`` (one camel
+    index for every row, or one per row).
 
     a. exactly one crazy camel carries racing camels (anywhere above it): that one;
     b. else one sits directly on the other: the top one; c. else the named one.
     """
     b, w = keys[BLACK], keys[WHITE]
-    sp = keys[:N_RACING] >> 3
-    rk = keys[:N_RACING]
-    carries_b = ((sp == (b >> 3)) & (rk > b)).any(axis=0)
-    carries_w = ((sp == (w >> 3)) & (rk > w)).any(axis=0)
-    same = (b >> 3) == (w >> 3)
-    b_on_w = same & (b - w == 1)
-    w_on_b = same & (w - b == 1)
-    pick = np.full(keys.shape[1], shade, dtype=np.intp)
-    pick[w_on_b] = WHITE
-    pick[b_on_w] = BLACK
+    sb, sw = b >> 3, w >> 3
+    carries_b = np.zeros(keys.shape[1], dtype=bool)
+    carries_w = np.zeros(keys.shape[1], dtype=bool)
+    for row in keys[:N_RACING]:  # row by row: a reduce over the short axis is slower
+        sp = row >> 3
+        carries_b |= (sp == sb) & (row > b)
+        carries_w |= (sp == sw) & (row > w)
+    same = sb == sw
+    pick = np.array(np.broadcast_to(shade, (keys.shape[1],)), dtype=np.intp)
+    pick[same & (w - b == 1)] = WHITE
+    pick[same & (b - w == 1)] = BLACK
     only = carries_b ^ carries_w
     pick[only & carries_b] = BLACK
     pick[only & carries_w] = WHITE

@@ -234,37 +234,34 @@ def play_out(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Play every row (7, n) from the start of a leg to the end of the race; return final keys.
 
     Later legs: all six dice in the pyramid, five released in a random order, no spectator tiles.
+    The rows still racing are kept compact (``work``) and written out when their race ends.
     """
-    keys = keys.copy()
-    n = keys.shape[1]
-    active = np.arange(n)
+    out = keys.copy()
+    work = keys.copy()
+    index = np.arange(keys.shape[1])
     no_tiles = lk.tile_table({})
-    while active.size:
-        order = np.argsort(rng.random((active.size, lk.N_DICE)), axis=1)
+    while index.size:
+        order = np.argsort(rng.random((index.size, lk.N_DICE)), axis=1)
         for roll in range(lk.N_DICE - 1):
-            if not active.size:
+            if not index.size:
                 break
+            n = index.size
             die = order[:, roll]
-            face = rng.integers(1, 4, size=active.size)
-            k = keys[:, active]
+            face = rng.integers(1, 4, size=n, dtype=np.int16)
             grey = die == lk.GREY
             mover = die.astype(np.intp)
             if grey.any():
-                shade = np.where(rng.random(active.size) < 0.5, lk.BLACK, lk.WHITE)
-                gk = k[:, grey]
-                pick = np.where(
-                    shade[grey] == lk.BLACK,
-                    lk.crazy_mover(gk, lk.BLACK),
-                    lk.crazy_mover(gk, lk.WHITE),
-                )
-                mover[grey] = pick
-            delta = np.where(grey, -face, face).astype(lk.KEY)
-            s = lk.step(k, mover, delta, no_tiles)
-            keys[:, active] = s.keys
-            keep = s.crossed == 0
-            active = active[keep]
-            order = order[keep]
-    return keys
+                shade = np.where(rng.random(int(grey.sum())) < 0.5, lk.BLACK, lk.WHITE)
+                mover[grey] = lk.crazy_mover(work[:, grey], shade)
+            delta = np.where(grey, -face, face)
+            s = lk.step(work, mover, delta, no_tiles)
+            work = s.keys
+            over = s.crossed != 0
+            if over.any():
+                out[:, index[over]] = work[:, over]
+                keep = ~over
+                work, index, order = work[:, keep], index[keep], order[keep]
+    return out
 
 
 def race_odds_of(leg: lk.LegOutcome, games: int = RACE_GAMES, seed: int = RACE_SEED) -> RaceOdds:

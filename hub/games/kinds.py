@@ -15,6 +15,7 @@ __all__ = ["GameKind", "DEFAULT_GAME"]
 
 class GameKind(StrEnum):
     CAMELUP = "camelup"
+    CAMELUP2 = "camelup2"
     HORSERACE = "horserace"
     MARCOPOLO2 = "marcopolo2"
 

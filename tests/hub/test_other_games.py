@@ -46,7 +46,7 @@ def full_track(s: TableSession, **moved: int) -> dict[str, list[str]]:
 # -- starting ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("payload, reason, words", [
-    ({"game": "chess"}, "unknown_game", "one of camelup, horserace, marcopolo2"),
+    ({"game": "chess"}, "unknown_game", "one of camelup, camelup2, horserace, marcopolo2"),
     ({"game": "horserace", "track_length": 0}, "bad_settings", "track length"),
     ({"game": "horserace", "races": "two"}, "bad_settings", "'races' must be a whole number"),
     ({"game": "horserace", "next_starter": "youngest"}, "bad_settings", "next race"),

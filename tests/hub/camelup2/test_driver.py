@@ -1,0 +1,89 @@
+"""The second edition at the table: started, played, undone and rebuilt through the hub's
+session, with its secrets kept and the grey die's choice published."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.session import TableSession
+from tests.hub._hubkit import TABLE, Tables, open_tables
+
+TRACK = {"1": ["blue"], "2": ["green"], "3": ["yellow"], "5": ["black", "red"],
+         "9": ["purple"], "14": ["white"]}
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
+
+
+def ask(s: TableSession, cmd: str, payload: dict[str, Any], auth: Any = TABLE) -> dict[str, Any]:
+    answer = s.request(cmd, payload, auth)
+    assert answer["ok"], answer
+    return answer
+
+
+def start(s: TableSession) -> dict[str, Any]:
+    return ask(s, "start_game", {"game": "camelup2", "players": ["Ann", "Bob", "Cy"],
+                                 "setup": TRACK})
+
+
+def test_a_second_edition_game_is_played_undone_and_rebuilt_after_a_restart(tables):
+    s = tables.session()
+    started = start(s)
+    assert started["game"] == "camelup2"
+    answer = ask(s, "action", {"player": "Ann", "action": "roll:grey:white:2"})
+    read = answer["events"][0]
+    # black carries red: the only carrier moves, whatever the numeral's colour
+    assert (read["camel"], read["why"]) == ("black", "only_carrier")
+    view = s.snapshot()["game"]
+    assert view["game"] == "camelup2" and view["track"]["3"] == ["yellow", "black", "red"]
+    assert view["dice_rolled"][0]["why"] == "only_carrier"
+    ask(s, "action", {"player": "Bob", "action": "bet:winner:purple"})
+    ask(s, "action", {"player": "Cy", "action": "spectator:7:booing"})
+    ask(s, "undo", {})
+    assert s.snapshot()["game"]["spectators"] == {}
+    ask(s, "action", {"player": "Cy", "action": "spectator:8:cheering"})
+    before = s.snapshot()["game"]
+    again = tables.session()  # a hub restarting on the same log
+    assert again.snapshot()["game"] == before
+    assert "purple" not in str(before["overall"])  # the bet's colour stays secret
+    mine = again.player_snapshot(started["tokens"]["Bob"])["game"]
+    assert mine["my_bets"] == [{"pile": "winner", "colour": "purple"}]
+
+
+def test_refusals_come_back_with_the_engine_reason_and_change_nothing(tables):
+    s = tables.session()
+    start(s)
+    seq = s.seq
+    answer = s.request("action", {"player": "Ann", "action": "spectator:1:booing"}, TABLE)
+    assert not answer["ok"] and answer["reason"] == "spectator_space_one"
+    answer = s.request("action", {"player": "Ann", "action": "partner:Bob"}, TABLE)
+    assert not answer["ok"] and answer["reason"] == "no_partner_play"
+    answer = s.request("start_game", {"game": "camelup2", "players": ["Ann", "Bob"],
+                                      "abandon": True}, TABLE)
+    assert not answer["ok"]
+    assert s.snapshot()["game"]["players"] == ["Ann", "Bob", "Cy"]
+    assert s.seq >= seq
+
+
+def test_the_odds_and_advice_of_a_second_edition_table(tmp_path):
+    tables = Tables(tmp_path / "hub.db")
+    try:
+        s = tables.session(odds=True, advice=True)
+        start(s)
+        ask(s, "action", {"player": "Ann", "action": "roll:blue:3"})
+        derived = s.driver.derived(s.game.state, "Bob", True, True)
+        odds = derived["odds"]
+        assert odds["edition"] == 2 and set(odds["leg"]) == {"blue", "green", "yellow", "red",
+                                                                 "purple"}
+        assert sum(v["first"] for v in odds["leg"].values()) == pytest.approx(1.0)
+        assert odds["race_method"]["standard_error"] <= 0.005
+        assert len(derived["advice"]) == 5
+        assert all("action" in a and "why" in a for a in derived["advice"])
+    finally:
+        tables.close()

@@ -84,7 +84,7 @@
   /* The other games draw their own card (static/horserace.js, static/marcopolo2.js, loaded
    * first); Camel Up's cards step aside (body[data-kind]). They get the page's helpers as `ui`. */
   const GAMES = window.pyramidGames || {};
-  const KIND_NAMES = { horserace: "horse race", marcopolo2: "Marco Polo II" };
+  const KIND_NAMES = { camelup2: "Camel Up 2nd ed.", horserace: "horse race", marcopolo2: "Marco Polo II" };
   const gameMod = (v) => (v && v.game && v.game !== "camelup" ? GAMES[v.game] || null : null);
 
   function showMessage(text, kind) {

@@ -1,0 +1,154 @@
+/* Camel Up second edition's view on the dashboard (plain JavaScript, no build step).
+ *
+ * dashboard.js keeps the stream, the log and the taps; when the view's `game` is "camelup2" it
+ * calls render(ui, box, title) here. Everything drawn comes from the engine's public view
+ * (S.view: seven camels on the track, spectator tiles, the dice out with the camel each moved
+ * and why) and the hub's odds and advice (S.odds, S.advice), never worked out here.
+ */
+"use strict";
+
+(function () {
+  const games = (window.pyramidGames = window.pyramidGames || {});
+  const add = (box, ...parts) => box.append(...parts.flat().filter((x) => x !== null && x !== undefined && x !== false));
+  const RACING = ["blue", "green", "yellow", "red", "purple"];
+  const WHY = {
+    colour: "the numeral's colour",
+    only_carrier: "it is the only crazy camel carrying racing camels",
+    on_top: "it sits directly on the other crazy camel",
+  };
+
+  function status(v) {
+    if (v.finished) return `Camel Up (2nd ed.) · race over · won by ${(v.result || {}).winner}`;
+    return `Camel Up (2nd ed.) · leg ${v.leg} · ${v.pyramid_tickets_left} pyramid tickets left · ${v.current_player} to play`;
+  }
+
+  function mayAct(ui) {
+    const v = ui.S.view;
+    if (ui.S.mode === "archive" || !v || v.finished) return false;
+    return ui.S.auth.role === "table" || (ui.S.auth.role === "player" && ui.S.auth.player === v.current_player);
+  }
+
+  function button(ui, label, action) {
+    return ui.el("button", { type: "button", class: "act", dataset: { action }, onclick: () => ui.doAction(action) }, label);
+  }
+
+  /** The track: spaces 1..16 (and past either end once the race is over), stacks bottom up. */
+  function track(ui, v) {
+    const { el } = ui;
+    const spaces = Object.keys(v.track).map(Number);
+    const lo = Math.min(1, ...spaces), hi = Math.max(16, ...spaces);
+    const cells = [];
+    for (let s = lo; s <= hi; s++) {
+      const stack = v.track[String(s)] || [];
+      const tile = v.spectators[String(s)];
+      cells.push(el("div", { class: `space${s < 1 || s > 16 ? " finish" : ""}`, dataset: { space: String(s) } },
+        el("div", { class: "stack" }, [...stack].reverse().map((c) => ui.camel(c, RACING.includes(c) ? "" : "crazy"))),
+        tile ? el("div", { class: `tile ${tile.side}`, title: `${tile.owner}'s tile` },
+          `${tile.side === "cheering" ? "+1" : "−1"} ${tile.owner}`) : null,
+        el("div", { class: "num" }, s)));
+    }
+    return el("div", { class: "track c2-track", id: "c2-track" }, cells);
+  }
+
+  /** The dice out this leg: for the grey die, the camel it moved and why. */
+  function dice(ui, v) {
+    const { el } = ui;
+    const items = v.dice_rolled.map((d) => {
+      if (d.die !== "grey") return el("li", {}, ui.chip(d.die, `${d.die} ${d.face}`), ` by ${d.player}`);
+      const other = d.camel !== d.shade;
+      return el("li", { class: "grey-die", dataset: { camel: d.camel, why: d.why } },
+        ui.chip("grey", `grey ${d.shade} ${d.face}`), " → ", ui.chip(d.camel, d.camel),
+        ` back ${d.face}`, other ? ` (not ${d.shade}: ${WHY[d.why] || d.why})` : ` (${WHY[d.why] || d.why})`,
+        ` by ${d.player}`);
+    });
+    return el("div", {}, el("h3", {}, "Dice out this leg"),
+      items.length ? el("ul", { id: "c2-dice" }, items) : el("p", { class: "muted" }, "none yet"),
+      el("p", { class: "muted small" }, `in the pyramid: ${v.dice_left.join(", ")}`));
+  }
+
+  function odds(ui) {
+    const { el } = ui;
+    const o = ui.S.odds;
+    if (!o || o.edition !== 2) return null;
+    const rows = RACING.map((c) => el("tr", {}, el("td", {}, ui.chip(c, c)),
+      el("td", {}, ui.pct(o.leg[c].first)), el("td", {}, ui.pct(o.leg[c].second)),
+      el("td", {}, o.race ? ui.pct(o.race[c].win) : "–"), el("td", {}, o.race ? ui.pct(o.race[c].lose) : "–")));
+    const se = o.race_method ? `race odds simulated over ${o.race_method.games} games, standard error ≤ ${o.race_method.standard_error.toFixed(3)}` : "";
+    return el("div", { id: "c2-odds" }, el("h3", {}, "Odds"),
+      el("table", { class: "grid-table" }, el("thead", {}, el("tr", {}, ["camel", "leg 1st", "leg 2nd", "wins race", "last"].map((h) => el("th", {}, h)))),
+        el("tbody", {}, rows)),
+      el("p", { class: "muted small" }, `the race ends this leg: ${ui.pct(o.game_ends_this_leg)} (forward ${ui.pct(o.ends_by.forward)}, backward ${ui.pct(o.ends_by.backward)}); ${se}`));
+  }
+
+  function advice(ui) {
+    const { el } = ui;
+    const a = ui.S.advice;
+    if (!Array.isArray(a) || !a.length) return null;
+    return el("div", { id: "c2-advice" }, el("h3", {}, "Advice"),
+      el("ol", {}, a.map((x) => el("li", {}, el("b", {}, x.action), ` ${x.expected >= 0 ? "+" : ""}${x.expected.toFixed(2)} EP · ${x.why}`))));
+  }
+
+  function players(ui, v) {
+    const { el } = ui;
+    const head = el("tr", {}, ["player", "EP", "leg tickets", "pyramid", "spectator", "finish cards", "partner"].map((h) => el("th", {}, h)));
+    const rows = v.players.map((name) => {
+      const h = v.holdings[name];
+      return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
+        el("td", { class: "name" }, name === v.current_player && !v.finished ? "▶ " : "", name),
+        el("td", {}, h.money),
+        el("td", {}, h.leg_tickets.map((t) => ui.chip(t.colour, t.value))),
+        el("td", {}, h.pyramid_tickets),
+        el("td", {}, h.spectator ? `${h.spectator.side} on ${h.spectator.space}` : "–"),
+        el("td", {}, h.finish_cards_left),
+        el("td", {}, h.partner || (v.partner_play ? "available" : "–")));
+    });
+    return el("table", { class: "grid-table", id: "c2-players" }, el("thead", {}, head), el("tbody", {}, rows));
+  }
+
+  /** The legal actions as buttons (a die is entered: the camera does not read this edition yet). */
+  function actions(ui, v) {
+    const { el } = ui;
+    if (!mayAct(ui)) return null;
+    const legal = ui.legal();
+    const of = (p) => legal.filter((a) => a.startsWith(p));
+    const legs = of("leg:").map((a) => button(ui, `${a.slice(4)} ${v.leg_tickets[a.slice(4)][0]}`, a));
+    const dieSel = el("select", { id: "c2-die", "aria-label": "die" }, v.dice_left.flatMap((d) => d === "grey"
+      ? ["black", "white"].map((s) => el("option", { value: `grey:${s}` }, `grey (${s} numeral)`)) : [el("option", { value: d }, d)]));
+    const faceSel = el("select", { id: "c2-face", "aria-label": "face" }, [1, 2, 3].map((f) => el("option", { value: f }, f)));
+    const roll = el("button", { type: "button", class: "act", id: "c2-roll",
+      onclick: () => ui.doAction(`roll:${dieSel.value}:${faceSel.value}`) }, "Die released");
+    const spaces = [...new Set(of("spectator:").map((a) => a.split(":")[1]))];
+    const spaceSel = el("select", { id: "c2-space", "aria-label": "space" }, spaces.map((s) => el("option", { value: s }, `space ${s}`)));
+    const sideSel = el("select", { id: "c2-side", "aria-label": "side" }, ["cheering", "booing"].map((s) => el("option", { value: s }, s)));
+    const tile = spaces.length ? el("button", { type: "button", class: "act", id: "c2-tile",
+      onclick: () => ui.doAction(`spectator:${spaceSel.value}:${sideSel.value}`) }, "Place tile") : null;
+    const partners = of("partner:").map((a) => button(ui, `partner ${a.slice(8)}`, a));
+    return el("div", { id: "c2-actions" }, el("h3", {}, "Actions"),
+      el("div", { class: "row" }, legs),
+      el("div", { class: "row" }, dieSel, faceSel, roll),
+      el("div", { class: "row" }, spaceSel, sideSel, tile),
+      partners.length ? el("div", { class: "row" }, partners) : null,
+      el("p", { class: "muted small" }, "Overall bets are placed from each player's own link (the colour stays secret)."));
+  }
+
+  function result(ui, v) {
+    const r = v.result;
+    if (!r) return null;
+    return ui.el("div", { id: "c2-result" }, ui.el("h3", {}, "Race over"),
+      ui.el("p", {}, `winner ${r.winner}, last ${r.loser}; ${r.winners.join(" and ")} won with ${r.money[r.winners[0]]} EP`));
+  }
+
+  function render(ui, box, title) {
+    const v = ui.S.view;
+    title.textContent = "Camel Up (second edition)";
+    box.replaceChildren();
+    add(box, track(ui, v), result(ui, v), dice(ui, v), actions(ui, v), odds(ui), advice(ui),
+      ui.el("h3", {}, "Players"), players(ui, v));
+    if (ui.S.auth.role === "table" && ui.S.mode === "table" && !v.finished) {
+      add(box, ui.el("div", { class: "row" }, ui.el("button", { type: "button", class: "act warn", id: "undo",
+        onclick: async () => { if (await ui.post(`${ui.ROOT}api/undo`, {})) ui.showMessage("Undone.", "info"); } }, "↶ Undo last action")));
+    }
+  }
+
+  games.camelup2 = { status, render };
+})();

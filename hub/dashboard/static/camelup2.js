@@ -11,6 +11,13 @@
   const games = (window.pyramidGames = window.pyramidGames || {});
   const add = (box, ...parts) => box.append(...parts.flat().filter((x) => x !== null && x !== undefined && x !== false));
   const RACING = ["blue", "green", "yellow", "red", "purple"];
+  // the choices in the action selects, kept across redraws (odds arriving redraw the card)
+  const chosen = {};
+  const keep = (ui, id, options) => {
+    const sel = ui.el("select", { id, "aria-label": id.slice(3), onchange: () => (chosen[id] = sel.value) }, options);
+    if (chosen[id] !== undefined && [...sel.options].some((o) => o.value === chosen[id])) sel.value = chosen[id];
+    return sel;
+  };
   const WHY = {
     colour: "the numeral's colour",
     only_carrier: "it is the only crazy camel carrying racing camels",
@@ -112,14 +119,14 @@
     const legal = ui.legal();
     const of = (p) => legal.filter((a) => a.startsWith(p));
     const legs = of("leg:").map((a) => button(ui, `${a.slice(4)} ${v.leg_tickets[a.slice(4)][0]}`, a));
-    const dieSel = el("select", { id: "c2-die", "aria-label": "die" }, v.dice_left.flatMap((d) => d === "grey"
+    const dieSel = keep(ui, "c2-die", v.dice_left.flatMap((d) => d === "grey"
       ? ["black", "white"].map((s) => el("option", { value: `grey:${s}` }, `grey (${s} numeral)`)) : [el("option", { value: d }, d)]));
-    const faceSel = el("select", { id: "c2-face", "aria-label": "face" }, [1, 2, 3].map((f) => el("option", { value: f }, f)));
+    const faceSel = keep(ui, "c2-face", [1, 2, 3].map((f) => el("option", { value: f }, f)));
     const roll = el("button", { type: "button", class: "act", id: "c2-roll",
       onclick: () => ui.doAction(`roll:${dieSel.value}:${faceSel.value}`) }, "Die released");
     const spaces = [...new Set(of("spectator:").map((a) => a.split(":")[1]))];
-    const spaceSel = el("select", { id: "c2-space", "aria-label": "space" }, spaces.map((s) => el("option", { value: s }, `space ${s}`)));
-    const sideSel = el("select", { id: "c2-side", "aria-label": "side" }, ["cheering", "booing"].map((s) => el("option", { value: s }, s)));
+    const spaceSel = keep(ui, "c2-space", spaces.map((s) => el("option", { value: s }, `space ${s}`)));
+    const sideSel = keep(ui, "c2-side", ["cheering", "booing"].map((s) => el("option", { value: s }, s)));
     const tile = spaces.length ? el("button", { type: "button", class: "act", id: "c2-tile",
       onclick: () => ui.doAction(`spectator:${spaceSel.value}:${sideSel.value}`) }, "Place tile") : null;
     const partners = of("partner:").map((a) => button(ui, `partner ${a.slice(8)}`, a));

@@ -1,0 +1,52 @@
+"""Camel Up's second edition on the dashboard, in real headless Chromium against a real hub:
+started from the new-game dialog, seven camels on the track, a grey die entered through the page
+and shown with the camel it moved and why, odds with their standard error, a tile placed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import PIN, serve_table
+from .test_browser import TABLET, close, open_page, synced, tap, wait_until
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_second_edition_game_from_the_dialog(browser: Any, tmp_path: Path) -> None:
+    with serve_table(tmp_path, start=False, odds=True) as table:
+        session = table.session
+        page = open_page(browser, table.url, viewport=TABLET, pin=PIN)
+        page.click("#new-game-top")
+        page.fill("#ng-players", "Ann, Bob, Cy")
+        page.select_option("#ng-game", "camelup2")
+        assert page.locator("#ng-setup").is_hidden()
+        page.click("#ng-start")
+        wait_until(lambda: session.game is not None, what="the game to start")
+        synced(page, table)
+        assert session.kind == "camelup2"
+        assert page.locator("#c2-track .camel").count() == 7
+        assert page.locator("#c2-track .camel.crazy").count() == 2
+        # a grey die entered through the page: which crazy camel moved, and why
+        state = session.game.state
+        page.select_option("#c2-die", "grey:white")
+        page.select_option("#c2-face", "1")
+        tap(page, table, "#c2-roll")
+        moved = session.game.state.rolled[-1]
+        assert moved.die == "grey" and len(session.game.state.dice_left) == 5
+        line = page.locator("#c2-dice li.grey-die").inner_text()
+        assert f"grey white 1 → {moved.camel}" in line
+        assert state.track != session.game.state.track
+        # the hub's odds arrive with the race's standard error
+        page.wait_for_selector("#c2-odds:has-text('standard error')")
+        assert page.locator("#c2-odds tbody tr").count() == 5
+        space = page.locator("#c2-space option").first.get_attribute("value")
+        page.select_option("#c2-side", "booing")
+        tap(page, table, "#c2-tile")
+        assert session.game.state.spectators[int(space)] == ("booing", 1)
+        page.wait_for_selector(f"#c2-track [data-space='{space}'] .tile.booing")
+        page.screenshot(path=str(tmp_path / "camelup2.png"), full_page=True)
+        assert "null" not in page.locator("#game-card").inner_text()
+        close(page)

@@ -47,8 +47,12 @@ def run() -> dict:
                 t0 = time.perf_counter()
                 read_track(img, geo, table=prof)
                 full.append((time.perf_counter() - t0) * 1000)
+    import os
+
     return {
         "frames": "1280x720, held-out tables 0..9, 4 scenes each, 3 repeats, one thread",
+        # the machine's load while timing: wall times on a shared, busy machine mean little
+        "load_average_1min": round(os.getloadavg()[0], 1),
         "read_cached_board_ms_median": round(float(np.median(cached)), 1),
         "read_cached_board_ms_p95": round(float(np.percentile(cached, 95)), 1),
         # CPU time of the one thread: what a shared, busy machine's wall clock inflates

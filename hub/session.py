@@ -322,7 +322,7 @@ class TableSession:
                 self._commit([("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
                              {"cmd": "abandon"}, game_status="abandoned")
                 self.record = None
-            number = len(self.store.games(self.table_id)) + 1
+            number = self.store.next_game_number(self.table_id)
             game_id = f"g{number}"
             self._commit(
                 [("engine", e) for e in game.log],

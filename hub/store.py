@@ -9,10 +9,20 @@ a crash either all of them are there or none.
 Rows are never updated or deleted: undo and corrections are new events. The only mutable rows are
 a game's status (playing -> finished / abandoned) and the ``meta`` key-value pairs (the table's
 token secret, the MQTT bridge's delivery mark).
+
+Integrity: the file is its owner's only (0600: it holds the token secret, the PIN and every
+secret bet). Each event carries a hash chained to the one before it in its table, and the head of
+each table's chain (seq and hash) is kept in ``meta``; on open the database is checked (SQLite's
+quick_check), each table's seqs must run 1, 2, 3 ... to the head, and every hash must match, or
+the store refuses to open with :class:`StoreIntegrityError` naming the file, table, game and seq,
+never a traceback. A database from before the hashes is migrated (its chain computed) on open.
+Game numbers are never reused, even after a table's rows are deleted: the highest one given is
+kept in ``meta``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -23,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError"]
+__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError", "StoreIntegrityError"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -51,6 +61,7 @@ CREATE TABLE IF NOT EXISTS events (
     ts       REAL NOT NULL,
     batch    INTEGER NOT NULL,       -- seq of the first event written by the same command
     cause    TEXT,                   -- JSON of the command that caused the batch
+    hash     TEXT,                   -- sha256 chained to the previous event of the table
     PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS crops (
@@ -66,6 +77,19 @@ CREATE TABLE IF NOT EXISTS crops (
 
 class StoreError(RuntimeError):
     """The log cannot be opened or written (wrong file, disk full, ...)."""
+
+
+class StoreIntegrityError(StoreError):
+    """The log was damaged or edited: an event missing, altered, or unreadable (the message
+    names the file, the table, the game and the seq)."""
+
+
+def _event_hash(prev: str, table_id: str, seq: int, game_id: str | None, origin: str,
+                type_: str, data: str, ts: float, batch: int, cause: str | None) -> str:
+    """The chained hash of one event row (of its stored text, exactly as it is in the file)."""
+    body = json.dumps([prev, table_id, seq, game_id, origin, type_, data, repr(float(ts)),
+                       batch, cause], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -116,7 +140,8 @@ class Store:
     ``Store(":memory:")`` works for quick tests, but is of course not durable.
     """
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL",
+                 verify: bool = True) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             _private_file(Path(self.path))
@@ -129,9 +154,17 @@ class Store:
                 raise ValueError(f"synchronous is FULL, EXTRA, NORMAL or OFF, not {synchronous}")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.executescript(SCHEMA)
+            self._lock = threading.RLock()
+            if verify:
+                self._check_file()
+            self._migrate()
+            if verify:
+                self.verify()
+        except StoreIntegrityError:
+            self._db.close()
+            raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the event log {self.path}: {exc}") from exc
-        self._lock = threading.RLock()
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -169,30 +202,32 @@ class Store:
                             ),
                         )
                     row = self._db.execute(
-                        "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
+                        "SELECT seq, hash FROM events WHERE table_id = ? ORDER BY seq DESC"
+                        " LIMIT 1", (table_id,)
                     ).fetchone()
-                    seq = int(row[0] or 0)
+                    seq = int(row[0]) if row else 0
+                    prev = str(row[1] or "") if row else ""
                     batch = seq + 1
                     cause_json = json.dumps(cause, sort_keys=True) if cause is not None else None
                     out: list[tuple[int, float]] = []
                     for origin, event in events:
                         seq += 1
+                        data = json.dumps(event, sort_keys=True)
+                        type_ = str(event["type"])
+                        prev = _event_hash(prev, table_id, seq, game_id, origin, type_, data,
+                                           ts, batch, cause_json)
                         self._db.execute(
                             "INSERT INTO events(table_id, seq, game_id, origin, type, data, ts,"
-                            " batch, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (
-                                table_id,
-                                seq,
-                                game_id,
-                                origin,
-                                str(event["type"]),
-                                json.dumps(event, sort_keys=True),
-                                ts,
-                                batch,
-                                cause_json,
-                            ),
+                            " batch, cause, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (table_id, seq, game_id, origin, type_, data, ts, batch,
+                             cause_json, prev),
                         )
                         out.append((seq, ts))
+                    if out:
+                        self._set_meta_in_tx(f"log_head/{table_id}", f"{seq}:{prev}")
+                    if new_game is not None:
+                        self._set_meta_in_tx(f"game_number/{table_id}",
+                                             str(int(new_game["number"])))
                     if game_status is not None:
                         self._db.execute(
                             "UPDATE games SET status = ?, finished = ? WHERE table_id = ? AND"
@@ -207,6 +242,106 @@ class Store:
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"cannot write to the event log {self.path}: {exc}") from exc
         return out
+
+    def _set_meta_in_tx(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
+            " value = excluded.value", (key, value))
+
+    def next_game_number(self, table_id: str) -> int:
+        """The number of the table's next game: above every game it ever had, even one whose
+        rows were deleted since (a game id, and the players' links made from it, never return).
+        """
+        with self._lock:
+            row = self._db.execute("SELECT MAX(number) FROM games WHERE table_id = ?",
+                                   (table_id,)).fetchone()
+            kept = self._db.execute("SELECT value FROM meta WHERE key = ?",
+                                    (f"game_number/{table_id}",)).fetchone()
+        high = max(int(row[0] or 0), int(kept[0]) if kept else 0)
+        return high + 1
+
+    # -- integrity ---------------------------------------------------------------------------
+
+    def _check_file(self) -> None:
+        try:
+            rows = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreIntegrityError(f"the event log {self.path} is damaged: {exc}") from None
+        problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        if problems:
+            raise StoreIntegrityError(f"the event log {self.path} is damaged: "
+                                      f"{'; '.join(problems[:3])}")
+
+    def _migrate(self) -> None:
+        """A log from before the chained hashes: add the column and compute the chain."""
+        with self._lock:
+            cols = [r[1] for r in self._db.execute("PRAGMA table_info(events)").fetchall()]
+            if "hash" not in cols:
+                self._db.execute("ALTER TABLE events ADD COLUMN hash TEXT")
+            todo = self._db.execute("SELECT COUNT(*) FROM events WHERE hash IS NULL").fetchone()
+            if not todo[0]:
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                prev: dict[str, str] = {}
+                heads: dict[str, tuple[int, str]] = {}
+                rows = self._db.execute(
+                    "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
+                    " FROM events ORDER BY table_id, seq").fetchall()
+                for t, seq, g, origin, type_, data, ts, batch, cause, h in rows:
+                    if h is None:
+                        h = _event_hash(prev.get(t, ""), t, int(seq), g, origin, type_, data,
+                                        float(ts), int(batch), cause)
+                        self._db.execute("UPDATE events SET hash = ? WHERE table_id = ? AND"
+                                         " seq = ?", (h, t, seq))
+                    prev[t] = h
+                    heads[t] = (int(seq), h)
+                for t, (seq, h) in heads.items():
+                    self._set_meta_in_tx(f"log_head/{t}", f"{seq}:{h}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def verify(self) -> None:
+        """Check every table's chain: seqs 1, 2, 3 ... up to the kept head, each hash matching
+        and each event's JSON readable; raise :class:`StoreIntegrityError` at the first fault."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
+                " FROM events ORDER BY table_id, seq").fetchall()
+            heads = dict(self._db.execute(
+                "SELECT substr(key, 10), value FROM meta WHERE key LIKE 'log_head/%'").fetchall())
+        where = f"the event log {self.path}"
+        last: dict[str, tuple[int, str, str | None]] = {}
+        for t, seq, g, origin, type_, data, ts, batch, cause, h in rows:
+            seq = int(seq)
+            before, prev, prev_game = last.get(t, (0, "", None))
+            game = f"game {g}" if g else "between games"
+            if seq != before + 1:
+                raise StoreIntegrityError(
+                    f"{where}: table {t}, {game}: event seq {before + 1} is missing (seq "
+                    f"{before} is followed by {seq}): an event was deleted")
+            try:
+                json.loads(data)
+                if cause:
+                    json.loads(cause)
+            except ValueError:
+                raise StoreIntegrityError(f"{where}: table {t}, {game}: event seq {seq} is "
+                                          "unreadable (altered)") from None
+            want = _event_hash(prev, t, seq, g, origin, type_, data, float(ts), int(batch),
+                               cause)
+            if h != want:
+                raise StoreIntegrityError(f"{where}: table {t}, {game}: event seq {seq} was "
+                                          "altered (its hash does not match the chain)")
+            last[t] = (seq, h, g)
+        for t, head in heads.items():
+            seq_text, _, h = str(head).partition(":")
+            seq, got, g = last.get(t, (0, "", None))
+            if int(seq_text or 0) != seq or (seq and h != got):
+                raise StoreIntegrityError(
+                    f"{where}: table {t}: the log ends at seq {seq} but seq {seq_text} was "
+                    "written: events at its end were deleted or altered")
 
     def put_crop(self, table_id: str, crop_id: str, game_id: str | None, jpeg: bytes) -> None:
         """Keep the crop image of a die reading (served to the dashboard beside the prompt)."""
@@ -322,7 +457,7 @@ def _private_file(path: Path) -> None:
 
 
 def _row_event(r: tuple[Any, ...]) -> StoredEvent:
-    table_id, seq, game_id, origin, _type, data, ts, batch, cause = r
+    table_id, seq, game_id, origin, _type, data, ts, batch, cause = r[:9]
     return StoredEvent(
         table_id=table_id,
         seq=int(seq),

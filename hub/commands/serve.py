@@ -78,6 +78,17 @@ def run(args: argparse.Namespace) -> int:
                                advice=not args.no_odds, derived=worker)
     except (StoreError, ValueError) as exc:
         log.error("%s", exc)
+        if worker is not None:
+            worker.close()
+        return 2
+    except Exception as exc:  # the log's events do not fold into a game: say where, no traceback
+        games = store.games(args.table)
+        where = f"game {games[-1].game_id} (up to seq {store.last_seq(args.table)})" if games \
+            else "no game"
+        log.error("the event log %s cannot be replayed: table %s, %s: %s: %s", args.db,
+                  args.table, where, type(exc).__name__, exc)
+        if worker is not None:
+            worker.close()
         return 2
     log.info("table %s: %s, game %s, seq %s", args.table, args.db, session.game_id, session.seq)
 

@@ -37,6 +37,17 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "x"
 
 
+def player_key(name: str) -> str:
+    """A Home Assistant id part unique per player: the slug, plus a short hash of the exact name
+    whenever the slug lost something (李 and 王 both slug to "x"; Ann and ann to "ann")."""
+    import hashlib
+
+    slug = _slug(name)
+    if slug == name:
+        return slug
+    return f"{slug}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
 def device_id(table: str) -> str:
     return f"camel_pyramid_{_slug(table)}"
 
@@ -71,7 +82,7 @@ def discovery_payload(
         if f"{dev}_{gone.key}" not in comps:
             comps[f"{dev}_{gone.key}"] = {"platform": "sensor"}
     for name in players:
-        key = f"score_{_slug(name)}"
+        key = f"score_{player_key(name)}"
         comps[f"{dev}_{key}"] = {
             "platform": "sensor", "name": f"{name} money", "unique_id": f"{dev}_{key}",
             "state_topic": f"{base}/score/{name}", "unit_of_measurement": "coins",
@@ -79,7 +90,7 @@ def discovery_payload(
         }
     for name in removed or []:
         if name not in players:
-            comps[f"{dev}_score_{_slug(name)}"] = {"platform": "sensor"}
+            comps[f"{dev}_score_{player_key(name)}"] = {"platform": "sensor"}
     return {
         "device": {"identifiers": [dev], "name": f"Camel Pyramid {table}",
                    "manufacturer": "Camel Pyramid", "model": "table hub", "sw_version": VERSION},

@@ -12,6 +12,7 @@ import pytest
 from hub import simtable
 from hub.mqtt.access import Role
 from hub.mqtt.bridge import MqttBridge, parse_broker_url
+from hub.mqtt.discovery import player_key
 from hub.mqtt.broker import EmbeddedBroker
 from hub.session import TableSession
 from tests.hub._hubkit import PIN, TABLE, Tables, open_tables, start
@@ -186,7 +187,7 @@ def test_home_assistant_discovery_is_sent_again_when_it_comes_online(hub, broker
     sub = Collector(broker, [topic], role=Role.READER)  # Home Assistant's read-only user
     try:
         assert sub.wait_for(lambda m: any(json.loads(p)["components"].get(
-            f"camel_pyramid_{session.table_id}_score_ann") for _, p, _ in m))
+            f"camel_pyramid_{session.table_id}_score_{player_key('Ann')}") for _, p, _ in m))
         n = len(sub.messages)
         sub.publish("homeassistant/status", b"online")
         assert sub.wait_for(lambda m: len(m) > n)

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.browser import wait_js
+
 from .conftest import Table
 
 

@@ -145,3 +145,31 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python -m tests.vision.test_dice_golden --write")
     write()
+
+
+def test_no_decision_reads_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sentence reworded (reversed): every reading's box, face, colour, confidences and
+    codes stay the golden ones. A reader that matched words in its own messages would change."""
+    from vision.dice.reasons import Reason, Why
+
+    plain = Reason.__init__
+
+    def reworded(self: Reason, code: Why, sentence: str) -> None:
+        plain(self, code, sentence[::-1])
+
+    monkeypatch.setattr(Reason, "__init__", reworded)
+    data = json.loads(DATA.read_text())
+    # the real photos hold the cases where a doubt's code decides (rendered ones alone do not)
+    for name in [n for n in data if n in RENDERED or (REAL / n).is_file()]:
+        got = json.loads(json.dumps(readings(_image(name), data[name]["zones"]), sort_keys=True))
+        for reader, want in data[name]["readings"].items():
+            if not isinstance(want, list):
+                continue
+            assert len(got[reader]) == len(want), (name, reader)
+            for g, w in zip(got[reader], want, strict=True):
+                if w is None:
+                    assert g is None
+                    continue
+                assert [c for c, _ in g["reasons"]] == [c for c, _ in w["reasons"]]
+                assert [s for _, s in g["reasons"]] == [s[::-1] for _, s in w["reasons"]]
+                assert {**g, "reasons": None} == {**w, "reasons": None}, (name, reader)

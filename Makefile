@@ -8,13 +8,14 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests drive for real: the MQTT broker, the browser, and shellcheck for
 # the Pi install script
 
-.PHONY: help venv venv-pi deps test test-fast demo bench eval-vision race-table install-pi pi-check lint clean
+.PHONY: help venv venv-pi deps test test-fast demo bench eval-vision train-vision race-table install-pi pi-check lint clean
 
 help:
 	@echo "make demo         set up and run a simulated table with its dashboard"
 	@echo "make test         set up and run the whole test suite"
 	@echo "make bench        benchmarks -> bench/results.json"
 	@echo "make eval-vision  accuracy of the dice and track readers"
+	@echo "make train-vision train the die classifier (PyTorch, CPU) and export it to ONNX"
 	@echo "make install-pi   install on Raspberry Pi OS (systemd units, camera, broker)"
 	@echo "make pi-check     the Pi install's Python part in an emulated arm64 Bookworm (root)"
 
@@ -25,7 +26,7 @@ $(STAMP): pyproject.toml
 	@echo "setting up $(VENV) (pip's log: $(VENV)/install.log)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) install --upgrade pip > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
-	@$(PIP) install -e '.[test]' >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@$(PIP) install -e '.[test,train]' >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -68,6 +69,10 @@ bench: deps venv venv-pi
 
 eval-vision: venv
 	$(PY) -m vision.evaluate
+
+# the die classifier: seeded, ~15 min on 2 cores; writes vision/dice/models/die_classifier.*
+train-vision: venv
+	$(PY) -m vision.train.train
 
 race-table: venv
 	$(PY) scripts/build_race_table.py

@@ -65,6 +65,9 @@ class Why(StrEnum):
     LAYOUT = "layout"
     DARK_PATCH = "dark_patch"
     SPOT_BESIDE_PIPS = "spot_beside_pips"
+    # the learned classifier (``verify``, ``learned``)
+    LEARNED_UNSURE = "learned_unsure"
+    LEARNED_DISAGREES = "learned_disagrees"
     # the colour
     COLOUR_AMBIGUOUS = "colour_ambiguous"
     NO_FACE_PIXELS = "no_face_pixels"

@@ -77,8 +77,13 @@ def load() -> dict[str, dict[str, list[str]]]:
 def main(argv: list[str] | None = None) -> int:
     root = Path(argv[0]) if argv else real_root()
     sets = build(root)
-    doc = {"rule": __doc__.strip().splitlines()[0], "unseen_sources": list(UNSEEN_SOURCES),
-           "heldout_share": HELDOUT_SHARE, "calibration_share": CALIBRATION_SHARE, "sets": sets}
+    doc = {
+        "rule": __doc__.strip().splitlines()[0],
+        "unseen_sources": list(UNSEEN_SOURCES),
+        "heldout_share": HELDOUT_SHARE,
+        "calibration_share": CALIBRATION_SHARE,
+        "sets": sets,
+    }
     SPLIT_FILE.write_text(json.dumps(doc, indent=1) + "\n")
     for name, parts in sets.items():
         print(name, {k: len(v) for k, v in parts.items()})

@@ -1,0 +1,54 @@
+"""The die classifier's training script and the loader's refusals of a bad model file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.dice.classifier import CLASSES, INPUT, META_FILE, MODEL_FILE, DieClassifier, ModelError
+
+
+def _meta(path: Path) -> Path:
+    path.write_text(json.dumps({"input": INPUT, "classes": list(CLASSES), "temperature": 1.0}))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage"])
+def test_a_missing_or_corrupt_model_is_an_error_naming_the_file(
+    tmp_path: Path, damage: str
+) -> None:
+    model, meta = tmp_path / "m.onnx", _meta(tmp_path / "m.json")
+    if damage == "garbage":
+        model.write_bytes(b"not an onnx file at all" * 10)
+    with pytest.raises(ModelError, match=str(model).replace(".", r"\.")):
+        DieClassifier(model, meta)
+
+
+def test_unreadable_metadata_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"x")
+    meta = tmp_path / "m.json"
+    meta.write_text('{"input": 64}')
+    with pytest.raises(ModelError, match="m.json"):
+        DieClassifier(model, meta)
+
+
+@pytest.mark.slow
+def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_path: Path) -> None:
+    """The training script on a few photos and one epoch: it exports, and its own check compares
+    the ONNX file read by cv2.dnn with PyTorch's outputs (an error if they differ by 1e-3)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.train import split
+    from vision.train.train import main
+
+    if not (split.real_root() / "byler-train" / "labels.json").is_file():
+        pytest.skip("real dice photos absent: they live in the shared data folder")
+    assert main(["--quick", "--out", str(tmp_path)]) == 0
+    clf = DieClassifier(tmp_path / MODEL_FILE.name, tmp_path / META_FILE.name)
+    assert clf.net_logits(np.zeros((2, INPUT, INPUT, 3), np.uint8)).shape == (2, len(CLASSES))
+    verdicts = clf.classify(np.zeros((3, INPUT, INPUT, 3), np.uint8))
+    assert all(abs(sum(v.probs) - 1.0) < 1e-6 for v in verdicts)

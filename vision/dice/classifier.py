@@ -1,0 +1,158 @@
+"""The learned die classifier: a die crop in, face 1..6 or "not a die" out, with a calibrated
+probability. Run with OpenCV's ``cv2.dnn`` on a small ONNX file shipped in the package.
+
+Why a learned model beside the hand-written pip reader: the pip reader was tuned on few photo
+sets, and on photos of other sources it invents dice (keyboard keys, dust, letters) and misses
+faces. The classifier was trained (``vision.train``, PyTorch at training time only) on real crops
+of several sources and on rendered Camel Up dice, with "not a die" crops of backgrounds and
+rendered distractors; its probabilities are temperature-scaled on a calibration split, so that a
+confidence means the same share of wrong answers as the hub's threshold assumes.
+
+The crop is defined here, once, and used by the training too: a square of ``CONTEXT`` times the
+die's side about the die's centre, resized to ``INPUT`` pixels, scaled to about -2..2 by fixed
+constants (no per-crop statistics: the same net then also runs over a whole frame at once, see
+``detect``; the training's colour and exposure jitter stand for the lamps it will meet).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+INPUT = 48  # crop side in pixels, as the net takes it
+CONTEXT = 1.5  # crop side over the die's side: the die and a margin of table round it
+CLASSES = ("none", "1", "2", "3", "4", "5", "6")  # index 0: not a die
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+MODEL_FILE = MODEL_DIR / "die_classifier.onnx"
+META_FILE = MODEL_DIR / "die_classifier.json"
+
+
+class ModelError(RuntimeError):
+    """The classifier's model file is missing or unreadable; the message names the file."""
+
+
+@dataclass(frozen=True)
+class CropClass:
+    """One crop's verdict: probabilities over ``CLASSES`` (calibrated), and what they mean."""
+
+    probs: tuple[float, ...]
+
+    @property
+    def p_die(self) -> float:
+        """Probability that the crop is a die (any face)."""
+        return 1.0 - self.probs[0]
+
+    @property
+    def face(self) -> int:
+        """The likeliest face, 1..6 (whether or not the crop is likely a die)."""
+        return 1 + int(np.argmax(self.probs[1:]))
+
+    @property
+    def face_prob(self) -> float:
+        """Probability of that face (over all seven classes: a doubt about dieness counts)."""
+        return float(self.probs[self.face])
+
+    def prob_of(self, faces: Sequence[int]) -> np.ndarray:
+        """Probabilities of ``faces`` renormalised among them (a Camel Up die shows 1..3)."""
+        p = np.array([self.probs[f] for f in faces], np.float64)
+        return p / max(float(p.sum()), 1e-12)
+
+
+def die_crop(image: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+    """The classifier's input crop (``INPUT`` x ``INPUT`` BGR uint8) of a die at (cx, cy) whose
+    side is ``side`` pixels. Parts outside the frame are filled by replicating its edge."""
+    half = 0.5 * CONTEXT * max(float(side), 2.0)
+    x0, y0 = int(np.floor(cx - half)), int(np.floor(cy - half))
+    x1, y1 = int(np.ceil(cx + half)), int(np.ceil(cy + half))
+    h, w = image.shape[:2]
+    pad = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
+    patch = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
+    if patch.size == 0:
+        return np.zeros((INPUT, INPUT, 3), np.uint8)
+    if any(pad):
+        patch = cv2.copyMakeBorder(patch, *pad, cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if patch.shape[0] > INPUT else cv2.INTER_LINEAR
+    return cv2.resize(patch, (INPUT, INPUT), interpolation=interp)
+
+
+def to_blob(crops: np.ndarray) -> np.ndarray:
+    """N x INPUT x INPUT x 3 uint8 crops -> the net's N x 3 x INPUT x INPUT float32 input."""
+    x = (crops.astype(np.float32) - 128.0) / 64.0
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Probabilities of N x K logits divided by the calibration ``temperature``."""
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+class DieClassifier:
+    """The ONNX net and its calibration, loaded once (``load_classifier``)."""
+
+    def __init__(self, model: Path = MODEL_FILE, meta: Path = META_FILE) -> None:
+        for f in (model, meta):
+            if not f.is_file():
+                raise ModelError(f"die classifier file is missing: {f}")
+        try:
+            info = json.loads(meta.read_text())
+            self.temperature = float(info["temperature"])
+            if info["input"] != INPUT or tuple(info["classes"]) != CLASSES:
+                raise ValueError(f"made for input {info['input']} and classes {info['classes']}")
+        except (ValueError, KeyError, TypeError) as e:
+            raise ModelError(f"die classifier metadata is unreadable: {meta}: {e}") from e
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(model))
+            probe = self.net_logits(np.zeros((1, INPUT, INPUT, 3), np.uint8))
+        except cv2.error as e:
+            raise ModelError(
+                f"die classifier model is unreadable: {model}: {str(e).strip().splitlines()[-1]}"
+            ) from e
+        if probe.shape != (1, len(CLASSES)):
+            raise ModelError(f"die classifier model gives {probe.shape} outputs: {model}")
+        self.info = info
+
+    def net_logits(self, crops: np.ndarray) -> np.ndarray:
+        """Raw logits (N x 7) of N crops."""
+        self.net.setInput(to_blob(crops))
+        return np.asarray(self.net.forward(), np.float64).reshape(len(crops), len(CLASSES))
+
+    def dense_logits(self, image: np.ndarray) -> np.ndarray:
+        """7 x gh x gw logits of the net slid over a whole (padded, scaled) frame: window
+        (i, j) is the 48 px square at (8 j, 8 i) of ``image``."""
+        self.net.setInput(to_blob(image[None]))
+        out = np.asarray(self.net.forward(), np.float64)
+        return out.reshape(out.shape[1:])
+
+    def classify(self, crops: np.ndarray) -> list[CropClass]:
+        """Calibrated verdicts of N crops (``die_crop``)."""
+        if len(crops) == 0:
+            return []
+        probs = softmax(self.net_logits(crops), self.temperature)
+        return [CropClass(tuple(float(v) for v in row)) for row in probs]
+
+    def classify_boxes(
+        self, image: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]
+    ) -> list[CropClass]:
+        """Verdicts of dice boxed (x, y, w, h) in ``image``: crop about each box's centre."""
+        crops = (
+            np.stack([die_crop(image, x + w / 2, y + h / 2, max(w, h)) for x, y, w, h in boxes])
+            if boxes
+            else np.zeros((0,))
+        )
+        return self.classify(crops)
+
+
+@lru_cache(maxsize=1)
+def load_classifier() -> DieClassifier:
+    """The shipped classifier (cached). ``ModelError`` naming the file if it is absent or bad."""
+    return DieClassifier()

@@ -1,0 +1,107 @@
+"""Finding dice with the learned net: the classifier slid over the whole frame at a few scales.
+
+Why: the hand-written body finder misses dice it was not tuned for (dice packed in a felt tray,
+dice whose colour is the table's), and nothing finds what is never proposed. The die network is
+fully convolutional (``vision.train.model``): on a frame scaled so that a die is ``DIE_PX``
+pixels it gives the classifier's seven logits for a 48 px window at every 8th pixel. Each scale
+assumes one die size, a share of the frame's short side (``SCALES``); the windows whose "die"
+probability peaks above ``DETECT_MIN`` become dice, the strongest first, one per place.
+
+The frame is first brought to ``WORK_SIDE`` pixels on its short side (a 12 MP photo becomes
+640 x 480 before anything else), so the cost does not grow with the camera.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.dice.classifier import CONTEXT, INPUT, DieClassifier, load_classifier, softmax
+
+DIE_PX = INPUT / CONTEXT  # a die's side in the net's window (32 px)
+STRIDE = 8  # the net's output step, in pixels of its input
+WORK_SIDE = 480  # the short side, in pixels, the frame is brought to for detection
+SCALES = (0.055, 0.08, 0.115, 0.165)  # die sides tried, as shares of the frame's short side
+DETECT_MIN = 0.6  # a peak's probability of a die, to be a die (chosen on the calibration split)
+APART = 0.6  # two peaks nearer than this many die sides are one die
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A die found by the net: its centre and side in pixels of the frame, and the peak's
+    calibrated probabilities (``classifier.CLASSES``)."""
+
+    cx: float
+    cy: float
+    side: float
+    probs: tuple[float, ...]
+
+    @property
+    def p_die(self) -> float:
+        return 1.0 - self.probs[0]
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        h = self.side / 2
+        return (
+            int(round(self.cx - h)),
+            int(round(self.cy - h)),
+            int(round(self.side)),
+            int(round(self.side)),
+        )
+
+
+def detect_dice(
+    image: np.ndarray,
+    *,
+    classifier: DieClassifier | None = None,
+    scales: tuple[float, ...] = SCALES,
+    min_p: float = DETECT_MIN,
+) -> list[Detection]:
+    """Every die the net finds in ``image`` (BGR uint8), strongest first, one per place."""
+    clf = classifier or load_classifier()
+    h, w = image.shape[:2]
+    short = min(h, w)
+    base = min(1.0, WORK_SIDE / short)
+    small = (
+        cv2.resize(
+            image, (max(1, round(w * base)), max(1, round(h * base))), interpolation=cv2.INTER_AREA
+        )
+        if base < 1.0
+        else image
+    )
+    found: list[Detection] = []
+    for share in scales:
+        side = share * short * base  # the die's side in ``small``
+        f = DIE_PX / side
+        scaled = cv2.resize(
+            small,
+            (max(1, round(small.shape[1] * f)), max(1, round(small.shape[0] * f))),
+            interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR,
+        )
+        pad = INPUT // 2
+        padded = cv2.copyMakeBorder(scaled, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        logits = clf.dense_logits(padded)  # 7 x gh x gw
+        probs = softmax(logits.reshape(7, -1).T, clf.temperature).T.reshape(logits.shape)
+        p_die = 1.0 - probs[0]
+        peaks = (p_die >= min_p) & (p_die >= cv2.dilate(p_die, np.ones((3, 3), np.uint8)))
+        for gy, gx in zip(*np.nonzero(peaks), strict=True):
+            # window (gy, gx) of ``padded`` is centred on pixel (8 gx, 8 gy) of ``scaled``
+            cx = STRIDE * gx / f / base
+            cy = STRIDE * gy / f / base
+            found.append(
+                Detection(
+                    float(cx),
+                    float(cy),
+                    float(side / base),
+                    tuple(float(v) for v in probs[:, gy, gx]),
+                )
+            )
+    found.sort(key=lambda d: d.p_die, reverse=True)
+    kept: list[Detection] = []
+    for d in found:
+        if all(np.hypot(d.cx - k.cx, d.cy - k.cy) > APART * max(d.side, k.side) for k in kept):
+            kept.append(d)
+    return kept

@@ -1,0 +1,280 @@
+"""The classifier's training data: die crops and not-a-die crops, as the reader will crop them.
+
+- real dice of the split's train (or calibration) photos, each cropped several times with random
+  rotation, scale and shift, then photometric jitter (white balance, exposure, contrast, blur,
+  noise, JPEG);
+- rendered dice (``vision.render.dice``): Camel Up's five colours, the extra colours and grey,
+  faces 1..6, on rendered tables with the renderer's lamp, blur, noise and glare;
+- not a die: patches of the real photos away from every labelled die, what the hand-written
+  reader took for a die where there is none (its false dice on the train photos), and rendered
+  distractors (``distractors``: keys, letters, dust, wood, coins, tiles, camel parts, dot
+  patterns).
+
+Labels: 0 = not a die, 1..6 = the face. All random draws come from one seeded generator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.classifier import CONTEXT, INPUT, die_crop
+from vision.train import split as split_mod
+from vision.train.distractors import distractor
+
+PIP_BOX_SETS = ("matteop65-train", "matteop65-valid")  # labels box the pips, not the die
+PIP_BOX_TO_DIE = 1.25  # a face 2..6's pip box over the die's side (measured on crops)
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    cx: float
+    cy: float
+    side: float
+    face: int
+
+
+def photo_dice(set_name: str, im: dict) -> list[LabelledDie]:
+    """The labelled dice of one photo with their centre and the die's side (whole die)."""
+    dice = im["dice"]
+    out = []
+    if set_name in PIP_BOX_SETS:
+        # the pip boxes of faces 2..6 tell the die's size; a face 1's box is the pip alone
+        sides = [max(d["box"][2:]) for d in dice if int(d["face"]) >= 2]
+        die = PIP_BOX_TO_DIE * float(np.median(sides)) if sides else 0.0
+    for d in dice:
+        x, y, w, h = d["box"]
+        side = float(max(w, h))
+        if set_name in PIP_BOX_SETS:
+            side = die if die else side * 2.0
+        out.append(LabelledDie(x + w / 2, y + h / 2, side, int(d["face"])))
+    return out
+
+
+def photos(part: str, root: Path | None = None) -> Iterator[tuple[str, dict, np.ndarray]]:
+    """(set, image record, BGR image) of every photo in ``part`` of the committed split."""
+    root = root or split_mod.real_root()
+    wanted = split_mod.load()
+    for name, parts in wanted.items():
+        files = set(parts.get(part, []))
+        if not files:
+            continue
+        labels = json.loads((root / name / "labels.json").read_text())
+        for im in labels["images"]:
+            if im["file"] in files:
+                img = cv2.imread(str(root / name / im["file"]))
+                if img is not None:
+                    yield name, im, img
+
+
+def jitter_crop(
+    img: np.ndarray,
+    cx: float,
+    cy: float,
+    side: float,
+    rng: np.random.Generator,
+    *,
+    rotate: bool = True,
+    scale: tuple[float, float] = (0.8, 1.25),
+    shift: float = 0.12,
+) -> np.ndarray:
+    """``die_crop`` after a random rotation about the die, a scale and a shift of its centre."""
+    s = side * float(rng.uniform(*scale))
+    cx += float(rng.uniform(-shift, shift)) * side
+    cy += float(rng.uniform(-shift, shift)) * side
+    if rotate:
+        r = int(np.ceil(CONTEXT * s))  # a window large enough for the rotated crop
+        x0, y0 = int(cx) - r, int(cy) - r
+        h, w = img.shape[:2]
+        pad = (max(0, -y0), max(0, y0 + 2 * r - h), max(0, -x0), max(0, x0 + 2 * r - w))
+        win = img[max(y0, 0) : min(y0 + 2 * r, h), max(x0, 0) : min(x0 + 2 * r, w)]
+        if win.size == 0:
+            return die_crop(img, cx, cy, s)
+        if any(pad):
+            win = cv2.copyMakeBorder(win, *pad, cv2.BORDER_REPLICATE)
+        m = cv2.getRotationMatrix2D((cx - x0, cy - y0), float(rng.uniform(0, 360)), 1.0)
+        win = cv2.warpAffine(
+            win,
+            m,
+            (win.shape[1], win.shape[0]),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        )
+        return die_crop(win, cx - x0, cy - y0, s)
+    return die_crop(img, cx, cy, s)
+
+
+def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """White balance, exposure, contrast, gamma, blur, noise and JPEG jitter of one crop."""
+    x = crop.astype(np.float32)
+    x *= rng.uniform(0.7, 1.3, 3).astype(np.float32) * float(rng.uniform(0.6, 1.4))
+    mean = x.mean()
+    x = (x - mean) * float(rng.uniform(0.6, 1.3)) + mean
+    x = np.clip(x, 0, 255)
+    if rng.random() < 0.3:
+        x = 255.0 * (x / 255.0) ** float(rng.uniform(0.6, 1.6))
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), float(rng.uniform(0.3, 1.3)))
+    if rng.random() < 0.5:
+        x += rng.normal(0, rng.uniform(1, 9), x.shape).astype(np.float32)
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        q = int(rng.integers(30, 95))
+        ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return out
+
+
+def _away_from(dice: list[LabelledDie], x: float, y: float, reach: float) -> bool:
+    return all(np.hypot(d.cx - x, d.cy - y) > reach * d.side for d in dice)
+
+
+def real_crops(
+    part: str,
+    rng: np.random.Generator,
+    *,
+    per_die: int,
+    per_photo_bg: int,
+    hard_negatives: bool,
+    limit: int | None = None,
+    augment: bool = True,
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Crops, labels and a source tag per crop from the real photos of ``part``."""
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    tags: list[str] = []
+    for k, (name, im, img) in enumerate(photos(part)):
+        if limit is not None and k >= limit:
+            break
+        dice = photo_dice(name, im)
+        for d in dice:
+            for _ in range(per_die):
+                c = (
+                    jitter_crop(img, d.cx, d.cy, d.side, rng)
+                    if augment
+                    else die_crop(img, d.cx, d.cy, d.side)
+                )
+                crops.append(photometric(c, rng) if augment else c)
+                labels.append(d.face)
+                tags.append(name)
+        if not dice:
+            continue
+        med = float(np.median([d.side for d in dice]))
+        h, w = img.shape[:2]
+        got = tries = 0
+        while got < per_photo_bg and tries < 50 * per_photo_bg:
+            tries += 1
+            x, y = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+            if not _away_from(dice, x, y, 1.1):
+                continue
+            c = jitter_crop(img, x, y, med, rng, scale=(0.5, 1.6), shift=0.0)
+            crops.append(photometric(c, rng) if augment else c)
+            labels.append(0)
+            tags.append(name + ":background")
+            got += 1
+        for d in dice:  # beside a die, not on it: the detector's peak must sit on the die
+            if rng.random() < 0.5:
+                continue
+            a = float(rng.uniform(0, 2 * np.pi))
+            x = d.cx + float(rng.uniform(0.7, 1.0)) * d.side * np.cos(a)
+            y = d.cy + float(rng.uniform(0.7, 1.0)) * d.side * np.sin(a)
+            if not _away_from(dice, x, y, 0.7):
+                continue
+            c = jitter_crop(img, x, y, d.side, rng, scale=(0.85, 1.2), shift=0.0)
+            crops.append(photometric(c, rng) if augment else c)
+            labels.append(0)
+            tags.append(name + ":beside")
+        if hard_negatives:
+            for c in false_dice_crops(img, dice):
+                for _ in range(2 if augment else 1):
+                    crops.append(photometric(c, rng) if augment else c)
+                    labels.append(0)
+                    tags.append(name + ":false-die")
+    return crops, labels, tags
+
+
+def false_dice_crops(img: np.ndarray, dice: list[LabelledDie]) -> list[np.ndarray]:
+    """Crops of what the hand-written full-frame path (alone: the learned check is what is being
+    trained) reads as a die where no labelled die is."""
+    from vision.dice.fullframe import read_full_frame
+    from vision.palette import default_palette
+
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    out = []
+    for r in read_full_frame(img, gray, default_palette(), None):
+        x, y, w, h = r.box
+        cx, cy = x + w / 2, y + h / 2
+        if _away_from(dice, cx, cy, 0.9):
+            out.append(die_crop(img, cx, cy, max(w, h)))
+    return out
+
+
+def rendered_crops(
+    n_scenes: int, rng: np.random.Generator, seed0: int = 700_000
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Crops of rendered dice (faces 1..6, many colours) on rendered tables, seeds from
+    ``seed0`` (evaluation uses 100,000.., the hand-written reader was tuned on 300,000..)."""
+    from vision.render.dice import CAMEL_UP_COLOURS, EXTRA_COLOURS, render_dice_scene
+
+    names = list(CAMEL_UP_COLOURS) + list(EXTRA_COLOURS) + [(128, 128, 128)]
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    tags: list[str] = []
+    for s in range(seed0, seed0 + n_scenes):
+        srng = np.random.default_rng(s)
+        cols = [names[int(i)] for i in srng.integers(0, len(names), 5)]
+        grey = [c for c in cols if not isinstance(c, str)]
+        if grey:  # a grey die (the second edition's) with white pips: drawn as a custom colour
+            cols = [c if isinstance(c, str) else (128, 128, 128) for c in cols]
+        img, truth = render_dice_scene(
+            srng,
+            5,
+            colours=cols,  # type: ignore[arg-type]
+            faces=(1, 2, 3, 4, 5, 6),
+            die_px=(22.0, 70.0),
+        )
+        for d in truth.dice:
+            x, y, w, h = d.box
+            crops.append(
+                jitter_crop(
+                    img,
+                    x + w / 2,
+                    y + h / 2,
+                    max(w, h),
+                    rng,
+                    rotate=False,
+                    scale=(0.85, 1.2),
+                    shift=0.1,
+                )
+            )
+            labels.append(d.face)
+            tags.append("rendered")
+    return crops, labels, tags
+
+
+def distractor_crops(
+    n: int, rng: np.random.Generator
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """``n`` rendered not-a-die crops."""
+    crops = []
+    for _ in range(n):
+        s = int(rng.integers(40, 120))
+        patch = distractor(rng, s)
+        crops.append(photometric(die_crop(patch, s / 2, s / 2, s / CONTEXT), rng))
+    return crops, [0] * n, ["distractor"] * n
+
+
+def stack(
+    parts: list[tuple[list[np.ndarray], list[int], list[str]]],
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    crops = [c for p in parts for c in p[0]]
+    labels = [v for p in parts for v in p[1]]
+    tags = [t for p in parts for t in p[2]]
+    x = np.stack(crops) if crops else np.zeros((0, INPUT, INPUT, 3), np.uint8)
+    return x, np.asarray(labels, np.int64), tags

@@ -1,0 +1,262 @@
+"""`make train-vision`: train the die classifier, calibrate it, export it to ONNX.
+
+    python -m vision.train.train [--epochs N] [--quick] [--out DIR]
+
+Seeded end to end (numpy's generator for the data, torch's for the weights and batches, two
+threads), so the same command on the same data gives the same model. Steps:
+
+1. crops (``vision.train.data``) of the split's train photos, rendered dice and distractors;
+2. a small CNN (``model.DieNet``) trained with AdamW and a cosine schedule, each batch turned by
+   a random quarter turn and mirrored (a die's face reads the same);
+3. a temperature fitted on the calibration photos (never the held-out ones), so that the
+   softmax's confidence is as often right as it says;
+4. export to ONNX (the legacy TorchScript exporter, which needs the ``onnx`` package), checked
+   by loading it with ``cv2.dnn`` and comparing its logits with PyTorch's; the metadata (input,
+   classes, temperature, what it was trained on) beside it, and reference logits of fixed
+   rendered crops for the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.dice.classifier import CLASSES, INPUT, META_FILE, MODEL_FILE, to_blob
+from vision.train import data
+
+SEED = 11
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
+
+
+def _log(msg: str) -> None:
+    print(f"[train-vision {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def build_data(quick: bool, rng: np.random.Generator) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The training and calibration arrays (crops N x 48 x 48 x 3, labels N)."""
+    limit = 6 if quick else None
+    train = data.stack(
+        [
+            data.real_crops(
+                "train",
+                rng,
+                per_die=1 if quick else 4,
+                per_photo_bg=6,
+                hard_negatives=not quick,
+                limit=limit,
+            ),
+            data.rendered_crops(10 if quick else 900, rng),
+            data.distractor_crops(60 if quick else 5000, rng),
+        ]
+    )
+    calib = data.stack(
+        [
+            data.real_crops(
+                "calibration",
+                rng,
+                per_die=1,
+                per_photo_bg=3,
+                hard_negatives=not quick,
+                limit=limit,
+                augment=False,
+            ),
+            data.rendered_crops(4 if quick else 150, rng, seed0=800_000),
+            data.distractor_crops(20 if quick else 600, rng),
+        ]
+    )
+    return {"train": train[:2], "calibration": calib[:2]}
+
+
+def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature minimising the calibration set's negative log-likelihood (a 1-D search
+    on a log grid, then refined: no optimiser state to seed)."""
+
+    def nll(t: float) -> float:
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return float(-logp[np.arange(len(labels)), labels].mean())
+
+    grid = np.geomspace(0.3, 5.0, 60)
+    best = float(grid[int(np.argmin([nll(t) for t in grid]))])
+    fine = np.linspace(best * 0.93, best * 1.07, 29)
+    return float(fine[int(np.argmin([nll(t) for t in fine]))])
+
+
+def train(
+    epochs: int, quick: bool, out_dir: Path, reference: Path | None, cache: Path | None = None
+) -> dict[str, object]:
+    import torch
+
+    from vision.train.model import DieNet
+
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(SEED)
+    t0 = time.time()
+    if cache is not None and cache.is_file():
+        with np.load(cache) as z:
+            sets = {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
+    else:
+        sets = build_data(quick, rng)
+        if cache is not None:
+            np.savez(
+                cache,
+                **{f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))},
+            )
+    x_tr, y_tr = sets["train"]
+    x_ca, y_ca = sets["calibration"]
+    _log(
+        f"data: {len(y_tr)} train crops ({int((y_tr == 0).sum())} not a die), "
+        f"{len(y_ca)} calibration crops, {time.time() - t0:.0f} s"
+    )
+    xt = torch.from_numpy(to_blob(x_tr))
+    yt = torch.from_numpy(y_tr)
+    net = DieNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
+    batch = 128
+    steps = epochs * max(1, (len(yt) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
+    gen = torch.Generator().manual_seed(SEED)
+    for ep in range(epochs):
+        net.train()
+        order = torch.randperm(len(yt), generator=gen)
+        tot = 0.0
+        for k in range(0, len(order), batch):
+            idx = order[k : k + batch]
+            xb, yb = xt[idx], yt[idx]
+            turns = int(torch.randint(0, 4, (1,), generator=gen))
+            xb = torch.rot90(xb, turns, dims=(2, 3))
+            if bool(torch.randint(0, 2, (1,), generator=gen)):
+                xb = torch.flip(xb, dims=(3,))
+            opt.zero_grad()
+            loss = loss_fn(net(xb).flatten(1), yb)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach()) * len(idx)
+        _log(f"epoch {ep + 1}/{epochs}: loss {tot / len(yt):.4f}, {time.time() - t0:.0f} s")
+    net.eval()
+    with torch.no_grad():
+        logits_ca = net(torch.from_numpy(to_blob(x_ca))).flatten(1).numpy().astype(np.float64)
+    temp = fit_temperature(logits_ca, y_ca)
+    acc = float((logits_ca.argmax(axis=1) == y_ca).mean())
+    _log(f"calibration: accuracy {acc:.4f} of {len(y_ca)}, temperature {temp:.3f}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model_path = out_dir / MODEL_FILE.name
+    export(net, model_path)
+    meta = {
+        "input": INPUT,
+        "classes": list(CLASSES),
+        "temperature": round(temp, 4),
+        "seed": SEED,
+        "epochs": epochs,
+        "quick": quick,
+        "train_crops": int(len(y_tr)),
+        "calibration_crops": int(len(y_ca)),
+        "calibration_accuracy": round(acc, 4),
+        "trained_on": "vision/train/split.json train photos of matteop65-train, "
+        "matteop65-valid, byler-train, rune55-trays; rendered dice; "
+        "rendered distractors (see vision/train/data.py)",
+    }
+    (out_dir / META_FILE.name).write_text(json.dumps(meta, indent=1) + "\n")
+    check_export(net, model_path, x_ca[:64])
+    if reference is not None:
+        write_reference(net, reference)
+    _log(
+        f"wrote {model_path} ({model_path.stat().st_size / 1024:.0f} KiB) in "
+        f"{time.time() - t0:.0f} s"
+    )
+    return meta
+
+
+def export(net: object, path: Path) -> None:
+    import warnings
+
+    import torch
+
+    dummy = torch.zeros(1, 3, INPUT, INPUT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the legacy exporter's deprecation notice
+        torch.onnx.export(
+            net,
+            (dummy,),
+            str(path),
+            dynamo=False,
+            input_names=["crops"],
+            output_names=["logits"],
+            opset_version=17,
+            dynamic_axes={"crops": {0: "n", 2: "h", 3: "w"}, "logits": {0: "n", 2: "gh", 3: "gw"}},
+        )
+
+
+def check_export(net: object, path: Path, crops: np.ndarray) -> None:
+    """The ONNX file read by ``cv2.dnn`` gives PyTorch's logits (else: an error, no model)."""
+    import cv2
+    import torch
+
+    blob = to_blob(crops)
+    cvnet = cv2.dnn.readNetFromONNX(str(path))
+    cvnet.setInput(blob)
+    got = np.asarray(cvnet.forward()).reshape(len(crops), -1)
+    with torch.no_grad():
+        want = net(torch.from_numpy(blob)).flatten(1).numpy()  # type: ignore[operator]
+    err = float(np.abs(got - want).max())
+    if err > 1e-3:
+        raise RuntimeError(f"cv2.dnn and PyTorch differ by {err} on {path}")
+    _log(f"cv2.dnn reproduces PyTorch within {err:.2e}")
+
+
+def reference_crops() -> np.ndarray:
+    """Fixed crops (rendered dice and distractors, seeded) the tests feed both runtimes."""
+    rng = np.random.default_rng(2026)
+    dice = data.rendered_crops(2, rng, seed0=900_000)[0]
+    other = data.distractor_crops(6, rng)[0]
+    return np.stack(dice + other)
+
+
+def write_reference(net: object, path: Path) -> None:
+    import torch
+
+    crops = reference_crops()
+    with torch.no_grad():
+        logits = net(torch.from_numpy(to_blob(crops))).flatten(1).numpy()  # type: ignore[operator]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, crops=crops, logits=logits)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="train-vision", description=__doc__.splitlines()[0])
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the built crops in this .npz and reuse them (the data takes most "
+        "of the time; the crops are the same for the same split and seed)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few photos and one epoch: checks the pipeline, not a usable model",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=MODEL_FILE.parent,
+        help="where the .onnx and .json go (default: the package's models folder)",
+    )
+    args = p.parse_args(argv)
+    epochs = 1 if args.quick else args.epochs
+    ref = None if args.quick or args.out != MODEL_FILE.parent else REFERENCE
+    train(epochs, args.quick, args.out, ref, args.cache)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

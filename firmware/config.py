@@ -39,9 +39,10 @@ import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from firmware.games import AUTO, GAMES
+from hub.wire import BrokerConfig
 
 
 class ConfigError(ValueError):
@@ -63,58 +64,6 @@ class TableConfig:
 
     id: str = "table-1"
     game: str = "auto"
-
-
-@dataclass(frozen=True)
-class BrokerConfig:
-    """Where the MQTT broker is. ``url`` may carry the user and password (mqtt://u:p@host)."""
-
-    url: str = "mqtt://127.0.0.1:1883"
-    user: str = ""
-    password: str = ""
-    tls: bool = False
-    ca_file: str = ""  # a CA bundle for a private broker certificate; empty = the system's CAs
-    keepalive_s: int = 30
-    # the table's broker users (JSON, 0600, written by `pyramid broker-config` at install): the
-    # firmware's user and password are read from it when none are given above
-    users_file: str = ""
-
-    def _from_users_file(self) -> tuple[str, str]:
-        if not self.users_file:
-            return "", ""
-        import json
-        from pathlib import Path
-
-        try:
-            entry = json.loads(Path(self.users_file).read_text())["users"]["firmware"]
-            return str(entry["username"]), str(entry["password"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return "", ""
-
-    @property
-    def host(self) -> str:
-        return urlsplit(self.url).hostname or "127.0.0.1"
-
-    @property
-    def port(self) -> int:
-        parts = urlsplit(self.url)
-        return parts.port or (8883 if self.use_tls else 1883)
-
-    @property
-    def use_tls(self) -> bool:
-        return self.tls or urlsplit(self.url).scheme == "mqtts"
-
-    @property
-    def username(self) -> str:
-        parts = urlsplit(self.url)
-        return self.user or unquote(parts.username or "") or self._from_users_file()[0]
-
-    @property
-    def secret(self) -> str:
-        parts = urlsplit(self.url)
-        if self.user or parts.username:
-            return self.password or unquote(parts.password or "")
-        return self._from_users_file()[1]
 
 
 @dataclass(frozen=True)

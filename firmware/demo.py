@@ -836,10 +836,11 @@ class Spectator:
     def __init__(self, url: str, table: str) -> None:
         import paho.mqtt.client as mqtt
 
-        from hub.mqtt.bridge import parse_broker_url
+        from hub.wire import Topics, parse_broker_url
 
         cfg = parse_broker_url(url)
-        self.base = f"camelup/{table}"
+        self.topics = Topics(table)
+        self.base = self.topics.base
         self.seqs: list[int] = []
         self.types: Counter[str] = Counter()
         self.state: dict[str, Any] | None = None
@@ -847,13 +848,13 @@ class Spectator:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=f"pyramid-demo-spectator-{table}-{random.getrandbits(24):x}")
         if cfg.username:
-            self.client.username_pw_set(cfg.username, cfg.password)
-        if cfg.tls:
+            self.client.username_pw_set(cfg.username, cfg.secret)
+        if cfg.use_tls:
             import ssl
 
             self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
         self.client.on_connect = lambda c, *_: c.subscribe(
-            [(f"{self.base}/event", 1), (f"{self.base}/state", 1)])
+            [(self.topics.event, 1), (self.topics.state, 1)])
         self.client.on_message = self._message
         self.client.connect_async(cfg.host, cfg.port, 30)
         self.client.loop_start()
@@ -924,6 +925,7 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
     from hub.commands.serve import ServiceError, start_services
     from hub.session import TableSession
     from hub.store import Store, StoreError
+    from hub.wire import Topics
 
     stop = stop or threading.Event()
     tmp = None
@@ -961,8 +963,9 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
                 shown = f"mqtt://{services.broker.host}:{services.broker.port}"
             else:
                 spectator = Spectator(services.broker_url, options.table)
-                shown = services.bridge.config.url if services.bridge else services.broker_url
-            out(f"MQTT: {shown} topics camelup/{options.table}/#")
+                bridge = services.bridge
+                shown = bridge.config.display_url if bridge else services.broker_url
+            out(f"MQTT: {shown} topics {Topics(options.table).topic('#')}")
         if services.server is not None:
             out(f"dashboard: {services.public_url}/  PIN: {options.pin or '(none)'}")
         table = DemoTable(session, options, stop=stop, on_move=out).start()

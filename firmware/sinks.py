@@ -37,9 +37,9 @@ import time
 import uuid
 from typing import IO, Any
 
-from firmware.config import BrokerConfig
 from firmware.games import game_of_state
 from hub.observations import OBSERVATION_COMMANDS
+from hub.wire import BrokerConfig, Topics
 
 log = logging.getLogger(__name__)
 
@@ -222,12 +222,13 @@ class MqttSink(ObservationSink):
         import paho.mqtt.client as mqtt
 
         self.table = table
-        self.prefix = f"camelup/{table}"
-        self.status_topic = f"{self.prefix}/firmware/status"
+        self.topics = Topics(table)
+        self.prefix = self.topics.base
+        self.status_topic = self.topics.firmware_status
         self.failures = 0
         self.connected = threading.Event()
         self._last_status: str | None = None
-        self.state_topic = f"{self.prefix}/state"
+        self.state_topic = self.topics.state
         self._dice_left: list[str] | None = None
         self._game: str | None = None  # state.game.game of the retained state
         self._state_at = -1.0  # time.monotonic() the retained state last arrived
@@ -311,7 +312,7 @@ class MqttSink(ObservationSink):
             if kind == "die":
                 self._die_sent_at = time.monotonic()
             message = {"transaction": f"fw-{self._session}-{next(self._txn)}", **data}
-            topic = f"{self.prefix}/request/{KIND_TO_COMMAND[kind]}"
+            topic = self.topics.observation(kind)
             self._client.publish(topic, json.dumps(message), qos=1)
         except Exception as exc:
             self.failures += 1

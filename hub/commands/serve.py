@@ -94,10 +94,10 @@ def run(args: argparse.Namespace) -> int:
 
     users_file = Path(args.broker_users or Path(args.db).parent / "broker-users.json")
     if args.broker and users_file.exists():
-        from hub.mqtt.bridge import parse_broker_url
+        from hub.wire import parse_broker_url
 
         try:
-            if parse_broker_url(args.broker).username is None:
+            if not parse_broker_url(args.broker).username:
                 args.broker = _with_hub_user(args.broker, users_file)
         except ValueError as exc:
             log.error("%s", exc)
@@ -154,11 +154,11 @@ def table_pin(store: Any, table: str, given: str | None, *, open_table: bool = F
 def _with_hub_user(url: str, users_file: Path) -> str:
     """``url`` with the hub's user and password from the table's broker users file."""
     from hub.mqtt.access import BrokerCredentials, Role
-    from hub.mqtt.bridge import parse_broker_url
+    from hub.wire import parse_broker_url
 
     cfg = parse_broker_url(url)
     creds = BrokerCredentials.load_or_create(users_file)
-    return creds.url(Role.HUB, cfg.host, cfg.port, tls=cfg.tls)
+    return creds.url(Role.HUB, cfg.host, cfg.port, tls=cfg.use_tls)
 
 
 def lan_address() -> str:
@@ -247,8 +247,8 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
                 raise ServiceError(str(exc)) from exc
             services.broker_url = url
             services.closers.insert(0, services.bridge.stop)
-            log.info("MQTT: %s under %s/", services.bridge.config.url, services.bridge.base)
-            # (config.url names the user, never the password)
+            log.info("MQTT: %s under %s/", services.bridge.config.display_url, services.bridge.base)
+            # (display_url names the user, never the password)
         if http_port:
             try:
                 from hub.dashboard import create_app

@@ -26,9 +26,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -36,6 +34,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from hub.bus import Envelope
 from hub.games_glue import Sensor
 from hub.mqtt import discovery
+from hub.wire import TOPIC_PREFIX, BrokerConfig, RequestEnvelope, Topics, parse_broker_url
 
 if TYPE_CHECKING:
     from hub.session import TableSession
@@ -43,44 +42,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["BrokerConfig", "MqttBridge", "parse_broker_url"]
-
-
-@dataclass(frozen=True)
-class BrokerConfig:
-    host: str
-    port: int
-    tls: bool = False
-    username: str | None = None
-    password: str | None = None
-
-    @property
-    def url(self) -> str:
-        scheme = "mqtts" if self.tls else "mqtt"
-        user = f"{self.username}@" if self.username else ""
-        return f"{scheme}://{user}{self.host}:{self.port}"
-
-
-def parse_broker_url(url: str) -> BrokerConfig:
-    """``mqtt://host[:1883]``, ``mqtts://user:pass@host[:8883]`` -> BrokerConfig.
-
-    >>> parse_broker_url("mqtts://ann:s3cret@broker.local").port
-    8883
-    """
-    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
-        raise ValueError(f"broker URL {url!r}: the scheme must be mqtt:// or mqtts://")
-    if not parts.hostname:
-        raise ValueError(f"broker URL {url!r} has no host")
-    tls = parts.scheme in ("mqtts", "ssl")
-    try:
-        port = parts.port or (8883 if tls else 1883)
-    except ValueError:
-        raise ValueError(f"broker URL {url!r} has a bad port") from None
-    return BrokerConfig(
-        host=parts.hostname, port=port, tls=tls,
-        username=unquote(parts.username) if parts.username else None,
-        password=unquote(parts.password) if parts.password else None,
-    )
 
 
 def _json(obj: Any) -> bytes:
@@ -95,7 +56,7 @@ class MqttBridge:
         session: TableSession,
         broker: str | BrokerConfig,
         *,
-        prefix: str = "camelup",
+        prefix: str = TOPIC_PREFIX,
         discovery_prefix: str | None = "homeassistant",
         client_id: str | None = None,
         keepalive: int = 30,
@@ -108,7 +69,8 @@ class MqttBridge:
         # firmware for its observations) write the request topics: their requests need no PIN
         self.trusted_requests = trusted_requests
         self.config = broker if isinstance(broker, BrokerConfig) else parse_broker_url(broker)
-        self.base = f"{prefix}/{session.table_id}"
+        self.topics = Topics(session.table_id, prefix)
+        self.base = self.topics.base
         self.discovery_prefix = discovery_prefix
         self.keepalive = keepalive
         self.state_odds = state_odds
@@ -147,7 +109,7 @@ class MqttBridge:
     # -- topics ------------------------------------------------------------------------------
 
     def topic(self, name: str) -> str:
-        return f"{self.base}/{name}"
+        return self.topics.topic(name)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -155,10 +117,10 @@ class MqttBridge:
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                         protocol=mqtt.MQTTv311, clean_session=True)
         c.max_inflight_messages_set(100)
-        c.will_set(self.topic("available"), "offline", qos=1, retain=True)
+        c.will_set(self.topics.available, "offline", qos=1, retain=True)
         if self.config.username:
-            c.username_pw_set(self.config.username, self.config.password)
-        if self.config.tls:
+            c.username_pw_set(self.config.username, self.config.secret)
+        if self.config.use_tls:
             c.tls_set(cert_reqs=ssl.CERT_REQUIRED)
         c.reconnect_delay_set(1, 5)
         c.on_connect = self._on_connect
@@ -206,7 +168,7 @@ class MqttBridge:
             self._unsubscribe = None
         if self.connected.is_set():
             self.flush(timeout)
-            info = self.client.publish(self.topic("available"), "offline", qos=1, retain=True)
+            info = self.client.publish(self.topics.available, "offline", qos=1, retain=True)
             try:
                 info.wait_for_publish(timeout)
             except (RuntimeError, ValueError):
@@ -253,7 +215,7 @@ class MqttBridge:
                     return
                 env = self._outbox.popleft()
                 self._sending += 1
-            info = self.client.publish(self.topic("event"), _json(env.to_dict()), qos=1)
+            info = self.client.publish(self.topics.event, _json(env.to_dict()), qos=1)
             self._record(info.mid, env.seq)
             self.events_sent += 1
 
@@ -303,10 +265,10 @@ class MqttBridge:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
-            log.warning("broker %s refused the connection: %s", self.config.url, reason)
+            log.warning("broker %s refused the connection: %s", self.config.display_url, reason)
             return
         self.connects += 1
-        client.subscribe([(self.topic("request/+"), 1), (self.topic("firmware/status"), 1),
+        client.subscribe([(self.topics.request("+"), 1), (self.topics.firmware_status, 1),
                           (discovery.STATUS_TOPIC, 1)])
         with self._lock:
             self._online = True
@@ -324,7 +286,7 @@ class MqttBridge:
             self._online = False
         self.connected.clear()
         if not self._stopping.is_set():
-            log.info("broker %s gone (%s): reconnecting", self.config.url, reason)
+            log.info("broker %s gone (%s): reconnecting", self.config.display_url, reason)
 
     # -- retained topics -----------------------------------------------------------------------
 
@@ -361,24 +323,24 @@ class MqttBridge:
         snap = s.snapshot(log=False, derived=self.state_odds)
         pub = self._pub
         if force:
-            pub(self.topic("available"), "online")
-        pub(self.topic("state"), _json(snap))
+            pub(self.topics.available, "online")
+        pub(self.topics.state, _json(snap))
         game = snap.get("game") or {}
         players = list(game.get("players", []))
         drv = s.driver
         scores = drv.scores(game) if game else {}
         for name, money in scores.items():
             if force or self._scores.get(name) != money:
-                pub(self.topic(f"score/{name}"), str(money))
+                pub(self.topics.score(name), str(money))
         for name in set(self._scores) - set(scores):
-            pub(self.topic(f"score/{name}"), b"")  # an empty retained payload clears it
+            pub(self.topics.score(name), b"")  # an empty retained payload clears it
         self._scores = scores
         tallies = {t["leg"]: _json(t) for t in s.tallies()}
         for leg, payload in tallies.items():
             if force or self._tallies.get(leg) != payload:
-                pub(self.topic(f"leg/{leg}/tally"), payload)
+                pub(self.topics.leg_tally(leg), payload)
         for leg in set(self._tallies) - set(tallies):
-            pub(self.topic(f"leg/{leg}/tally"), b"")
+            pub(self.topics.leg_tally(leg), b"")
         self._tallies = tallies
         if self.discovery_prefix and (force or players != self._disc_players
                                       or drv.sensors() != self._disc_sensors):
@@ -408,7 +370,7 @@ class MqttBridge:
             if msg.payload.strip().lower() == b"online":
                 self._requests.put(("__discovery__", b""))
             return
-        if msg.topic == self.topic("firmware/status"):  # the Pi's health, retained by firmware
+        if msg.topic == self.topics.firmware_status:  # the Pi's health, retained by firmware
             self._requests.put(("__status__", msg.payload))
             return
         cmd = msg.topic.rsplit("/", 1)[-1]
@@ -436,7 +398,7 @@ class MqttBridge:
                         self.session.request("observe_status", status, None, channel="mqtt")
                     continue
                 answer = self.handle_request(cmd, raw)
-                self.client.publish(self.topic(f"response/{cmd}"), _json(answer), qos=1)
+                self.client.publish(self.topics.response(cmd), _json(answer), qos=1)
                 self.requests_handled += 1
             except Exception:
                 log.exception("request %s failed", cmd)
@@ -453,19 +415,11 @@ class MqttBridge:
         if not isinstance(payload, dict):
             return {**error(cmd, "the request must be a JSON object", "bad_payload"),
                     "transaction": None}
-        payload = dict(payload)
-        transaction = payload.pop("transaction", None)
-        if transaction is not None and (isinstance(transaction, bool) or not isinstance(
-                transaction, str | int) or len(str(transaction)) > 64):
-            return {**error(cmd, "'transaction' is a text or number of at most 64 characters",
-                            "bad_transaction"), "transaction": None}
-        auth: Any = payload.pop("auth", None)
-        for key in ("pin", "token"):
-            if key in payload:
-                if not isinstance(auth, dict):
-                    auth = {} if auth is None else auth
-                if isinstance(auth, dict):
-                    auth = {**auth, key: payload.pop(key)}
+        try:
+            req = RequestEnvelope.from_json(cmd, payload)
+        except ValueError as exc:
+            return {**error(cmd, str(exc), "bad_transaction"), "transaction": None}
+        payload, transaction, auth = req.payload, req.transaction, req.auth
         if self.trusted_requests:
             if auth:  # a secret in a payload is read by the broker and whoever may subscribe
                 return {**error(cmd, "no PIN or token over MQTT: the broker's user and password "

@@ -1,0 +1,276 @@
+"""What travels between the firmware, the hub and everyone else: topics, the broker, messages.
+
+One module, imported by the firmware's sinks, the MQTT bridge, the demo and the tests, so a topic
+or a field is spelled in one place (docs/mqtt.md describes the same contract for people).
+
+Why dataclasses and not pydantic: the messages are few and flat, the hub already checks every
+request field by hand with the sentence a player reads (``hub.requests``), and the Pi runs the
+firmware and the hub from the same wheel set: pydantic would add pydantic-core (a compiled
+dependency, aarch64 wheels exist) to save a few lines of ``to_payload``. Frozen dataclasses with
+``slots`` are typed for mypy, cost nothing to import, and turn into the same JSON as before.
+
+Extending: a request's envelope (:class:`RequestEnvelope`) already names ``transaction`` (echoed
+back); ``request_id`` and ``reply_to`` are reserved for applying a request once and answering the
+asker alone (the security work); new fields go on the dataclasses here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from hub.observations import OBSERVATION_COMMANDS
+
+__all__ = [
+    "TOPIC_PREFIX", "Topics", "BrokerConfig", "parse_broker_url", "RequestEnvelope",
+    "ReleaseObservation", "DieObservation", "TrackObservation", "DiceObservation",
+    "Observation", "OBSERVATION_COMMANDS",
+]
+
+#: Every table's topics live under ``<TOPIC_PREFIX>/<table>/`` (a league subscribes to
+#: ``camelup/+/...``; the name stays for the brokers and dashboards that already use it).
+TOPIC_PREFIX = "camelup"
+
+MQTT_SCHEMES = ("mqtt", "mqtts", "tcp", "ssl")
+TLS_SCHEMES = ("mqtts", "ssl")
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """The topics of one table: the one place a topic name is built."""
+
+    table: str
+    prefix: str = TOPIC_PREFIX
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}/{self.table}"
+
+    def topic(self, name: str) -> str:
+        return f"{self.base}/{name}"
+
+    @property
+    def available(self) -> str:
+        return self.topic("available")
+
+    @property
+    def state(self) -> str:
+        return self.topic("state")
+
+    @property
+    def event(self) -> str:
+        return self.topic("event")
+
+    @property
+    def firmware_status(self) -> str:
+        return self.topic("firmware/status")
+
+    def score(self, player: str) -> str:
+        return self.topic(f"score/{player}")
+
+    def leg_tally(self, leg: int) -> str:
+        return self.topic(f"leg/{leg}/tally")
+
+    def request(self, cmd: str) -> str:
+        """``request/<cmd>``; ``request("+")`` is the subscription to every command."""
+        return self.topic(f"request/{cmd}")
+
+    def response(self, cmd: str) -> str:
+        return self.topic(f"response/{cmd}")
+
+    def observation(self, kind: str) -> str:
+        """The request topic an observation of ``kind`` (release, die, track, dice) goes to."""
+        return self.request(OBSERVATION_COMMANDS[kind])
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    """Where the MQTT broker is, as the firmware's ``[broker]`` section and ``--broker`` say.
+
+    ``url`` may carry the user and password (``mqtts://u:p@host``); ``user`` and ``password``
+    given beside it win. The field names are the config file's keys."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    user: str = ""
+    password: str = ""
+    tls: bool = False
+    ca_file: str = ""  # a CA bundle for a private broker certificate; empty = the system's CAs
+    keepalive_s: int = 30
+    # the table's broker users (JSON, 0600, written by `pyramid broker-config` at install): the
+    # firmware's user and password are read from it when none are given above
+    users_file: str = ""
+
+    def _from_users_file(self) -> tuple[str, str]:
+        if not self.users_file:
+            return "", ""
+        import json
+        from pathlib import Path
+
+        try:
+            entry = json.loads(Path(self.users_file).read_text())["users"]["firmware"]
+            return str(entry["username"]), str(entry["password"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return "", ""
+
+    @property
+    def scheme(self) -> str:
+        return urlsplit(self.url).scheme
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        """The URL's port, else 8883 with TLS, 1883 without; ValueError on a bad port."""
+        return urlsplit(self.url).port or (8883 if self.use_tls else 1883)
+
+    @property
+    def use_tls(self) -> bool:
+        return self.tls or self.scheme in TLS_SCHEMES
+
+    @property
+    def username(self) -> str:
+        """The user: ``user``, else the URL's, else the users file's firmware user; "" none."""
+        return (self.user or unquote(urlsplit(self.url).username or "")
+                or self._from_users_file()[0])
+
+    @property
+    def secret(self) -> str:
+        """The password that goes with :attr:`username`."""
+        if self.user or urlsplit(self.url).username:
+            return self.password or unquote(urlsplit(self.url).password or "")
+        return self._from_users_file()[1]
+
+    @property
+    def display_url(self) -> str:
+        """The URL for a log line: the user, never the password."""
+        scheme = "mqtts" if self.use_tls else "mqtt"
+        user = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{user}{self.host}:{self.port}"
+
+
+def parse_broker_url(url: str) -> BrokerConfig:
+    """``mqtt://host[:1883]``, ``mqtts://user:pass@host[:8883]``, ``host`` -> BrokerConfig;
+    ValueError saying what is wrong.
+
+    >>> c = parse_broker_url("mqtts://ann:s3cret@broker.local")
+    >>> (c.host, c.port, c.use_tls, c.username, c.secret)
+    ('broker.local', 8883, True, 'ann', 's3cret')
+    """
+    full = url if "://" in url else f"mqtt://{url}"
+    parts = urlsplit(full)
+    if parts.scheme not in MQTT_SCHEMES:
+        raise ValueError(f"broker URL {url!r}: the scheme must be mqtt:// or mqtts://")
+    if not parts.hostname:
+        raise ValueError(f"broker URL {url!r} has no host")
+    try:
+        _ = parts.port
+    except ValueError:
+        raise ValueError(f"broker URL {url!r} has a bad port") from None
+    return BrokerConfig(url=full, tls=parts.scheme in TLS_SCHEMES,
+                        user=unquote(parts.username or ""), password=unquote(parts.password or ""))
+
+
+# -- requests --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RequestEnvelope:
+    """The parts of an MQTT request that are not the command's own fields.
+
+    ``transaction`` is echoed on ``response/<cmd>`` so the asker can match its answer;
+    ``auth`` carries a PIN or a player's token (``pin``/``token`` at the top level are folded
+    into it). ``request_id`` and ``reply_to`` are reserved (see the module docstring)."""
+
+    cmd: str
+    payload: dict[str, Any]
+    transaction: str | int | None = None
+    auth: Any = None
+    request_id: str | None = None
+    reply_to: str | None = None
+
+    @classmethod
+    def from_json(cls, cmd: str, payload: Mapping[str, Any]) -> RequestEnvelope:
+        """Split a request's JSON object; ValueError (reason ``bad_transaction``) when its
+        ``transaction`` is not a text or number of at most 64 characters."""
+        body = dict(payload)
+        transaction = body.pop("transaction", None)
+        if transaction is not None and (isinstance(transaction, bool) or not isinstance(
+                transaction, str | int) or len(str(transaction)) > 64):
+            raise ValueError("'transaction' is a text or number of at most 64 characters")
+        auth: Any = body.pop("auth", None)
+        for key in ("pin", "token"):
+            if key in body:
+                if not isinstance(auth, dict):
+                    auth = {} if auth is None else auth
+                if isinstance(auth, dict):
+                    auth = {**auth, key: body.pop(key)}
+        return cls(cmd, body, transaction, auth)
+
+
+# -- observations (firmware -> hub) ----------------------------------------------------------
+
+def _ts(ts: float | None) -> float:
+    return round(time.time() if ts is None else ts, 4)
+
+
+@dataclass(frozen=True)
+class ReleaseObservation:
+    """The pyramid's slider was pushed (``observe_release``)."""
+
+    kind = "release"
+    ts: float | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"ts": _ts(self.ts)}
+
+
+@dataclass(frozen=True)
+class DieObservation:
+    """One die in the reveal zone as vision read it (``observe_die``): the reading's fields flat
+    (colour, face, confidence, face_confidence, colour_confidence, box, reason, mode, index, of),
+    and the crop as base64 JPEG text (null when there is none)."""
+
+    kind = "die"
+    reading: Mapping[str, Any] = field(default_factory=dict)
+    crop_jpeg: bytes | None = None
+    ts: float | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ts": _ts(self.ts), **self.reading}
+        out["crop_jpeg"] = (base64.b64encode(self.crop_jpeg).decode("ascii") if self.crop_jpeg
+                            else None)
+        return out
+
+
+@dataclass(frozen=True)
+class TrackObservation:
+    """The still track (``observe_track``): ``track`` {space: [colours bottom to top]},
+    ``desert``, ``confidence``, ``uncertain`` spaces, ``reason``, ``mode``."""
+
+    kind = "track"
+    reading: Mapping[str, Any] = field(default_factory=dict)
+    ts: float | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"ts": _ts(self.ts), **self.reading}
+
+
+@dataclass(frozen=True)
+class DiceObservation:
+    """Every die of one frame (``observe_dice``, Marco Polo II's round start): readings of
+    {colour, face, confidence, box} with boxes in the frame's pixels."""
+
+    kind = "dice"
+    readings: Sequence[Mapping[str, Any]] = ()
+    ts: float | None = None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"ts": _ts(self.ts), "readings": [dict(r) for r in self.readings]}
+
+
+Observation = ReleaseObservation | DieObservation | TrackObservation | DiceObservation

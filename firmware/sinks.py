@@ -26,7 +26,6 @@ over MQTT from the hub's retained ``camelup/<table>/state``.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import logging
@@ -39,7 +38,15 @@ from typing import IO, Any
 
 from firmware.games import game_of_state
 from hub.observations import OBSERVATION_COMMANDS
-from hub.wire import BrokerConfig, Topics
+from hub.wire import (
+    BrokerConfig,
+    DiceObservation,
+    DieObservation,
+    Observation,
+    ReleaseObservation,
+    Topics,
+    TrackObservation,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +60,18 @@ def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,
     """The JSON-ready payload of one observation (see the module's docstring)."""
     if kind == "status":
         return dict(health or {})
-    out: dict[str, Any] = {"ts": round(time.time() if ts is None else ts, 4)}
+    message: Observation
     if kind == "die":
-        out.update(reading or {})
-        out["crop_jpeg"] = base64.b64encode(crop_jpeg).decode("ascii") if crop_jpeg else None
+        message = DieObservation(reading or {}, crop_jpeg, ts)
     elif kind == "track":
-        out.update(reading or {})
+        message = TrackObservation(reading or {}, ts)
     elif kind == "dice":
-        out["readings"] = [dict(r) for r in readings or []]
-    elif kind != "release":
+        message = DiceObservation(readings or [], ts)
+    elif kind == "release":
+        message = ReleaseObservation(ts)
+    else:
         raise ValueError(f"unknown observation kind {kind!r}")
-    return out
+    return message.to_payload()
 
 
 class ObservationSink:

@@ -46,9 +46,9 @@ def _good_frames(table: Any, cameras: int = 8, per_camera: int = 10
     are rendered again so that the demo camera knows their scenes (its ``zone`` needs them).
     """
     from firmware.readers import vision_locate_zone, vision_read_die, vision_white_gains
+    from hub.games.camelup.model import COLOURS as colours
     from hub.observations import DIE_CONFIDENCE_THRESHOLD
 
-    colours = ("blue", "green", "orange", "yellow", "white")
     view = table.camera_view
     best: dict[str, tuple[int, np.ndarray]] = {}
     for cam in range(1, cameras + 1):

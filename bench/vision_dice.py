@@ -17,8 +17,9 @@ import time
 import cv2
 import numpy as np
 
+from vision.palette import CAMEL_UP as COLOURS
+
 PI4_FACTOR = 4.0
-COLOURS = ("blue", "green", "orange", "yellow", "white")
 
 
 def _stats(ms: list[float]) -> dict:

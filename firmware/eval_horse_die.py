@@ -24,8 +24,8 @@ import json
 
 import numpy as np
 
-COLOURS = ("blue", "green", "orange", "yellow", "white")
-THRESHOLD = 0.80  # hub.observations.DIE_CONFIDENCE_THRESHOLD
+from hub.games.camelup.model import COLOURS
+from hub.observations import DIE_CONFIDENCE_THRESHOLD as THRESHOLD
 
 
 def evaluate(scenes: int = 40, first_seed: int = 100) -> dict:

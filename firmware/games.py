@@ -23,8 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-CAMELUP, HORSERACE, MARCOPOLO2 = "camelup", "horserace", "marcopolo2"
-GAMES = (CAMELUP, HORSERACE, MARCOPOLO2)
+from hub.games.camelup.model import COLOURS
+from hub.games.kinds import GameKind
+
+CAMELUP, HORSERACE, MARCOPOLO2 = GameKind.CAMELUP, GameKind.HORSERACE, GameKind.MARCOPOLO2
+#: the games this firmware serves (the hub's may be more: a game it does not know is None)
+GAMES: tuple[str, ...] = tuple(g.value for g in (CAMELUP, HORSERACE, MARCOPOLO2))
 AUTO = "auto"
 DEFAULT_GAME = CAMELUP
 
@@ -33,7 +37,7 @@ DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), HORSERACE: (1, 2, 3
 
 #: Camel Up's dice: the starting roll is five of them, so it is read among these colours alone
 #: (as the reveal zone is; a general palette would leave a teal-lit blue between blue and purple)
-SETUP_COLOURS = ("blue", "green", "orange", "yellow", "white")
+SETUP_COLOURS = COLOURS
 
 #: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
 DICE_READING_FIELDS = ("colour", "face", "confidence", "box")

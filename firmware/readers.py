@@ -13,9 +13,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.motion import ZoneWatcher
 
 log = logging.getLogger(__name__)
 
@@ -145,28 +148,21 @@ def vision_locate_zone(image: np.ndarray) -> Box:
 
 def vision_white_gains(image: np.ndarray) -> Gains | None:
     """(b, g, r) gains that make the board markers' white borders neutral, or None if the
-    markers are not seen. The rule is vision.whitebalance.gains_from_patch's (the brightest half
+    markers are not seen. The rule is vision.whitebalance.gains_from_pixels (the brightest half
     of the reference, its median made grey, brightness kept), on the pixels of
     vision.board.marker_white_mask: every visible marker's border at once."""
     from vision.board import BoardNotFound, locate_board, marker_white_mask
+    from vision.whitebalance import gains_from_pixels
 
     try:
         loc = locate_board(image)
     except BoardNotFound:
         return None
-    px = image[marker_white_mask(image.shape, loc)].astype(np.float64)
-    if len(px) < 20:
-        return None
-    lum = px.mean(axis=1)
-    px = px[lum >= np.quantile(lum, 0.5)]
-    med = np.median(px, axis=0)
-    if med.min() < 25:  # too dark to balance on
-        return None
-    gains = med.mean() / med
-    return float(gains[0]), float(gains[1]), float(gains[2])
+    # None: too few pixels, or too dark to balance on
+    return gains_from_pixels(image[marker_white_mask(image.shape, loc)])
 
 
-def vision_watcher(mode: str, still_frames: int) -> Any:
+def vision_watcher(mode: str, still_frames: int) -> ZoneWatcher:
     """vision.motion's settle machine: ``"die"`` for the reveal zone (a die appears, stops, no
     hand over it: read once), ``"track"`` for the table (a change, then still with no hand)."""
     from vision.motion import ZoneWatcher
@@ -184,7 +180,7 @@ class Readers:
     read_dice: Callable[..., list[tuple[dict[str, Any], bytes | None]]] = vision_read_dice
     read_track: Callable[[np.ndarray], dict[str, Any]] = vision_read_track
     locate_zone: Callable[[np.ndarray], Box] = vision_locate_zone
-    watcher: Callable[[str, int], Any] = vision_watcher
+    watcher: Callable[[str, int], ZoneWatcher] = vision_watcher
     white_gains_of: Callable[[np.ndarray], Gains | None] = vision_white_gains
     timings: dict[str, list[float]] = field(default_factory=dict)
 

@@ -49,6 +49,7 @@ import logging
 import queue
 import threading
 import time
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -56,16 +57,43 @@ import numpy as np
 from firmware.camera import CameraSupervisor, Frame
 from firmware.config import WatchConfig
 from firmware.devices import Devices, LedState
-from firmware.games import (AUTO, CAMELUP, DIE_FACES, HORSERACE, MARCOPOLO2, SETUP_COLOURS,
-                            dice_frame_readings, horse_race_die, table_game)
+from firmware.games import (
+    AUTO,
+    CAMELUP,
+    DIE_FACES,
+    HORSERACE,
+    MARCOPOLO2,
+    SETUP_COLOURS,
+    dice_frame_readings,
+    horse_race_die,
+    table_game,
+)
 from firmware.health import Health
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
+from vision.motion import State as ZoneState
+from vision.motion import ZoneWatcher
 
 log = logging.getLogger(__name__)
 
-READY, READING_DIE, READING_TRACK, SETUP = "ready", "reading_die", "reading_track", "setup"
-READING_FRAME = "reading_frame"  # Marco Polo II: waiting for a still frame to read every die
+
+
+class LoopState(StrEnum):
+    """The loop's states (``health.state``; see the module docstring). A StrEnum: the status
+    JSON carries the plain name."""
+
+    READY = "ready"
+    READING_DIE = "reading_die"
+    READING_TRACK = "reading_track"
+    SETUP = "setup"
+    READING_FRAME = "reading_frame"  # Marco Polo II: waiting for a still frame to read every die
+    STOPPED = "stopped"
+    CAMERA_ERROR = "camera_error"
+
+
+READY, READING_DIE, READING_TRACK, SETUP = (LoopState.READY, LoopState.READING_DIE,
+                                            LoopState.READING_TRACK, LoopState.SETUP)
+READING_FRAME = LoopState.READING_FRAME
 ZONE_REFRESH_S = 10.0  # how often the reveal zone is looked for again while idle
 CLAIM_S = 1.0  # a die that settled this long before its release's edge is still that release's
 REBASE_S = 2.0  # idle, the zone changed (a tile placed by it) and never emptied: new background
@@ -139,9 +167,11 @@ class WatchLoop:
         self._last_status = -1e9
         self._status_dirty = True
         self._prev_frame: Frame | None = None
-        self._die_watch: Any = None  # the reveal zone's die watcher, for every state but setup
+        # the reveal zone's die watcher, for every state but setup
+        self._die_watch: ZoneWatcher | None = None
         self._die_box: Box | None = None  # the box the die watcher crops
-        self._phase_watch: Any = None  # the track / setup watcher of the current phase
+        # the track / setup watcher of the current phase
+        self._phase_watch: ZoneWatcher | None = None
         self._setup_still = 0
         self._zone_busy_since: float | None = None  # idle, the die watcher not empty since
         self._track_moved = False  # the track watcher has seen the move begin (READING_TRACK)
@@ -221,7 +251,7 @@ class WatchLoop:
                 self.health.error(f"watch loop: {type(exc).__name__}: {exc}")
                 self._status_dirty = True
                 time.sleep(0.05)
-        self.health.state = "stopped"
+        self.health.state = LoopState.STOPPED
         self._publish_status(force=True)
         if self.devices is not None:
             self.devices.light.off()
@@ -251,7 +281,7 @@ class WatchLoop:
         problem, self._camera_problem = self._camera_problem, None
         if problem is not None:
             self.health.error(problem)
-            self.health.state = "camera_error"
+            self.health.state = LoopState.CAMERA_ERROR
             self._status_dirty = True
             self._show(LedState.ERROR)
             if self.devices is not None:
@@ -338,7 +368,7 @@ class WatchLoop:
                 self._begin(SETUP, t_mono, frames=self.cfg.still_frames)
             self._show()
 
-    def _begin(self, state: str, t_mono: float, *, frames: int,
+    def _begin(self, state: LoopState, t_mono: float, *, frames: int,
                frame: Frame | None = None) -> None:
         self.state = state
         self.health.state = state
@@ -352,11 +382,11 @@ class WatchLoop:
                 self._refresh_zone(base.image, base.t)
             if self.zone is not None:
                 watch = self._zone_watcher()
-                if str(watch.state) in ("read", "held"):
+                if watch.state in (ZoneState.READ, ZoneState.HELD):
                     # the die before this one still lies there: it is background now
                     self._zone_watcher(base, fresh=True)
                 elif self._quiet_zone is not None and self._quiet_zone[0] == self._die_box \
-                        and str(watch.state) in ("moving", "still") and watch.hand:
+                        and watch.state in (ZoneState.MOVING, ZoneState.STILL) and watch.hand:
                     self._rebase_at_edge(*self._quiet_zone)
                 if self._unclaimed is not None and t_mono - self._unclaimed.t <= CLAIM_S:
                     claimed = self._unclaimed  # settled just before the edge was seen
@@ -388,7 +418,7 @@ class WatchLoop:
         self._empty_full = None if full is None else (box, full[0], full[1], quiet.t)
         self._quiet_zone = None
 
-    def _new_watcher(self, mode: str, frames: int, base: Frame | None) -> Any:
+    def _new_watcher(self, mode: str, frames: int, base: Frame | None) -> ZoneWatcher:
         watch = self.readers.watcher(mode, frames)
         if base is not None:
             # the last frame before the event is the reference: the first frame after it can
@@ -396,7 +426,7 @@ class WatchLoop:
             watch.set_background(_table(base.image))
         return watch
 
-    def _zone_watcher(self, base: Frame | None = None, fresh: bool = False) -> Any:
+    def _zone_watcher(self, base: Frame | None = None, fresh: bool = False) -> ZoneWatcher:
         """The die watcher for the current zone (a new one if the zone moved, or ``fresh``)."""
         if fresh or self._die_watch is None or not _same_zone(self._die_box, self.zone):
             self._die_box = self.zone
@@ -421,7 +451,7 @@ class WatchLoop:
         if watch is not None and frame.t > self._phase_start:  # frames after the event only
             change = watch.update(_table(image))
             if state in (SETUP, READING_FRAME):
-                moving = str(watch.state) == "moving" or bool(getattr(watch, "hand", False))
+                moving = watch.state == ZoneState.MOVING or watch.hand
                 self._setup_still = 0 if moving else self._setup_still + 1
                 if self._setup_still >= self.cfg.still_frames:
                     (self._read_setup if state == SETUP else self._read_frame)(frame)
@@ -434,14 +464,13 @@ class WatchLoop:
                 self._read_track(frame)
         self._prev_frame = frame
 
-    def _move_over(self, watch: Any) -> bool:
+    def _move_over(self, watch: ZoneWatcher) -> bool:
         """A move the track watcher saw begin, and after which nothing has moved, with no hand,
         for ``track_still_frames`` frames — even if the watcher went back to "empty" rather than
         READ: at its thumbnail's scale a camel moved one space (or a die picked up) may differ
         from the reference by less than its smallest object, and then the watcher never READs
         and the track would only be read at ``track_timeout_s``."""
-        st = str(watch.state)
-        if st == "moving" or bool(getattr(watch, "hand", False)):
+        if watch.state == ZoneState.MOVING or watch.hand:
             self._track_moved, self._track_still = True, 0
             return False
         if not self._track_moved:
@@ -459,10 +488,10 @@ class WatchLoop:
             self._zone_watcher(frame, fresh=True)
             return False
         self._keep_quiet(frame, watch)
-        if str(watch.state) == "empty":
+        if watch.state == ZoneState.EMPTY:
             self._keep_empty(frame, became=change is not None)
             self._zone_busy_since = None
-        elif self.state == READY and str(watch.state) in ("moving", "still"):
+        elif self.state == READY and watch.state in (ZoneState.MOVING, ZoneState.STILL):
             # a desert tile placed at the zone's edge, a camel stack leaning into it: a change
             # that touches the border reads as a hand and never settles, so the next die would
             # never be read. Idle for REBASE_S (no die is pending), the zone as it is becomes
@@ -483,11 +512,11 @@ class WatchLoop:
             return False
         return True
 
-    def _keep_quiet(self, frame: Frame, watch: Any) -> None:
+    def _keep_quiet(self, frame: Frame, watch: ZoneWatcher) -> None:
         """Idle, with a still border-touching change in the zone: keep its latest still frame
         (and, once per still stretch, its full-resolution cut) for :meth:`_rebase_at_edge`."""
         quiet = int(getattr(watch, "quiet_frames", 0))
-        busy = str(watch.state) in ("moving", "still") and bool(getattr(watch, "hand", False))
+        busy = watch.state in (ZoneState.MOVING, ZoneState.STILL) and watch.hand
         if quiet == 0 or not busy or self.state != READY:
             self._quiet_zone = None
             return

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hub.observations import DIE_CONFIDENCE_THRESHOLD
+
 log = logging.getLogger("pyramid.hub")
 
 
@@ -49,8 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "links and QR codes use it; default: this machine's LAN address "
                              "when --http-host is 0.0.0.0")
     parser.add_argument("--http-port", type=int, default=8080, help="dashboard port (0 = none)")
-    parser.add_argument("--threshold", type=float, default=0.8,
-                        help="die readings below this confidence are asked about (default 0.8)")
+    parser.add_argument("--threshold", type=float, default=DIE_CONFIDENCE_THRESHOLD,
+                        help="die readings below this confidence are asked about "
+                             f"(default {DIE_CONFIDENCE_THRESHOLD})")
     parser.add_argument("--no-odds", action="store_true", help="skip odds and advice")
     parser.add_argument("-v", "--verbose", action="store_true")
 

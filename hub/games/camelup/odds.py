@@ -41,8 +41,7 @@ import numpy as np
 
 from . import legkernel, racetable
 from .legkernel import N_CAMELS, encode_key, ranks, scratch
-
-COLOURS: tuple[str, ...] = ("blue", "green", "orange", "yellow", "white")
+from .model import COLOURS
 SIDES = {"oasis": 1, "mirage": -1}
 LAST_SPACE = 16
 MAX_SPACE = legkernel.MAX_SPACE

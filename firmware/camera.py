@@ -198,7 +198,8 @@ class CameraSupervisor:
                 except Exception as exc:
                     image = None
                     self._report(f"camera read failed: {type(exc).__name__}: {exc}", "failed")
-                    source = self._reopen(source)
+                    self._reopen(source)
+                    source = None
                     self._stop_event.wait(backoff)
                     backoff = min(backoff * 2, self.backoff_s[1])
                     continue
@@ -213,7 +214,8 @@ class CameraSupervisor:
                     none_since = none_since or now
                     if now - none_since > self.freeze_timeout_s:
                         self._report(f"camera gave no frame for {self.freeze_timeout_s:g} s")
-                        source = self._reopen(source)
+                        self._reopen(source)
+                        source = None
                         self._stop_event.wait(backoff)
                         backoff = min(backoff * 2, self.backoff_s[1])
                     else:
@@ -224,7 +226,8 @@ class CameraSupervisor:
                     black += 1
                     if black >= self.black_frames:
                         self._report(f"camera gives black frames ({black} in a row)")
-                        source = self._reopen(source)
+                        self._reopen(source)
+                        source = None
                         self._stop_event.wait(backoff)
                         backoff = min(backoff * 2, self.backoff_s[1])
                     continue

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -113,6 +113,10 @@ class BoardCamera:
         with self._lock:
             self._zones.clear()
 
+    def _scene_rng(self) -> np.random.Generator:
+        """The scene's streams, passed where vision.render takes a Generator (duck-typed)."""
+        return cast(np.random.Generator, SceneRng(self._scene_seed))
+
     def render(self, track: dict[int, tuple[str, ...]] | dict[int, list[str]],
                desert: dict[int, str], die: tuple[str, int] | None = None) -> np.ndarray:
         """One frame: the camels on the board's 16 spaces, the desert tiles, the die if any."""
@@ -127,7 +131,7 @@ class BoardCamera:
         scene = (self._game, tuple((k, tuple(v)) for k, v in sorted(on_board.items())),
                  tuple(sorted(tiles.items())), die)
         t0 = time.perf_counter()
-        image, _ = render_board_scene(SceneRng(self._scene_seed), track=on_board,
+        image, _ = render_board_scene(self._scene_rng(), track=on_board,
                                       desert=tiles, die=die, size=self.size, pose=self.pose,
                                       geometry=self.geometry, effects=False)
         noise = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
@@ -175,7 +179,7 @@ class BoardCamera:
         if clean is None:
             A = np.array([[s, 0, -x0], [0, s, -y0], [0, 0, 1.0]])
             window = CameraPose(K=A @ pose.K, R=pose.R, t=pose.t)
-            clean, _ = render_board_scene(SceneRng(self._scene_seed),
+            clean, _ = render_board_scene(self._scene_rng(),
                                           track={k: list(v) for k, v in track},
                                           desert=dict(tiles), die=die, size=(x1 - x0, y1 - y0),
                                           pose=window, geometry=self.geometry, effects=False)
@@ -373,7 +377,7 @@ class DemoPolicy:
             for kind in missing:
                 options = [a for a in legal if kind_of(a) == kind]
                 if kind.startswith("bet:"):  # the engine lists one bet per card in hand
-                    options = [a for a in options if a.colour in
+                    options = [a for a in options if getattr(a, "colour", None) in
                                state.players[state.current].race_cards]
                 if options:
                     self.forced[kind] += 1

@@ -45,7 +45,7 @@ def evaluate(scenes: int = 40, first_seed: int = 100) -> dict:
             k = "right" if r["face"] == face else ("unread" if r["face"] is None else "wrong")
             per_face[face][k] += 1
             confident += k == "right" and r["face_confidence"] >= THRESHOLD
-    total = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
     for c in per_face.values():
         total.update(c)
     return {"dice": scenes * 6, **dict(total), "right_at_threshold": confident,

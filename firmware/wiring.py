@@ -113,7 +113,7 @@ def _nearest(kind: str, near_pin: int, side: str, taken: set[int],
         return given
     pins = [p for p, what in HEADER.items() if what == kind]
 
-    def key(p: int) -> tuple[int, int, int, int]:
+    def key(p: int) -> tuple[bool, bool, float, int]:
         return (_side(p) != side, p in taken, abs(_pin_y(p) - _pin_y(near_pin)), p)
 
     choice = min(pins, key=key)

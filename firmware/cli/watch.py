@@ -186,8 +186,11 @@ def run(args: argparse.Namespace) -> int:
                 log.warning("--keys needs mock pins (--mock-pins or off a Pi); ignored")
             else:
                 threading.Thread(target=_keys, args=(devices, stop), daemon=True).start()
-                threading.Thread(target=lambda: (stop.wait(), loop.stop(timeout=0)),
-                                 daemon=True).start()
+                def stop_when_asked() -> None:
+                    stop.wait()
+                    loop.stop(timeout=0)
+
+                threading.Thread(target=stop_when_asked, daemon=True).start()
         log.info("watching table %s with camera %s, game %s", cfg.table.id, cfg.camera.kind,
                  cfg.table.game)
         loop.run(duration=args.duration)

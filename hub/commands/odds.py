@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from hub.commands._jsonlines import serve_lines
 from hub.games.camelup.odds import PositionError, position_odds
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def answer(data: dict) -> dict:
+def answer(data: dict[str, Any]) -> dict[str, Any]:
     """The answer to one position (a decoded JSON object), or raise PositionError."""
     edition = data.get("edition", 1)
     if edition == 2 and not isinstance(edition, bool):

@@ -251,7 +251,7 @@ class Live:
                 yield format_sse(snap, event="snapshot", id=sent)
             else:
                 sent = last_id if last_id is not None else -1
-                out = []
+                out: list[str] = []
                 for env in replay:
                     if env.seq <= sent:
                         continue
@@ -276,7 +276,7 @@ class Live:
                     yield format_sse(snap, event="snapshot", id=sent)
                     continue
                 # one write per command: the events and the view after them leave together
-                out: list[str] = []
+                out = []
                 odds: OddsReady | None = None
                 for env in batch:
                     if isinstance(env, OddsReady):

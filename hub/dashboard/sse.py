@@ -87,7 +87,7 @@ class Subscription:
 
     def pending(self) -> list[Any]:
         """Everything queued right now, without waiting (raises StopIteration on drop)."""
-        out = []
+        out: list[Any] = []
         while True:
             try:
                 item = self.queue.get_nowait()

@@ -202,7 +202,7 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
         hub.close()
 
 
-# --- real vision, rendered frames, the real hub in process -----------------------------------------
+# --- real vision, rendered frames, the real hub in process ----------------------------------------
 
 
 def _session(tmp_path: Path):

@@ -71,7 +71,9 @@ class SceneTruth:
     effects: EffectParams | None = None
 
 
-def _colour_of(colour: str | tuple[int, int, int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def _colour_of(
+    colour: str | tuple[int, int, int],
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     if isinstance(colour, str):
         table = {**CAMEL_UP_COLOURS, **EXTRA_COLOURS}
         if colour not in table:
@@ -100,7 +102,8 @@ def _rounded_square(canvas: np.ndarray, cx: float, cy: float, side: float, radiu
 
 
 def _die_sprite(side: float, face: int, body: tuple[int, int, int], pip: tuple[int, int, int],
-                tilt: tuple[float, float], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
+                tilt: tuple[float, float],
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
     """An upright die on a transparent canvas: (BGR float, alpha 0..1, canvas size)."""
     if face not in PIP_LAYOUT:
         raise ValueError(f"die face must be 1..6, got {face}")

@@ -65,7 +65,8 @@ def expected_overall_payout(p: float, others_on_pile: int) -> float:
                for k in range(others_on_pile + 1))
 
 
-def advise(state: GameState, player: str | None = None, limit: int | None = None) -> list[dict]:
+def advise(state: GameState, player: str | None = None,
+           limit: int | None = None) -> list[dict[str, Any]]:
     """Every legal action of the player to move with its expected money, best first."""
     if state.current is None:
         return []
@@ -90,7 +91,7 @@ def advise(state: GameState, player: str | None = None, limit: int | None = None
 
 
 def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float,
-          placed: LegOdds | None = None) -> dict:
+          placed: LegOdds | None = None) -> dict[str, Any]:
     """One action's expected money; ``placed``: for a desert placement, the leg odds with it."""
     if isinstance(action, TakeLegTile):
         i = COLOURS.index(action.colour)

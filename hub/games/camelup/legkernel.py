@@ -81,7 +81,7 @@ class TreePlan:
     @property
     def leaves(self) -> int:
         """Sequences per start position: k! * 3^k."""
-        return factorial(self.k) * 3**self.k
+        return int(factorial(self.k) * 3**self.k)
 
 
 def _single_tree(k: int) -> list[np.ndarray]:
@@ -164,7 +164,7 @@ def scratch(name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
     if buf is None or buf.shape != shape or buf.dtype != dtype:
         buf = np.empty(shape, dtype=dtype)
         bufs[name] = buf
-    return buf
+    return buf  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -318,7 +318,7 @@ def _land_on_tile(keys: np.ndarray, space: np.ndarray, effect: np.ndarray) -> np
     # unit's bottom at height 0 (where it is now) and the camels there lifted by u
     unit_shift = np.where(oasis, (1 << HEIGHT_BITS) + n_target, -(1 << HEIGHT_BITS))
     lift = np.where(oasis, 0, u)
-    return keys + unit * unit_shift.astype(KEY_DTYPE) + target * lift.astype(KEY_DTYPE)
+    return keys + unit * unit_shift.astype(KEY_DTYPE) + target * lift.astype(KEY_DTYPE)  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -494,7 +494,7 @@ def run_leg_layouts(
             offset = copies.tag * TILE_LOOKUP
 
             def tile_at(d: np.ndarray, offset: np.ndarray = offset) -> np.ndarray:
-                return flat_table[offset + d]
+                return flat_table[offset + d]  # type: ignore[no-any-return]
 
             m, c_used, c_weight = copies.expand(left, tile_at, has_mirage)
             c_lay = np.tile(copies.tag, len(FACES) * left)

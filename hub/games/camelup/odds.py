@@ -42,6 +42,7 @@ import numpy as np
 from . import legkernel, racetable
 from .legkernel import N_CAMELS, encode_key, ranks, scratch
 from .model import COLOURS
+
 SIDES = {"oasis": 1, "mirage": -1}
 LAST_SPACE = 16
 MAX_SPACE = legkernel.MAX_SPACE
@@ -278,7 +279,7 @@ def position_odds(
     track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None = None,
     desert: Mapping[Any, str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The `pyramid odds` answer for one position, as plain floats keyed by colour and space."""
     o = leg_odds(track, dice_left, desert, race=True)
     assert o.win is not None and o.lose is not None

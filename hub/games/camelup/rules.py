@@ -135,7 +135,7 @@ def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
     # money after the desert income, for the scoring that may follow in the same action
     money = {p.name: p.money for p in state.players}
     if desert:
-        money[desert["owner"]] += 1
+        money[str(desert["owner"])] += 1
     ended = race_over(track)
     if ended or len(state.dice_left) == 1:
         pyramid = {p.name: p.pyramid_tiles for p in state.players}

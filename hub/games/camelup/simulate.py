@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .bots import make_bot
 from .game import Game
@@ -17,7 +18,7 @@ class SimulationResult:
     firsts: list[int] = field(default_factory=list)  # games where the seat was among the winners
     money: list[int] = field(default_factory=list)  # summed final money
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         return {
             "games": self.games,
             "seats": [
@@ -29,7 +30,7 @@ class SimulationResult:
         }
 
 
-def play_one(bots: Sequence[str], seed: int) -> dict:
+def play_one(bots: Sequence[str], seed: int) -> dict[str, Any]:
     """Play one seeded game between the given bots (seat order = list order); return game_over."""
     names = [f"{kind}-{i}" for i, kind in enumerate(bots)]
     game = Game.new(names, seed=seed, first_player=seed % len(names))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from hub.games.horserace.actions import Action, Assign, Bet, Pass, Roll
 from hub.games.horserace.advisor import advise_roll, bet_values
@@ -55,9 +56,9 @@ def _advisor_bot(seed: int, samples: int = BOT_SAMPLES) -> Bot:
         advice = advise_roll(state, samples, seed=rng.randrange(1 << 30))
         me = player
 
-        def edge(choice: dict) -> float:
+        def edge(choice: dict[str, Any]) -> float:
             rivals = [v for n, v in choice["expected"].items() if n != me]
-            return choice["expected"][me] - max(rivals)
+            return float(choice["expected"][me] - max(rivals))
 
         return Assign(max(advice["choices"], key=edge)["horse"])
 

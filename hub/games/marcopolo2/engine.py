@@ -302,7 +302,8 @@ class Game(EventSourcedGame[State]):
             game._stack.pop(0)
         return game
 
-    def check(self, action: Action | str) -> list[Event]:
+    def check(self, action: Action | str, player: str | None = None) -> list[Event]:
+        """Everyone acts at once: ``player`` is ignored (the action names whose it is)."""
         return decide(self._state, action)
 
     @property

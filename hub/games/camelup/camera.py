@@ -1,6 +1,6 @@
 """Camel Up at the camera: judging what the camera saw against what the game allows. Pure, no I/O.
 
-Why here and not in vision: vision never knows the game (ARCHITECTURE.md, "Boundaries"). The
+Why here and not in vision: vision never knows the game (ARCHITECTURE.md, "Layers"). The
 hub does: which dice are still in the pyramid, which faces a die has, where every camel should
 stand. A die reading becomes a move only when it is confident *and* fits the game; otherwise a
 person is asked. A track reading is compared space by space, skipping the spaces the reader was

@@ -1,4 +1,4 @@
-"""The horse-race betting game (Walter Müller; rules in shared/rules/horse-race.md): pure rules,
+"""The horse-race betting game (Walter Müller; rules in docs/rules/horse-race.md): pure rules,
 Monte Carlo advice and bots, in the same shape as the Camel Up engine.
 
     >>> g = Game.new(["Ann", "Bob"], first_player="Ann", track_length=12)

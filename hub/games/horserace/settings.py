@@ -2,7 +2,7 @@
 
 The seed (Walter Müller's horse-race betting game, Italian rules) does not give the track length,
 its score table is garbled at two values, and it does not say who starts the next race. All three
-are settings here with the defaults of ``shared/rules/horse-race.md``:
+are settings here with the defaults of ``docs/rules/horse-race.md``:
 
 - ``track_length`` 30: a horse starts on space 0 and finishes when it reaches or passes space 30.
 - ``score_table``: one row per podium place, one column per circle of a horse's bet column (top

@@ -1,4 +1,4 @@
-"""Marco Polo II table assistant (rules: shared/rules/marco-polo-2.md): round-start dice read by
+"""Marco Polo II table assistant (rules: docs/rules/marco-polo-2.md): round-start dice read by
 the camera with totals and compensation, the 2/3-player setup, and the final scoring calculator.
 
     >>> final_scoring({"Ann": {"coins": 23, "contracts": 3}, "Bob": {"coins": 9}})["winners"]

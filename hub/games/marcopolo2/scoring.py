@@ -1,6 +1,6 @@
 """The Marco Polo II final scoring calculator.
 
-Per player, the entries the rule page lists (shared/rules/marco-polo-2.md, seed 003):
+Per player, the entries the rule page lists (docs/rules/marco-polo-2.md, seed 003):
 - improved guild seals, as the player's objective card says: entered as points (``seal_points``);
 - different banners in cities with the player's trading posts: ``banner_points`` by hand, or a
   count ``banners`` with the marker's table given as the ``banner_table`` setting (the seed does

@@ -1,6 +1,6 @@
 """Marco Polo II facts the companion shows: colours, rounds, and the 2- and 3-player setup.
 
-From shared/rules/marco-polo-2.md (source: the Portuguese BGA rules summary, seed 003). The setup
+From docs/rules/marco-polo-2.md (source: the Portuguese BGA rules summary, seed 003). The setup
 is data, not prose, so the dashboard can draw it and a test can check it.
 """
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hub import wire
 from hub.games.camelup.model import COLOURS
 from hub.games.kinds import GameKind
 
@@ -40,7 +41,7 @@ DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), HORSERACE: (1, 2, 3
 SETUP_COLOURS = COLOURS
 
 #: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
-DICE_READING_FIELDS = ("colour", "face", "confidence", "box")
+DICE_READING_FIELDS = tuple(wire.DICE_READING_FIELDS)
 
 
 def game_of_state(state: Any) -> str | None:

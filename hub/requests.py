@@ -26,6 +26,7 @@ from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import GAMES, Driver
 from hub.prompts import Prompt
+from hub.wire import DICE_READING_FIELDS, OBSERVATION_FIELDS, OBSERVATION_REQUIRED
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +226,7 @@ def _undo(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
 
 def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"ts"})
+    _keys(p, set(OBSERVATION_FIELDS["release"]))
     if "ts" in p and (isinstance(p["ts"], bool) or not isinstance(p["ts"], int | float)):
         raise _Bad("'ts' is a Unix time in seconds")
     return s.cmd_observe_release(dict(p))
@@ -233,8 +234,7 @@ def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[s
 
 def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"colour", "face", "confidence", "colour_confidence", "face_confidence", "box",
-              "crop_jpeg", "crop_b64", "ts", "reason", "mode", "index", "of"})
+    _keys(p, set(OBSERVATION_FIELDS["die"]))
     _mode(p)
     if "of" in p:
         _int(p, "of", 0, 16)
@@ -261,8 +261,7 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
 
 def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _need_table(a)
-    _keys(p, {"track", "uncertain", "desert", "confidence", "reason", "ts", "note", "mode"},
-          {"track"})
+    _keys(p, set(OBSERVATION_FIELDS["track"]), set(OBSERVATION_REQUIRED["track"]))
     _mode(p)
     if "note" in p and p["note"] is not None and (not isinstance(p["note"], str)
                                                   or len(p["note"]) > 200):
@@ -276,7 +275,7 @@ MAX_READINGS = 64
 def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     """Every die reading of one camera frame (Marco Polo II's round start)."""
     _need_table(a)
-    _keys(p, {"readings", "ts", "note"}, {"readings"})
+    _keys(p, set(OBSERVATION_FIELDS["dice"]), set(OBSERVATION_REQUIRED["dice"]))
     readings = p["readings"]
     if not isinstance(readings, list) or len(readings) > MAX_READINGS:
         raise _Bad(f"'readings' is a list of at most {MAX_READINGS} die readings")
@@ -284,7 +283,7 @@ def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str,
     for r in readings:
         if not isinstance(r, Mapping):
             raise _Bad("each reading is {\"colour\", \"face\", \"confidence\", \"box\"}")
-        unknown = sorted(set(r) - {"colour", "face", "confidence", "box"})
+        unknown = sorted(set(r) - set(DICE_READING_FIELDS))
         if unknown:
             raise _Bad(f"unknown reading field {unknown[0]!r} (colour, face, confidence, box)")
         colour, face, conf, box = (r.get(k) for k in ("colour", "face", "confidence", "box"))

@@ -214,6 +214,64 @@ class RequestEnvelope:
 
 # -- observations (firmware -> hub) ----------------------------------------------------------
 
+#: JSON Schema fragments of the fields each observation request takes: the one list of those
+#: fields (hub.requests refuses any other; docs/schemas/observe-*.json are generated from them).
+_NUMBER: dict[str, Any] = {"type": "number"}
+_TEXT: dict[str, Any] = {"type": "string", "maxLength": 64}
+_BOX: dict[str, Any] = {"type": "array", "items": {"type": "number"}, "minItems": 4,
+                        "maxItems": 4, "description": "[x, y, w, h] in the frame's pixels"}
+
+DICE_READING_FIELDS: dict[str, dict[str, Any]] = {
+    "colour": {"type": ["string", "null"], "maxLength": 64},
+    "face": {"type": ["integer", "null"]},
+    "confidence": {"type": ["number", "null"]},
+    "box": {"anyOf": [_BOX, {"type": "null"}]},
+}
+
+OBSERVATION_FIELDS: dict[str, dict[str, dict[str, Any]]] = {
+    "release": {
+        "ts": {**_NUMBER, "description": "Unix time of the slider's edge"},
+    },
+    "die": {
+        "colour": {"type": ["string", "null"], "description": "null: no colour was read"},
+        "face": {"type": ["integer", "null"], "description": "null: no face was read"},
+        "confidence": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "colour_confidence": {"type": ["number", "null"]},
+        "face_confidence": {"type": ["number", "null"]},
+        "box": {"anyOf": [_BOX, {"type": "null"}]},
+        "crop_jpeg": {"type": ["string", "null"], "description": "the crop, base64 JPEG"},
+        "crop_b64": {"type": "string", "description": "the crop, base64 JPEG (older name)"},
+        "ts": _NUMBER,
+        "reason": {"type": ["string", "null"], "description": "why the reader abstained"},
+        "mode": {**_TEXT, "description": "\"setup\": a die of the starting roll"},
+        "index": {"type": "integer", "minimum": 0, "maximum": 15,
+                  "description": "the die's place in the setup pass"},
+        "of": {"type": "integer", "minimum": 0, "maximum": 16,
+               "description": "the dice in the setup pass"},
+    },
+    "track": {
+        "track": {"type": "object", "description": "{space: [horses or colours bottom to top]}"
+                  " or the horse race's {horse: space}"},
+        "uncertain": {"type": "array", "description": "the spaces the reader was unsure of"},
+        "desert": {"type": ["object", "null"], "description": "{space: \"oasis\"|\"mirage\"}"},
+        "confidence": {"type": ["number", "null"]},
+        "reason": {"type": ["string", "null"]},
+        "ts": _NUMBER,
+        "note": {"type": ["string", "null"], "maxLength": 200},
+        "mode": {**_TEXT, "description": "\"setup\": the starting track"},
+    },
+    "dice": {
+        "readings": {"type": "array", "maxItems": 64,
+                     "items": {"type": "object", "properties": DICE_READING_FIELDS,
+                               "additionalProperties": False}},
+        "ts": _NUMBER,
+        "note": {"type": ["string", "null"]},
+    },
+}
+
+#: the fields an observation must have
+OBSERVATION_REQUIRED: dict[str, tuple[str, ...]] = {"track": ("track",), "dice": ("readings",)}
+
 def _ts(ts: float | None) -> float:
     return round(time.time() if ts is None else ts, 4)
 
@@ -274,3 +332,59 @@ class DiceObservation:
 
 
 Observation = ReleaseObservation | DieObservation | TrackObservation | DiceObservation
+
+
+# -- schemas ---------------------------------------------------------------------------------
+
+#: the request envelope's own fields (beside the command's), as RequestEnvelope reads them
+ENVELOPE_FIELDS: dict[str, dict[str, Any]] = {
+    "transaction": {"type": ["string", "integer"], "description": "echoed on response/<cmd>"},
+    "pin": {"type": "string"},
+    "token": {"type": "string"},
+    "auth": {"type": "object", "properties": {"pin": {"type": "string"},
+                                              "token": {"type": "string"}}},
+}
+
+
+def observation_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of an observation's request (``docs/schemas/observe-<kind>.json``)."""
+    cmd = OBSERVATION_COMMANDS[kind]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"observe-{kind}.json",
+        "title": f"camelup/<table>/request/{cmd} (not retained)",
+        "description": f"The firmware's {kind} observation (generated from hub/wire.py by "
+                       "`python -m hub.wire docs/schemas`; do not edit).",
+        "type": "object",
+        "properties": {**OBSERVATION_FIELDS[kind], **ENVELOPE_FIELDS},
+        "required": list(OBSERVATION_REQUIRED.get(kind, ())),
+        "additionalProperties": False,
+    }
+
+
+def generated_schemas() -> dict[str, str]:
+    """file name -> text of every schema generated from this module."""
+    import json
+
+    return {f"observe-{kind}.json": json.dumps(observation_schema(kind), indent=1) + "\n"
+            for kind in OBSERVATION_FIELDS}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m hub.wire DIR``: write the generated schemas into DIR (docs/schemas)."""
+    import sys
+    from pathlib import Path
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m hub.wire DIR", file=sys.stderr)
+        return 2
+    out = Path(args[0])
+    for name, text in generated_schemas().items():
+        (out / name).write_text(text)
+        print(out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,6 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+
+from hub.games.kinds import GameKind
 
 
 class ProgressBar:
@@ -44,7 +47,7 @@ class ProgressBar:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="camelup", choices=["camelup", "horserace"])
+    parser.add_argument("--game", default=GameKind.CAMELUP.value, choices=list(SIMULATORS))
     parser.add_argument("--edition", type=int, default=1, choices=[1, 2],
                         help="Camel Up edition: 1 (default) or 2 (2018, crazy camels)")
     parser.add_argument("--games", type=int, default=100)
@@ -61,18 +64,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "horserace":
-        from hub.commands import simulate_horserace
+    return SIMULATORS[args.game](args)
 
-        return int(simulate_horserace.run(args) or 0)
-    if args.edition == 2:
-        from hub.games.camelup2.bots import BOTS
-        from hub.games.camelup2.model import MAX_PLAYERS, MIN_PLAYERS
-        from hub.games.camelup2.simulate import simulate
-    else:
-        from hub.games.camelup.bots import BOTS
-        from hub.games.camelup.model import MAX_PLAYERS, MIN_PLAYERS
-        from hub.games.camelup.simulate import simulate
+
+def _horserace(args: argparse.Namespace) -> int:
+    from hub.commands import simulate_horserace
+
+    return int(simulate_horserace.run(args) or 0)
+
+
+def _camelup(args: argparse.Namespace) -> int:
+    import importlib
+
+    # the two editions' packages have the same names for these (bots, model, simulate)
+    package = "hub.games.camelup2" if args.edition == 2 else "hub.games.camelup"
+    BOTS = importlib.import_module(f"{package}.bots").BOTS
+    model = importlib.import_module(f"{package}.model")
+    MIN_PLAYERS, MAX_PLAYERS = model.MIN_PLAYERS, model.MAX_PLAYERS
+    simulate = importlib.import_module(f"{package}.simulate").simulate
 
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     unknown = [k for k in kinds if k not in BOTS]
@@ -93,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         bar = ProgressBar(args.games) if sys.stderr.isatty() else None
         extra = {"processes": args.processes or os.cpu_count() or 1,
                  "progress": bar.update if bar else None}
-    summary = simulate(seats, args.games, args.seed, **extra).summary()  # type: ignore[arg-type]
+    summary = simulate(seats, args.games, args.seed, **extra).summary()
     if bar is not None:
         bar.close()
     if args.json:
@@ -105,3 +114,10 @@ def run(args: argparse.Namespace) -> int:
     for s in summary["seats"]:
         print(f"{s['seat']:>4}  {s['bot']:<8} {s['win_rate']:>7.1%} {s['average_money']:>10.2f}")
     return 0
+
+
+#: the games with a bot simulator: --game's choices
+SIMULATORS: dict[str, Callable[[argparse.Namespace], int]] = {
+    GameKind.CAMELUP.value: _camelup,
+    GameKind.HORSERACE.value: _horserace,
+}

@@ -1,0 +1,158 @@
+"""hub.wire: the generated schemas match docs/schemas, the firmware's payloads fit them, one
+broker URL parser, one place for topics; and the hub's layering (no import cycle, no branch on a
+game's name outside the games and their drivers)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from firmware.sinks import payload
+from hub import wire
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMAS = REPO / "docs" / "schemas"
+
+
+def test_the_schemas_in_docs_are_the_generated_ones() -> None:
+    generated = wire.generated_schemas()
+    assert set(generated) == {"observe-release.json", "observe-die.json", "observe-track.json",
+                              "observe-dice.json"}
+    for name, text in generated.items():
+        on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
+        assert on_disk == text, f"docs/schemas/{name} drifted: run python -m hub.wire docs/schemas"
+
+
+@pytest.mark.parametrize("kind, kwargs", [
+    ("release", {"ts": 12.5}),
+    ("die", {"reading": {"colour": "blue", "face": 2, "confidence": 0.93, "box": [1, 2, 3, 4],
+                         "reason": None, "mode": "setup", "index": 0, "of": 5},
+             "crop_jpeg": b"\xff\xd8jpeg"}),
+    ("die", {"reading": {"colour": None, "face": None, "confidence": 0.0, "reason": "no pips"}}),
+    ("track", {"reading": {"track": {"3": ["blue", "green"]}, "uncertain": [7], "desert": None,
+                           "confidence": 0.9, "reason": None}}),
+    ("dice", {"readings": [{"colour": "black", "face": 6, "confidence": 0.9,
+                            "box": [5, 5, 10, 10]}]}),
+])
+def test_the_firmwares_payloads_fit_the_schemas(kind: str, kwargs: dict) -> None:
+    message = {"transaction": "fw-1", **payload(kind, **kwargs)}  # as MqttSink sends it
+    jsonschema.validate(message, wire.observation_schema(kind))
+
+
+def test_a_payload_with_an_unknown_field_does_not_fit() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"ts": 1.0, "colour": "blue", "pips": 3},
+                            wire.observation_schema("die"))
+
+
+def test_one_broker_url_parser_that_never_shows_the_password() -> None:
+    c = wire.parse_broker_url("mqtts://ann:p%40ss@broker.lan")
+    assert (c.host, c.port, c.use_tls, c.username, c.secret) == ("broker.lan", 8883, True, "ann",
+                                                                 "p@ss")
+    assert c.display_url == "mqtts://ann@broker.lan:8883" and "p@ss" not in c.display_url
+    assert wire.parse_broker_url("10.0.0.2:1884").display_url == "mqtt://10.0.0.2:1884"
+    with pytest.raises(ValueError, match="bad port"):
+        wire.parse_broker_url("mqtt://host:99999")
+    # the firmware's [broker] section is the same class
+    from firmware.config import parse_config
+
+    assert isinstance(parse_config({"broker": {"url": "mqtt://h:1"}}).broker, wire.BrokerConfig)
+
+
+def test_topics_are_built_in_one_place() -> None:
+    t = wire.Topics("t1")
+    assert (t.base, t.state, t.event, t.available) == (
+        "camelup/t1", "camelup/t1/state", "camelup/t1/event", "camelup/t1/available")
+    assert t.score("Ann") == "camelup/t1/score/Ann"
+    assert t.leg_tally(3) == "camelup/t1/leg/3/tally"
+    assert (t.request("+"), t.response("undo")) == ("camelup/t1/request/+",
+                                                    "camelup/t1/response/undo")
+    assert t.observation("die") == "camelup/t1/request/observe_die"
+    assert t.firmware_status == "camelup/t1/firmware/status"
+
+
+def test_the_request_envelope_folds_pin_and_token_into_auth() -> None:
+    req = wire.RequestEnvelope.from_json("action", {"transaction": 7, "pin": "1234",
+                                                    "player": "Ann", "action": "roll"})
+    assert (req.transaction, req.auth, req.payload) == (7, {"pin": "1234"},
+                                                        {"player": "Ann", "action": "roll"})
+    assert req.request_id is None and req.reply_to is None
+
+
+# -- the hub's layering ------------------------------------------------------------------------
+
+def _hub_modules() -> dict[str, Path]:
+    out = {}
+    for path in (REPO / "hub").rglob("*.py"):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """The hub modules a module imports at its top level (TYPE_CHECKING blocks included)."""
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    nodes = list(tree.body)
+    for node in list(nodes):
+        if isinstance(node, ast.If):
+            nodes += node.body
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return {m for m in found if m in known and m != name}
+
+
+def test_the_hub_has_no_import_cycle() -> None:
+    modules = _hub_modules()
+    graph = {name: _imports(path, name, set(modules)) for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(node: str, trail: list[str]) -> None:
+        if node in trail:
+            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(node):]
+                                                                + [node]))
+        if node in done:
+            return
+        for nxt in sorted(graph[node]):
+            # a package's __init__ importing its own submodules is how packages work
+            if not nxt.startswith(node + "."):
+                visit(nxt, [*trail, node])
+        done.add(node)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert "hub.session" in graph["hub.session"] or graph["hub.requests"]  # the scan saw them
+    assert "hub.session" not in graph["hub.requests"]
+
+
+def test_no_branch_on_a_games_name_outside_the_games_and_their_drivers() -> None:
+    from hub.games.kinds import GameKind
+
+    names = {k.value for k in GameKind}
+    offenders = []
+    for name, path in _hub_modules().items():
+        if name.startswith(("hub.games.", "hub.games_glue.")) or name in ("hub.games",
+                                                                          "hub.games_glue"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                for side in [node.left, *node.comparators]:
+                    consts = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) \
+                        else [side]
+                    if any(isinstance(c, ast.Constant) and c.value in names for c in consts):
+                        offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []

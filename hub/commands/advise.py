@@ -3,8 +3,8 @@
 Input: the hub's state as it publishes it on `camelup/<table>/state` (the view is its "game"), or
 the view alone (players, holdings, track, desert, dice_left, leg_tiles, overall,
 current_player), optionally with "race_cards": the cards still in the mover's hand. Example:
-`pyramid advise < docs/examples/position.json`. Output: {"player": name, "actions": [{"action", "expected",
-"why"}, ...]} best first.
+`pyramid advise < docs/examples/position.json`. Output: {"player": name, "actions": [{"action",
+"expected", "why"}, ...]} best first.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 #: where `pyramid hub` and `pyramid demo` keep their logs by default (relative to the checkout)
 DEFAULT_DBS = ("var/hub.db", "var/demo.db")
 

@@ -23,7 +23,8 @@ def _pyramid(*args: str, cwd: Path = REPO, stdin: str | None = None) -> subproce
 
 def test_advise_reads_the_readmes_example_which_is_the_hubs_state() -> None:
     example = REPO / "docs" / "examples" / "position.json"
-    assert "pyramid advise --top 3 < docs/examples/position.json" in (REPO / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert "pyramid advise --top 3 < docs/examples/position.json" in readme
     state = json.loads(example.read_text())
     assert "game" in state and "seq" in state  # the hub's state, not a bare view
     out = _pyramid("advise", "--top", "3", stdin=example.read_text())

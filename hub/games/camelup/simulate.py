@@ -40,7 +40,7 @@ def play_one(bots: Sequence[str], seed: int) -> dict[str, Any]:
     return game.log[-1]
 
 
-def _play_seeded(job: tuple[tuple[str, ...], int]) -> dict:
+def _play_seeded(job: tuple[tuple[str, ...], int]) -> dict[str, Any]:
     bots, seed = job
     return play_one(bots, seed)
 
@@ -57,14 +57,14 @@ def simulate(bots: Sequence[str], games: int, seed: int = 0, *, processes: int =
 
         with multiprocessing.get_context("spawn").Pool(processes) as pool:
             chunk = max(1, min(16, games // (processes * 8)))
-            results: Iterable[dict] = pool.imap(_play_seeded, jobs, chunksize=chunk)
+            results: Iterable[dict[str, Any]] = pool.imap(_play_seeded, jobs, chunksize=chunk)
             _fold(res, results, games, progress)
     else:
         _fold(res, map(_play_seeded, jobs), games, progress)
     return res
 
 
-def _fold(res: SimulationResult, results: Iterable[dict], games: int,
+def _fold(res: SimulationResult, results: Iterable[dict[str, Any]], games: int,
           progress: Callable[[int, int], None] | None) -> None:
     for over in results:
         names = list(over["money"])

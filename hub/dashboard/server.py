@@ -47,7 +47,9 @@ class ServerThread:
                  max_threads: int = MAX_THREADS) -> None:
         self.server: BaseWSGIServer = make_server(host, port, app, threaded=True,
                                                    request_handler=_QuietHandler)
-        self.server.daemon_threads = True  # open streams must not keep the process alive
+        # open streams must not keep the process alive (make_server(threaded=True) is a
+        # ThreadingMixIn server, which has the attribute; the stub's BaseWSGIServer does not)
+        self.server.daemon_threads = True  # type: ignore[attr-defined]
         self.slots = threading.BoundedSemaphore(max_threads)
         _limit_threads(self.server, self.slots)
         self.host = host

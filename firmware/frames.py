@@ -137,6 +137,8 @@ def full_stream_size(sensor: tuple[int, int], preview: tuple[int, int]) -> tuple
     pw, ph = (int(v) for v in preview)
     if sw <= 0 or sh <= 0 or pw <= 0 or ph <= 0:
         raise ValueError(f"sizes must be positive, got sensor {sensor} and preview {preview}")
+    w: float
+    h: float
     if sw * ph >= sh * pw:  # the sensor is wider than the preview: full height
         w, h = sh * pw / ph, sh
     else:

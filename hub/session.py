@@ -39,6 +39,7 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import Driver, driver
+from hub.games_glue.base import EngineGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
@@ -103,7 +104,7 @@ class TableSession:
         self._lock = threading.RLock()
         self._derived: tuple[int, dict[str, Any]] | None = None
         self.record: GameRecord | None = None
-        self.game: Any = None  # the engine's Game of the current (or last) game
+        self.game: EngineGame | None = None  # the engine's Game of the current (or last) game
         self.pending: dict[str, Prompt] = {}
         self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
         # the camera reads the pyramid's game's start (see hub.setup_reading)
@@ -494,7 +495,7 @@ class TableSession:
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _need_game(self, allow_finished: bool = False) -> Any:
+    def _need_game(self, allow_finished: bool = False) -> EngineGame:
         if self.game is None or self.record is None or self.record.status == "abandoned":
             raise RequestError("no game is being played at this table: start one first",
                                "no_game")
@@ -557,7 +558,7 @@ class TableSession:
 
     def _rebuild(
         self, rec: GameRecord, events: list[StoredEvent]
-    ) -> tuple[Any, dict[str, Prompt], list[list[int]]]:
+    ) -> tuple[EngineGame | None, dict[str, Prompt], list[list[int]]]:
         drv = driver(rec.kind)
         batches: list[list[StoredEvent]] = []  # engine batches still in force
         pending: dict[str, Prompt] = {}
@@ -579,7 +580,7 @@ class TableSession:
         game = drv.replay(flat)
         return game, pending, [[e.seq for e in b] for b in batches[1:]]
 
-    def _odds_and_advice(self, seq: int, game: Any) -> dict[str, Any]:
+    def _odds_and_advice(self, seq: int, game: EngineGame | None) -> dict[str, Any]:
         """Odds and advice of the current position, computed once per seq (they are slow-ish):
         in the ``derived`` worker process when the session has one, else here."""
         cached = self._derived

@@ -40,7 +40,7 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.prompts import Prompt, prompt_of
 
-__all__ = ["Driver", "Table", "Sensor", "StoredEventLike", "TO_MOVE", "bad_settings"]
+__all__ = ["Driver", "EngineGame", "Table", "Sensor", "StoredEventLike", "TO_MOVE", "bad_settings"]
 
 #: What a hook is given of a request or observation: its validated JSON fields.
 Payload = Mapping[str, Any]
@@ -77,6 +77,31 @@ class Sensor:
 TO_MOVE = Sensor("to_move", "Player to move",
                  "{{ (value_json.game.current_player if value_json.game else none) "
                  "or 'nobody' }}", {"icon": "mdi:account-arrow-right"})
+
+
+class EngineGame(Protocol):
+    """What the hub uses of an engine's ``Game`` (the shell in ``hub.games.common``; the shared
+    contract of docs/games.md). ``state`` is the engine's own type: only its driver reads it."""
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def log(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def current_player(self) -> str | None: ...
+
+    def legal_actions(self) -> Sequence[Any]: ...
+
+    def check(self, action: Any, player: str | None = None) -> list[dict[str, Any]]: ...
+
+    def play(self, action: Any, player: str | None = None) -> list[dict[str, Any]]: ...
+
+    def undo(self) -> list[dict[str, Any]]: ...
 
 
 class Table(Protocol):
@@ -147,7 +172,7 @@ class Driver:
             raise ValueError(f"'setup' is Camel Up's starting roll; {self.title} has none")
 
     def start(self, p: Payload, camera_setup: Callable[[Any], dict[str, Any]]
-              ) -> tuple[Any, dict[str, Any]]:
+              ) -> tuple[EngineGame, dict[str, Any]]:
         """(a new engine ``Game``, the ``params`` to store) from a checked start request.
 
         ``camera_setup(setup_id)`` is the setup the camera read (RequestError when there is none
@@ -163,7 +188,7 @@ class Driver:
                                   "first_player": p.get("first_player"), "settings": settings}
         return self.new(params), params
 
-    def new(self, params: Mapping[str, Any]) -> Any:  # pragma: no cover - abstract
+    def new(self, params: Mapping[str, Any]) -> EngineGame:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def engine(self) -> Any:
@@ -173,8 +198,9 @@ class Driver:
         ``parse_action`` (the shared contract of docs/games.md)."""
         return importlib.import_module(self.package)
 
-    def replay(self, events: Sequence[dict[str, Any]]) -> Any:
-        return self.engine().Game.replay(list(events))
+    def replay(self, events: Sequence[dict[str, Any]]) -> EngineGame:
+        game: EngineGame = self.engine().Game.replay(list(events))
+        return game
 
     # -- views ------------------------------------------------------------------------------
     def public_view(self, state: Any) -> dict[str, Any]:
@@ -198,17 +224,17 @@ class Driver:
     def parse_action(self, text: str) -> Any:
         return self.engine().parse_action(text)
 
-    def check(self, game: Any, action: Any, player: str | None) -> list[dict[str, Any]]:
+    def check(self, game: EngineGame, action: Any, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action, player))
 
-    def players(self, game: Any) -> list[str]:
+    def players(self, game: EngineGame) -> list[str]:
         return list(game.state.players)
 
     def acting_player(self, action_text: str) -> str | None:
         """The player an action names (Marco Polo's ``dice:Ann:...``); None when it names none."""
         return None
 
-    def default_actor(self, game: Any) -> str | None:
+    def default_actor(self, game: EngineGame) -> str | None:
         """Who acts when an action arrives with no player (the base: nobody)."""
         return None
 
@@ -216,7 +242,7 @@ class Driver:
         """An action's text as everyone may see it (the base: as it is)."""
         return str(action)
 
-    def action(self, table: Table, game: Any, player: str | None, text: str,
+    def action(self, table: Table, game: EngineGame, player: str | None, text: str,
                access: Access) -> dict[str, Any]:
         """Play an authorised action in the engine's notation, or refuse it (logged).
 
@@ -233,19 +259,19 @@ class Driver:
                                                 "resolves": self.answered(game, table.pending,
                                                                           events)})
 
-    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
                 access: Access) -> dict[str, Any]:
         """A person answers one of this game's prompts (dismissing is the session's)."""
         raise RequestError(f"a {prompt['kind']} prompt can only be dismissed", "bad_payload")
 
     # -- the camera -------------------------------------------------------------------------
-    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         raise RequestError(f"{self.title} reads no single die", "wrong_game")
 
-    def observe_track(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         raise RequestError(f"{self.title} has no track for the camera to read", "wrong_game")
 
-    def observe_dice(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_dice(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         raise RequestError("observe_dice is Marco Polo II's round-start frame; this game reads "
                            "one die at a time (observe_die)", "wrong_game")
 
@@ -254,7 +280,7 @@ class Driver:
         """The prompt a logged hub event opens (see :mod:`hub.prompts`), or None."""
         return prompt_of(event, seq)
 
-    def answered(self, game: Any, pending: Mapping[str, Prompt],
+    def answered(self, game: EngineGame, pending: Mapping[str, Prompt],
                  events: list[dict[str, Any]]) -> list[str]:
         """The open prompts these engine events answer: an unsure roll by any roll; a frame's
         dice check by the next round, the game's end, or the dice of every unread player."""

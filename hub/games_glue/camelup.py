@@ -18,7 +18,15 @@ from hub.errors import RequestError
 from hub.games.camelup import COLOURS, BetOverall, IllegalAction, ReleaseDie
 from hub.games.camelup import camera as observations
 from hub.games.kinds import GameKind
-from hub.games_glue.base import TO_MOVE, Driver, Payload, Sensor, StoredEventLike, Table
+from hub.games_glue.base import (
+    TO_MOVE,
+    Driver,
+    EngineGame,
+    Payload,
+    Sensor,
+    StoredEventLike,
+    Table,
+)
 from hub.prompts import Prompt
 
 __all__ = ["CamelUp", "DRIVER"]
@@ -61,7 +69,7 @@ class CamelUp(Driver):
             raise ValueError("'setup' is a setup roll [[colour, face], ...], a track "
                              "{space: [...]}, \"camera\" or \"random\"")
 
-    def start(self, p: Payload, camera_setup: Any) -> tuple[Any, dict[str, Any]]:
+    def start(self, p: Payload, camera_setup: Any) -> tuple[EngineGame, dict[str, Any]]:
         if p.get("settings"):
             raise RequestError("Camel Up takes no settings: "
                                f"{sorted(p['settings'])[0]!r} is not one", "bad_settings")
@@ -83,7 +91,7 @@ class CamelUp(Driver):
             params["setup"] = [[str(c), f] for c, f in setup]
         return self.new(params), params  # raises IllegalAction on a bad setup
 
-    def new(self, params: Mapping[str, Any]) -> Any:
+    def new(self, params: Mapping[str, Any]) -> EngineGame:
         from hub.games.camelup import Game
 
         kwargs: dict[str, Any] = {"seed": params.get("seed"),
@@ -136,7 +144,7 @@ class CamelUp(Driver):
         return event
 
     # -- actions ----------------------------------------------------------------------------
-    def players(self, game: Any) -> list[str]:
+    def players(self, game: EngineGame) -> list[str]:
         return list(game.state.names)
 
     def public_action(self, action: str) -> str:
@@ -144,7 +152,7 @@ class CamelUp(Driver):
         parts = str(action).split(":")
         return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
 
-    def action(self, table: Table, game: Any, player: str | None, text: str,
+    def action(self, table: Table, game: EngineGame, player: str | None, text: str,
                access: Access) -> dict[str, Any]:
         assert player is not None
         parts = text.strip().lower().split(":")
@@ -163,7 +171,8 @@ class CamelUp(Driver):
         return table.play(act, player, events, {"cmd": "action", "action": str(act),
                                                 "player": player, "resolves": resolves})
 
-    def _bet_pending(self, table: Table, game: Any, player: str, pile: str) -> dict[str, Any]:
+    def _bet_pending(self, table: Table, game: EngineGame, player: str,
+                     pile: str) -> dict[str, Any]:
         """"bet:winner" from the shared screen: check it could be legal, then ask the player
         for the colour on their own page (a ``bet_colour`` prompt)."""
         if game.current_player != player:
@@ -182,7 +191,7 @@ class CamelUp(Driver):
                   {"cmd": "action", "action": _bet_text(pile)})
         return {"prompt": pid, "pending": True}
 
-    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
                 access: Access) -> dict[str, Any]:
         if "colour" in p and p["colour"] not in COLOURS:
             raise RequestError(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
@@ -225,7 +234,7 @@ class CamelUp(Driver):
         return bool(prompt["kind"] == "bet_colour")
 
     # -- the camera -------------------------------------------------------------------------
-    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         crop_id = table.keep_crop(p)
         state = game.state
         verdict = observations.judge_die(p, list(state.dice_left), table.threshold)
@@ -249,7 +258,7 @@ class CamelUp(Driver):
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": verdict.problems}
 
-    def observe_track(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         view = self.public_view(game.state)
         diffs = observations.compare_track(view["track"], view["desert"], p)
         if not diffs:

@@ -21,7 +21,7 @@ from hub.games.horserace import Roll, State, assignment_from_track, roll_from_di
 from hub.games.horserace.camera import positions_from_reading
 from hub.games.horserace.settings import DIE_FACES
 from hub.games.kinds import GameKind
-from hub.games_glue.base import TO_MOVE, Driver, Payload, Sensor, Table, bad_settings
+from hub.games_glue.base import TO_MOVE, Driver, EngineGame, Payload, Sensor, Table, bad_settings
 from hub.prompts import Prompt
 
 __all__ = ["DRIVER", "HorseRace", "TrackDecision", "judge_roll", "judge_track"]
@@ -133,7 +133,7 @@ class HorseRace(Driver):
         full = settings.to_json()
         return {k: full[k] for k in data}  # only what was given: defaults stay the engine's
 
-    def new(self, params: Mapping[str, Any]) -> Any:
+    def new(self, params: Mapping[str, Any]) -> EngineGame:
         from hub.games.horserace import Game
 
         first = params.get("first_player")
@@ -147,11 +147,11 @@ class HorseRace(Driver):
                     "read": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
         return event
 
-    def default_actor(self, game: Any) -> str | None:
+    def default_actor(self, game: EngineGame) -> str | None:
         """A roll entered with no player is the player to move's."""
-        return game.current_player  # type: ignore[no-any-return]
+        return game.current_player
 
-    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
                 access: Access) -> dict[str, Any]:
         """A person says what the die shows (or accepts the camera's reading)."""
         if prompt["kind"] != "roll_reading":
@@ -180,7 +180,7 @@ class HorseRace(Driver):
                            "crop": prompt.get("crop"), "confidence": reading.get("confidence")},
                           before=[("hub", correction)])
 
-    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         """A die read by the camera: the roll, or a person prompt (never a guess)."""
         crop_id = table.keep_crop(p)
         player = game.current_player
@@ -202,7 +202,7 @@ class HorseRace(Driver):
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": problems}
 
-    def observe_track(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         """A still track: the horse the roll in hand went to, or what differs."""
         try:
             decision = judge_track(game.state, p["track"], p.get("uncertain"))

@@ -19,7 +19,7 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import GameKind
 from hub.games.marcopolo2 import ReadDice, State, actions_from_readings
-from hub.games_glue.base import Driver, Payload, Table, bad_settings
+from hub.games_glue.base import Driver, EngineGame, Payload, Table, bad_settings
 from hub.prompts import Prompt
 
 __all__ = ["DRIVER", "MarcoPolo2", "judge_frame"]
@@ -101,7 +101,7 @@ class MarcoPolo2(Driver):
                                "(or null)")
         return data
 
-    def new(self, params: Mapping[str, Any]) -> Any:
+    def new(self, params: Mapping[str, Any]) -> EngineGame:
         from hub.games.marcopolo2 import Game
 
         settings = dict(params.get("settings") or {})
@@ -113,7 +113,7 @@ class MarcoPolo2(Driver):
         return Game.new(players, **{k: settings[k] for k in self.ENGINE_SETTINGS
                                     if settings.get(k) is not None})
 
-    def check(self, game: Any, action: Any, player: str | None) -> list[dict[str, Any]]:
+    def check(self, game: EngineGame, action: Any, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action))  # everyone acts at once: no player to move
 
     def acting_player(self, action_text: str) -> str | None:
@@ -122,18 +122,18 @@ class MarcoPolo2(Driver):
             return parts[1]
         return None
 
-    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
                 access: Access) -> dict[str, Any]:
         if prompt["kind"] == "dice_check":
             raise RequestError("enter each unread player's dice (dice:<player>:<faces>), "
                                "or dismiss the prompt", "bad_payload")
         return super().confirm(table, game, prompt, p, access)
 
-    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         raise RequestError("Marco Polo II reads all the dice of a frame at once: send "
                            "them with observe_dice", "wrong_game")
 
-    def observe_dice(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_dice(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         """All die readings of one frame: each player read completely gets their dice; the
         rest is one prompt for a person."""
         settings = table.params.get("settings") or {}

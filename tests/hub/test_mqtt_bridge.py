@@ -12,8 +12,8 @@ import pytest
 from hub import simtable
 from hub.mqtt.access import Role
 from hub.mqtt.bridge import MqttBridge, parse_broker_url
-from hub.mqtt.discovery import player_key
 from hub.mqtt.broker import EmbeddedBroker
+from hub.mqtt.discovery import player_key
 from hub.session import TableSession
 from tests.hub._hubkit import PIN, TABLE, Tables, open_tables, start
 from tests.hub._mqttkit import Collector, bridged, dedupe, schema_for, validator

@@ -49,7 +49,6 @@ def test_the_camera_fault_reaches_the_dashboard_api(table: Table) -> None:
 @pytest.mark.browser
 def test_a_person_sees_why_the_camera_is_not_reading(served: Table, browser: Any,
                                                        screenshot_dir: Path) -> None:
-    from tests.fixtures.browser import wait_js
 
     from .test_browser import PHONE, close, open_page
 

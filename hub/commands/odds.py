@@ -13,7 +13,8 @@ With ``"edition": 2`` the line is a second-edition position (Camel Up 2018): ``{
 "track": {"1": ["red", "blue"], "14": ["white"], "16": ["black"], ...}, "dice_left": [...,
 "grey"], "spectators": {"5": "booing"}}``, answered by
 :func:`hub.games.camelup2.odds.position_odds` (exact leg odds, simulated race odds with their
-standard error). ``"edition": 1`` or no edition is the first edition, as before.
+standard error). No edition is the first edition, answered exactly as before; ``"edition": 1``
+adds the leg's whole finishing order (``"leg_order"``: P of each camel in each place, exact).
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ def answer(data: dict[str, Any]) -> dict[str, Any]:
         return second_edition(data["track"], data.get("dice_left"), data.get("spectators"))
     if edition != 1 or isinstance(edition, bool):
         raise PositionError(f"edition must be 1 or 2, not {edition!r}")
-    data = {k: v for k, v in data.items() if k != "edition"}
-    unknown = sorted(set(data) - KEYS)
+    unknown = sorted(set(data) - KEYS - {"edition"})
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r} (fields: track, dice_left, desert)")
     if "track" not in data:
         raise PositionError('the position has no "track"')
-    return position_odds(data["track"], data.get("dice_left"), data.get("desert"))
+    # "edition": 1 given explicitly asks for the additions beyond today's answer (the leg's whole
+    # finishing order); without it the answer is exactly what it always was
+    return position_odds(data["track"], data.get("dice_left"), data.get("desert"),
+                         order="edition" in data)
 
 
 def run(args: argparse.Namespace) -> int:

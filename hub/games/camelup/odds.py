@@ -75,6 +75,7 @@ class LegOdds:
     landings: dict[int, float]  # expected unit landings per desert tile space
     win: np.ndarray | None = None  # (5,) P(wins the race), when asked for
     lose: np.ndarray | None = None  # (5,) P(loses the race)
+    places: np.ndarray | None = None  # (5, 5) P(camel ends the leg in place r), when asked for
 
 
 def _space(raw: object, what: str) -> int:
@@ -192,9 +193,12 @@ def _start(position: Position) -> tuple[np.ndarray, list[int]]:
     return keys, order
 
 
-def odds_of(position: Position, race: bool = True) -> LegOdds:
-    """Exact odds of a validated position (see the module docstring for the method)."""
-    keys, order = _start(position)
+def odds_of(position: Position, race: bool = True, order: bool = False) -> LegOdds:
+    """Exact odds of a validated position (see the module docstring for the method).
+
+    order: also the leg's whole finishing order (P of each camel in each place), three more
+    passes over the leaves; off by default so the advisor's calls cost what they did."""
+    keys, cols = _start(position)
     k = 0 if position.finished else len(position.dice_left)
     tiles = legkernel.tile_lookup(position.desert) if position.desert else None
     leaves = legkernel.run_leg(keys, k, tiles)
@@ -205,14 +209,21 @@ def odds_of(position: Position, race: bool = True) -> LegOdds:
     is_slot = scratch("is_slot", rk.shape, np.bool_)
     for slot, out in ((0, first), (1, second)):
         np.equal(rk, slot, out=is_slot)
-        out[order] = [np.count_nonzero(row) / n for row in is_slot]
+        out[cols] = [np.count_nonzero(row) / n for row in is_slot]
+    places = None
+    if order:
+        places = np.empty((N_CAMELS, N_CAMELS))
+        places[:, 0], places[:, 1] = first, second
+        for slot in range(2, N_CAMELS):
+            np.equal(rk, slot, out=is_slot)
+            places[cols, slot] = [np.count_nonzero(row) / n for row in is_slot]
     win = lose = None
     if race:
         sums = racetable.race_values(leaves.keys, rk, racetable.load_table()).sum(axis=1) / n
         win = np.empty(N_CAMELS)
         lose = np.empty(N_CAMELS)
-        win[order] = sums.real
-        lose[order] = sums.imag
+        win[cols] = sums.real
+        lose[cols] = sums.imag
     return LegOdds(
         first=first,
         second=second,
@@ -220,6 +231,7 @@ def odds_of(position: Position, race: bool = True) -> LegOdds:
         landings={s: float(leaves.landings[s]) for s in sorted(position.desert)},
         win=win,
         lose=lose,
+        places=places,
     )
 
 
@@ -279,11 +291,14 @@ def position_odds(
     track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None = None,
     desert: Mapping[Any, str] | None = None,
+    order: bool = False,
 ) -> dict[str, Any]:
-    """The `pyramid odds` answer for one position, as plain floats keyed by colour and space."""
-    o = leg_odds(track, dice_left, desert, race=True)
+    """The `pyramid odds` answer for one position, as plain floats keyed by colour and space.
+
+    order: add "leg_order", P(each camel in each place) at the leg's end, exact."""
+    o = odds_of(validate_position(track, dice_left, desert), race=True, order=order)
     assert o.win is not None and o.lose is not None
-    return {
+    out: dict[str, Any] = {
         "leg": {
             c: {"first": float(o.first[i]), "second": float(o.second[i])}
             for i, c in enumerate(COLOURS)
@@ -294,3 +309,6 @@ def position_odds(
         },
         "desert_landings": {str(s): x for s, x in o.landings.items()},
     }
+    if o.places is not None:
+        out["leg_order"] = {c: [float(x) for x in o.places[i]] for i, c in enumerate(COLOURS)}
+    return out

@@ -228,3 +228,38 @@ def test_pyramid_odds_answers_both_editions_line_by_line():
     assert "missing" in answers[2]["error"]
     assert "desert" in answers[3]["error"]
     assert "edition must be 1 or 2" in answers[4]["error"]
+
+
+def test_the_first_editions_leg_order_is_exact_and_only_added_when_asked():
+    from hub.games.camelup.odds import position_odds as first_edition
+
+    from ..camelup.reference_odds import COLOURS, freeze_desert, freeze_track, leg, ranking
+
+    track = {1: ["blue"], 2: ["green", "orange"], 5: ["yellow"], 6: ["white"]}
+    dice = ["blue", "orange", "white"]
+    plain = first_edition(track, dice, {"4": "mirage"})
+    assert "leg_order" not in plain
+    out = first_edition(track, dice, {"4": "mirage"}, order=True)
+    assert {k: v for k, v in out.items() if k != "leg_order"} == plain
+    for c in COLOURS:
+        assert sum(out["leg_order"][c]) == pytest.approx(1.0)
+        assert out["leg_order"][c][0] == pytest.approx(out["leg"][c]["first"])
+    # against the first edition's exact-fraction enumerator: its end states, ranked
+    *_, ends = leg(freeze_track(track), tuple(dice), freeze_desert({4: "mirage"}))
+    exact = {(c, r): Fraction(0) for c in COLOURS for r in range(5)}
+    for end, p in ends.items():
+        for r, c in enumerate(ranking(end)):
+            exact[(c, r)] += p
+    for c in COLOURS:
+        for r in range(5):
+            assert out["leg_order"][c][r] == pytest.approx(float(exact[(c, r)]), abs=1e-12)
+
+
+def test_pyramid_odds_edition_1_given_adds_the_leg_order():
+    from hub.commands.odds import answer
+
+    track = {"1": ["blue"], "2": ["green", "orange"], "3": ["yellow", "white"]}
+    plain = answer({"track": track})
+    extended = answer({"edition": 1, "track": track})
+    assert "leg_order" not in plain and set(extended) == set(plain) | {"leg_order"}
+    assert extended["leg_order"]["blue"][0] == pytest.approx(plain["leg"]["blue"]["first"])

@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["OtherGameBots", "demo_players"]
 
 #: how many players each game takes at most (the demo seats its first names)
-MAX_PLAYERS = {"camelup": 8, "horserace": 5, "marcopolo2": 4}
+MAX_PLAYERS = {"camelup": 8, "camelup2": 8, "horserace": 5, "marcopolo2": 4}
 
 
 def demo_players(names: list[str], game: str) -> list[str]:
@@ -67,9 +67,27 @@ class OtherGameBots:
             return False
         if self.session.kind == "horserace":
             return self._horserace(game)
+        if self.session.kind == "camelup2":
+            return self._camelup2(game)
         if self.session.kind == "marcopolo2":
             return self._marcopolo2(game)
         return False
+
+    # -- Camel Up's second edition: the advisor (quick mode) and random bots in turn ------------
+    def _camelup2(self, game: Any) -> bool:
+        from hub.games.camelup2.bots import make_bot
+
+        player = game.current_player
+        if player is None or player == self.seat:
+            return False
+        key = (self.session.game_id, player)
+        bot = self._bots.get(key)
+        if bot is None:
+            seat_no = list(game.state.names).index(player)
+            kind = "advisor" if seat_no % 2 == 0 else "random"
+            chooser = make_bot(kind, f"{self.seed}/{seat_no}")
+            bot = self._bots[key] = lambda state, _player, chooser=chooser: chooser(state)
+        return self._act(str(bot(game.state, player)), player)
 
     # -- the horse race -----------------------------------------------------------------------
     def _horserace(self, game: Any) -> bool:

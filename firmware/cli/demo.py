@@ -5,7 +5,7 @@ real vision, the hub, MQTT and the dashboard — on one machine with no hardware
     pyramid demo --players 3 --seed 7 --speed 1   # one move a second
     pyramid demo --headless --games 2 --speed max # CI: play two games, print a summary, exit 0
     pyramid demo --seat Ann                       # you play Ann from the page; the bots wait
-    pyramid demo --game horserace                 # or marcopolo2; any game from the page too
+    pyramid demo --game horserace                 # or camelup2, marcopolo2; or from the page
 
 Exit codes: 0 done (or stopped with Ctrl-C), 2 bad options or nothing could start, 1 a headless
 run that did not finish its games.
@@ -111,7 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http-port", type=_port, default=None,
                         help=f"dashboard port (default {DEFAULT_PORT}, or the next free one; "
                              "0 = no dashboard)")
-    parser.add_argument("--game", choices=("camelup", "horserace", "marcopolo2"),
+    parser.add_argument("--game", choices=("camelup", "camelup2", "horserace", "marcopolo2"),
                         default="camelup", help="the game the demo starts (default camelup); "
                         "any game started from the page is played too")
     parser.add_argument("--seat", default=None, metavar="NAME",

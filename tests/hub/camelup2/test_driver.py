@@ -87,3 +87,19 @@ def test_the_odds_and_advice_of_a_second_edition_table(tmp_path):
         assert all("action" in a and "why" in a for a in derived["advice"])
     finally:
         tables.close()
+
+
+def test_the_demo_bots_play_the_second_edition_at_the_table(tables):
+    from firmware.demo_games import OtherGameBots, demo_players
+
+    s = tables.session()
+    names = demo_players(["Ada", "Bo", "Cy", "Di", "Eli", "Fay", "Gus", "Hal", "Ivy"], "camelup2")
+    assert len(names) == 8
+    ask(s, "start_game", {"game": "camelup2", "players": names[:4], "seed": 9})
+    bots = OtherGameBots(s, seed=9, auth=TABLE, seat="Di")
+    played = 0
+    while s.game.current_player != "Di" and played < 40:
+        assert bots.step()
+        played += 1
+    assert bots.refusals == 0 and bots.moves == played > 0
+    assert not bots.step()  # Di's turn: the bots wait for the person

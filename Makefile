@@ -4,6 +4,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
+# axe-core (the browser tests' accessibility scan), from the npm registry into the venv: a
+# test-only place, never a committed node_modules
+AXE    := $(VENV)/node/node_modules/axe-core/axe.min.js
+AXE_VERSION := 4.10.2
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the tests drive for real: the MQTT broker, the browser, and shellcheck for
 # the Pi install script
@@ -41,19 +45,24 @@ $(PI_VENV)/.installed: pyproject.toml firmware/install/constraints-bookworm.txt
 
 venv-pi: $(PI_VENV)/.installed
 
+$(AXE): | $(STAMP)
+	@npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@$(AXE_VERSION) \
+	  > $(VENV)/npm.log 2>&1 || { cat $(VENV)/npm.log; exit 1; }
+
 # Installs the Debian packages the tests need, only when one is missing.
 deps:
 	@missing=""; \
 	command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing="$$missing mosquitto"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	command -v shellcheck >/dev/null 2>&1 || missing="$$missing shellcheck"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing fonts-dejavu-core; \
 	fi
 
-test: deps venv lint
+test: deps venv lint $(AXE)
 	$(PY) -m pytest -q
 
 test-fast: venv

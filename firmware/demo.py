@@ -447,6 +447,7 @@ class DemoOptions:
     seat: str | None = None  # a seat a person plays from the page (the bots wait for them)
     pause_after_leg: bool = False  # hold the bots after each leg until ``resume`` is set
     resume: threading.Event | None = None
+    qr: bool = False  # draw the dashboard's address as a QR code in the terminal
 
 
 class DemoTable:
@@ -972,6 +973,11 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
             out(f"MQTT: {shown} topics {Topics(options.table).topic('#')}")
         if services.server is not None:
             out(f"dashboard: {services.public_url}/  PIN: {options.pin or '(none)'}")
+            if options.qr:  # a phone on the same Wi-Fi scans it off the terminal
+                from hub.dashboard.qr import qr_text
+
+                out("scan to open the dashboard on a phone:\n"
+                    + qr_text(f"{services.public_url}/").rstrip("\n"))
         table = DemoTable(session, options, stop=stop, on_move=out).start()
         result.stats = table.stats
         if services.server is not None:

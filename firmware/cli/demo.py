@@ -170,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
     options = DemoOptions(players=args.players, seed=seed, pace_s=speed, games=games,
                           table=args.table, pin=pin, game=args.game,
                           seat=args.seat.strip() if args.seat else None,
-                          pause_after_leg=args.pause_after_leg, resume=resume)
+                          pause_after_leg=args.pause_after_leg, resume=resume,
+                          qr=not args.headless and sys.stdout.isatty())
 
     def on_signal(signum: int, frame: Any) -> None:
         if stop.is_set():  # a second Ctrl-C: the user means it

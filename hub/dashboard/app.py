@@ -300,6 +300,14 @@ def create_app(
         url = link_base() + url_for("dashboard.player_page", token=token)
         return jsonify({"player": name, "url": url, "svg": qr_svg(url)})
 
+    @bp.get("/api/join")
+    def join() -> Response:
+        """The table's address and its QR code, for the shared screen: a phone scans it to
+        watch. The address is the configured public one (what the hub and the demo print), else
+        the one this server listens on."""
+        url = link_base().rstrip("/") + url_for("dashboard.index")
+        return jsonify({"url": url, "svg": qr_svg(url, title="scan to watch this table")})
+
     # -- taps ---------------------------------------------------------------------------------
 
     @bp.post("/api/action")

@@ -14,7 +14,22 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
-__all__ = ["ServerThread"]
+__all__ = ["ServerThread", "lan_address"]
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (what a phone would open), else loopback.
+
+    A UDP socket "connected" to a private address sends nothing; it only makes the kernel pick
+    the interface it would route through. Printed instead of 0.0.0.0, which no phone can open.
+    """
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr = str(s.getsockname()[0])
+            return addr if addr and not addr.startswith("0.") else "127.0.0.1"
+    except OSError:
+        return "127.0.0.1"
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -52,6 +67,7 @@ class ServerThread:
         self.server.daemon_threads = True  # type: ignore[attr-defined]
         self.slots = threading.BoundedSemaphore(max_threads)
         _limit_threads(self.server, self.slots)
+        self.app = app
         self.host = host
         self.port = self.server.server_port
         self.url = f"http://{host}:{self.port}"

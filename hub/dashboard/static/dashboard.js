@@ -58,6 +58,7 @@
       else if (k === "text") node.textContent = v;
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else if (k === "dataset") Object.assign(node.dataset, v);
+      else if (k === "style") node.style.cssText = v;   // CSSOM: allowed under the page's CSP
       else node.setAttribute(k, v === true ? "" : v);
     }
     for (const c of children.flat()) {
@@ -76,8 +77,32 @@
     }
     return node;
   }
-  const camel = (colour, extra) =>
-    el("span", { class: `camel c-${colour} ${extra || ""}`, title: colour, "aria-label": colour });
+  /* The camels: fill, the ink of the letter on it, and the letter itself, so that no camel is
+   * told from another by colour alone. The second edition's camels are one line each here. */
+  const CAMELS = {
+    blue: { fill: "#2f6fd6", ink: "#fff", letter: "B" },
+    green: { fill: "#2e9d4a", ink: "#111", letter: "G" },
+    orange: { fill: "#f08a24", ink: "#111", letter: "O" },
+    yellow: { fill: "#f2cf2b", ink: "#111", letter: "Y" },
+    white: { fill: "#fbfbf7", ink: "#111", letter: "W" },
+    black: { fill: "#262626", ink: "#fff", letter: "K" },
+    red: { fill: "#c0392b", ink: "#fff", letter: "R" },
+    purple: { fill: "#7d4cb5", ink: "#fff", letter: "P" },
+  };
+  const camelInfo = (c) => CAMELS[c] || { fill: "#9a8f80", ink: "#111", letter: String(c || "?")[0].toUpperCase() };
+  const CAMEL_PATH = "M3 23V16.5Q3 12.5 7 12.5H11Q13 4 18.5 4Q24 4 25 10.5Q27 8 29.5 8.5L32.5 4.5Q34.5 2.5 37 4L38.5 8Q38 10.5 35.5 10.5L33 13.5Q33 17 30.5 18V23H27.5V19H10V23Z";
+  /** A camel piece (inline SVG): its colour, a dark outline (the white camel on cream), its letter. */
+  const camel = (colour, extra) => {
+    const info = camelInfo(colour);
+    const piece = el("span", { class: `camel c-${colour} ${extra || ""}`, title: colour,
+      role: "img", "aria-label": `${colour} camel`, dataset: { colour } });
+    piece.append(svg("svg", { viewBox: "0 0 40 25", "aria-hidden": "true", focusable: "false" },
+      svg("path", { d: CAMEL_PATH, fill: info.fill, stroke: "#2b2118", "stroke-width": "1.3", "stroke-linejoin": "round" }),
+      svg("text", { x: "19", y: "17", "text-anchor": "middle", "font-size": "8.5", "font-weight": "800", fill: info.ink }, info.letter)));
+    return piece;
+  };
+  const Cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+  const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
   const chip = (colour, text) => el("span", { class: `chip c-${colour}`, title: colour }, text);
   const pct = (x) => `${Math.round((x || 0) * 100)}%`;
 
@@ -281,18 +306,23 @@
     body.dataset.kind = (S.view && S.view.game) || "camelup";
     $("game-card").hidden = !mod;
     if (mod) memo("game", [S.mode, S.auth, S.view, S.legal, S.pending, S.oddsSeq, S.odds, S.advice, S.derived],
-      () => mod.render(ui, $("game-view"), $("game-title")));
+      () => {
+        mod.render(ui, $("game-view"), $("game-title"));
+        // a wide table scrolls inside its card on a phone: reachable by keyboard too
+        $("game-view").querySelectorAll(".grid-table").forEach((t) => (t.tabIndex = 0));
+      });
     else memoKeys.game = null;
     memo("pin", [S.mode, S.pin, S.auth], renderPinButton);
     memo("status", [S.mode, v.game, v.leg, v.race, v.round, v.phase, v.current_player, v.finished, v.result], renderStatus);
     memo("track", [v.track, v.desert], renderTrack);
     memo("dice", [v.dice_left, v.dice_rolled, v.pyramid_tiles_left], renderDice);
     memo("actions", [S.mode, S.auth, S.legal, v.leg_tiles, v.dice_left, v.current_player, v.finished,
-      S.chosenPile, S.deskSide, v.race_cards, !!S.view], renderActions);
+      S.chosenPile, S.deskSide, v.race_cards, !!S.view, S.seq], renderActions);
     memo("players", [S.mode, S.auth, v.players, v.holdings, v.overall, v.current_player, v.me,
-      v.race_cards, v.my_bets], renderPlayers);
+      v.race_cards, v.my_bets, v.finished, S.seq], renderPlayers);
+    memo("turn", [S.mode, S.auth, v.current_player, v.finished, v.result, v.game, S.liveGameId], renderTurn);
     memo("legbets", [v.leg_tiles], renderLegBets);
-    memo("result", [v.finished, v.result], renderResult);
+    memo("result", [v.finished, v.result, S.mode, S.auth], renderResult);
     renderLogParts();
     memo("odds", [S.derived, S.oddsSeq, S.odds, S.advice, v.finished, !!S.view, canAct(), S.legal], renderOdds);
     memo("tools", [S.mode], renderTools);
@@ -301,6 +331,7 @@
   function renderLogParts() {
     const v = S.view || {};
     memo("dicelog", [S.liveGameId, S.seq, S.log.length], renderDiceLog);
+    memo("feed", [S.liveGameId, S.seq, S.log.length, (S.view || {}).game], renderFeed);
     memo("prompt", [S.mode, S.pending, S.auth, v.dice_left, v.race_cards], renderPrompt);
     memo("tallies", [S.liveGameId, activeLog().filter((e) => e.type === "leg_scored").map((e) => e.seq)], renderTallies);
     memo("chart", moneySeries(), renderChart);
@@ -324,6 +355,119 @@
       if (t === "die_read" || t === "vision_uncertain" || t === "leg_scored" || t === "game_started") return false;
     }
     return false;
+  }
+
+
+  // ---------------------------------------------------------------- what just happened
+  /** Events that start a player's action: the one an undo takes back is the last of these. */
+  const ACTION_TYPES = new Set(["leg_tile_taken", "desert_placed", "die_read", "overall_bet_placed", "bet_pending",
+    "bet_placed", "passed", "roll", "rolled", "horse_assigned", "dice_read", "compensation_taken", "round_started", "sheet_entered"]);
+  const PILE_WORDS = { winner: "the overall winner", loser: "the overall loser" };
+
+  /** The event ``e`` in plain words (``log`` for the camel move a die caused), or null: not news. */
+  function describe(e, log) {
+    const p = e.player;
+    switch (e.type) {
+      case "game_started": {
+        const first = Number.isInteger(e.first_player) ? (e.players || [])[e.first_player] : e.first_player;
+        return `New game: ${(e.players || []).join(", ")}.${first ? ` ${first} starts.` : ""}`;
+      }
+      case "leg_tile_taken": return `${p} took the ${e.colour} ${e.value} tile`;
+      case "desert_placed":
+        return `${p} put their ${e.side} on ${e.space}${e.moved_from ? ` (moved from ${e.moved_from})` : ""}`;
+      case "die_released": return `${p ? `${p} pushed` : "Someone pushed"} the pyramid: a die is out`;
+      case "die_read": {
+        const i = log.indexOf(e);
+        const move = log.slice(i + 1, i + 4).find((x) => x.type === "camel_moved" && x.colour === e.colour);
+        let text = `${Cap(e.colour)} rolled ${e.face}`;
+        if (move) {
+          const unit = move.unit && move.unit.length ? move.unit : [e.colour];
+          const where = move.to > 16 ? "cross the finish line" : `${unit.length > 1 ? "move" : "moves"} to ${move.to}`;
+          text += `: ${unit.join(" and ")} ${unit.length > 1 && move.to > 16 ? "" : ""}${where}`;
+          if (move.desert) text += ` (${move.desert.owner || "a"}'s ${move.desert.side || "tile"}${move.under ? ", under the stack" : ""})`;
+          else if (move.under) text += " (under the stack)";
+        }
+        return p ? `${text} — ${p}'s pyramid tile` : text;
+      }
+      case "camel_moved": return null;   // told with its die
+      case "leg_scored": {
+        const ch = Object.entries(e.changes || {}).sort((a, b) => b[1] - a[1]).map(([n, d]) => `${n} ${signed(d)}`);
+        return `Leg ${e.leg} over: ${ch.join(", ")} (${e.first} first, ${e.second} second)`;
+      }
+      case "overall_bet_placed":
+        return `${p} bet on ${PILE_WORDS[e.pile] || e.pile}${e.colour ? `: ${e.colour}` : ""}`;
+      case "bet_pending": return `${p} is choosing a card for ${PILE_WORDS[e.pile] || e.pile} on their own phone`;
+      case "prompt_dismissed": return "A question was closed without a move";
+      case "vision_uncertain": {
+        const r = e.reading || {};
+        return `The camera was unsure of a die${r.colour ? ` (it read ${r.colour} ${r.face || "?"})` : ""}: a person checks it`;
+      }
+      case "correction":
+        return e.changed ? `The die was corrected to ${e.colour} ${e.face}${e.by && e.by !== "table" ? ` by ${e.by}` : ""}` : `The die was confirmed: ${e.colour} ${e.face}${e.by && e.by !== "table" ? ` by ${e.by}` : ""}`;
+      case "undo": {
+        const first = (e.undone || []).map((q) => log.find((x) => x.seq === q)).find((x) => x && describe(x, log));
+        return `Taken back${e.by && e.by !== "table" ? ` by ${e.by}` : ""}: ${first ? describe(first, log) : e.action || "the last move"}`;
+      }
+      case "track_mismatch": return `The camera sees the track differently: ${(e.differences || []).join("; ")}`;
+      case "action_refused": return `${p ? `${p}: ` : ""}not allowed — ${e.error || e.reason}`;
+      case "game_over": {
+        const money = Object.entries(e.money || {}).sort((a, b) => b[1] - a[1]);
+        const who = (e.winners || []).join(" & ");
+        if (e.winner && e.loser) return `Game over: ${e.winner} won the race, ${e.loser} came last. ${who} win${(e.winners || []).length > 1 ? "" : "s"} with ${money.length ? money[0][1] : "?"} coins.`;
+        return `Game over: ${who} won`;
+      }
+      case "game_abandoned": return "The game was ended unfinished";
+      // the horse race
+      case "bet_placed": return `${p} bet a token on ${e.horse}${e.tokens_left !== undefined ? ` (${e.tokens_left} left)` : ""}`;
+      case "bet_passed": return `${p} passed`;
+      case "die_rolled": return `${p} rolled a ${e.face}`;
+      case "horse_moved": return `${p} gave the ${e.face} to ${e.horse}: ${e.horse} moves to ${e.to}${e.place ? ` and finishes ${e.place === 1 ? "first" : e.place === 2 ? "second" : e.place === 3 ? "third" : `#${e.place}`}` : ""}`;
+      case "race_started": return `Race ${e.race} starts: ${e.first_player} first`;
+      case "round_started": return e.race !== undefined ? null : `Round ${e.round} starts`;
+      case "race_scored": return `Race ${e.race} over: ${(e.podium || []).join(", ")}; ${Object.entries(e.changes || {}).map(([n, d]) => `${n} ${signed(d)}`).join(", ")}`;
+      // Marco Polo II
+      case "dice_read": return `${p}'s dice: ${(e.faces || []).join(" ")}${(e.black || []).length ? ` + black ${e.black.join(" ")}` : ""} (total ${e.total}${e.owed ? `, ${e.owed} owed` : ""})`;
+      case "compensation_taken": return `${p} took ${e.coins} coin${e.coins === 1 ? "" : "s"} and ${e.camels} camel${e.camels === 1 ? "" : "s"}`;
+      case "sheet_entered": return `${p}'s score sheet is in`;
+      default: {
+        // the horse race and Marco Polo II: their own words when they give them, else the fields
+        const mod = gameMod(S.view);
+        if (mod && mod.describe) { const t = mod.describe(e); if (t !== undefined) return t; }
+        const fields = Object.entries(e).filter(([k, v]) => !["type", "event_type", "seq", "ts", "table", "game_id", "player", "batch_end"].includes(k)
+          && v !== null && typeof v !== "object").map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`);
+        return `${p ? `${p}: ` : ""}${e.type.replace(/_/g, " ")}${fields.length ? ` (${fields.join(", ")})` : ""}`;
+      }
+    }
+  }
+
+  function renderFeed() {
+    const box = $("feed");
+    box.replaceChildren();
+    const undone = undoneSeqs();
+    const items = [];
+    for (const e of S.log) {
+      const text = describe(e, S.log);
+      if (text) items.push([e, text]);
+    }
+    for (const [e, text] of items.slice(-60).reverse()) {
+      box.append(el("li", { class: `${e.type}${undone.has(e.seq) ? " undone" : ""}`, dataset: { seq: e.seq, type: e.type } },
+        el("span", { class: "what" }, text), undone.has(e.seq) ? el("span", { class: "pill" }, "taken back") : null));
+    }
+    if (!items.length) box.append(el("li", { class: "muted empty" }, "Nothing yet."));
+  }
+
+  /** The move an undo would take back now, in words (null: nothing to undo). */
+  function lastUndoable() {
+    const log = activeLog();
+    for (let i = log.length - 1; i >= 0; i--) {
+      const e = log[i];
+      if (e.type === "game_started") return null;
+      if (ACTION_TYPES.has(e.type) || (e.player && !["die_released", "vision_uncertain", "action_refused", "camel_moved", "undo"].includes(e.type))) {
+        const text = describe(e, S.log);
+        if (text) return { e, text };
+      }
+    }
+    return null;
   }
 
   function renderReleased() {
@@ -354,28 +498,58 @@
     $("leg-label").textContent = v ? `leg ${v.leg}` : "";
   }
 
+  /* The board: the 16 spaces as the outer ring of a 5 x 5 grid round the pyramid, as on the real
+   * board. Space 1 is the bottom-right corner; the race runs clockwise (left along the bottom, up,
+   * right along the top, down) and the finish line lies between space 16 and space 1. */
+  const RING = [null, [5, 5], [5, 4], [5, 3], [5, 2], [5, 1], [4, 1], [3, 1], [2, 1], [1, 1],
+    [1, 2], [1, 3], [1, 4], [1, 5], [2, 5], [3, 5], [4, 5]];
+
   function renderTrack() {
     const box = $("track");
+    // where each camel was drawn, so the moving stack can glide to its new space
+    const before = new Map();
+    for (const n of box.querySelectorAll(".camel[data-colour]")) before.set(n.dataset.colour, n.getBoundingClientRect());
     box.replaceChildren();
+    box.classList.add("ring");
     const v = S.view;
     const track = (v && v.track) || {};
     const desert = (v && v.desert) || {};
-    let beyond = [];
+    const beyond = [];
     for (const [space, stack] of Object.entries(track)) if (+space > 16) beyond.push([+space, stack]);
     for (let s = 1; s <= 16; s++) {
       const stack = track[String(s)] || [];
       const d = desert[String(s)];
-      const cell = el("div", { class: "space" + (d ? ` desert ${d.side}` : ""), dataset: { space: s } },
+      const cell = el("div", { class: "space" + (d ? ` desert ${d.side}` : "") + (s === 1 ? " first" : ""),
+        dataset: { space: s }, "aria-label": `space ${s}${stack.length ? `: ${stack.join(" under ")}` : ""}${d ? `, ${d.owner}'s ${d.side}` : ""}` },
         el("span", { class: "num" }, s),
-        el("div", { class: "stack" }, stack.map((c) => camel(c))),
-        d ? el("span", { class: `tile ${d.side}`, title: `${d.side} of ${d.owner}` },
-          d.side === "oasis" ? "+1" : "−1", el("small", {}, d.owner)) : null);
+        d ? el("span", { class: `tile ${d.side}`, title: `${d.owner}'s ${d.side} (${d.side === "oasis" ? "+1: camels landing here move on one" : "−1: camels landing here step back one"})` },
+          el("b", {}, d.side === "oasis" ? "+1" : "−1"), el("small", {}, d.owner)) : null,
+        el("div", { class: "stack" }, stack.map((c, i) => camel(c, i === stack.length - 1 && stack.length > 1 ? "top" : ""))));
+      cell.style.gridRow = String(RING[s][0]);
+      cell.style.gridColumn = String(RING[s][1]);
       box.append(cell);
     }
     beyond.sort((a, b) => a[0] - b[0]);
-    box.append(el("div", { class: "space finish", dataset: { space: "finish" } },
-      el("span", { class: "num" }, "finish"),
-      el("div", { class: "stack" }, beyond.flatMap(([, st]) => st.map((c) => camel(c))))));
+    const centre = el("div", { class: "centre" },
+      el("div", { class: "pyramid-mark", "aria-hidden": "true" }),
+      el("div", { class: "leg-big" }, v ? (v.finished ? "Race over" : `Leg ${v.leg}`) : ""),
+      v && !v.finished ? el("div", { class: "muted small" }, `${(v.dice_left || []).length} dice in the pyramid`) : null,
+      el("div", { class: "space finish", dataset: { space: "finish" } },
+        el("span", { class: "num" }, "past the finish"),
+        el("div", { class: "stack" }, beyond.flatMap(([, st]) => st.map((c) => camel(c))))));
+    box.append(centre);
+    // the moving stack glides from where it was (not on the first drawing, nor when asked not to)
+    if (!before.size || !S.live || matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    for (const n of box.querySelectorAll(".camel[data-colour]")) {
+      const old = before.get(n.dataset.colour);
+      if (!old || !n.animate) continue;
+      const now = n.getBoundingClientRect();
+      const dx = old.left - now.left, dy = old.top - now.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      n.classList.add("moving");
+      n.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }],
+        { duration: 650, easing: "cubic-bezier(.3,.7,.3,1)" }).finished.then(() => n.classList.remove("moving"), () => {});
+    }
   }
 
   function renderDice() {
@@ -472,12 +646,23 @@
         ...options.map((a) => actionButton(a.split(":")[2], a, `c-${a.split(":")[2]}`)));
     }
     box.append(roll, dieForm, legs, desertBox, bets, betPick);
-    if (S.auth.role === "table") {
-      box.append(el("div", { class: "row" },
-        el("button", { type: "button", class: "act warn", id: "undo", onclick: async () => {
-          if (await post(`${ROOT}api/undo`, {})) showMessage("Undone.", "info");
-        } }, "↶ Undo last action")));
-    }
+    if (S.auth.role === "table") box.append(undoRow());
+  }
+
+  /** Undo names what it takes back and asks once more before it does. */
+  function undoRow() {
+    const row = el("div", { class: "row undo-row", id: "undo-row" });
+    const last = lastUndoable();
+    if (!last) return row;
+    const ask = el("button", { type: "button", class: "act warn", id: "undo", onclick: () => {
+      row.replaceChildren(el("span", { class: "confirm-text" }, `Take back “${last.text}”?`),
+        el("button", { type: "button", class: "act warn", id: "undo-yes", onclick: async () => {
+          if (await post(`${ROOT}api/undo`, {})) showMessage(`Taken back: ${last.text}.`, "info");
+        } }, "Yes, take it back"),
+        el("button", { type: "button", class: "act", id: "undo-no", onclick: () => row.replaceWith(undoRow()) }, "No"));
+    } }, `↶ Undo: ${last.text}`);
+    row.append(ask);
+    return row;
   }
 
   function toggle(id) { const n = $(id); if (n) n.hidden = !n.hidden; }
@@ -491,6 +676,16 @@
     showMessage(`${who}: choose the colour of your ${pile} card on your own phone (your link or QR code under Players).`, "info");
   }
 
+  /** Each player's money when this leg began (the last leg's tally, or the start). */
+  function legStartMoney() {
+    const start = S.log.find((e) => e.type === "game_started");
+    const players = (S.view && S.view.players) || [];
+    let base = start && start.money ? start.money : Object.fromEntries(players.map((p) => [p, (start && start.starting_money) ?? 3]));
+    for (const e of activeLog()) if (e.type === "leg_scored" && e.money) base = e.money;
+    return base;
+  }
+
+  /** The scoreboard: ranked by money, each player's change this leg, the player to move marked. */
   function renderPlayers() {
     const box = $("players");
     box.replaceChildren();
@@ -498,37 +693,100 @@
     if (!v) return;
     const overall = v.overall || {};
     const cards = (name, pile) => (overall[pile] || []).filter((b) => b.player === name);
+    const base = legStartMoney();
+    const ranked = v.players.map((name, seat) => ({ name, seat, money: ((v.holdings || {})[name] || {}).money ?? 0 }))
+      .sort((a, b) => b.money - a.money || a.seat - b.seat);
     const table = el("table", { class: "players" },
-      el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "EP"), el("th", {}, "leg tiles"), el("th", {}, "other"))));
+      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", {}, "coins"),
+        el("th", { title: "coins won or lost since this leg began" }, "this leg"), el("th", {}, "holding"))));
     const tb = el("tbody");
-    for (const name of v.players) {
+    let rank = 0, prev = null;
+    ranked.forEach((r, i) => {
+      if (r.money !== prev) { rank = i + 1; prev = r.money; }
+      const name = r.name;
       const h = (v.holdings || {})[name] || {};
       const isMe = v.me === name;
+      const delta = (h.money ?? 0) - (base[name] ?? h.money ?? 0);
       const bets = ["winner", "loser"].map((p) => {
         const mine = cards(name, p);
         if (!mine.length) return null;
         const colours = isMe ? (v.my_bets || []).filter((b) => b.pile === p).map((b) => b.colour)
           : mine.filter((b) => b.colour).map((b) => b.colour);
-        return el("span", { class: "pill", dataset: { pile: p } }, `${p} ×${mine.length}`,
-          colours.map((c) => chip(c, "")));
+        return el("span", { class: "pill", dataset: { pile: p }, title: `cards on ${PILE_WORDS[p]}` },
+          `${p} bet${mine.length > 1 ? ` ×${mine.length}` : ""}`, colours.map((c) => chip(c, "")));
       });
       const raceCards = isMe ? v.race_cards : h.race_cards;
-      const row = el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
-        el("td", { class: "name" }, name === v.current_player ? "▶ " : "", name,
+      const toMove = name === v.current_player && !v.finished;
+      tb.append(el("tr", { class: toMove ? "to-move" : "", dataset: { player: name, rank } },
+        el("td", { class: "rank" }, rank),
+        el("td", { class: "name" }, toMove ? el("span", { class: "to-move-mark", "aria-label": "to move" }, "▶ ") : null, name,
+          isMe ? el("span", { class: "pill you" }, "you") : null,
           S.auth.role === "table" && S.mode === "table"
-            ? el("button", { type: "button", class: "tiny qr-btn", title: `${name}'s own link`,
+            ? el("button", { type: "button", class: "tiny qr-btn", title: `${name}'s own link`, "aria-label": `${name}'s own link (QR code)`,
               onclick: () => showQr(name) }, "QR") : null),
         el("td", { class: "money", dataset: { money: h.money } }, h.money ?? ""),
-        el("td", {}, (h.leg_tiles || []).map((t) => chip(t.colour, t.value))),
+        el("td", { class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, signed(delta)),
         el("td", { class: "small" },
-          h.pyramid_tiles ? el("span", { class: "pill" }, `▲${h.pyramid_tiles}`) : null,
-          h.desert ? el("span", { class: `pill ${h.desert.side}` }, `${h.desert.side} @${h.desert.space}`) : null,
+          (h.leg_tiles || []).map((t) => chip(t.colour, t.value)),
+          h.pyramid_tiles ? el("span", { class: "pill", title: "pyramid tiles: 1 coin each at the leg's end" }, `pyramid ×${h.pyramid_tiles}`) : null,
+          h.desert ? el("span", { class: `pill ${h.desert.side}` }, `${h.desert.side} on ${h.desert.space}`) : null,
           bets,
-          raceCards ? el("span", { class: "pill my-cards" }, "cards ", raceCards.map((c) => chip(c, ""))) : null));
-      tb.append(row);
-    }
+          raceCards ? el("span", { class: "pill my-cards" }, "cards ", raceCards.map((c) => chip(c, ""))) : null)));
+    });
     table.append(tb);
     box.append(table);
+  }
+
+  // ---------------------------------------------------------------- whose turn
+  let cuedFor = null;
+  /** The player to move in large letters; on a player's own link, a cue when their turn comes. */
+  function renderTurn() {
+    const v = S.view;
+    const box = $("turn");
+    const card = $("turn-card");
+    const me = S.mode === "player" ? S.auth.player : null;
+    card.hidden = !v || S.mode === "archive" || (!v.current_player && !v.finished);
+    if (!v) { document.title = "Camel Pyramid"; return; }
+    let big, small = "";
+    const current = v.current_player;
+    const mine = !!me && current === me && !v.finished;
+    if (v.finished) {
+      const w = (v.result && v.result.winners) || [];
+      big = w.length ? `${w.join(" & ")} win${w.length > 1 ? "" : "s"}!` : "Game over";
+      small = "The game is over.";
+    } else if (mine) {
+      big = "Your turn!"; small = `You are ${me}.`;
+    } else if (current) {
+      big = `${current}’s turn`; small = me ? `You are ${me}: wait for your turn.` : "";
+    } else {
+      big = gameMod(v) ? gameMod(v).status(v) : ""; small = "";
+    }
+    card.classList.toggle("mine", mine);
+    body.dataset.yourTurn = mine ? "1" : "";
+    box.replaceChildren(el("div", { class: "turn-big", id: "turn-name" }, big));
+    if (small) box.append(el("div", { class: "muted" }, small));
+    if (me) box.append(el("button", { type: "button", class: "small sound-toggle", id: "sound-toggle",
+      "aria-pressed": String(soundOn()), onclick: () => { localStorage.setItem("pyramid.sound", soundOn() ? "off" : "on"); memoKeys.turn = null; renderTurn(); if (soundOn()) beep(); } },
+      soundOn() ? "🔔 Sound on" : "🔕 Sound off"));
+    document.title = mine ? "▶ Your turn · Camel Pyramid" : v.finished ? "Game over · Camel Pyramid" : current ? `${current} to move · Camel Pyramid` : "Camel Pyramid";
+    const key = mine ? `${S.liveGameId}/${S.viewSeq}` : null;
+    if (mine && cuedFor === null) {   // the turn has just come: cue once
+      try { if (navigator.vibrate) navigator.vibrate([180, 90, 180]); } catch (e) { /* not allowed here */ }
+      if (soundOn()) beep();
+      window.pyramid.cues = (window.pyramid.cues || 0) + 1;
+    }
+    cuedFor = key;
+  }
+  const soundOn = () => localStorage.getItem("pyramid.sound") === "on";
+  let audio = null;
+  function beep() {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const o = audio.createOscillator(), g = audio.createGain();
+      o.frequency.value = 660; g.gain.value = 0.08;
+      o.connect(g); g.connect(audio.destination);
+      o.start(); o.stop(audio.currentTime + 0.18);
+    } catch (e) { /* no sound on this device */ }
   }
 
   async function showQr(name) {
@@ -579,56 +837,101 @@
       if (o.game_ends_this_leg !== undefined)
         box.append(el("div", { class: "muted small" }, `race ends this leg: ${pct(o.game_ends_this_leg)}`));
     }
+    box.append(el("p", { class: "muted small explain" }, "Leg 1st / 2nd: the chance the camel is first or second when this leg ends (what leg tiles pay for). ",
+      "Wins / last: the chance it wins or comes last in the whole race (what overall bets pay for)."));
+    renderAdvice();
+  }
+
+  /** An advised action in words: "Take the yellow leg tile". */
+  function actionWords(action) {
+    const [kind, a, b] = String(action).split(":");
+    if (kind === "leg") return `Take the ${a} leg tile`;
+    if (kind === "roll") return a ? `Enter the die ${a} ${b}` : "Take a pyramid tile (a die is released)";
+    if (kind === "desert") return `Put your ${b} on space ${a}`;
+    if (kind === "bet") return b ? `Bet ${b} as ${PILE_WORDS[a] || a}` : `Bet on ${PILE_WORDS[a] || a}`;
+    return String(action);
+  }
+  const coins = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(Number(x)).toFixed(1)} coin${Math.abs(Number(x)).toFixed(1) === "1.0" ? "" : "s"}`;
+  const adviceShown = () => localStorage.getItem("pyramid.advice") === "on";
+
+  /** Advice in words: always on a player's own link (their own turn); on the shared screen only
+   * when the table turns it on (everyone sees it there). */
+  function renderAdvice() {
     const adv = $("advice");
     adv.replaceChildren();
     const a = S.advice;
+    const own = S.mode === "player";
+    if (!own && S.mode === "table") {
+      adv.append(el("button", { type: "button", class: "small", id: "advice-toggle", "aria-pressed": String(adviceShown()),
+        onclick: () => { localStorage.setItem("pyramid.advice", adviceShown() ? "off" : "on"); memoKeys.odds = null; render(); } },
+        adviceShown() ? "Hide advice on this screen" : "Show advice on this screen"));
+      if (!adviceShown()) return;
+    }
+    if (own && !(a && a.player === S.auth.player)) {
+      adv.append(el("p", { class: "muted small" }, "Advice for you appears here on your turn."));
+      return;
+    }
     if (a && a.actions && a.actions.length) {
-      adv.append(el("h3", {}, `Best for ${a.player}`));
+      adv.append(el("h3", {}, own ? "Best moves for you" : `Best moves for ${a.player}`));
       const list = el("ol", { class: "advice-list" });
       for (const item of a.actions.slice(0, 4)) {
-        list.append(el("li", {}, el("span", { class: "mono" }, item.action),
-          el("span", { class: "ev" }, `${item.expected >= 0 ? "+" : ""}${Number(item.expected).toFixed(2)} EP`),
+        list.append(el("li", { dataset: { action: item.action }, title: item.why || "" },
+          el("span", { class: "advice-what" }, actionWords(item.action)),
+          el("span", { class: "ev" }, `: worth about ${coins(item.expected)}`),
           canAct() && S.legal.includes(item.action) ? el("button", { type: "button", class: "tiny",
-            onclick: () => doAction(item.action) }, "do it") : null,
-          item.why ? el("div", { class: "muted small" }, item.why) : null));
+            onclick: () => doAction(item.action) }, "do it") : null));
       }
-      adv.append(list);
+      adv.append(list, el("p", { class: "muted small" }, "“Worth” is what the move adds to your coins on average, by the exact odds."));
     }
   }
 
   const cropUrl = (cropId) => `${ROOT}api/crops/${encodeURIComponent(cropId)}`;
 
+  /** One row per die: the die as played, with the camera's crop (tap to enlarge) and, when a
+   * person checked it, who and what the camera had read. */
   function renderDiceLog() {
     const box = $("dicelog");
     box.replaceChildren();
-    const shown = new Set(["die_read", "vision_uncertain", "correction", "undo", "track_mismatch"]);
-    const items = S.log.filter((e) => shown.has(e.type));
     const undone = undoneSeqs();
     let leg = 1;
     const legOf = new Map();
     for (const e of S.log) { legOf.set(e.seq, leg); if (e.type === "leg_scored" && !undone.has(e.seq)) leg++; }
-    for (const e of items.slice().reverse()) {
+    const rows = [];
+    let doubt = null, fix = null;
+    for (const e of S.log) {
+      if (e.type === "vision_uncertain") doubt = e;
+      else if (e.type === "correction") fix = e;
+      else if (e.type === "die_read") { rows.push({ e, doubt, fix }); doubt = null; fix = null; }
+      else if (e.type === "track_mismatch") rows.push({ e });
+    }
+    if (doubt) rows.push({ e: doubt });   // waiting for a person
+    for (const { e, doubt: d, fix: f } of rows.slice().reverse()) {
       let text, cls = e.type;
+      const crop = e.crop || (d && d.crop);
       if (e.type === "die_read") {
-        text = [chip(e.colour, e.face), ` ${e.colour} ${e.face}`, e.player ? ` · ${e.player}` : "",
-          e.confidence !== undefined && e.confidence !== null ? el("span", { class: "muted small" }, ` ${pct(e.confidence)}`) : null,
-          e.source === "confirmed" ? el("span", { class: "pill" }, "checked") : null];
+        text = [chip(e.colour, e.face), ` ${Cap(e.colour)} ${e.face}`, e.player ? ` · ${e.player}` : "",
+          f ? el("span", { class: "pill" }, f.changed ? `corrected${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"} (camera read ${f.read ? `${f.read.colour} ${f.read.face}` : "?"})` : `checked${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"}`)
+            : e.source === "confirmed" ? el("span", { class: "pill" }, "checked")
+            : e.confidence !== undefined && e.confidence !== null ? el("span", { class: "muted small" }, ` camera ${pct(e.confidence)} sure`) : null];
       } else if (e.type === "vision_uncertain") {
         const r = e.reading || {};
-        text = [`unsure: read ${r.colour || "?"} ${r.face || "?"}`, el("div", { class: "muted small" }, (e.problems || []).join("; "))];
-      } else if (e.type === "correction") {
-        text = [e.changed ? `corrected to ${e.colour} ${e.face}` : `confirmed ${e.colour} ${e.face}`, ` by ${e.by}`];
-      } else if (e.type === "undo") {
-        text = [`↶ undone: ${e.action || "last action"}`];
+        text = [`Unsure: the camera read ${r.colour || "?"} ${r.face || "?"}; waiting for a person`];
       } else {
-        text = ["track differs: ", (e.differences || []).join("; ")];
+        text = ["Track differs: ", (e.differences || []).join("; ")];
       }
-      if (undone.has(e.seq)) { cls += " undone"; text = [...text, el("span", { class: "pill" }, "undone")]; }
+      if (undone.has(e.seq)) { cls += " undone"; text = [...text, el("span", { class: "pill" }, "taken back")]; }
       box.append(el("li", { class: cls, dataset: { seq: e.seq, type: e.type } },
-        e.crop ? el("img", { src: cropUrl(e.crop), alt: "the camera's crop of the die", loading: "lazy", width: 48, height: 48 }) : null,
+        crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die",
+          onclick: () => enlarge(cropUrl(crop)) },
+          el("img", { src: cropUrl(crop), alt: "the camera's photo of the die", loading: "lazy", width: 64, height: 64 })) : null,
         el("span", { class: "what" }, text), el("span", { class: "muted small when" }, `leg ${legOf.get(e.seq)}`)));
     }
-    if (!items.length) box.append(el("li", { class: "muted empty" }, "No die released yet."));
+    if (!rows.length) box.append(el("li", { class: "muted empty" }, "No die released yet."));
+  }
+
+  function enlarge(src) {
+    $("photo-image").src = src;
+    $("photo-dialog").showModal();
   }
 
   /** Open prompts: a die reading the hub was unsure of (confirm it or say what it was), or a
@@ -657,7 +960,8 @@
     const table = S.auth.role === "table";
     const colours = (p.expected_colours && p.expected_colours.length) ? p.expected_colours : (S.view ? S.view.dice_left : []);
     return el("div", { class: "prompt", dataset: { prompt: p.id } },
-      p.crop ? el("img", { src: cropUrl(p.crop), alt: "the camera's crop of the die", class: "crop" }) : null,
+      p.crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die", onclick: () => enlarge(cropUrl(p.crop)) },
+        el("img", { src: cropUrl(p.crop), alt: "the camera's photo of the die", class: "crop" })) : null,
       el("div", { class: "prompt-body" },
         el("p", {}, `The camera read ${guess}`, r.confidence !== undefined && r.confidence !== null ? ` (${pct(r.confidence)} sure)` : "", ". What does the die show?"),
         (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,
@@ -694,13 +998,13 @@
         const d = (t.changes || {})[p] || 0;
         return el("tr", {}, el("td", {}, p),
           el("td", {}, ((t.tiles || {})[p] || []).map((x) => chip(x.colour, x.value)),
-            (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `▲${t.pyramid_tiles[p]}`) : null),
-          el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "" }, d > 0 ? `+${d}` : d),
+            (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `pyramid ×${t.pyramid_tiles[p]}`) : null),
+          el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "" }, signed(d)),
           el("td", {}, t.money[p]));
       });
       box.append(el("div", { class: "tally", dataset: { leg: t.leg } },
         el("h3", {}, `Leg ${t.leg}: `, camel(t.first), ` ${t.first} first, `, camel(t.second), ` ${t.second} second`),
-        el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "tiles"), el("th", {}, "change"), el("th", {}, "EP"))),
+        el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "tiles"), el("th", {}, "change"), el("th", {}, "coins"))),
           el("tbody", {}, rows))));
     }
   }
@@ -723,7 +1027,11 @@
     return { players, points };
   }
 
-  const LINE_COLOURS = ["#c0392b", "#2c7be5", "#27ae60", "#8e44ad", "#d68910", "#16a085", "#7f8c8d", "#e84393"];
+  /* Players' colours that no camel has (no blue, green, orange, yellow, white), each with its own
+   * dash pattern too, so the lines are told apart without colour. */
+  const LINE_COLOURS = ["#8e24aa", "#c2185b", "#5d4037", "#37474f", "#b71c1c", "#00695c", "#6a1b9a", "#3e2723"];
+  const LINE_DASHES = ["", "6 3", "2 3", "8 3 2 3", "4 4", "1 2", "10 4", "3 6"];
+  const niceStep = (max) => [1, 2, 5, 10, 20, 25, 50, 100].find((s) => max / s <= 5) || 100;
 
   function renderChart() {
     const box = $("chart");
@@ -732,11 +1040,12 @@
     if (!series) return;
     const { players, points } = series;
     const W = 360, H = 180, L = 30, R = 8, T = 10, B = 24;
-    const max = Math.max(5, ...points.flatMap((p) => players.map((n) => p.money[n] || 0)));
+    const top = Math.max(5, ...points.flatMap((p) => players.map((n) => p.money[n] || 0)));
+    const max = Math.ceil(top / niceStep(top)) * niceStep(top);
     const x = (i) => L + (points.length === 1 ? 0 : (i * (W - L - R)) / (points.length - 1));
     const y = (m) => T + (H - T - B) * (1 - m / max);
     const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "money-chart", role: "img", "aria-label": "money over time" });
-    for (let m = 0; m <= max; m += Math.max(1, Math.ceil(max / 4))) {
+    for (let m = 0; m <= max; m += niceStep(max)) {
       g.append(svg("line", { x1: L, x2: W - R, y1: y(m), y2: y(m), class: "grid" }),
         svg("text", { x: L - 4, y: y(m) + 4, class: "axis", "text-anchor": "end" }, m));
     }
@@ -745,14 +1054,18 @@
       const colour = LINE_COLOURS[k % LINE_COLOURS.length];
       const off = (k - (players.length - 1) / 2) * 1.6;   // lines of equal money stay visible side by side
       const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${(y(p.money[name] || 0) + off).toFixed(1)}`).join(" ");
-      g.append(svg("path", { d, class: "line", stroke: colour, "data-player": name }));
+      g.append(svg("path", { d, class: "line", stroke: colour, "stroke-dasharray": LINE_DASHES[k % LINE_DASHES.length], "data-player": name }));
       points.forEach((p, i) => g.append(svg("circle", { cx: x(i), cy: y(p.money[name] || 0) + off, r: 3, fill: colour },
-        svg("title", {}, `${name}: ${p.money[name]} EP (${p.label})`))));
+        svg("title", {}, `${name}: ${p.money[name]} coins (${p.label})`))));
     });
     box.append(g, el("div", { class: "legend" }, players.map((n, k) =>
-      el("span", {}, el("i", { style: `background:${LINE_COLOURS[k % LINE_COLOURS.length]}` }), n))));
+      el("span", {}, svg("svg", { viewBox: "0 0 24 6", width: "24", height: "6", "aria-hidden": "true" },
+        svg("line", { x1: 0, x2: 24, y1: 3, y2: 3, stroke: LINE_COLOURS[k % LINE_COLOURS.length], "stroke-width": 2.5,
+          "stroke-dasharray": LINE_DASHES[k % LINE_DASHES.length] })), ` ${n}`))));
   }
 
+  /** Game over: a podium, the overall-bet piles turned over card by card with what each card
+   * won or lost, and (for the table) the next game with the same players. */
   function renderResult() {
     const card = $("result-card"), box = $("result");
     box.replaceChildren();
@@ -760,16 +1073,75 @@
     card.hidden = !r;
     if (!r) return;
     const money = Object.entries(r.money || {}).sort((a, b) => b[1] - a[1]);
-    box.append(
-      el("p", { class: "winners" }, (r.winners || []).join(" & "), ` win with ${money.length ? money[0][1] : "?"} EP`),
-      el("p", {}, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
-      el("table", { class: "final" }, el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m))))),
-      (r.overall || []).length ? el("div", {}, el("h3", {}, "Overall bets, in the order they were placed"),
-        el("ul", { class: "overall" }, r.overall.map((b) => el("li", {}, `${b.pile}: ${b.player} `, chip(b.colour, b.colour),
-          ` ${b.correct ? "✔" : "✘"} ${b.payout > 0 ? "+" : ""}${b.payout}`)))) : null);
+    const places = [];
+    let place = 0, prev = null;
+    money.forEach(([p, m], i) => { if (m !== prev) { place = i + 1; prev = m; } places.push({ p, m, place }); });
+    const podium = el("div", { class: "podium", id: "podium" });
+    for (const step of [2, 1, 3]) {   // second, first, third: the podium's shape
+      const here = places.filter((x) => x.place === step);
+      if (!here.length) continue;
+      podium.append(el("div", { class: `step step-${step}`, dataset: { place: step } },
+        el("div", { class: "who" }, here.map((x) => x.p).join(" & ")),
+        el("div", { class: "coins" }, `${here[0].m} coins`),
+        el("div", { class: "block" }, step === 1 ? "1st" : step === 2 ? "2nd" : "3rd")));
+    }
+    const rest = places.filter((x) => x.place > 3);
+    box.append(...[
+      el("p", { class: "winners" }, `${(r.winners || []).join(" & ")} win${(r.winners || []).length > 1 ? "" : "s"} with ${money.length ? money[0][1] : "?"} coins`),
+      podium,
+      rest.length ? el("p", { class: "muted" }, rest.map((x) => `${x.place}. ${x.p} ${x.m}`).join(" · ")) : null,
+      el("p", { class: "race-result" }, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
+      el("table", { class: "final" }, el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m)))))].filter(Boolean));
+    const overall = r.overall || [];
+    if (overall.length) {
+      const piles = el("div", { class: "piles" });
+      let k = 0;
+      for (const pile of ["winner", "loser"]) {
+        const bets = overall.filter((b) => b.pile === pile);
+        if (!bets.length) continue;
+        piles.append(el("div", { class: "pile", dataset: { pile } },
+          el("h3", {}, `Bets on ${PILE_WORDS[pile]} (`, camel(pile === "winner" ? r.winner : r.loser), ` ${pile === "winner" ? r.winner : r.loser}), turned over in the order placed`),
+          el("ol", { class: "overall" }, bets.map((b) => {
+            const li = el("li", { class: `reveal ${b.correct ? "right" : "wrong"}`, dataset: { player: b.player } },
+              el("span", { class: "who" }, b.player), " ", chip(b.colour, camelInfo(b.colour).letter), ` ${b.colour} `,
+              el("b", { class: b.payout > 0 ? "up" : "down" }, `${b.correct ? "✔ right" : "✘ wrong"}, ${signed(b.payout)} coin${Math.abs(b.payout) === 1 ? "" : "s"}`));
+            li.style.animationDelay = `${0.6 * k++}s`;   // card by card
+            return li;
+          }))));
+      }
+      box.append(piles);
+    }
+    if (S.mode === "table" && S.auth.role === "table") {
+      box.append(el("div", { class: "row" }, el("button", { type: "button", class: "act primary", id: "next-game",
+        onclick: async () => {
+          const players = (S.view && S.view.players) || [];
+          const game = (S.view && S.view.game) || "camelup";
+          const res = await post(`${ROOT}api/games`, game === "camelup" ? { players } : { players, game });
+          if (res) { showMessage(`New game: ${players.join(", ")}`, "info"); loadGames(); }
+        } }, "Next game, same players"),
+        el("button", { type: "button", class: "act", onclick: openNewGame }, "New game…")));
+    }
+  }
+
+  /** The shared screen shows a QR code of the table's address: a phone scans it to watch. */
+  async function renderJoin() {
+    const card = $("join-card");
+    if (S.mode !== "table") { card.hidden = true; return; }
+    try {
+      const data = await getJSON(`${ROOT}api/join`);
+      const box = $("join");
+      box.replaceChildren();
+      const qr = el("div", { class: "qr-join", role: "img", "aria-label": `QR code of ${data.url}` });
+      qr.innerHTML = data.svg;   // segno's SVG, drawn by our own hub
+      box.append(el("div", { class: "join" }, qr, el("p", {}, "Scan to watch on your phone: ",
+        el("a", { href: data.url, class: "mono" }, data.url), el("br"),
+        el("span", { class: "muted small" }, "Each player's own link (with their secrets and advice) is under Scores → QR."))));
+      card.hidden = false;
+    } catch (e) { card.hidden = true; }
   }
 
   function renderTools() {
+    renderJoin();
     const tools = $("table-tools");
     tools.replaceChildren();
     if (S.mode === "archive") tools.append(el("a", { href: ROOT, class: "button" }, "← back to the live table"));

@@ -96,7 +96,8 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
                                         "colour": "blue", "value": 5}
     assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "3"
     # undo gives it back, and the same player takes it again
-    tap(shared, served, "#undo")
+    shared.click("#undo")  # undo names what it takes back, and asks once more
+    tap(shared, served, "#undo-yes")
     assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "5"
     assert session.game.current_player == first
     tap(shared, served, "#actions button[data-action='leg:blue']")
@@ -127,7 +128,7 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert mine.count() == 1
     for page in (shared, guest):
         synced(page, served)
-        assert page.locator("[data-pile='winner']").inner_text().startswith("winner ×1")
+        assert page.locator("[data-pile='winner']").inner_text().startswith("winner bet")
         assert page.locator("[data-pile='winner'] .chip").count() == 0
         assert "white" not in page.locator("#players").inner_html().replace("c-white", "")
 
@@ -145,13 +146,18 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert shared.locator("#prompt-title").inner_text() == "Check this die"
     assert guest.locator("#released").is_hidden()
     assert guest.locator("#prompt-card").is_visible()  # a guest sees the question...
-    assert guest.locator("#prompt button").count() == 0  # ...but cannot answer it
+    assert guest.locator("#prompt button.act").count() == 0  # ...but cannot answer it
+    guest.click("#prompt .crop-btn")  # the camera's photo, tapped: enlarged
+    guest.wait_for_selector("#photo-dialog[open] #photo-image")
+    assert guest.locator("#photo-image").evaluate("i => i.naturalWidth") == 64
+    guest.click("#photo-dialog button")
     tap(shared, served, f"#prompt button[data-answer='{colour}:2']")
     read = [e for e in session.engine_log() if e["type"] == "die_read"][-1]
     assert (read["colour"], read["face"]) == (colour, 2)
     assert shared.locator("#prompt-card").is_hidden()
     entry = shared.locator(".dicelog li[data-type='die_read']").first
-    assert entry.locator("img").count() == 1 and f"{colour} 2" in entry.inner_text()
+    assert entry.locator("img").count() == 1 and f"{colour} 2" in entry.inner_text().lower()
+    assert "camera read" in entry.inner_text()  # one row per die, with what the camera had read
 
     # roll the pyramid until a camel crosses the line (the engine's dice are seeded)
     rolls = 1  # the read above
@@ -171,8 +177,8 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
         assert " & ".join(result["winners"]) in text
         assert f"{result['winner']} won" in text
         # the bet's colour is revealed with the result, in pile order
-        assert page.locator("#result .overall li").first.inner_text().startswith(
-            f"winner: {bettor} white")
+        first = page.locator("#result .pile[data-pile='winner'] .overall li").first
+        assert first.inner_text().startswith(f"{bettor} W white")
         assert page.locator("#actions-card").is_hidden()
     # the guest saw every die read exactly once, live, never reloading
     reads = [e for e in session.engine_log() if e["type"] == "die_read"]
@@ -415,12 +421,19 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
                 assert row.locator(".pbar").first.inner_text() == want
                 assert row.locator(".pbar i").first.evaluate("i => i.style.width") == want
         if advice:
+            # hidden on the shared screen until the table turns it on
+            assert page.locator("#advice li").count() == 0
+            page.click("#advice-toggle")
             best = page.locator("#advice li").first
             from hub.dashboard.live import redact_advice
 
             shown = redact_advice(advice)[0]  # the shared screen: bet colours hidden
-            assert best.inner_text().startswith(shown["action"])
-            assert f"{shown['expected']:+.2f} EP" in best.inner_text()
+            assert best.get_attribute("data-action") == shown["action"]
+            words = best.inner_text()
+            assert f"worth about {'+' if shown['expected'] >= 0 else '−'}" \
+                   f"{abs(shown['expected']):.1f} coin" in words
+            assert "EP" not in words  # coins, in words
+            assert ":" not in best.locator(".advice-what").inner_text()  # no raw notation
             # "do it" plays the advised action for the player to move
             who = t.session.game.current_player
             best.locator("button").click()
@@ -442,7 +455,9 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     die = session.engine_log()[-2]
     assert die["type"] == "die_read"
     assert table.locator(f".die.rolled[data-colour='{die['colour']}']").count() == 1
-    tap(table, served, "#undo")
+    table.click("#undo")
+    assert table.locator("#undo-row .confirm-text").inner_text().startswith("Take back")
+    tap(table, served, "#undo-yes")
     entry = table.locator(".dicelog li[data-type='die_read']")
     assert entry.count() == 1 and "undone" in entry.get_attribute("class")
     assert table.locator(f".die[data-colour='{die['colour']}']:not(.rolled)").count() == 1
@@ -466,7 +481,7 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     synced(table, served)
     mine = own.locator(f"tr[data-player='{bettor}'] [data-pile='loser'] .chip.c-orange")
     assert mine.count() == 1
-    assert table.locator("[data-pile='loser']").inner_text().startswith("loser ×1")
+    assert table.locator("[data-pile='loser']").inner_text().startswith("loser bet")
     assert table.locator("[data-pile='loser'] .chip").count() == 0
     # and it is no longer the bettor's turn: their phone offers nothing to tap
     assert own.locator("#actions button").count() == 0

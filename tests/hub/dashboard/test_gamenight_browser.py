@@ -1,0 +1,230 @@
+"""Game night in real headless Chromium: the feed in plain words, undo that names what it takes
+back, the your-turn cue on a player's own link, the podium and the piles at game over, the board's
+ring, an axe-core scan, and no sideways scrolling at 360 px on any game's page.
+
+Screenshots of every page go to var/screenshots/ (gitignored; PYRAMID_SCREENSHOTS=DIR elsewhere)
+so a person can look at them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import PIN, Table, serve_table
+from .test_browser import PHONE, TABLET, close, open_page, synced, tap, wait_until
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[3]
+NARROW = {"width": 360, "height": 780}
+AXE = REPO / ".venv" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def shots() -> Path:
+    path = Path(os.environ.get("PYRAMID_SCREENSHOTS") or REPO / "var" / "screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def no_sideways_scroll(page: Any) -> None:
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width} px wide"
+    # wide tables scroll inside their own box (.grid-table): that is neither clipped nor spilt
+    spill = page.evaluate("""() => [...document.querySelectorAll('main *')]
+        .filter(e => e.offsetParent !== null && e.getClientRects().length)
+        .filter(e => { const r = e.getBoundingClientRect(); return r.right > innerWidth + 1 || r.left < -1; })
+        .filter(e => !e.closest('.feed, .dicelog, .grid-table, .scroll-x'))
+        .map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)""")
+    assert spill == [], f"these spill out of the screen: {spill}"
+
+
+def axe_scan(page: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is not installed at {AXE.relative_to(REPO)} (make venv installs it)")
+    page.add_script_tag(content=AXE.read_text())
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+          .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                      nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+    return result
+
+
+def feed(page: Any) -> list[str]:
+    return page.locator("#feed li[data-type] .what").all_inner_texts()
+
+
+def test_the_feed_tells_every_action_in_words_and_undo_names_what_it_takes_back(
+        browser: Any, served: Table) -> None:
+    session = served.session
+    page = open_page(browser, served.url, viewport=TABLET, pin=PIN)
+    served.play("leg:blue")                      # Ann
+    served.play("desert:7:mirage")               # Bob
+    cy = session.game.current_player
+    token = session.player_token(cy)
+    answer = session.request("action", {"player": cy, "action": "bet:winner:white"},
+                             {"token": token})
+    assert answer["ok"], answer
+    served.play("roll:green:2")
+    synced(page, served)
+    words = feed(page)
+    assert "Ann took the blue 5 tile" in words
+    assert "Bob put their mirage on 7" in words
+    assert f"{cy} bet on the overall winner" in words  # never the colour before game over
+    assert not any("white" in w for w in words if "bet" in w)
+    rolled = next(w for w in words if w.startswith("Green rolled 2"))
+    assert "moves to" in rolled or "move to" in rolled
+    # every logged action has its line
+    actions = [e for e in session.engine_log() if e["type"] in
+               ("leg_tile_taken", "desert_placed", "overall_bet_placed", "die_read")]
+    assert len(words) >= len(actions) + 1  # + the game's start
+    assert "EP" not in page.locator("body").inner_text()
+    # undo names the move, asks once more, then the feed says what was taken back
+    undo = page.locator("#undo")
+    assert undo.inner_text().startswith("↶ Undo: Green rolled 2")
+    before = session.seq
+    undo.click()
+    assert page.locator("#undo-row .confirm-text").inner_text().startswith("Take back “Green")
+    assert session.seq == before  # nothing happens before the confirmation
+    tap(page, served, "#undo-yes")
+    assert feed(page)[0].startswith("Taken back: Green rolled 2"), feed(page)[0]
+    assert page.locator("#feed li.undone").count() >= 1
+    page.screenshot(path=str(shots() / "feed-tablet-1024.png"), full_page=True)
+    close(page)
+
+
+def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) -> None:
+    session = served.session
+    players = session.record.params["players"]
+    waiting = next(p for p in players if p != session.game.current_player)
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script("window.__buzz = []; navigator.vibrate = (p) => (window.__buzz.push(p), true);")
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(f"{served.url}/p/{session.player_token(waiting)}")
+    page.wait_for_function("document.body.dataset.conn === 'live'")
+    synced(page, served)
+    assert page.evaluate("document.body.dataset.yourTurn") == ""
+    assert "Your turn" not in page.title()
+    assert page.evaluate("window.__buzz.length") == 0
+    while session.game.current_player != waiting:
+        served.play("leg:yellow" if "leg:yellow" in [str(a) for a in
+                                                     session.game.legal_actions()] else "roll")
+    synced(page, served)
+    page.wait_for_function("document.body.dataset.yourTurn === '1'")
+    assert page.title().startswith("▶ Your turn")
+    assert page.locator("#turn-name").inner_text() == "Your turn!"
+    assert page.evaluate("window.__buzz.length") == 1
+    # the advice in words, on the player's own link, on their own turn
+    page.locator("#sound-toggle").click()
+    assert page.evaluate("localStorage.getItem('pyramid.sound')") == "on"
+    page.screenshot(path=str(shots() / "your-turn-phone-390.png"), full_page=True)
+    close(page)
+
+
+def test_game_over_shows_a_podium_and_turns_the_piles_over(browser: Any, served: Table) -> None:
+    session = served.session
+    bets = 0
+    while not session.game.finished:
+        mover = session.game.current_player
+        legal = [str(a) for a in session.game.legal_actions()]
+        bet = next((a for a in legal if a.startswith("bet:")), None)
+        if bets < 3 and bet:
+            answer = session.request("action", {"player": mover, "action": bet},
+                                     {"token": session.player_token(mover)})
+            assert answer["ok"], answer
+            bets += 1
+        else:
+            served.play("roll")
+    page = open_page(browser, served.url, viewport=NARROW, pin=PIN)
+    synced(page, served)
+    result = session.full_state()["result"]
+    page.wait_for_selector("#podium [data-place='1']")
+    first = [p for p, m in result["money"].items() if m == max(result["money"].values())]
+    assert page.locator("#podium [data-place='1'] .who").inner_text() == " & ".join(first)
+    assert page.locator(".overall li.reveal").count() == len(result["overall"]) == bets
+    for bet in result["overall"]:
+        assert page.locator(f".pile[data-pile='{bet['pile']}'] li[data-player='{bet['player']}']"
+                            ).count() >= 1
+    assert page.locator("#next-game").is_visible()
+    page.wait_for_timeout(2200)  # the cards are turned over one by one
+    no_sideways_scroll(page)
+    page.screenshot(path=str(shots() / "game-over-phone-360.png"), full_page=True)
+    before = session.game_id
+    page.click("#next-game")
+    wait_until(lambda: session.game_id != before, what="the next game")
+    assert session.record.params["players"] == ["Ann", "Bob", "Cy"]
+    close(page)
+
+
+def test_the_board_is_a_ring_with_camel_pieces_and_the_top_one_marked(
+        browser: Any, served: Table) -> None:
+    session = served.session
+    page = open_page(browser, served.url, viewport=NARROW, pin=PIN)
+    synced(page, served)
+    boxes = page.evaluate("""[...document.querySelectorAll('.space[data-space]')]
+        .filter(e => e.dataset.space !== 'finish')
+        .map(e => { const r = e.getBoundingClientRect();
+                    return [+e.dataset.space, Math.round(r.left), Math.round(r.top)]; })""")
+    pos = {s: (x, y) for s, x, y in boxes}
+    assert len(pos) == 16
+    # clockwise round the pyramid: 1-5 along the bottom leftwards, 5-9 up, 9-13 right, 13-16 down
+    assert pos[1][1] == pos[5][1] and pos[1][0] > pos[5][0]
+    assert pos[5][0] == pos[9][0] and pos[5][1] > pos[9][1]
+    assert pos[9][1] == pos[13][1] and pos[13][0] > pos[9][0]
+    assert pos[16][0] == pos[13][0] and pos[16][1] < pos[1][1]
+    track = session.snapshot(log=False)["game"]["track"]
+    for space, stack in track.items():
+        pieces = page.locator(f".space[data-space='{space}'] .camel")
+        assert pieces.evaluate_all("cs => cs.map(c => c.title)") == stack
+        letters = pieces.evaluate_all("cs => cs.map(c => c.querySelector('text').textContent)")
+        assert letters == [c[0].upper() for c in stack]  # a letter as well as a colour
+        if len(stack) > 1:
+            assert pieces.last.get_attribute("class").split().count("top") == 1
+    no_sideways_scroll(page)
+    page.screenshot(path=str(shots() / "table-phone-360.png"), full_page=True)
+    close(page)
+
+
+@pytest.mark.parametrize("viewport", [NARROW, TABLET], ids=["phone-360", "tablet-1024"])
+def test_accessibility_scan_finds_nothing_serious(browser: Any, tmp_path: Path,
+                                                  viewport: dict[str, int]) -> None:
+    with serve_table(tmp_path, odds=False) as t:
+        t.play("leg:blue")
+        t.play("desert:7:oasis")
+        t.play("roll:blue:2")
+        for url, name in ((t.url, "table"),
+                          (f"{t.url}/p/{t.session.player_token('Ann')}", "player")):
+            page = open_page(browser, url, viewport=viewport, pin=PIN if name == "table" else None)
+            synced(page, t)
+            violations = axe_scan(page)
+            assert violations == [], json.dumps(violations, indent=1)
+            no_sideways_scroll(page)
+            page.screenshot(path=str(shots() / f"{name}-{viewport['width']}.png"), full_page=True)
+            close(page)
+
+
+@pytest.mark.parametrize("game", ["horserace", "marcopolo2"])
+def test_the_other_games_fit_a_360_px_phone(browser: Any, tmp_path: Path, game: str) -> None:
+    with serve_table(tmp_path, start=False) as t:
+        t.session.start_game(["Ann", "Bob", "Cy"], game=game, seed=3)
+        if game == "horserace":
+            t.play("bet:blue", "Ann")
+        else:
+            t.play("dice:Ann:1,2,3,4,5")
+        for viewport in (NARROW, TABLET):
+            page = open_page(browser, t.url, viewport=viewport, pin=PIN)
+            synced(page, t)
+            page.screenshot(path=str(shots() / f"{game}-{viewport['width']}.png"), full_page=True)
+            no_sideways_scroll(page)
+            violations = axe_scan(page)
+            assert violations == [], json.dumps(violations, indent=1)
+            close(page)

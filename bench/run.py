@@ -27,6 +27,7 @@ SUITES = [
     "bench.firmware",
     "bench.othergames",
     "bench.demo",
+    "bench.gamenight",
 ]
 
 

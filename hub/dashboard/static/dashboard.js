@@ -767,7 +767,7 @@
     if (small) box.append(el("div", { class: "muted" }, small));
     if (me) box.append(el("button", { type: "button", class: "small sound-toggle", id: "sound-toggle",
       "aria-pressed": String(soundOn()), onclick: () => { localStorage.setItem("pyramid.sound", soundOn() ? "off" : "on"); memoKeys.turn = null; renderTurn(); if (soundOn()) beep(); } },
-      soundOn() ? "🔔 Sound on" : "🔕 Sound off"));
+      soundOn() ? "Sound: on" : "Sound: off"));
     document.title = mine ? "▶ Your turn · Camel Pyramid" : v.finished ? "Game over · Camel Pyramid" : current ? `${current} to move · Camel Pyramid` : "Camel Pyramid";
     const key = mine ? `${S.liveGameId}/${S.viewSeq}` : null;
     if (mine && cuedFor === null) {   // the turn has just come: cue once

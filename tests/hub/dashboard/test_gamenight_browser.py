@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.browser import csp_violations, wait_js
+
 from .conftest import PIN, Table, serve_table
 from .test_browser import PHONE, TABLET, close, open_page, synced, tap, wait_until
 
@@ -43,10 +45,25 @@ def no_sideways_scroll(page: Any) -> None:
     assert spill == [], f"these spill out of the screen: {spill}"
 
 
+def open_for_scan(browser: Any, url: str, viewport: dict[str, int], pin: str | None) -> Any:
+    """A page like open_page's, in a context that lets the test inject axe-core: the page's CSP
+    (no inline scripts) would refuse it. Everything else about the page is the same."""
+    context = browser.new_context(viewport=viewport, bypass_csp=True)
+    if pin is not None:
+        context.add_init_script(f"localStorage.setItem('pyramid.pin', {pin!r})")
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.csp = []
+    page.goto(url)
+    wait_js(page, "document.body.dataset.conn === 'live'")
+    return page
+
+
 def axe_scan(page: Any) -> list[dict[str, Any]]:
     """axe-core's serious and critical violations on the page as it is now."""
     if not AXE.exists():
-        pytest.skip(f"axe-core is not installed at {AXE.relative_to(REPO)} (make venv installs it)")
+        pytest.skip(f"axe-core is not installed at {AXE.relative_to(REPO)} (make test installs it)")
     page.add_script_tag(content=AXE.read_text())
     result = page.evaluate("""async () => {
         const r = await axe.run(document, {resultTypes: ['violations']});
@@ -109,8 +126,9 @@ def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) 
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.csp = csp_violations(page)
     page.goto(f"{served.url}/p/{session.player_token(waiting)}")
-    page.wait_for_function("document.body.dataset.conn === 'live'")
+    wait_js(page, "document.body.dataset.conn === 'live'")
     synced(page, served)
     assert page.evaluate("document.body.dataset.yourTurn") == ""
     assert "Your turn" not in page.title()
@@ -119,7 +137,7 @@ def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) 
         served.play("leg:yellow" if "leg:yellow" in [str(a) for a in
                                                      session.game.legal_actions()] else "roll")
     synced(page, served)
-    page.wait_for_function("document.body.dataset.yourTurn === '1'")
+    wait_js(page, "document.body.dataset.yourTurn === '1'")
     assert page.title().startswith("▶ Your turn")
     assert page.locator("#turn-name").inner_text() == "Your turn!"
     assert page.evaluate("window.__buzz.length") == 1
@@ -203,7 +221,7 @@ def test_accessibility_scan_finds_nothing_serious(browser: Any, tmp_path: Path,
         t.play("roll:blue:2")
         for url, name in ((t.url, "table"),
                           (f"{t.url}/p/{t.session.player_token('Ann')}", "player")):
-            page = open_page(browser, url, viewport=viewport, pin=PIN if name == "table" else None)
+            page = open_for_scan(browser, url, viewport, PIN if name == "table" else None)
             synced(page, t)
             violations = axe_scan(page)
             assert violations == [], json.dumps(violations, indent=1)
@@ -221,7 +239,7 @@ def test_the_other_games_fit_a_360_px_phone(browser: Any, tmp_path: Path, game: 
         else:
             t.play("dice:Ann:1,2,3,4,5")
         for viewport in (NARROW, TABLET):
-            page = open_page(browser, t.url, viewport=viewport, pin=PIN)
+            page = open_for_scan(browser, t.url, viewport, PIN)
             synced(page, t)
             page.screenshot(path=str(shots() / f"{game}-{viewport['width']}.png"), full_page=True)
             no_sideways_scroll(page)

@@ -37,6 +37,19 @@ def page_bytes() -> dict[str, int]:
     return {"page_bytes": raw, "page_bytes_gzip": gz, "page_files": len(files)}
 
 
+READY = ("document.body.dataset.conn === 'live' && "
+         "document.querySelectorAll('.space .camel').length > 0")
+
+
+def _wait(page: Any, expression: str, timeout: float = 60.0) -> None:
+    """Poll ``expression`` (the page's CSP refuses wait_for_function's eval)."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > end:
+            raise TimeoutError(expression)
+        time.sleep(0.01)
+
+
 def _browser() -> tuple[Any, Any]:
     from playwright.sync_api import sync_playwright
 
@@ -68,8 +81,7 @@ def first_paint(runs: int = 5) -> dict[str, float]:
                 cdp = context.new_cdp_session(page)
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
                 page.goto(srv.url + "/")
-                page.wait_for_function("document.body.dataset.conn === 'live' && "
-                                       "document.querySelectorAll('.space .camel').length > 0")
+                _wait(page, READY)
                 live = page.evaluate("performance.now()")
                 fcp = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0]"
                                     " || {}).startTime || null")
@@ -109,8 +121,7 @@ def demo_clickable(runs: int = 3) -> dict[str, float]:
                         break
                 page = browser.new_page()
                 page.goto(f"http://127.0.0.1:{port}/")
-                page.wait_for_function("document.body.dataset.conn === 'live' && "
-                                       "document.querySelectorAll('.space .camel').length > 0")
+                _wait(page, READY)
                 times.append(time.monotonic() - t0)
                 page.close()
             finally:

@@ -39,7 +39,8 @@ def no_sideways_scroll(page: Any) -> None:
     # wide tables scroll inside their own box (.grid-table): that is neither clipped nor spilt
     spill = page.evaluate("""() => [...document.querySelectorAll('main *')]
         .filter(e => e.offsetParent !== null && e.getClientRects().length)
-        .filter(e => { const r = e.getBoundingClientRect(); return r.right > innerWidth + 1 || r.left < -1; })
+        .filter(e => { const r = e.getBoundingClientRect();
+                       return r.right > innerWidth + 1 || r.left < -1; })
         .filter(e => !e.closest('.feed, .dicelog, .grid-table, .scroll-x'))
         .map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)""")
     assert spill == [], f"these spill out of the screen: {spill}"
@@ -122,7 +123,8 @@ def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) 
     players = session.record.params["players"]
     waiting = next(p for p in players if p != session.game.current_player)
     context = browser.new_context(viewport=PHONE)
-    context.add_init_script("window.__buzz = []; navigator.vibrate = (p) => (window.__buzz.push(p), true);")
+    context.add_init_script("window.__buzz = []; "
+                            "navigator.vibrate = (p) => (window.__buzz.push(p), true);")
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))

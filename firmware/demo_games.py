@@ -86,7 +86,11 @@ class OtherGameBots:
             seat_no = list(game.state.names).index(player)
             kind = "advisor" if seat_no % 2 == 0 else "random"
             chooser = make_bot(kind, f"{self.seed}/{seat_no}")
-            bot = self._bots[key] = lambda state, _player, chooser=chooser: chooser(state)
+
+            def seat_bot(state: Any, _player: str, chooser: Any = chooser) -> Any:
+                return chooser(state)
+
+            bot = self._bots[key] = seat_bot
         return self._act(str(bot(game.state, player)), player)
 
     # -- the horse race -----------------------------------------------------------------------

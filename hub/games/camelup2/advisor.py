@@ -41,7 +41,7 @@ TilesKey = tuple[tuple[int, str], ...]
 RACE_GAMES_QUICK = 2_000
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=64)  # an entry holds the leg's end states (up to ~0.5 MB)
 def _leg(track: TrackKey, dice: tuple[str, ...], tiles: TilesKey, visits: bool = False) -> Odds:
     pos = validate_position(dict(track), dice, dict(tiles))
     return leg_odds_of(pos, merge_last=True, visits=visits)

@@ -24,7 +24,6 @@ import queue
 import ssl
 import threading
 import time
-import uuid
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +41,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["BrokerConfig", "MqttBridge", "parse_broker_url"]
+
+
+SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the hub's subscriptions and queued requests
 
 
 def _json(obj: Any) -> bytes:
@@ -75,7 +77,9 @@ class MqttBridge:
         self.keepalive = keepalive
         self.state_odds = state_odds
         self.mark_interval = mark_interval
-        self.client_id = client_id or f"camel-pyramid-{session.table_id}-{uuid.uuid4().hex[:6]}"
+        # a fixed client id and a persistent MQTT 5 session (clean start off, a session expiry):
+        # QoS 1 requests sent while the hub restarts wait for it at the broker
+        self.client_id = client_id or f"camel-pyramid-hub-{session.table_id}"
         # guards the outbox and the in-flight map; never held while calling into paho (paho
         # holds its own locks while it calls on_publish)
         self._lock = threading.Condition()
@@ -114,8 +118,10 @@ class MqttBridge:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def _make_client(self) -> mqtt.Client:
+        # manual_ack: a request is acknowledged to the broker only once it is answered, so one
+        # that reached a hub stopping (or dying) before it was handled is delivered again
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                        protocol=mqtt.MQTTv311, clean_session=True)
+                        protocol=mqtt.MQTTv5, manual_ack=True)
         c.max_inflight_messages_set(100)
         c.will_set(self.topics.available, "offline", qos=1, retain=True)
         if self.config.username:
@@ -142,7 +148,13 @@ class MqttBridge:
                                  daemon=True)
             t.start()
             self._threads.append(t)
-        self.client.connect_async(self.config.host, self.config.port, self.keepalive)
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = SESSION_EXPIRY_S
+        self.client.connect_async(self.config.host, self.config.port, self.keepalive,
+                                  clean_start=False, properties=props)
         self.client.loop_start()
         self._dirty.set()
         return self
@@ -178,6 +190,9 @@ class MqttBridge:
         with self._lock:
             self._lock.notify_all()
         self._requests.put(None)
+        for t in self._threads:  # the requests already taken are answered while connected
+            if t.name.startswith("mqtt-requests"):
+                t.join(timeout)
         self.client.disconnect()
         self.client.loop_stop()
         for t in self._threads:
@@ -367,21 +382,25 @@ class MqttBridge:
 
     def _on_message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         if msg.topic == discovery.STATUS_TOPIC:
+            client.ack(msg.mid, msg.qos)
             if msg.payload.strip().lower() == b"online":
                 self._requests.put(("__discovery__", b""))
             return
         if msg.topic == self.topics.firmware_status:  # the Pi's health, retained by firmware
+            client.ack(msg.mid, msg.qos)
             self._requests.put(("__status__", msg.payload))
             return
+        if self._stopping.is_set():
+            return  # not acknowledged: the broker gives it to the hub's next session
         cmd = msg.topic.rsplit("/", 1)[-1]
-        self._requests.put((cmd, msg.payload))
+        self._requests.put((cmd, msg.payload, msg.mid, msg.qos))
 
     def _request_loop(self) -> None:
         while True:
             item = self._requests.get()
             if item is None:
                 return
-            cmd, raw = item
+            cmd, raw = item[0], item[1]
             try:
                 if cmd == "__discovery__":
                     self._publish_discovery()
@@ -402,6 +421,9 @@ class MqttBridge:
                 self.requests_handled += 1
             except Exception:
                 log.exception("request %s failed", cmd)
+            finally:
+                if len(item) == 4:
+                    self.client.ack(item[2], item[3])
 
     def handle_request(self, cmd: str, raw: bytes) -> dict[str, Any]:
         """Decode one MQTT request and run it; the answer echoes ``transaction``."""

@@ -151,7 +151,7 @@ class MqttBridge:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        props = Properties(PacketTypes.CONNECT)
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY_S
         self.client.connect_async(self.config.host, self.config.port, self.keepalive,
                                   clean_start=False, properties=props)

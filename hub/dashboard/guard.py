@@ -29,7 +29,7 @@ import ipaddress
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,9 @@ SECURITY_HEADERS = {
 class _Client:
     failures: int = 0
     until: float = 0.0  # monotonic time before which no try is checked
+    # the wrong PINs already counted (hashed): a page repeating a stale PIN on each of its
+    # requests is one wrong guess, not many, so it does not lock its own table out
+    tried: set[str] = field(default_factory=set)
 
 
 class PinThrottle:
@@ -96,6 +99,11 @@ class PinThrottle:
                 while len(self._clients) > MAX_CLIENTS:
                     self._clients.popitem(last=False)
             self._clients.move_to_end(client)
+            digest = hmac.new(b"pin-tries", given.encode(), "sha256").hexdigest()[:16]
+            if digest in c.tried:
+                return False, 0.0  # the same wrong PIN again: no new guess
+            if len(c.tried) < 1000:
+                c.tried.add(digest)
             c.failures += 1
             if c.failures >= self.free:
                 wait = min(self.max_wait, 2.0 ** (c.failures - self.free))

@@ -95,7 +95,7 @@ def test_pin_brute_force_is_throttled_to_at_most_20_tries_a_minute(served: Serve
     assert refused >= 1
     assert served.session.seq == seq  # nothing was undone
     # locked out: even the right PIN is not looked at until the wait is over
-    served.req("POST", "/api/undo", b"{}", {"X-Pyramid-Pin": "000000"})
+    served.req("POST", "/api/undo", b"{}", {"X-Pyramid-Pin": "999999"})  # a new guess
     status, _, _ = served.req("POST", "/api/undo", b"{}", {"X-Pyramid-Pin": PIN})
     assert status == 429 and served.session.seq == seq
 

@@ -41,6 +41,7 @@ from vision.board import (
     detect_markers,
     load_geometry,
     locate_board,
+    ring_5x5_cells,
 )
 
 __all__ = [
@@ -506,24 +507,7 @@ def _board_doc(
             "spaces": 16,
             "cell": round(c, 4),
             "origin": [0, 0],
-            "cells": [
-                [0, 0],
-                [0, 1],
-                [0, 2],
-                [0, 3],
-                [0, 4],
-                [1, 4],
-                [2, 4],
-                [3, 4],
-                [4, 4],
-                [4, 3],
-                [4, 2],
-                [4, 1],
-                [4, 0],
-                [3, 0],
-                [2, 0],
-                [1, 0],
-            ],
+            "cells": ring_5x5_cells(),
         },
         "camel": {
             "length": geo.camel_length,

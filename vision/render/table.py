@@ -32,7 +32,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.board import BoardGeometry, CameraPose, stack_region
+from vision.board import BoardGeometry, CameraPose, ring_5x5_cells, stack_region
 from vision.render.art import BoardArt, draw_board_art, draw_desert_tile
 from vision.render.board import AS_BUILT_TILT_DEG, random_position
 from vision.render.camels import Block, draw_shadows
@@ -129,24 +129,7 @@ def _board_dict(t: Table, nominal: bool) -> dict[str, Any]:
             "spaces": 16,
             "cell": c,
             "origin": [0, 0],
-            "cells": [
-                [0, 0],
-                [0, 1],
-                [0, 2],
-                [0, 3],
-                [0, 4],
-                [1, 4],
-                [2, 4],
-                [3, 4],
-                [4, 4],
-                [4, 3],
-                [4, 2],
-                [4, 1],
-                [4, 0],
-                [3, 0],
-                [2, 0],
-                [1, 0],
-            ],
+            "cells": ring_5x5_cells(),
         },
         "camel": {
             "length": CAMEL_LENGTH,

@@ -1064,63 +1064,90 @@
           "stroke-dasharray": LINE_DASHES[k % LINE_DASHES.length] })), ` ${n}`))));
   }
 
-  /** Game over: a podium, the overall-bet piles turned over card by card with what each card
-   * won or lost, and (for the table) the next game with the same players. */
-  function renderResult() {
-    const card = $("result-card"), box = $("result");
-    box.replaceChildren();
-    const r = S.view && S.view.finished ? S.view.result : null;
-    card.hidden = !r;
-    if (!r) return;
-    const money = Object.entries(r.money || {}).sort((a, b) => b[1] - a[1]);
+  /** Places from scores (best first): equal scores share a place, unless ``tie`` (a
+   * comparison of two names, e.g. Marco Polo II's most camels) still tells them apart. */
+  function placesOf(scores, tie) {
+    const order = Object.entries(scores || {}).sort((a, b) => b[1] - a[1] || (tie ? tie(a[0], b[0]) : 0));
     const places = [];
-    let place = 0, prev = null;
-    money.forEach(([p, m], i) => { if (m !== prev) { place = i + 1; prev = m; } places.push({ p, m, place }); });
-    const podium = el("div", { class: "podium", id: "podium" });
-    for (const step of [2, 1, 3]) {   // second, first, third: the podium's shape
+    order.forEach(([p, m], i) => {
+      const prev = places[i - 1];
+      const same = prev && prev.m === m && !(tie && tie(prev.p, p) !== 0);
+      places.push({ p, m, place: same ? prev.place : i + 1 });
+    });
+    return places;
+  }
+
+  /** A podium (second, first, third: its shape) of ``places``; ``unit`` names the score. */
+  function podiumOf(places, unit) {
+    const podium = el("div", { class: "podium", id: "podium", role: "list", "aria-label": "the podium" });
+    for (const step of [2, 1, 3]) {
       const here = places.filter((x) => x.place === step);
       if (!here.length) continue;
-      podium.append(el("div", { class: `step step-${step}`, dataset: { place: step } },
+      podium.append(el("div", { class: `step step-${step}`, dataset: { place: step }, role: "listitem" },
         el("div", { class: "who" }, here.map((x) => x.p).join(" & ")),
-        el("div", { class: "coins" }, `${here[0].m} coins`),
+        el("div", { class: "coins" }, `${here[0].m} ${unit}`),
         el("div", { class: "block" }, step === 1 ? "1st" : step === 2 ? "2nd" : "3rd")));
     }
     const rest = places.filter((x) => x.place > 3);
+    return [podium, rest.length ? el("p", { class: "muted podium-rest" }, rest.map((x) => `${x.place}. ${x.p} ${x.m}`).join(" · ")) : null];
+  }
+
+  /** Turned over one by one: each item appears a little after the one before it. */
+  function revealed(items, step) {
+    items.forEach((node, k) => { node.classList.add("reveal"); node.style.animationDelay = `${(step || 0.6) * k}s`; });
+    return items;
+  }
+
+  /** For the table at game over: the next game with the same players (and the same game and
+   * settings), or the new-game dialog. Nothing starts by itself outside the demo. */
+  function nextGameRow(settings) {
+    if (!(S.mode === "table" && S.auth.role === "table")) return null;
+    return el("div", { class: "row next-game" }, el("button", { type: "button", class: "act primary", id: "next-game",
+      onclick: async () => {
+        const players = (S.view && S.view.players) || [];
+        const game = (S.view && S.view.game) || "camelup";
+        const res = await post(`${ROOT}api/games`, game === "camelup" ? { players } : { players, game, ...(settings || {}) });
+        if (res) { showMessage(`New game: ${players.join(", ")}`, "info"); loadGames(); }
+      } }, "Next game, same players"),
+      el("button", { type: "button", class: "act", onclick: openNewGame }, "New game…"));
+  }
+
+  /** Game over: a podium, the overall-bet piles turned over card by card with what each card
+   * won or lost, and (for the table) the next game with the same players. The other games draw
+   * their own game over with the same parts (ui.placesOf, ui.podiumOf, ui.revealed, ui.nextGameRow). */
+  function renderResult() {
+    const card = $("result-card"), box = $("result");
+    box.replaceChildren();
+    const r = S.view && S.view.finished && !gameMod(S.view) ? S.view.result : null;
+    card.hidden = !r;
+    if (!r) return;
+    const places = placesOf(r.money);
+    const money = places.map((x) => [x.p, x.m]);
     box.append(...[
       el("p", { class: "winners" }, `${(r.winners || []).join(" & ")} win${(r.winners || []).length > 1 ? "" : "s"} with ${money.length ? money[0][1] : "?"} coins`),
-      podium,
-      rest.length ? el("p", { class: "muted" }, rest.map((x) => `${x.place}. ${x.p} ${x.m}`).join(" · ")) : null,
+      ...podiumOf(places, "coins"),
       el("p", { class: "race-result" }, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
       el("table", { class: "final" }, el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m)))))].filter(Boolean));
     const overall = r.overall || [];
     if (overall.length) {
       const piles = el("div", { class: "piles" });
-      let k = 0;
+      const cards = [];
       for (const pile of ["winner", "loser"]) {
         const bets = overall.filter((b) => b.pile === pile);
         if (!bets.length) continue;
+        const items = bets.map((b) => el("li", { class: `${b.correct ? "right" : "wrong"}`, dataset: { player: b.player } },
+          el("span", { class: "who" }, b.player), " ", chip(b.colour, camelInfo(b.colour).letter), ` ${b.colour} `,
+          el("b", { class: b.payout > 0 ? "up" : "down" }, `${b.correct ? "✔ right" : "✘ wrong"}, ${signed(b.payout)} coin${Math.abs(b.payout) === 1 ? "" : "s"}`)));
+        cards.push(...items);
         piles.append(el("div", { class: "pile", dataset: { pile } },
           el("h3", {}, `Bets on ${PILE_WORDS[pile]} (`, camel(pile === "winner" ? r.winner : r.loser), ` ${pile === "winner" ? r.winner : r.loser}), turned over in the order placed`),
-          el("ol", { class: "overall" }, bets.map((b) => {
-            const li = el("li", { class: `reveal ${b.correct ? "right" : "wrong"}`, dataset: { player: b.player } },
-              el("span", { class: "who" }, b.player), " ", chip(b.colour, camelInfo(b.colour).letter), ` ${b.colour} `,
-              el("b", { class: b.payout > 0 ? "up" : "down" }, `${b.correct ? "✔ right" : "✘ wrong"}, ${signed(b.payout)} coin${Math.abs(b.payout) === 1 ? "" : "s"}`));
-            li.style.animationDelay = `${0.6 * k++}s`;   // card by card
-            return li;
-          }))));
+          el("ol", { class: "overall" }, items)));
       }
+      revealed(cards);   // card by card, across both piles
       box.append(piles);
     }
-    if (S.mode === "table" && S.auth.role === "table") {
-      box.append(el("div", { class: "row" }, el("button", { type: "button", class: "act primary", id: "next-game",
-        onclick: async () => {
-          const players = (S.view && S.view.players) || [];
-          const game = (S.view && S.view.game) || "camelup";
-          const res = await post(`${ROOT}api/games`, game === "camelup" ? { players } : { players, game });
-          if (res) { showMessage(`New game: ${players.join(", ")}`, "info"); loadGames(); }
-        } }, "Next game, same players"),
-        el("button", { type: "button", class: "act", onclick: openNewGame }, "New game…")));
-    }
+    const next = nextGameRow();
+    if (next) box.append(next);
   }
 
   /** The shared screen shows a QR code of the table's address: a phone scans it to watch. */
@@ -1342,7 +1369,8 @@
   }
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
-  const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal };
+  const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
+    placesOf, podiumOf, revealed, nextGameRow };
   window.pyramid.ui = ui;
 
   wire();

@@ -129,13 +129,38 @@
         [1, 2, 3, 4, 5, 6].map((f) => button(ui, String(f), `roll:${f}`, "face"))));
   }
 
+  const ordinal = (n) => `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
+
+  /** Game over: who won, the players' podium, the last race's tokens turned over one by one
+   * with what each scored, and (for the table) the next game with the same players. */
   function result(ui, v) {
     const { el } = ui;
     const r = v.result || {};
-    const points = Object.entries(r.points || {}).sort((a, b) => b[1] - a[1]);
-    return el("div", { id: "hr-result" },
-      el("p", { class: "winners" }, (r.winners || []).join(" & "), ` win with ${points.length ? points[0][1] : "?"} points`),
-      el("table", { class: "final" }, el("tbody", {}, points.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m))))));
+    const places = ui.placesOf(r.points || {});
+    const winners = r.winners || [];
+    const races = v.races_scored || [];
+    const last = races.length ? races[races.length - 1] : null;
+    const cards = [];
+    if (last) {
+      for (const a of last.awards || []) {
+        cards.push(el("li", { class: "right", dataset: { player: a.player, horse: a.horse } },
+          el("span", { class: "who" }, a.player), " ", ui.chip(a.horse, a.horse), ` ${a.horse} came ${ordinal(a.place)} (circle ${a.slot + 1}) `,
+          el("b", {}, `+${a.points} point${a.points === 1 ? "" : "s"}`)));
+      }
+      for (const [horse, col] of Object.entries(v.columns || {})) {
+        if ((last.podium || []).includes(horse)) continue;
+        col.forEach((player, slot) => cards.push(el("li", { class: "wrong", dataset: { player, horse } },
+          el("span", { class: "who" }, player), " ", ui.chip(horse, horse), ` ${horse} off the podium (circle ${slot + 1}) `,
+          el("b", {}, "no points"))));
+      }
+    }
+    return el("div", { id: "hr-result", class: "game-over" },
+      el("p", { class: "winners" }, winners.join(" & "), ` win${winners.length > 1 ? "" : "s"} with ${places.length ? places[0].m : "?"} points`),
+      ui.podiumOf(places, "points"),
+      last ? el("h3", {}, `Race ${last.race}: the tokens turned over`) : null,
+      cards.length ? el("ol", { class: "overall awards" }, ui.revealed(cards)) : last ? el("p", { class: "muted" }, "No token was placed.") : null,
+      el("table", { class: "final" }, el("tbody", {}, places.map((x) => el("tr", {}, el("td", {}, x.p), el("td", {}, x.m))))),
+      ui.nextGameRow({ races: v.races, track_length: v.track_length }));
   }
 
   function render(ui, box, title) {
@@ -152,7 +177,7 @@
     else if (v.phase === "betting") now = betting(ui, v, advice);
     else if (v.roll) now = rollAdvice(ui, v, advice);
     else now = running(ui, v);
-    add(box, lanes(ui, v), podium, now,
+    add(box, v.finished ? now : null, lanes(ui, v), podium, v.finished ? null : now,
       el("h3", {}, "Bet columns"), columns(ui, v),
       el("h3", {}, "Players"), players(ui, v));
     if (S.auth.role === "table" && S.mode === "table" && !v.finished) {

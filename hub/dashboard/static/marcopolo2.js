@@ -155,21 +155,28 @@
     return box;
   }
 
+  /** Game over: who won, the podium (equal points told apart by camels, as the rules say),
+   * the score sheet's lines turned over one by one, and (for the table) the next game. */
   function result(ui, v) {
     const { el } = ui;
     const r = v.result;
-    const order = Object.entries(r.points).sort((a, b) => b[1] - a[1] || (r.camels[b[0]] - r.camels[a[0]])).map(([p]) => p);
+    const places = ui.placesOf(r.points, (a, b) => (r.camels[b] || 0) - (r.camels[a] || 0));
+    const order = places.map((x) => x.p);
     const head = el("tr", {}, el("th", {}, ""), order.map((p) => el("th", {}, p)));
     const rows = ENTRIES.map(([k, label]) => el("tr", { dataset: { entry: k } }, el("td", {}, label),
       order.map((p) => el("td", {}, r.breakdown[p][k]))));
     rows.push(el("tr", { class: "total-row", dataset: { entry: "total" } }, el("th", {}, "total"), order.map((p) => el("th", {}, r.breakdown[p].total))));
     rows.push(el("tr", { dataset: { entry: "camels" } }, el("td", { class: "muted" }, "camels (tie-break)"), order.map((p) => el("td", { class: "muted" }, r.camels[p]))));
+    ui.revealed(rows, 0.35);
     const why = r.tie_break === "camels" ? "Tied on points: the most camels wins."
       : r.tie_break === "shared" ? "Tied on points and camels: the victory is shared." : "";
-    return el("div", { id: "mp-result" },
+    return el("div", { id: "mp-result", class: "game-over" },
       el("p", { class: "winners" }, `${r.winners.join(" & ")} ${r.winners.length > 1 ? "share the victory" : "wins"} with ${r.points[r.winners[0]]} points`),
       why ? el("p", { class: "tie-break" }, why) : null,
-      el("table", { class: "grid-table final" }, el("thead", {}, head), el("tbody", {}, rows)));
+      ui.podiumOf(places, "points"),
+      el("h3", {}, "The score sheets, line by line"),
+      el("table", { class: "grid-table final" }, el("thead", {}, head), el("tbody", {}, rows)),
+      ui.nextGameRow({ colours: v.players.map((p) => v.colours[p]) }));
   }
 
   function render(ui, box, title) {

@@ -248,3 +248,84 @@ def test_the_other_games_fit_a_360_px_phone(browser: Any, tmp_path: Path, game: 
             violations = axe_scan(page)
             assert violations == [], json.dumps(violations, indent=1)
             close(page)
+
+
+def finish_horse_race(t: Table) -> None:
+    """Play a seeded horse race to its end in-process: tokens on two horses, then every roll."""
+    session = t.session
+    bets = 0
+    while not session.game.finished:
+        legal = [str(a) for a in session.game.legal_actions()]
+        options = [a for a in legal if a.startswith("bet:")]
+        bet = options[(3 * bets) % len(options)] if options else None  # on different horses
+        if bet and bets < 4:
+            t.play(bet)
+            bets += 1
+        elif "pass" in legal:
+            t.play("pass")
+        elif "roll" in legal:
+            t.play("roll")
+        else:
+            t.play(next(a for a in legal if a.startswith("assign:")))
+
+
+def finish_marco_polo(t: Table) -> None:
+    """Five rounds of dice totalling 15 (nothing owed), then three score sheets and finish."""
+    for name in ("Ann", "Bob", "Cy"):
+        t.play(f"dice:{name}:5,5,5", name)
+    for _ in range(4):
+        t.play("round", "Ann")
+        for name in ("Ann", "Bob", "Cy"):
+            t.play(f"dice:{name}:5,5,5", name)
+    t.play("score:Ann:coins=23,contracts=5,pepper=2,camels=2", "Ann")
+    t.play("score:Bob:contracts=5,seal_points=3,camels=5", "Bob")
+    t.play("score:Cy:contracts=3,coins=10,camels=9", "Cy")
+    t.play("finish", "Ann")
+
+
+@pytest.mark.parametrize("game", ["horserace", "marcopolo2"])
+def test_the_other_games_end_on_a_podium_with_results_turned_over_and_a_next_game(
+        browser: Any, tmp_path: Path, game: str) -> None:
+    with serve_table(tmp_path, start=False) as t:
+        session = t.session
+        session.start_game(["Ann", "Bob", "Cy"], game=game, seed=3,
+                           settings={"track_length": 8} if game == "horserace" else None)
+        (finish_horse_race if game == "horserace" else finish_marco_polo)(t)
+        over = next(e for e in session.engine_log() if e["type"] == "game_over")
+        points = over["points"]
+        for viewport in (NARROW, TABLET):
+            page = open_page(browser, t.url, viewport=viewport, pin=PIN)
+            synced(page, t)
+            first = page.locator("#podium [data-place='1'] .who").inner_text()
+            if game == "horserace":
+                best = max(points.values())
+                assert first == " & ".join(p for p in points if points[p] == best)
+                race = session.snapshot(log=False)["game"]["races_scored"][-1]
+                cards = page.locator("#hr-result .awards li.reveal")
+                tokens = sum(len(c) for c in session.snapshot(log=False)["game"]["columns"]
+                             .values())
+                assert cards.count() == tokens == 4
+                scored = page.locator("#hr-result .awards li.right")
+                assert scored.count() == len(race["awards"])
+                assert [f"+{a['points']}" in scored.nth(i).inner_text()
+                        for i, a in enumerate(race["awards"])] == [True] * len(race["awards"])
+            else:  # Ann and Bob tie on 11 points: Bob has more camels and stands alone on top
+                assert first == "Bob" and over["winners"] == ["Bob"]
+                assert page.locator("#podium [data-place='2'] .who").inner_text() == "Ann"
+                assert page.locator("#mp-result tr.reveal").count() == 10  # 8 entries + 2
+            assert page.locator("#result-card").is_hidden()   # Camel Up's own card stays away
+            assert page.locator("#next-game").count() == 1
+            assert page.locator("#next-game").is_visible()
+            page.wait_for_timeout(3600 if game == "marcopolo2" else 2600)  # turned over
+            no_sideways_scroll(page)
+            page.screenshot(path=str(shots() / f"{game}-game-over-{viewport['width']}.png"),
+                            full_page=True)
+            if viewport is TABLET:
+                before = session.game_id
+                page.click("#next-game")
+                wait_until(lambda b=before: session.game_id != b, what="the next game")
+                assert session.kind == game
+                assert session.record.params["players"] == ["Ann", "Bob", "Cy"]
+                if game == "horserace":
+                    assert session.record.params["settings"]["track_length"] == 8
+            close(page)

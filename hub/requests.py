@@ -11,6 +11,19 @@ in-process), then applied by the session. The answer is always a JSON-safe dict:
 Malformed input, a wrong PIN or a guest changes nothing at all. A well-formed, authorised action
 the rules refuse also changes nothing in the game, but is logged as an ``action_refused`` event so
 every screen at the table can say why.
+
+Applied once: a request may carry a ``request_id`` (MQTT: in the payload; HTTP: the
+``Idempotency-Key`` header). The id is logged in the same SQLite transaction as the events the
+request causes (:meth:`hub.store.Store.append`), so a hub killed after applying a request and
+before acknowledging it finds the id on restart; a repeat of the id is answered with the first
+answer (``"replayed": true``) and changes nothing. An id sent again with a different request is
+refused (``request_id_reused``). A request refused without writing anything keeps no id: sent
+again, it is judged afresh (it changed nothing either time).
+
+Stale taps: ``action``, ``confirm`` and ``undo`` may carry ``expected_seq``, the table's seq the
+screen was drawn at. When a move, an undo or a new game was logged after it, the request is
+refused with a sentence ("Bob has already moved: ...", reason ``stale``) and changes nothing: a
+double tap on the shared screen never plays for the next player or takes back two actions.
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import GAMES, Driver
 from hub.prompts import Prompt
+from hub.store import RequestMark, Store
 from hub.wire import DICE_READING_FIELDS, OBSERVATION_FIELDS, OBSERVATION_REQUIRED
 
 log = logging.getLogger(__name__)
@@ -36,6 +50,9 @@ class TableSession(Protocol):
 
     authority: Authority
     pending: dict[str, Prompt]
+    table_id: str
+    store: Store
+    request_mark: RequestMark | None
 
     @property
     def lock(self) -> AbstractContextManager[Any]: ...
@@ -53,6 +70,7 @@ class TableSession(Protocol):
     def player_snapshot(self, token: str) -> dict[str, Any]: ...
     def past_game(self, game_id: str) -> dict[str, Any]: ...
     def games(self) -> list[dict[str, Any]]: ...
+    def events_since(self, seq: int = 0, limit: int | None = None) -> list[Any]: ...
     def cmd_start_game(self, p: dict[str, Any], access: Access) -> dict[str, Any]: ...
     def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]: ...
     def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]: ...
@@ -366,6 +384,89 @@ MQTT_TRUSTED = frozenset({"observe_release", "observe_die", "observe_track", "ob
                           "observe_dice"})
 
 
+#: Commands that change the table: their ``request_id`` is logged, their repeats answered again.
+MUTATING = frozenset({"start_game", "action", "confirm", "undo", "observe_release",
+                      "observe_die", "observe_track", "observe_dice"})
+
+#: Commands a screen sends with the ``expected_seq`` it was drawn at.
+SEQ_CHECKED = frozenset({"action", "confirm", "undo"})
+
+#: Logged events that do not change what a tap on the screen means (readings, prompts,
+#: refusals): a tap drawn before them is still the tap its player meant.
+NOT_STALE = frozenset({"die_released", "vision_uncertain", "track_mismatch", "action_refused",
+                       "bet_pending", "prompt_dismissed", "roll_uncertain", "dice_uncertain",
+                       "correction"})
+
+MAX_REQUEST_ID = 64
+
+
+def request_id_error(rid: Any) -> str | None:
+    """Why ``rid`` is not a request id (None when it is one): a text of 1 to 64 letters,
+    digits and ``-_.:``."""
+    if (not isinstance(rid, str) or not 0 < len(rid) <= MAX_REQUEST_ID
+            or not all(c.isascii() and (c.isalnum() or c in "-_.:") for c in rid)):
+        return (f"'request_id' is a text of 1 to {MAX_REQUEST_ID} letters, digits and -_.: "
+                "(one per request, the same when the request is sent again)")
+    return None
+
+
+def _fingerprint(cmd: str, payload: Any, access: Access) -> str:
+    """What a request asked, and who asked: the same id sent again must be the same request."""
+    import hashlib
+    import json
+
+    try:
+        body = json.dumps(payload, sort_keys=True, default=repr)
+    except TypeError:  # keys of mixed types (a track's spaces)
+        body = repr(payload)
+    who = f"{access.level}:{access.player or ''}"
+    return hashlib.sha256(f"{cmd}\0{who}\0{body}".encode()).hexdigest()
+
+
+def _repeat(cmd: str, mark: RequestMark, session: TableSession) -> dict[str, Any] | None:
+    """The answer to a request id already applied (None: not applied yet)."""
+    done = session.store.applied_request(session.table_id, mark.request_id)
+    if done is None:
+        return None
+    if done.fingerprint != mark.fingerprint or done.cmd != cmd:
+        return error(cmd, f"the request id {mark.request_id!r} was already used for another "
+                     "request: nothing was done (send a new id with each new request)",
+                     "request_id_reused", request_id=mark.request_id)
+    if done.answer is not None:
+        return {**done.answer, "replayed": True, "request_id": mark.request_id}
+    return {"ok": True, "cmd": cmd, "seq": done.seq, "replayed": True,
+            "request_id": mark.request_id,
+            "message": "This request was already applied (before the hub restarted); "
+                       "nothing was done again."}
+
+
+def _check_fresh(session: TableSession, expected: Any, cmd: str) -> None:
+    """Refuse a tap drawn before a move, an undo or a new game (see the module docstring)."""
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
+        raise _Bad("'expected_seq' is the table's seq the screen showed (a whole number)")
+    now = session.seq
+    if expected == now:
+        return
+    if expected > now:
+        raise RequestError(f"this screen shows seq {expected} but the table is at {now}: "
+                           "reload the page", "stale")
+    for env in session.events_since(expected):
+        kind = env.type
+        if kind in NOT_STALE:
+            continue
+        mover = env.event.get("player") or env.event.get("by")
+        if kind == "undo":
+            sentence = "The last action was just taken back"
+        elif kind in ("game_abandoned", "game_started"):
+            sentence = "Another game has started"
+        elif isinstance(mover, str) and mover and mover != "table":
+            sentence = f"{mover} has already moved"
+        else:
+            sentence = "The game has moved on"
+        raise RequestError(f"{sentence}: nothing was done (the {cmd} was tapped on a screen "
+                           "drawn before it). Look at the table again.", "stale")
+
+
 def dispatch(
     session: TableSession,
     cmd: Any,
@@ -374,8 +475,15 @@ def dispatch(
     *,
     channel: str = "local",
     trust_mqtt_observations: bool = True,
+    request_id: str | None = None,
+    asked: Any = None,
 ) -> dict[str, Any]:
-    """Validate, authorise and apply one command; always answer a dict, never raise."""
+    """Validate, authorise and apply one command; always answer a dict, never raise.
+
+    ``request_id`` (or a ``request_id`` field of the payload) makes a changing command applied
+    once: see the module docstring. ``asked`` is what the client sent, when the payload was
+    completed for it (HTTP fills in whose turn it is): a repeat is the same request when it
+    asked the same, whatever the table's state meanwhile."""
     name = cmd if isinstance(cmd, str) else repr(cmd)
     if not isinstance(cmd, str) or cmd not in COMMANDS:
         return error(name[:MAX_TEXT], f"unknown command {name[:MAX_TEXT]!r} (one of "
@@ -384,18 +492,57 @@ def dispatch(
         payload = {}
     if not isinstance(payload, Mapping):
         return error(cmd, "the request must be a JSON object", "bad_payload")
+    payload = dict(payload)
+    in_body = payload.pop("request_id", None)
+    rid = request_id if request_id is not None else in_body
+    if rid is not None and (why := request_id_error(rid)) is not None:
+        return error(cmd, why, "bad_request_id")
+    expected = payload.pop("expected_seq", None) if cmd in SEQ_CHECKED else None
+    with session.lock:
+        before = session.seq
+        marks: list[RequestMark] = []
+        answer = _apply(session, cmd, payload, auth, channel, trust_mqtt_observations, rid,
+                        expected, marks, payload if asked is None else asked)
+        if marks and (answer.get("ok") or session.seq != before):
+            try:  # the first answer, for a repeat of the id
+                session.store.keep_answer(session.table_id, marks[0], answer,
+                                          session.seq if session.seq != before else None)
+            except Exception:  # the request is applied (and its id logged with its events)
+                log.exception("cannot keep the answer of request %s", marks[0].request_id)
+        if rid is not None:
+            answer = {**answer, "request_id": rid}
+        return answer
+
+
+def _apply(session: TableSession, cmd: str, payload: dict[str, Any], auth: Any, channel: str,
+           trust_mqtt_observations: bool, rid: str | None, expected: Any,
+           marks: list[RequestMark], asked: Any) -> dict[str, Any]:
+    """Authorise and run one command under the table's lock; a request applied now (not a
+    repeat) leaves its :class:`RequestMark` in ``marks``."""
     try:
         if channel == "local" and auth is None:
             auth = {"local": True}
         elif isinstance(auth, Mapping) and auth.get("local") and channel != "local":
             raise AuthError("only the hub's own process may act as local", "bad_auth")
-        with session.lock:
-            access = session.authority.check(auth, session.game_id, session.players())
-            if (channel == "mqtt" and trust_mqtt_observations and cmd in MQTT_TRUSTED
-                    and access.level == "guest"):
-                access = Access("table")
+        access = session.authority.check(auth, session.game_id, session.players())
+        if (channel == "mqtt" and trust_mqtt_observations and cmd in MQTT_TRUSTED
+                and access.level == "guest"):
+            access = Access("table")
+        mark = None
+        if rid is not None and cmd in MUTATING:
+            mark = RequestMark(rid, cmd, _fingerprint(cmd, asked, access))
+            repeat = _repeat(cmd, mark, session)
+            if repeat is not None:
+                return repeat
+            marks.append(mark)
+        if expected is not None:
+            _check_fresh(session, expected, cmd)
+        session.request_mark = mark
+        try:
             result = COMMANDS[cmd](session, payload, access)
-            return {"ok": True, "cmd": cmd, "seq": session.seq, **result}
+        finally:
+            session.request_mark = None
+        return {"ok": True, "cmd": cmd, "seq": session.seq, **result}
     except (AuthError, _Bad) as exc:
         return error(cmd, str(exc), getattr(exc, "reason", "bad_payload"))
     except RequestError as exc:

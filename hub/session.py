@@ -43,7 +43,7 @@ from hub.games_glue.base import EngineGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
-from hub.store import GameRecord, Store, StoredEvent
+from hub.store import GameRecord, RequestMark, Store, StoredEvent
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,9 @@ class TableSession:
         self.game: EngineGame | None = None  # the engine's Game of the current (or last) game
         self.pending: dict[str, Prompt] = {}
         self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
+        # the request being applied (set by hub.requests under the lock): its id is logged in
+        # the same transaction as its events, so it is applied once even across a crash
+        self.request_mark: RequestMark | None = None
         # the camera reads the pyramid's game's start (see hub.setup_reading)
         self._setup = SetupReadings(driver(DEFAULT_GAME))  # type: ignore[arg-type]
         self._seq = store.last_seq(table_id)
@@ -152,9 +155,12 @@ class TableSession:
         return list(self.params.get("players", []))
 
     def request(self, cmd: str, payload: Any, auth: Any = None, *,
-                channel: str = "local") -> dict[str, Any]:
-        """Run one command (see :mod:`hub.requests`) and answer {"ok": ...}."""
-        return requests.dispatch(self, cmd, payload, auth, channel=channel)
+                channel: str = "local", request_id: str | None = None,
+                asked: Any = None) -> dict[str, Any]:
+        """Run one command (see :mod:`hub.requests`) and answer {"ok": ...}; a ``request_id``
+        makes a changing command applied once (a repeat gets the first answer)."""
+        return requests.dispatch(self, cmd, payload, auth, channel=channel,
+                                 request_id=request_id, asked=asked)
 
     def start_game(
         self,
@@ -517,7 +523,7 @@ class TableSession:
         gid = game_id if game_id is not None else self.game_id
         drv = driver(new_game["kind"]) if new_game is not None else self.driver
         seqs = self.store.append(self.table_id, gid, items, cause=cause, new_game=new_game,
-                                 game_status=game_status)
+                                 game_status=game_status, request=self.request_mark)
         if seqs:
             self._seq = seqs[-1][0]
         if apply is not None:

@@ -33,7 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError", "StoreIntegrityError"]
+__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError", "StoreIntegrityError",
+           "RequestMark", "AppliedRequest", "REQUEST_KEEP_S"]
+
+#: How long the ids of applied requests are kept (a resend comes within seconds or, from a
+#: device that was offline, within the broker's session expiry of a day).
+REQUEST_KEEP_S = 30 * 24 * 3600
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -72,6 +77,16 @@ CREATE TABLE IF NOT EXISTS crops (
     jpeg     BLOB NOT NULL,
     PRIMARY KEY (table_id, crop_id)
 );
+CREATE TABLE IF NOT EXISTS requests (
+    table_id    TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    cmd         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,       -- sha256 of the command, its fields and who asked
+    seq         INTEGER,             -- the last event the request wrote
+    answer      TEXT,                -- JSON of the first answer (NULL: applied, answer not kept)
+    ts          REAL NOT NULL,
+    PRIMARY KEY (table_id, request_id)
+) WITHOUT ROWID;
 """
 
 
@@ -108,6 +123,29 @@ class StoredEvent:
     @property
     def type(self) -> str:
         return str(self.event.get("type", ""))
+
+
+@dataclass(frozen=True)
+class RequestMark:
+    """The request being applied: its id is written with the events it causes, in their
+    transaction, so a request is in the log exactly when its effects are (see
+    :meth:`Store.append`)."""
+
+    request_id: str
+    cmd: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class AppliedRequest:
+    """A request id found in the log: what it was and its first answer (None when the hub
+    stopped between writing its events and keeping its answer)."""
+
+    request_id: str
+    cmd: str
+    fingerprint: str
+    seq: int | None
+    answer: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -160,6 +198,7 @@ class Store:
             self._migrate()
             if verify:
                 self.verify()
+            self.forget_requests()
         except StoreIntegrityError:
             self._db.close()
             raise
@@ -177,11 +216,14 @@ class Store:
         cause: dict[str, Any] | None = None,
         new_game: dict[str, Any] | None = None,
         game_status: str | None = None,
+        request: RequestMark | None = None,
     ) -> list[tuple[int, float]]:
         """Append ``(origin, event)`` pairs in one durable transaction; return their (seq, ts).
 
         ``new_game`` ({"number", "kind", "params"}) creates the game row in the same
-        transaction; ``game_status`` ("finished" / "abandoned") closes the game with it.
+        transaction; ``game_status`` ("finished" / "abandoned") closes the game with it;
+        ``request`` records the id of the request that caused the events in it too, so after
+        a crash a request is either applied and recorded, or neither (applied once).
         """
         ts = time.time()
         with self._lock:
@@ -225,6 +267,13 @@ class Store:
                         out.append((seq, ts))
                     if out:
                         self._set_meta_in_tx(f"log_head/{table_id}", f"{seq}:{prev}")
+                    if request is not None and out:
+                        self._db.execute(
+                            "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq,"
+                            " ts) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(table_id, request_id)"
+                            " DO UPDATE SET seq = excluded.seq",
+                            (table_id, request.request_id, request.cmd, request.fingerprint,
+                             seq, ts))
                     if new_game is not None:
                         self._set_meta_in_tx(f"game_number/{table_id}",
                                              str(int(new_game["number"])))
@@ -342,6 +391,46 @@ class Store:
                 raise StoreIntegrityError(
                     f"{where}: table {t}: the log ends at seq {seq} but seq {seq_text} was "
                     "written: events at its end were deleted or altered")
+
+    # -- requests applied once ---------------------------------------------------------------
+
+    def applied_request(self, table_id: str, request_id: str) -> AppliedRequest | None:
+        """The request with this id if the table applied it (its events are in the log)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT cmd, fingerprint, seq, answer FROM requests WHERE table_id = ? AND"
+                " request_id = ?", (table_id, request_id)).fetchone()
+        if row is None:
+            return None
+        try:
+            answer = json.loads(row[3]) if row[3] else None
+        except ValueError:
+            answer = None
+        return AppliedRequest(request_id, str(row[0]), str(row[1]),
+                              None if row[2] is None else int(row[2]),
+                              answer if isinstance(answer, dict) else None)
+
+    def keep_answer(self, table_id: str, mark: RequestMark, answer: dict[str, Any],
+                    seq: int | None = None) -> None:
+        """Keep the first answer of an applied request (a repeat of its id gets it again).
+
+        The request's row was written with its events; a request that wrote no event (refused
+        before the rules, or a reading that changed nothing) gets its row here, so a repeat
+        still gets the first answer."""
+        text = json.dumps(answer, sort_keys=True, default=str)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq, answer, ts)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(table_id, request_id) DO UPDATE SET"
+                " answer = excluded.answer WHERE requests.answer IS NULL",
+                (table_id, mark.request_id, mark.cmd, mark.fingerprint, seq, text, time.time()))
+
+    def forget_requests(self, older_than_s: float = REQUEST_KEEP_S) -> int:
+        """Drop the ids of requests applied longer ago than ``older_than_s``; how many."""
+        with self._lock:
+            cur = self._db.execute("DELETE FROM requests WHERE ts < ?",
+                                   (time.time() - older_than_s,))
+        return int(cur.rowcount or 0)
 
     def put_crop(self, table_id: str, crop_id: str, game_id: str | None, jpeg: bytes) -> None:
         """Keep the crop image of a die reading (served to the dashboard beside the prompt)."""

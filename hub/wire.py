@@ -82,6 +82,11 @@ class Topics:
     def response(self, cmd: str) -> str:
         return self.topic(f"response/{cmd}")
 
+    def reply(self, client_id: str, cmd: str) -> str:
+        """``reply/<client id>/<cmd>``: an answer only that client may read (the broker's ACL
+        pattern ``reply/%c/#``, hub.mqtt.access)."""
+        return self.topic(f"reply/{client_id}/{cmd}")
+
     def observation(self, kind: str) -> str:
         """The request topic an observation of ``kind`` (release, die, track, dice) goes to."""
         return self.request(OBSERVATION_COMMANDS[kind])
@@ -184,7 +189,9 @@ class RequestEnvelope:
 
     ``transaction`` is echoed on ``response/<cmd>`` so the asker can match its answer;
     ``auth`` carries a PIN or a player's token (``pin``/``token`` at the top level are folded
-    into it). ``request_id`` and ``reply_to`` are reserved (see the module docstring)."""
+    into it). ``request_id`` makes the request applied once (a repeat gets the first answer,
+    hub.requests); ``reply_to`` is the asker's MQTT client id: the answer goes to
+    ``reply/<client id>/<cmd>``, which only that client may read."""
 
     cmd: str
     payload: dict[str, Any]
@@ -209,7 +216,16 @@ class RequestEnvelope:
                     auth = {} if auth is None else auth
                 if isinstance(auth, dict):
                     auth = {**auth, key: body.pop(key)}
-        return cls(cmd, body, transaction, auth)
+        request_id = body.pop("request_id", None)
+        if request_id is not None and not isinstance(request_id, str):
+            raise ValueError("'request_id' is a text")
+        reply_to = body.pop("reply_to", None)
+        if reply_to is not None and (
+                not isinstance(reply_to, str) or not 0 < len(reply_to) <= 64
+                or any(c in reply_to for c in "/+#\x00") or not reply_to.isprintable()):
+            raise ValueError("'reply_to' is the asker's MQTT client id (1 to 64 characters, "
+                             "no / + #)")
+        return cls(cmd, body, transaction, auth, request_id, reply_to)
 
 
 # -- observations (firmware -> hub) ----------------------------------------------------------
@@ -339,6 +355,12 @@ Observation = ReleaseObservation | DieObservation | TrackObservation | DiceObser
 #: the request envelope's own fields (beside the command's), as RequestEnvelope reads them
 ENVELOPE_FIELDS: dict[str, dict[str, Any]] = {
     "transaction": {"type": ["string", "integer"], "description": "echoed on response/<cmd>"},
+    "request_id": {"type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_.:-]+$",
+                   "description": "one per request, the same when it is sent again: a repeat "
+                                  "is answered with the first answer and changes nothing"},
+    "reply_to": {"type": "string", "maxLength": 64,
+                 "description": "the asker's client id: the answer goes to "
+                                "reply/<client id>/<cmd>"},
     "pin": {"type": "string"},
     "token": {"type": "string"},
     "auth": {"type": "object", "properties": {"pin": {"type": "string"},

@@ -35,7 +35,8 @@ __all__ = ["create_app", "EXTENSION"]
 EXTENSION = "pyramid_dashboard"
 HERE = Path(__file__).parent
 AUTH_ERRORS = {"wrong_pin": 403, "bad_token": 403, "bad_auth": 400, "forbidden": 403,
-               "pin_required": 401, "guest": 401, "cross_origin": 403, "unknown_host": 421}
+               "pin_required": 401, "guest": 401, "cross_origin": 403, "unknown_host": 421,
+               "stale": 409, "request_id_reused": 409}
 MAX_BODY = 64 * 1024
 MAX_STREAMS = 32  # open live streams (each holds a server thread): a table has a dozen phones
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -157,7 +158,13 @@ def create_app(
             abort(_error(str(exc), exc.reason))
 
     def command(cmd: str, payload: dict[str, Any]) -> Response:
-        answer = session.request(cmd, payload, auth_of(), channel="http")
+        # applied once (hub.requests): the tap's Idempotency-Key, and the seq its screen showed
+        sent = body() if request.get_data(cache=True).strip() else {}
+        rid = request.headers.get("Idempotency-Key") or sent.get("request_id")
+        if "expected_seq" in sent:
+            payload = {**payload, "expected_seq": sent["expected_seq"]}
+        answer = session.request(cmd, payload, auth_of(), channel="http", request_id=rid,
+                                 asked={"path": request.path, "body": sent})
         if not isinstance(answer, dict) or not answer.get("ok"):
             answer = answer if isinstance(answer, dict) else {}
             return _error(_sentence(answer.get("error") or "the hub refused"),

@@ -13,14 +13,27 @@ Why it is built this way (Frigate's conventions, paho-mqtt 2.x):
   the highest contiguously acknowledged seq is kept in the store (``mqtt_acked/<table>``). A
   receiver may so see an event twice; ``seq`` lets it drop the second.
 - Requests (``request/<cmd>``) are handled on a worker thread, never on paho's network thread, and
-  answered on ``response/<cmd>`` with the request's ``transaction``.
+  answered with the request's ``transaction`` on ``reply/<client id>/<cmd>`` when the request
+  names its ``reply_to`` (its client id: the broker's ACL lets only that client read it), else
+  on ``response/<cmd>`` (kept for older clients; only the firmware and controller read it).
+- Applied once: a request is acknowledged to the broker only after it is answered (manual ack),
+  so a hub that dies in between gets it again; its ``request_id``, logged with its events in one
+  transaction (hub.requests), makes the second delivery answer the first answer and change
+  nothing.
+
+Fault injection (tests only): with the environment variable ``PYRAMID_TEST_KILL_BEFORE_ACK`` set
+to a command name, the hub kills itself (SIGKILL) right after applying such a request, before
+answering and acknowledging it: the crash the applied-once log is for
+(tests/security/test_once_mqtt.py). Unset, nothing of it runs.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
+import signal
 import ssl
 import threading
 import time
@@ -44,6 +57,7 @@ __all__ = ["BrokerConfig", "MqttBridge", "parse_broker_url"]
 
 
 SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the hub's subscriptions and queued requests
+KILL_BEFORE_ACK_ENV = "PYRAMID_TEST_KILL_BEFORE_ACK"
 
 
 def _json(obj: Any) -> bytes:
@@ -108,6 +122,7 @@ class MqttBridge:
         self.retained_rounds = 0  # full republishes of the retained topics (one per connect)
         self.events_sent = 0
         self.requests_handled = 0
+        self._kill_before_ack = os.environ.get(KILL_BEFORE_ACK_ENV) or None  # tests only
         self.client = self._make_client()
 
     # -- topics ------------------------------------------------------------------------------
@@ -416,8 +431,14 @@ class MqttBridge:
                     if isinstance(status, dict):
                         self.session.request("observe_status", status, None, channel="mqtt")
                     continue
-                answer = self.handle_request(cmd, raw)
-                self.client.publish(self.topics.response(cmd), _json(answer), qos=1)
+                answer, reply_to = self._handle(cmd, raw)
+                if self._kill_before_ack == cmd:  # a crash after the commit, before the ack
+                    log.warning("%s: killing the hub before acknowledging %s", KILL_BEFORE_ACK_ENV,
+                                cmd)
+                    os.kill(os.getpid(), signal.SIGKILL)
+                topic = (self.topics.reply(reply_to, cmd) if reply_to
+                         else self.topics.response(cmd))
+                self.client.publish(topic, _json(answer), qos=1)
                 self.requests_handled += 1
             except Exception:
                 log.exception("request %s failed", cmd)
@@ -427,32 +448,41 @@ class MqttBridge:
 
     def handle_request(self, cmd: str, raw: bytes) -> dict[str, Any]:
         """Decode one MQTT request and run it; the answer echoes ``transaction``."""
+        return self._handle(cmd, raw)[0]
+
+    def _handle(self, cmd: str, raw: bytes) -> tuple[dict[str, Any], str | None]:
+        """The answer to one MQTT request, and the client id to answer (None: response/)."""
+        answer, req = self._run(cmd, raw)
+        return answer, None if req is None else req.reply_to
+
+    def _run(self, cmd: str, raw: bytes) -> tuple[dict[str, Any], RequestEnvelope | None]:
         from hub.jsonsafe import JsonError, loads
         from hub.requests import error
 
         try:
             payload = loads(raw) if raw.strip() else {}
         except JsonError as exc:  # not JSON, or nested too deeply: a sentence, not a traceback
-            return {**error(cmd, str(exc), exc.reason), "transaction": None}
+            return {**error(cmd, str(exc), exc.reason), "transaction": None}, None
         if not isinstance(payload, dict):
             return {**error(cmd, "the request must be a JSON object", "bad_payload"),
-                    "transaction": None}
+                    "transaction": None}, None
         try:
             req = RequestEnvelope.from_json(cmd, payload)
         except ValueError as exc:
-            return {**error(cmd, str(exc), "bad_transaction"), "transaction": None}
+            return {**error(cmd, str(exc), "bad_transaction"), "transaction": None}, None
         payload, transaction, auth = req.payload, req.transaction, req.auth
+        rid = req.request_id
         if self.trusted_requests:
             if auth:  # a secret in a payload is read by the broker and whoever may subscribe
                 return {**error(cmd, "no PIN or token over MQTT: the broker's user and password "
                                 "are the authority (docs/mqtt.md)", "secret_on_mqtt"),
-                        "transaction": transaction}
+                        "transaction": transaction}, req
             if cmd == "tokens":
                 return {**error(cmd, "players' links are given on the dashboard only, never "
-                                "over MQTT", "forbidden"), "transaction": transaction}
-            answer = self.session.request(cmd, payload, None, channel="local")
+                                "over MQTT", "forbidden"), "transaction": transaction}, req
+            answer = self.session.request(cmd, payload, None, channel="local", request_id=rid)
         else:
-            answer = self.session.request(cmd, payload, auth, channel="mqtt")
+            answer = self.session.request(cmd, payload, auth, channel="mqtt", request_id=rid)
         # players' tokens and private views never go on a topic: the dashboard gives links
         answer = {k: v for k, v in answer.items() if k not in ("tokens", "private")}
-        return {**answer, "transaction": transaction}
+        return {**answer, "transaction": transaction}, req

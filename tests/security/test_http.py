@@ -250,3 +250,44 @@ def test_the_hub_has_a_pin_by_default_and_serves_loopback_only(tmp_path: Path) -
     import os
     import stat
     assert stat.S_IMODE(os.stat(tmp_path / "hub.db").st_mode) & 0o077 == 0  # nobody else reads it
+
+
+def _act(served: Served, body: dict[str, Any], key: str | None = None,
+         path: str = "/api/action") -> tuple[int, Any]:
+    headers = {"X-Pyramid-Pin": PIN}
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    status, _, data = served.req("POST", path, json.dumps(body), headers)
+    return status, data
+
+
+def test_a_tap_sent_twice_with_its_idempotency_key_is_applied_once(served: Served) -> None:
+    s = served.session
+    mover = s.game.current_player
+    status, first = _act(served, {"action": "leg:blue"}, key="tap-77")
+    assert status == 200 and first["ok"] and not first.get("replayed")
+    seq = s.seq
+    status, again = _act(served, {"action": "leg:blue"}, key="tap-77")
+    assert status == 200 and again["replayed"] and again["seq"] == first["seq"]
+    assert s.seq == seq and s.game.current_player != mover
+
+
+def test_a_replayed_undo_over_http_takes_back_one_action(served: Served) -> None:
+    s = served.session
+    for action in ("leg:blue", "leg:green"):
+        assert _act(served, {"action": action})[0] == 200
+    assert _act(served, {}, key="undo-1", path="/api/undo")[0] == 200
+    status, again = _act(served, {}, key="undo-1", path="/api/undo")
+    assert status == 200 and again["replayed"]
+    assert [e.type for e in s.store.events("t1")].count("undo") == 1
+
+
+def test_a_stale_double_tap_over_http_is_refused_with_a_sentence(served: Served) -> None:
+    s = served.session
+    mover, drawn = s.game.current_player, s.seq
+    assert _act(served, {"action": "leg:blue", "expected_seq": drawn})[0] == 200
+    seq, now = s.seq, s.game.current_player
+    status, data = _act(served, {"action": "leg:blue", "expected_seq": drawn})
+    assert status == 409 and data["error"] == "stale"
+    assert data["message"].startswith(f"{mover} has already moved")
+    assert s.seq == seq and s.game.current_player == now

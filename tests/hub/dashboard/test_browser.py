@@ -269,7 +269,9 @@ def test_wrong_pin_and_illegal_taps_get_a_readable_message(browser: Any, served:
     log = served.engine_log()
     page.click("#actions button[data-action='leg:green']")
     page.wait_for_selector("#message.error:not([hidden])")
-    assert "green" in page.locator("#message").inner_text().lower()
+    # the tap carries the seq its screen was drawn at: refused as stale, naming who moved
+    said = page.locator("#message").inner_text().lower()
+    assert "has already moved" in said and "look at the table again" in said
     assert served.engine_log() == log
     page.unroute("**/api/stream**")
     synced(page, served)

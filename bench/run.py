@@ -28,6 +28,7 @@ SUITES = [
     "bench.othergames",
     "bench.demo",
     "bench.gamenight",
+    "bench.delivery",
 ]
 
 

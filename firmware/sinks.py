@@ -15,9 +15,14 @@ another machine see exactly the same thing:
 * ``status``: the health snapshot (firmware.health), retained over MQTT.
 
 Over MQTT they are requests
-``camelup/<table>/request/observe_release|observe_die|observe_track|observe_dice`` (QoS 1, each
-with a ``transaction`` id the hub echoes on ``response/<cmd>``) and the retained
-``camelup/<table>/firmware/status`` (last will: ``{"state": "offline"}``).
+``camelup/<table>/request/observe_release|observe_die|observe_track|observe_dice`` (QoS 1) and the
+retained ``camelup/<table>/firmware/status`` (last will: ``{"state": "offline"}``). Each request
+carries a ``request_id`` and ``reply_to`` (the sink's client id): the hub answers on
+``camelup/<table>/reply/<client id>/<cmd>``, which the broker lets only this client read. Nothing
+is lost: the sink keeps every reading until its answer comes and sends it again, with the same
+id, with back-off (1 s, 2 s, 4 s ... 30 s) while the hub or the broker is away (a broker restarted
+without persistence has forgotten the hub's subscription until the hub reconnects). The hub logs
+each id with the reading's events, so a reading sent twice is applied once.
 
 A sink also tells the loop what it knows of the hub: the dice still in the pyramid
 (:meth:`ObservationSink.dice_left`) and the game the table plays (:meth:`ObservationSink.game`),
@@ -219,14 +224,35 @@ class InProcessSink(ObservationSink):
             log.warning("%s", self.last_error)
 
 
+#: The first resend of an unanswered reading, and the longest wait between two.
+RESEND_FIRST_S = 1.0
+RESEND_MAX_S = 30.0
+#: The unanswered readings kept at most (the oldest is given up, counted in ``failures``).
+MAX_UNANSWERED = 1000
+
+
+class _Pending:
+    """A reading sent and not yet answered: resent with the same id until the hub answers."""
+
+    __slots__ = ("topic", "body", "due", "wait", "sends")
+
+    def __init__(self, topic: str, body: str, now: float, first: float) -> None:
+        self.topic, self.body = topic, body
+        self.wait = first
+        self.due = now + first
+        self.sends = 1
+
+
 class MqttSink(ObservationSink):
     """Publishes observations to the hub over MQTT (paho-mqtt 2.x, reconnecting by itself).
 
     QoS 1 messages published while the broker is away are kept by paho and sent when the
-    connection comes back; the retained status is published again on every connect.
+    connection comes back; a reading the hub has not answered is sent again (same id) until it
+    is (see the module docstring); the retained status is published again on every connect.
     """
 
-    def __init__(self, table: str, broker: BrokerConfig, *, client_id: str | None = None) -> None:
+    def __init__(self, table: str, broker: BrokerConfig, *, client_id: str | None = None,
+                 resend_first_s: float = RESEND_FIRST_S) -> None:
         import paho.mqtt.client as mqtt
 
         self.table = table
@@ -243,9 +269,16 @@ class MqttSink(ObservationSink):
         self._die_sent_at = -1.0  # ... and our last die was published
         self._txn = itertools.count(1)
         self._session = uuid.uuid4().hex[:8]
+        self.client_id = client_id or f"pyramid-firmware-{table}-{self._session}"
+        self.reply_topic = self.topics.topic(f"reply/{self.client_id}/+")
+        self._pending: dict[str, _Pending] = {}  # request id -> the unanswered reading
+        self._pending_lock = threading.Lock()
+        self._resend_first = resend_first_s
+        self.answers = 0  # readings answered by the hub
+        self.resends = 0  # readings sent again for want of an answer
+        self._closing = threading.Event()
         self._client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"pyramid-firmware-{table}-{self._session}",
+            mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
         )
         if broker.username:
             self._client.username_pw_set(broker.username, broker.secret or None)
@@ -260,6 +293,9 @@ class MqttSink(ObservationSink):
         self._client.on_message = self._on_message
         self._client.connect_async(broker.host, broker.port, keepalive=broker.keepalive_s)
         self._client.loop_start()
+        self._resender = threading.Thread(target=self._resend_loop, daemon=True,
+                                          name=f"firmware-resend-{table}")
+        self._resender.start()
         log.info("MQTT: connecting to %s:%s as table %s", broker.host, broker.port, table)
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
@@ -270,7 +306,7 @@ class MqttSink(ObservationSink):
         log.info("MQTT: connected")
         self.connected.set()
         # the hub's retained public state: the game played, which dice are still in the pyramid
-        client.subscribe(self.state_topic, qos=1)
+        client.subscribe([(self.state_topic, 1), (self.reply_topic, 1)])
         if self._last_status is not None:  # a restarted broker gets the retained status back
             client.publish(self.status_topic, self._last_status, qos=1, retain=True)
 
@@ -281,6 +317,7 @@ class MqttSink(ObservationSink):
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         if msg.topic != self.state_topic:
+            self._on_answer(msg.payload)
             return
         try:
             state = json.loads(msg.payload or b"null")
@@ -294,6 +331,52 @@ class MqttSink(ObservationSink):
         if self._game != before:
             log.info("MQTT: the hub's state names the game %s", self._game or "(none)")
         self._state_at = time.monotonic()
+
+    def _on_answer(self, raw: bytes) -> None:
+        """The hub answered a reading (on our reply topic): stop sending it."""
+        try:
+            answer = json.loads(raw or b"null")
+            rid = answer.get("request_id") if isinstance(answer, dict) else None
+        except ValueError:
+            return
+        with self._pending_lock:
+            done = self._pending.pop(rid, None) if isinstance(rid, str) else None
+        if done is not None:
+            self.answers += 1
+            if answer.get("ok") is False:
+                log.warning("MQTT: the hub refused a reading: %s", answer.get("error"))
+
+    @property
+    def unanswered(self) -> int:
+        """Readings sent that the hub has not answered yet."""
+        with self._pending_lock:
+            return len(self._pending)
+
+    def wait_answered(self, timeout: float = 10.0) -> bool:
+        """Wait until the hub answered every reading sent (tests, shutdown)."""
+        deadline = time.monotonic() + timeout
+        while self.unanswered and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return not self.unanswered
+
+    def _resend_loop(self) -> None:
+        while not self._closing.wait(0.1):
+            if not self.connected.is_set():
+                continue  # paho sends what it holds on reconnect; the due ones follow
+            now = time.monotonic()
+            with self._pending_lock:
+                due = [(rid, p) for rid, p in self._pending.items() if p.due <= now]
+                for _, p in due:
+                    p.wait = min(p.wait * 2, RESEND_MAX_S)
+                    p.due = now + p.wait
+                    p.sends += 1
+            for rid, p in due:
+                try:
+                    self._client.publish(p.topic, p.body, qos=1)
+                    self.resends += 1
+                    log.info("MQTT: no answer to %s yet: sent again", rid)
+                except Exception as exc:
+                    log.warning("MQTT: cannot send %s again: %s", rid, exc)
 
     def dice_left(self) -> list[str] | None:
         """``game.dice_left`` of the retained ``camelup/<table>/state``, but only if that state
@@ -319,14 +402,24 @@ class MqttSink(ObservationSink):
                 return
             if kind == "die":
                 self._die_sent_at = time.monotonic()
-            message = {"transaction": f"fw-{self._session}-{next(self._txn)}", **data}
+            rid = f"fw-{self._session}-{next(self._txn)}"
+            message = {"transaction": rid, "request_id": rid, "reply_to": self.client_id, **data}
             topic = self.topics.observation(kind)
-            self._client.publish(topic, json.dumps(message), qos=1)
+            body = json.dumps(message)
+            with self._pending_lock:  # kept before it is sent: an answer may come at once
+                self._pending[rid] = _Pending(topic, body, time.monotonic(), self._resend_first)
+                if len(self._pending) > MAX_UNANSWERED:
+                    oldest = next(iter(self._pending))
+                    del self._pending[oldest]
+                    self.failures += 1
+                    log.warning("MQTT: %s never answered: given up", oldest)
+            self._client.publish(topic, body, qos=1)
         except Exception as exc:
             self.failures += 1
             log.warning("MQTT: cannot publish %s: %s", kind, exc)
 
     def close(self) -> None:
+        self._closing.set()
         try:
             info = self._client.publish(
                 self.status_topic, json.dumps({"table": self.table, "state": "offline"}),

@@ -37,7 +37,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 # Frame sources of the set-up that live outside vision (vision.cli.frames.register_source): the
 # running watch service's "watch:", so that `pyramid calibrate watch:` never opens the camera
-FRAME_SOURCES = {"calibrate": ("firmware.setup_link",)}
+FRAME_SOURCES = {"calibrate": ("firmware.setup_link",), "hub": ("firmware.setup_link",)}
+# The dashboard's camera set-up page (hub.dashboard.setup_page) runs vision's set-up steps; the
+# hub itself imports no vision, so `pyramid hub` hands it vision's desk from here (imported when
+# the dashboard is made, so a hub without OpenCV still starts, its page saying so)
+SETUP_DESKS = {"hub": "vision.cli.setup_desk"}
+
+
+def _register_setup_desk(module: str) -> None:
+    try:
+        from hub.dashboard.setup_page import register_setup_desk
+    except ImportError:  # no Flask: no dashboard at all (the hub says so when it starts)
+        return
+
+    def factory() -> object:
+        try:
+            return importlib.import_module(module).default_desk()
+        except ImportError:
+            return None
+
+    register_setup_desk(factory)  # type: ignore[arg-type]
 
 
 def _usage() -> str:
@@ -59,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for plugin in FRAME_SOURCES.get(name, ()):
         importlib.import_module(plugin).register_frame_sources()
+    if name in SETUP_DESKS:
+        _register_setup_desk(SETUP_DESKS[name])
     module = importlib.import_module(COMMANDS[name][0])
     parser = argparse.ArgumentParser(prog=f"pyramid {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)

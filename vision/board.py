@@ -41,11 +41,26 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "hardware" / "board.yaml
 # optional angle (``[x, y, angle_deg]``) and marker cards beside a board with no margin
 SUPPORTED_VERSIONS = (1, 2)
 
-# The first-edition board's 16 spaces: the outer ring of a 5 x 5 grid, as [column, row] cells
-# from space 1, the form a board file's ``track.cells`` takes.
+# The first-edition board's 16 spaces: the outer ring of a 5 x 5 grid, as [row, column] cells
+# from space 1 (row 0 is the top row, spaces 1-5 left to right), the form a board file's
+# ``track.cells`` takes.
 RING_5X5_CELLS: tuple[tuple[int, int], ...] = (
-    (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 4), (2, 4), (3, 4),
-    (4, 4), (4, 3), (4, 2), (4, 1), (4, 0), (3, 0), (2, 0), (1, 0),
+    (0, 0),
+    (0, 1),
+    (0, 2),
+    (0, 3),
+    (0, 4),
+    (1, 4),
+    (2, 4),
+    (3, 4),
+    (4, 4),
+    (4, 3),
+    (4, 2),
+    (4, 1),
+    (4, 0),
+    (3, 0),
+    (2, 0),
+    (1, 0),
 )
 
 

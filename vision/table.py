@@ -70,6 +70,10 @@ __all__ = [
 
 PROFILE_VERSION = 1
 CELL_RANGE_MM = (40.0, 80.0)
+# the corners a person drags lie on the board's top, 1.5-3 mm above the cards' table: seen from
+# the side, an 80 mm board measures up to 81-82 mm on the table's plane; a little slack keeps
+# the boards at the ends of the range in it
+CELL_SLACK = 0.04
 REFINE_BOUND = 0.04  # a refined colour stays this near (chromaticity) its set-up colour
 REFINE_RATE = 0.25  # each confirmed sample moves the colour this share of the way to it
 MIN_APART = 0.05  # two learnt colours nearer than this are one colour
@@ -439,7 +443,7 @@ def place_board(
     e, f = mm[1] - mm[0], mm[3] - mm[0]
     cross = float(e[0] * f[1] - e[1] * f[0])
     cell = side / 5
-    if not CELL_RANGE_MM[0] <= cell <= CELL_RANGE_MM[1]:
+    if not CELL_RANGE_MM[0] * (1 - CELL_SLACK) <= cell <= CELL_RANGE_MM[1] * (1 + CELL_SLACK):
         raise SetupRefused(
             Refusal.SPACE_SIZE,
             f"the overlay makes spaces of {cell:.0f} mm; a "

@@ -26,6 +26,7 @@ from flask import Blueprint, Flask, Response, abort, jsonify, render_template, r
 from hub.dashboard import guard
 from hub.dashboard.live import Live, page_event, redact_advice
 from hub.dashboard.qr import qr_svg
+from hub.dashboard.setup_page import SetupDesk, add_setup_routes, registered_setup_desk
 from hub.dashboard.sse import parse_last_id
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ def create_app(
     public_url: str | None = None,
     max_streams: int = MAX_STREAMS,
     throttle: guard.PinThrottle | None = None,
+    setup: SetupDesk | None = None,
 ) -> Flask:
     """A Flask app showing ``manager_or_session``'s table (a TableSession, or a manager with a
     ``.session``) and passing taps to its dispatcher.
@@ -60,7 +62,9 @@ def create_app(
     ``public_url`` is the address players open (``http://192.168.1.20:8080``): the players'
     links and QR codes are built from it, and it is an accepted origin. Without it, links use the
     address the server listens on (never the request's Host header). ``max_streams`` caps the
-    open live streams (more are answered 503 with Retry-After).
+    open live streams (more are answered 503 with Retry-After). ``setup`` runs the camera's
+    set-up page (default: the desk the `pyramid` command registered, if any; see
+    :mod:`hub.dashboard.setup_page`).
     """
     session = getattr(manager_or_session, "session", manager_or_session)
     live = Live(session, heartbeat_s=heartbeat_s, retry_ms=retry_ms)
@@ -365,6 +369,8 @@ def create_app(
             payload.pop("setup", None)  # the hub rolls it ("camera" goes on: the camera's read)
         return command("start_game", payload)
 
+    add_setup_routes(bp, setup if setup is not None else registered_setup_desk(),
+                     access_of=access_of, body=body, error=_error)
     app.register_blueprint(bp, url_prefix=url_prefix or None)
 
     @app.errorhandler(404)

@@ -25,12 +25,24 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+
+from vision.board import BoardGeometry, ring_5x5_cells
+from vision.table import (
+    TableProfile,
+    capture_background,
+    learn_camels,
+    learn_tiles,
+    place_board,
+    propose_corners,
+    solve_markers,
+)
 
 STEPS = ("markers", "track", "camels", "tiles", "refine", "undo", "show")
 
@@ -86,16 +98,10 @@ def run_step(argv: list[str]) -> int:
         Refusal,
         SetupRefused,
         TableProfile,
-        capture_background,
-        learn_camels,
-        learn_tiles,
         load_profile,
-        place_board,
-        propose_corners,
         refine,
         samples_from_reading,
         save_profile,
-        solve_markers,
         undo,
     )
 
@@ -117,36 +123,25 @@ def run_step(argv: list[str]) -> int:
         out: dict[str, Any] = {"step": args.step, "table": str(path)}
         new = profile
         if args.step == "markers":
-            layout = solve_markers(frame(), base)
-            new = replace(profile, markers=layout)
-            out["markers"] = layout.to_json()
+            new, more = step_markers(profile, frame(), base)
         elif args.step == "track":
             img = frame()
-            layout = solve_markers(img, base)
-            h, w = img.shape[:2]
+            corners = None
             if args.corners:
                 corners = np.array([[float(v) for v in p.split(",")] for p in args.corners.split()])
-            else:
-                corners = propose_corners(layout, base)
-            out["corners"] = np.round(corners, 1).tolist()
-            if args.corners or args.confirm:
-                new = place_board(profile, layout, corners, (w, h), base)
-                occupied = [int(s) for s in args.occupied.split(",") if s.strip()]
-                new = replace(new, background=capture_background(img, new.geometry, occupied))
-                out["cell_mm"] = round(new.geometry.cell, 1)
+            occupied = [int(s) for s in args.occupied.split(",") if s.strip()]
+            new, more = step_track(profile, img, base, corners, args.confirm, occupied)
             if args.overlay:
-                _draw_overlay(img, new if new.board else profile, corners, args.overlay)
-                out["overlay"] = args.overlay
-            if not (args.corners or args.confirm):
-                out["next"] = "check the overlay, then --confirm or give --corners"
+                _draw_overlay(img, np.asarray(more["corners"]), args.overlay)
+                more["overlay"] = args.overlay
+            if "cell_mm" not in more:
+                more["next"] = "check the overlay, then --confirm or give --corners"
         elif args.step == "camels":
             order = [c.strip() for c in (args.order or "").split(",") if c.strip()]
-            new = learn_camels(profile, frame(), order, args.first_space)
-            out["camels"] = {k: v.to_json() for k, v in new.camels.items()}
+            new, more = step_camels(profile, frame(), order, args.first_space)
         elif args.step == "tiles":
             sides = {s: "oasis" for s in args.oasis} | {s: "mirage" for s in args.mirage}
-            new = learn_tiles(profile, frame(), sides)
-            out["tiles"] = {k: v.to_json() for k, v in new.tiles.items()}
+            new, more = step_tiles(profile, frame(), sides)
         elif args.step == "refine":
             try:
                 confirmed = json.loads(args.confirmed or "")
@@ -158,12 +153,13 @@ def run_step(argv: list[str]) -> int:
                 ) from exc
             samples = samples_from_reading(frame(), profile, track)
             new = refine(profile, samples, f"confirmed track {json.dumps(confirmed)}")
-            out["refinement"] = new.log[-1].seq if new.log else None
+            more = {"refinement": new.log[-1].seq if new.log else None}
         elif args.step == "undo":
             new = undo(profile)
-            out["log_length"] = len(new.log)
+            more = {"log_length": len(new.log)}
         else:
-            out["profile"] = {k: v for k, v in profile.to_json().items() if k != "background"}
+            more = {"profile": {k: v for k, v in profile.to_json().items() if k != "background"}}
+        out.update(more)
         if new is not profile:
             save_profile(new, path)
         _emit(out)
@@ -176,17 +172,77 @@ def run_step(argv: list[str]) -> int:
         return 1
 
 
-def _draw_overlay(img: np.ndarray, profile: Any, corners: np.ndarray, out: str) -> None:
+# --- the steps themselves: one implementation, for this command and the dashboard's page -------
+def step_markers(
+    profile: TableProfile, img: np.ndarray, base: BoardGeometry
+) -> tuple[TableProfile, dict[str, Any]]:
+    """Find the four marker cards; the profile keeps their layout."""
+    layout = solve_markers(img, base)
+    return replace(profile, markers=layout), {"markers": layout.to_json()}
+
+
+def step_track(
+    profile: TableProfile,
+    img: np.ndarray,
+    base: BoardGeometry,
+    corners: np.ndarray | None = None,
+    confirm: bool = False,
+    occupied: Sequence[int] = (),
+) -> tuple[TableProfile, dict[str, Any]]:
+    """Place the board. Without ``corners`` and ``confirm``: only the proposal (``corners``
+    in the answer; the profile is unchanged). With ``confirm``: the proposal is taken; with
+    ``corners`` (space 1's outer corner, then clockwise, in ``img``'s pixels): a person's
+    drag. The empty board's look is kept from ``img`` (``occupied``: spaces with pieces)."""
+    layout = solve_markers(img, base)
+    h, w = img.shape[:2]
+    chosen = propose_corners(layout, base) if corners is None else np.asarray(corners, float)
+    out: dict[str, Any] = {"corners": np.round(chosen, 1).tolist()}
+    if corners is None and not confirm:
+        return profile, out
+    new = place_board(profile, layout, chosen, (w, h), base)
+    new = replace(new, background=capture_background(img, new.geometry, list(occupied)))
+    out["cell_mm"] = round(new.geometry.cell, 1)
+    out["board_mm"] = round(5 * new.geometry.cell, 1)
+    return new, out
+
+
+def step_camels(
+    profile: TableProfile, img: np.ndarray, order: Sequence[str], first_space: int = 1
+) -> tuple[TableProfile, dict[str, Any]]:
+    """The camels stand alone on spaces ``first_space``.. in ``order``: learn their colours."""
+    new = learn_camels(profile, img, list(order), first_space)
+    return new, {"camels": {k: v.to_json() for k, v in new.camels.items()}}
+
+
+def step_tiles(
+    profile: TableProfile, img: np.ndarray, sides: dict[int, str]
+) -> tuple[TableProfile, dict[str, Any]]:
+    """Desert tiles lie on ``sides`` (space -> "oasis" | "mirage"): learn both sides."""
+    new = learn_tiles(profile, img, sides)
+    return new, {"tiles": {k: v.to_json() for k, v in new.tiles.items()}}
+
+
+def track_cells(corners: np.ndarray) -> list[list[list[float]]]:
+    """The 16 spaces' outlines (space 1 first) in the pixels of a frame whose board has these
+    outer corners (TL = space 1's, then clockwise): what the overlay draws. The page's script
+    draws the same from the same four corners while a person drags them."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    src = np.array([[0, 0], [5, 0], [5, 5], [0, 5]], np.float32)
+    H = cv2.getPerspectiveTransform(src, c.astype(np.float32))
+    out = []
+    for r, q in ring_5x5_cells():  # [row, column]
+        sq = np.array([[q, r], [q + 1, r], [q + 1, r + 1], [q, r + 1]], np.float64)
+        px = cv2.perspectiveTransform(sq.reshape(-1, 1, 2), H).reshape(-1, 2)
+        out.append(np.round(px, 1).tolist())
+    return out
+
+
+def _draw_overlay(img: np.ndarray, corners: np.ndarray, out: str) -> None:
     """The snapshot with the 16 spaces where the overlay puts them, numbered."""
     canvas = img.copy()
     c = np.asarray(corners, np.float64)
-    src = np.array([[0, 0], [5, 0], [5, 5], [0, 5]], np.float64)
-    H = cv2.getPerspectiveTransform(src.astype(np.float32), c.astype(np.float32))
-    cells = [(0, i) for i in range(5)] + [(i, 4) for i in range(1, 5)]
-    cells += [(4, i) for i in range(3, -1, -1)] + [(i, 0) for i in range(3, 0, -1)]
-    for n, (r, q) in enumerate(cells, start=1):
-        sq = np.array([[q, r], [q + 1, r], [q + 1, r + 1], [q, r + 1]], np.float64)
-        px = cv2.perspectiveTransform(sq.reshape(-1, 1, 2), H).reshape(-1, 2)
+    for n, cell in enumerate(track_cells(c), start=1):
+        px = np.asarray(cell)
         cv2.polylines(canvas, [np.round(px).astype(np.int32)], True, (0, 255, 255), 2, cv2.LINE_AA)
         m = px.mean(axis=0)
         cv2.putText(

@@ -160,10 +160,13 @@ def _board_dict(t: Table, nominal: bool) -> dict[str, Any]:
     }
 
 
-def make_table(seed: int) -> Table:
-    """The table of ``seed``: board spaces 68 mm +-15 %, its art, paint, cards and top."""
+def make_table(seed: int, cell_mm: float | None = None) -> Table:
+    """The table of ``seed``: board spaces 68 mm +-15 % (or ``cell_mm``: another edition's or
+    a home-made board, 40-80 mm), its art, paint, cards and top."""
     rng = np.random.default_rng([seed, 17])
     cell = NOMINAL_CELL_MM * float(rng.uniform(0.85, 1.15))
+    if cell_mm is not None:
+        cell = float(cell_mm)  # drawn above all the same: the rest of the table is unchanged
     camel = {
         k: tuple(int(v) for v in np.round(_jitter_rgb(REAL_CAMEL_RGB[k], rng, 1.0)))
         for k in COLOURS

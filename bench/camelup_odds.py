@@ -125,6 +125,11 @@ def run() -> dict:
         lambda p: position_odds(p["track"], p["dice_left"], p["desert"]), starts, 15
     )
     fresh_leg = _times(lambda p: leg_odds(p["track"], p["dice_left"], p["desert"]), starts, 15)
+    for p in starts:
+        position_odds(p["track"], p["dice_left"], p["desert"], order=True)  # load the joint table
+    fresh_full = _times(
+        lambda p: position_odds(p["track"], p["dice_left"], p["desert"], order=True), starts, 15
+    )
 
     mid = [dict(p, dice_left=list(COLOURS[1:4])) for p in starts]
     mid_race = _times(lambda p: position_odds(p["track"], p["dice_left"], p["desert"]), mid, 15)
@@ -142,6 +147,7 @@ def run() -> dict:
     return {
         "fresh_leg_with_race": fast,
         "fresh_leg_only": _summary(fresh_leg),
+        "fresh_leg_with_race_order_and_winner_loser_pairs": _summary(fresh_full),
         "mid_leg_3_dice_with_race": _summary(mid_race),
         "naive_fraction_enumerator_leg_only": {
             "median_ms": round(naive_median, 1),
@@ -150,6 +156,9 @@ def run() -> dict:
         },
         "speedup_vs_naive": round(naive_median / fast["median_ms"], 1),
         "table_build_seconds_recorded": racetable.recorded_build_seconds(),
+        "pairs_table_build_seconds_recorded": racetable.recorded_build_seconds(
+            racetable.PAIRS_PATH
+        ),
         "table_load_ms": round(table_load_ms, 1),
         "process_memory": process_memory(),
         "pi4_estimate": {

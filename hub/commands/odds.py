@@ -14,7 +14,9 @@ With ``"edition": 2`` the line is a second-edition position (Camel Up 2018): ``{
 "grey"], "spectators": {"5": "booing"}}``, answered by
 :func:`hub.games.camelup2.odds.position_odds` (exact leg odds, simulated race odds with their
 standard error). No edition is the first edition, answered exactly as before; ``"edition": 1``
-adds the leg's whole finishing order (``"leg_order"``: P of each camel in each place, exact).
+adds the leg's whole finishing order (``"leg_order"``: P of each camel in each place, exact) and
+the joint distribution of the race's winner and loser (``"race_pairs"``: ``{winner: {loser: p}}``,
+the second edition's shape, exact).
 """
 
 from __future__ import annotations

@@ -4,14 +4,19 @@ Each figure is the expected change in that player's money caused by the action, 
 
 * leg tile of colour c worth v:  v*P(c first) + 1*P(c second) - 1*P(c neither)
 * desert tile on space s, side x: the expected landings on it this leg (1 EP each), plus the change
-  it makes to the expected value of the leg tiles this player already holds (the leg odds are
-  recomputed exactly with the tile on the board; all placements of a position in one kernel pass,
+  it makes to the expected value of the leg tiles this player already holds and of the overall
+  bets it has already placed (the leg and race odds are recomputed exactly with the tile on the
+  board; all placements of a position in one kernel pass,
   :func:`hub.games.camelup.odds.leg_odds_many`, which equals one call per placement exactly)
 * pyramid tile: exactly 1 EP (the die it releases changes nothing in expectation)
 * overall bet on c: P(c wins or loses the race) * E[payout] - P(not) * 1. The payout depends on
   how many correct cards lie before this one; the colours of the cards already on the pile are
   secret, so each of the other players' cards is taken to show c with probability P(c) — players
-  back likely camels — and E[payout] averages the 8/5/3/2/1 schedule over that binomial.
+  back likely camels — and E[payout] averages the 8/5/3/2/1 schedule over that binomial. A card
+  already placed is valued the same way, counting only the other players' cards before it.
+  With a card already on the other pile, the why names the chance that both are right, from
+  the exact joint distribution of the race's (winner, loser) (expectations add, so the figure
+  itself does not need the joint; the player's risk does).
 
 The advisor sees only what its player may see: the public state and its own cards.
 """
@@ -21,18 +26,22 @@ from __future__ import annotations
 from math import comb
 from typing import Any
 
+import numpy as np
+
 from .actions import Action, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
 from .model import COLOURS, overall_payout
-from .odds import LegOdds, leg_odds, leg_odds_many
+from .odds import LegOdds, leg_odds_many, odds_of, validate_position
 from .rules import legal_actions
 from .state import GameState
 
 
 def state_odds(state: GameState, race: bool = True,
-               desert: dict[int, str] | None = None) -> LegOdds:
-    """Exact odds of a game state (optionally with the desert tiles replaced)."""
-    return leg_odds(state.track, state.dice_left,
-                    state.desert_sides() if desert is None else desert, race=race)
+               desert: dict[int, str] | None = None, pairs: bool = False) -> LegOdds:
+    """Exact odds of a game state (optionally with the desert tiles replaced); pairs: with the
+    joint distribution of the race's (winner, loser)."""
+    position = validate_position(state.track, state.dice_left,
+                                 state.desert_sides() if desert is None else desert)
+    return odds_of(position, race=race or pairs, pairs=pairs)
 
 
 def odds_for_state(state: GameState) -> dict[str, Any]:
@@ -59,6 +68,36 @@ def held_value(tiles: tuple[tuple[str, int], ...], odds: LegOdds) -> float:
                               float(odds.second[COLOURS.index(c)])) for c, v in tiles)
 
 
+def overall_bet_value(p: float, others_before: int) -> float:
+    """Expected money of one overall card: right with p, paying by the correct cards before it."""
+    return p * expected_overall_payout(p, others_before) - (1.0 - p)
+
+
+def placed_bets(state: GameState, me: int) -> list[tuple[str, str, int]]:
+    """The player's own overall cards as (pile, colour, other players' cards before it); cards
+    whose colour this state does not know (rebuilt from a public view: "?") are left out."""
+    out = []
+    for pile, cards in state.overall.items():
+        before = 0
+        for owner, colour in cards:
+            if owner == me:
+                if colour in COLOURS:
+                    out.append((pile, colour, before))
+            else:
+                before += 1
+    return out
+
+
+def held_overall_value(bets: list[tuple[str, str, int]], odds: LegOdds) -> float:
+    """Expected money of the placed overall cards under the given race odds."""
+    assert odds.win is not None and odds.lose is not None
+    total = 0.0
+    for pile, colour, before in bets:
+        p = float((odds.win if pile == "winner" else odds.lose)[COLOURS.index(colour)])
+        total += overall_bet_value(p, before)
+    return total
+
+
 def expected_overall_payout(p: float, others_on_pile: int) -> float:
     """E[payout of a correct card] if each of ``others_on_pile`` earlier cards is right with p."""
     return sum(comb(others_on_pile, k) * p**k * (1 - p) ** (others_on_pile - k) * overall_payout(k)
@@ -66,33 +105,42 @@ def expected_overall_payout(p: float, others_on_pile: int) -> float:
 
 
 def advise(state: GameState, player: str | None = None,
-           limit: int | None = None) -> list[dict[str, Any]]:
-    """Every legal action of the player to move with its expected money, best first."""
+           limit: int | None = None, words: bool = True) -> list[dict[str, Any]]:
+    """Every legal action of the player to move with its expected money, best first.
+
+    words=False skips what only the explanations use (the joint (winner, loser) odds behind
+    "both right"): the bots' mode, same figures and order."""
     if state.current is None:
         return []
     me = state.current
     if player is not None and state.players[me].name != player:
         return []
     mine = state.players[me]
-    base = state_odds(state, race=True)
-    assert base.win is not None and base.lose is not None
-    base_held = held_value(mine.leg_tiles, base)
     actions = legal_actions(state)
-    # every desert placement's hypothetical layout, rolled out together in one kernel pass
+    bets = placed_bets(state, me)
+    need_pairs = words and bool(bets) and any(isinstance(a, BetOverall) for a in actions)
+    base = state_odds(state, race=True, pairs=need_pairs)
+    assert base.win is not None and base.lose is not None
+    base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
+    # every desert placement's hypothetical layout, rolled out together in one kernel pass (with
+    # each layout's race odds only when the player has overall cards for them to move)
     places = [a for a in actions if isinstance(a, PlaceDesert)]
     others = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
     layouts = [{**others, a.space: a.side} for a in places]
-    placed = leg_odds_many(state.track, state.dice_left, layouts)
+    placed = leg_odds_many(state.track, state.dice_left, layouts, race=bool(bets))
     desert_odds: dict[Action, LegOdds] = dict(zip(places, placed, strict=True))
-    out = [_rate(action, state, me, base, base_held, desert_odds.get(action))
+    out = [_rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs)
            for action in actions]
     out.sort(key=lambda a: -a["expected"])
     return out[:limit] if limit else out
 
 
 def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float,
-          placed: LegOdds | None = None) -> dict[str, Any]:
-    """One action's expected money; ``placed``: for a desert placement, the leg odds with it."""
+          placed: LegOdds | None = None, bets: list[tuple[str, str, int]] | None = None,
+          pairs: np.ndarray | None = None) -> dict[str, Any]:
+    """One action's expected money; ``placed``: for a desert placement, the odds with it;
+    ``bets``: the player's placed overall cards; ``pairs``: the joint (winner, loser) odds."""
+    bets = bets or []
     if isinstance(action, TakeLegTile):
         i = COLOURS.index(action.colour)
         f, s = float(base.first[i]), float(base.second[i])
@@ -103,16 +151,21 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         if placed is None:  # not batched by advise(): the layout on its own
             desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
             desert[action.space] = action.side
-            placed = state_odds(state, race=False, desert=desert)
+            placed = state_odds(state, race=bool(bets), desert=desert)
         odds = placed
         income = odds.landings.get(action.space, 0.0)
-        shift = held_value(state.players[me].leg_tiles, odds) - base_held
+        held = held_value(state.players[me].leg_tiles, odds)
+        if bets:
+            held += held_overall_value(bets, odds)
+        shift = held - base_held
         # moving the tile gives up what it earns where it lies now (in the base odds)
         where = state.players[me].desert
         given_up = base.landings.get(where[0], 0.0) if where else 0.0
         ev = income + shift - given_up
-        why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your leg tiles"
-                                                    if state.players[me].leg_tiles else "")
+        yours = " and ".join(w for w, held in (("leg tiles", state.players[me].leg_tiles),
+                                                ("overall bets", bets)) if held)
+        why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your {yours}"
+                                                    if yours else "")
         if where:
             why += f", {given_up:.2f} given up on space {where[0]}"
     elif isinstance(action, ReleaseDie):
@@ -127,4 +180,23 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         word = "wins" if action.pile == "winner" else "comes last"
         why = f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, " \
               f"{others} card(s) already on the pile"
+        why += _with_your_other_bets(action, bets, pairs)
     return {"action": str(action), "expected": float(ev), "why": why}
+
+
+def _with_your_other_bets(action: BetOverall, bets: list[tuple[str, str, int]],
+                          pairs: np.ndarray | None) -> str:
+    """From the joint (winner, loser) odds: the chance this card and each of the player's cards
+    on the other pile are both right (empty without such cards)."""
+    if pairs is None:
+        return ""
+    i = COLOURS.index(action.colour)
+    parts = []
+    for pile, colour, _ in bets:
+        if pile == action.pile or colour == action.colour:
+            continue
+        j = COLOURS.index(colour)
+        both = pairs[i, j] if action.pile == "winner" else pairs[j, i]
+        other = "wins" if pile == "winner" else "comes last"
+        parts.append(f"P(this and your {colour} {other} both right) {both:.2f}")
+    return "; " + "; ".join(parts) if parts else ""

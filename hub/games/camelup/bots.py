@@ -27,7 +27,7 @@ def advisor_bot(seed: int | str | None = None) -> Bot:
     """Takes the action the advisor rates best (ties broken by the advisor's stable order)."""
 
     def choose(state: GameState) -> Action:
-        return parse_action(advise(state, limit=1)[0]["action"])
+        return parse_action(advise(state, limit=1, words=False)[0]["action"])
 
     return choose
 

@@ -274,6 +274,8 @@ class LayoutOdds:
     first, second: (L, 5) sequences in which each camel (plan order) ends first / second;
     ended: (L,) sequences in which the race ends; sequences: the count they are out of.
     landings: (L, TILE_SLOTS) expected unit landings per space holding one of the layout's tiles.
+    race: (L, 5) complex, when asked for: the sum over sequences of the race table's
+    P(win) + 1j * P(lose) of the configuration each ends in (divide by ``sequences``).
     """
 
     first: np.ndarray
@@ -281,6 +283,7 @@ class LayoutOdds:
     ended: np.ndarray
     sequences: int
     landings: np.ndarray
+    race: np.ndarray | None = None
 
 
 def _top_two(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -394,7 +397,11 @@ def _weighted_count(index: np.ndarray, weight: np.ndarray, size: int) -> np.ndar
 
 
 def run_leg_layouts(
-    start_keys: np.ndarray, k: int, base: dict[int, int], extras: list[dict[int, int]]
+    start_keys: np.ndarray,
+    k: int,
+    base: dict[int, int],
+    extras: list[dict[int, int]],
+    leaf_values: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> LayoutOdds:
     """Exact leg odds of one start position under many desert layouts, in one pass.
 
@@ -416,6 +423,10 @@ def run_leg_layouts(
 
     All counts stay integers (weights), summed level by level like :func:`run_leg`'s landings,
     so the figures equal one :func:`run_leg` per layout exactly.
+
+    leaf_values: maps leaf keys (5, n) to per-camel complex values (5, n), the race table's
+    P(win) + 1j * P(lose) (:func:`racetable.race_values`, passed in because this module knows
+    no tables); with it, each layout's values are summed over its leaves the same way (``race``).
     """
     keys = np.ascontiguousarray(start_keys, dtype=KEY_DTYPE)
     if keys.shape[1] != 1:
@@ -525,8 +536,35 @@ def run_leg_layouts(
             out[i] += _weighted_count(copies.tag * N_CAMELS + camel, copies.weight,
                                       n_layouts * N_CAMELS).reshape(n_layouts, N_CAMELS)
         ended_n += _weighted_count(copies.tag, copies.weight * copies.ended, n_layouts)
+    race = None
+    if leaf_values is not None:
+        race = _layout_race(tree, inv, groups.size, gone, copies, n_layouts, leaf_values)
     return LayoutOdds(first=out[0], second=out[1], ended=ended_n,
-                      sequences=factorial(k) * 3**k, landings=landings)
+                      sequences=factorial(k) * 3**k, landings=landings, race=race)
+
+
+def _weighted_race(rows: _Rows, group: np.ndarray, n_groups: int,
+                   leaf_values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """(n_groups, 5) complex: the weighted sums of the rows' leaf values, per group."""
+    values = leaf_values(rows.keys)  # (5, n) complex
+    w = rows.weight.astype(np.float64)
+    out = np.empty((n_groups, N_CAMELS), dtype=np.complex128)
+    for camel in range(N_CAMELS):
+        v = values[camel]
+        out[:, camel] = np.bincount(group, weights=v.real * w, minlength=n_groups)
+        out[:, camel] += 1j * np.bincount(group, weights=v.imag * w, minlength=n_groups)
+    return out
+
+
+def _layout_race(tree: _Rows, inv: np.ndarray, n_groups: int, gone: np.ndarray, copies: _Rows,
+                 n_layouts: int, leaf_values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Per layout, the summed race values of its leaves: the base leaves it never left (all of
+    them, less the groups of masks it left) plus its own copies."""
+    per_group = _weighted_race(tree, inv, n_groups, leaf_values)
+    race = per_group.sum(axis=0)[None, :] - gone @ per_group
+    if copies.weight.size:
+        race = race + _weighted_race(copies, copies.tag, n_layouts, leaf_values)
+    return race  # type: ignore[no-any-return]
 
 
 def ranks(keys: np.ndarray) -> np.ndarray:

@@ -25,6 +25,12 @@ package data. A position's race odds are the average, over the sequences of the 
 result when the race ended during the leg. Future desert tiles are ignored (the usual assumption
 of published calculators); the current leg's are exact.
 
+*The race's (winner, loser), jointly.* A second table, built the same way, holds for each
+configuration the 5x5 matrix P(slot i wins and slot j loses); averaged over the leg's sequences
+like the first, it gives P(w wins and l comes last) for every pair of colours, exactly (its row
+sums are the win odds and its column sums the lose odds). 25 lookups per sequence instead of 5,
+so it is computed only when asked (``pairs=True``; `pyramid odds` with ``"edition": 1``).
+
 Entry points: :func:`position_odds` (the `pyramid odds` answer as a dict of floats),
 :func:`leg_odds` (numpy arrays), :func:`leg_odds_many` (the advisor's hypothetical desert
 layouts of one position, in one pass) and
@@ -76,6 +82,7 @@ class LegOdds:
     win: np.ndarray | None = None  # (5,) P(wins the race), when asked for
     lose: np.ndarray | None = None  # (5,) P(loses the race)
     places: np.ndarray | None = None  # (5, 5) P(camel ends the leg in place r), when asked for
+    pairs: np.ndarray | None = None  # (5, 5) P(row camel wins the race, column camel loses)
 
 
 def _space(raw: object, what: str) -> int:
@@ -193,11 +200,15 @@ def _start(position: Position) -> tuple[np.ndarray, list[int]]:
     return keys, order
 
 
-def odds_of(position: Position, race: bool = True, order: bool = False) -> LegOdds:
+def odds_of(
+    position: Position, race: bool = True, order: bool = False, pairs: bool = False
+) -> LegOdds:
     """Exact odds of a validated position (see the module docstring for the method).
 
     order: also the leg's whole finishing order (P of each camel in each place), three more
-    passes over the leaves; off by default so the advisor's calls cost what they did."""
+    passes over the leaves; off by default so the advisor's calls cost what they did.
+    pairs: also the joint distribution of the race's (winner, loser), from the joint table
+    (:func:`racetable.load_pairs_table`): 25 lookups per sequence instead of 5, so on demand."""
     keys, cols = _start(position)
     k = 0 if position.finished else len(position.dice_left)
     tiles = legkernel.tile_lookup(position.desert) if position.desert else None
@@ -224,6 +235,11 @@ def odds_of(position: Position, race: bool = True, order: bool = False) -> LegOd
         lose = np.empty(N_CAMELS)
         win[cols] = sums.real
         lose[cols] = sums.imag
+    joint = None
+    if pairs:
+        values = racetable.pair_values(leaves.keys, rk, racetable.load_pairs_table())
+        joint = np.empty((N_CAMELS, N_CAMELS))
+        joint[np.ix_(cols, cols)] = values.sum(axis=2) / n
     return LegOdds(
         first=first,
         second=second,
@@ -232,6 +248,7 @@ def odds_of(position: Position, race: bool = True, order: bool = False) -> LegOd
         win=win,
         lose=lose,
         places=places,
+        pairs=joint,
     )
 
 
@@ -249,14 +266,16 @@ def leg_odds_many(
     track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None,
     deserts: Iterable[Mapping[Any, str]],
+    race: bool = False,
 ) -> list[LegOdds]:
-    """Leg odds (race=False) of one position under each desert layout, in one kernel pass.
+    """Leg odds of one position under each desert layout, in one kernel pass.
 
     Equal, figure for figure, to ``[leg_odds(track, dice_left, d) for d in deserts]``, but the
     tiles every layout shares are rolled out once and each layout only pays for the sequences
     that land on its own extra tiles (:func:`legkernel.run_leg_layouts`): the advisor's ~28
     hypothetical desert placements cost about one leg instead of 28. The track and dice are
     validated once, each layout's tiles with the same rules as :func:`validate_position`.
+    race: each layout's race odds too (win and lose), as :func:`odds_of` gives them.
     """
     position = validate_position(track, dice_left)
     layouts = [_validate_desert(d, position.track) for d in deserts]
@@ -268,7 +287,14 @@ def leg_odds_many(
     extras = [{s: e for s, e in tiles.items() if s not in base} for tiles in layouts]
     keys, order = _start(position)
     k = 0 if position.finished else len(position.dice_left)
-    res = legkernel.run_leg_layouts(keys, k, base, extras)
+    values = None
+    if race:
+        table = racetable.load_table()
+
+        def values(leaves: np.ndarray) -> np.ndarray:
+            return racetable.race_values(leaves, ranks(leaves), table)
+
+    res = legkernel.run_leg_layouts(keys, k, base, extras, values)
     n = res.sequences
     first = np.empty((len(layouts), N_CAMELS))
     second = np.empty((len(layouts), N_CAMELS))
@@ -276,12 +302,20 @@ def leg_odds_many(
     second[:, order] = res.second / n
     ended = (res.ended / n).tolist()
     landings = res.landings.tolist()
+    win = lose = None
+    if res.race is not None:
+        win = np.empty((len(layouts), N_CAMELS))
+        lose = np.empty((len(layouts), N_CAMELS))
+        win[:, order] = res.race.real / n
+        lose[:, order] = res.race.imag / n
     return [
         LegOdds(
             first=first[i],
             second=second[i],
             game_ends=ended[i],
             landings={s: landings[i][s] for s in sorted(tiles)},
+            win=None if win is None else win[i],
+            lose=None if lose is None else lose[i],
         )
         for i, tiles in enumerate(layouts)
     ]
@@ -295,8 +329,10 @@ def position_odds(
 ) -> dict[str, Any]:
     """The `pyramid odds` answer for one position, as plain floats keyed by colour and space.
 
-    order: add "leg_order", P(each camel in each place) at the leg's end, exact."""
-    o = odds_of(validate_position(track, dice_left, desert), race=True, order=order)
+    order: add "leg_order", P(each camel in each place) at the leg's end, and "race_pairs",
+    P(the race's winner is w and its loser l) as {w: {l: p}} (the second edition's shape), both
+    exact."""
+    o = odds_of(validate_position(track, dice_left, desert), race=True, order=order, pairs=order)
     assert o.win is not None and o.lose is not None
     out: dict[str, Any] = {
         "leg": {
@@ -311,4 +347,9 @@ def position_odds(
     }
     if o.places is not None:
         out["leg_order"] = {c: [float(x) for x in o.places[i]] for i, c in enumerate(COLOURS)}
+    if o.pairs is not None:
+        out["race_pairs"] = {
+            w: {lo: float(o.pairs[i, j]) for j, lo in enumerate(COLOURS) if j != i}
+            for i, w in enumerate(COLOURS)
+        }
     return out

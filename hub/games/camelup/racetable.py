@@ -167,9 +167,101 @@ def load_table() -> np.ndarray:
     return _complex_table(win, lose)
 
 
-def recorded_build_seconds() -> float | None:
-    """The build time the script stored with the table, if any."""
-    if not TABLE_PATH.exists():
+def recorded_build_seconds(path: Path = TABLE_PATH) -> float | None:
+    """The build time the script stored with the table (or the joint table), if any."""
+    if not path.exists():
         return None
-    with np.load(TABLE_PATH) as data:
+    with np.load(path) as data:
         return float(data["build_seconds"]) if "build_seconds" in data else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The joint table: P(slot i wins and slot j loses) per configuration
+#
+# Why a second table: win and lose per slot are marginals; "blue wins and red comes last" needs
+# the joint distribution, which the marginals do not determine. It is built the same way (same
+# index, same backward induction by decreasing sum), each configuration holding a 5x5 matrix
+# (zero on the diagonal: one camel cannot both win and lose). Its row sums are the win table and
+# its column sums the lose table, which the tests check.
+
+PAIRS_PATH = Path(__file__).with_name("data") / "race_pairs.npz"
+PAIR_CELLS = N_CAMELS * N_CAMELS
+
+
+def _pairs_flat(pairs: np.ndarray) -> np.ndarray:
+    """The (N_CONFIGS, 5, 5) joint table as a flat array with the race-over rows appended."""
+    t = np.zeros((TABLE_ROWS, N_CAMELS, N_CAMELS))
+    t[:N_CONFIGS] = pairs
+    t[ENDED:, 0, N_CAMELS - 1] = 1.0  # the race is over: the leader won, the last lost
+    return t.ravel()
+
+
+def pair_values(keys: np.ndarray, rk: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """Per row, P(camel a wins and camel b loses) for the end-of-leg keys: (5, 5, rows).
+
+    keys: (5, rows) kernel keys; rk their rank slots; flat: :func:`load_pairs_table`. Camel a
+    holding slot r_a and b slot r_b read cell (r_a, r_b) of the row's configuration.
+    """
+    slot = (keys & SLOT_MASK) | rk
+    parts = np.take(INDEX_LUT, slot, mode="clip")  # 5 * C(...): the row's offset, times 5
+    index5 = parts[0] + parts[1]
+    for row in parts[2:]:
+        index5 += row
+    base = index5 * N_CAMELS  # configuration index * 25
+    cell = rk.astype(np.int32)
+    where = base[None, None, :] + cell[:, None, :] * N_CAMELS + cell[None, :, :]
+    values: np.ndarray = np.take(flat, where, mode="clip")
+    return values
+
+
+def build_pairs_table(
+    batch: int = 48, progress: Callable[[int, int], None] | None = None
+) -> np.ndarray:
+    """Compute the (N_CONFIGS, 5, 5) joint (winner slot, loser slot) table, as build_table."""
+    by_sum: dict[int, list[tuple[int, ...]]] = {}
+    for c in all_configs():
+        by_sum.setdefault(sum(c), []).append(c)
+    flat = _pairs_flat(np.full((N_CONFIGS, N_CAMELS, N_CAMELS), np.nan))
+    done = 0
+    for total in sorted(by_sum, reverse=True):
+        group = by_sum[total]
+        for start in range(0, len(group), batch):
+            chunk = group[start : start + batch]
+            b = len(chunk)
+            start_keys = np.array([config_keys(c) for c in chunk], dtype=np.int16).T
+            leaves = run_leg(start_keys, N_CAMELS)
+            values = pair_values(leaves.keys, ranks(leaves.keys), flat)
+            mean = values.reshape(N_CAMELS, N_CAMELS, -1, b).mean(axis=2)  # (5, 5, b)
+            for j, c in enumerate(chunk):
+                i = config_index(c)
+                flat[i * PAIR_CELLS : (i + 1) * PAIR_CELLS] = mean[:, :, j].ravel()
+            done += b
+            if progress is not None:
+                progress(done, N_CONFIGS)
+    t = flat[: N_CONFIGS * PAIR_CELLS].reshape(N_CONFIGS, N_CAMELS, N_CAMELS)
+    if np.isnan(t).any():
+        raise RuntimeError("joint table build looked up an entry before computing it")
+    return t.copy()
+
+
+def save_pairs_table(pairs: np.ndarray, path: Path, build_seconds: float) -> None:
+    """Write the joint table compressed, with its build time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        path,
+        pairs=pairs.astype(np.float64),
+        build_seconds=np.float64(build_seconds),
+        built=np.bytes_(time.strftime("%Y-%m-%dT%H:%M:%S")),
+    )
+
+
+@lru_cache(maxsize=1)
+def load_pairs_table() -> np.ndarray:
+    """The flat joint table (TABLE_ROWS * 25), read from disk once."""
+    if not PAIRS_PATH.exists():
+        raise TableMissing(f"race table {PAIRS_PATH.name} is missing: run `make race-table`")
+    with np.load(PAIRS_PATH) as data:
+        pairs = data["pairs"]
+    if pairs.shape != (N_CONFIGS, N_CAMELS, N_CAMELS):
+        raise TableMissing(f"race table {PAIRS_PATH.name} has the wrong shape: rebuild it")
+    return _pairs_flat(pairs)

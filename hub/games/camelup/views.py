@@ -111,9 +111,23 @@ def state_from_view(view: dict[str, Any], race_cards: list[str] | None = None) -
     piles = {c: tuple(view.get("leg_tiles", {}).get(c, (5, 3, 2))) for c in COLOURS}
     overall = {pile: tuple((names.index(b["player"]), b.get("colour", "?"))
                            for b in view.get("overall", {}).get(pile, [])) for pile in PILES}
+    if view.get("me") == mover and view.get("my_bets"):
+        overall = _own_colours(overall, names.index(mover), view["my_bets"])
     return GameState(players=tuple(players), track=check_track(view["track"]),
                      current=names.index(mover), dice_left=dice_left, leg_piles=piles,
                      desert=desert_map, overall=overall, leg=int(view.get("leg", 1)))
+
+
+def _own_colours(overall: dict[str, tuple[tuple[int, str], ...]], me: int,
+                 my_bets: list[dict[str, str]]) -> dict[str, tuple[tuple[int, str], ...]]:
+    """The piles with the mover's own cards coloured from a player view's ``my_bets`` (listed
+    pile by pile in the order placed), so the advisor can value the bets already placed."""
+    out = {}
+    for pile, cards in overall.items():
+        mine = iter([b["colour"] for b in my_bets if b.get("pile") == pile])
+        out[pile] = tuple((i, next(mine, c)) if i == me and c == "?" else (i, c)
+                          for i, c in cards)
+    return out
 
 
 def public_state(state: GameState) -> GameState:

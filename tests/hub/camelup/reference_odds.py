@@ -121,6 +121,20 @@ def race(track: Track) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
     return win, lose
 
 
+@cache
+def race_pairs(track: Track) -> dict[tuple[str, str], Fraction]:
+    """P(winner, loser) pairs from the start of a fresh leg with no desert tiles (as race())."""
+    if race_over(track):
+        order = ranking(track)
+        return {(order[0], order[-1]): Fraction(1)}
+    *_, states = leg(track, COLOURS, ())
+    out: dict[tuple[str, str], Fraction] = {}
+    for t, q in states.items():
+        for pair, x in race_pairs(t).items():
+            out[pair] = out.get(pair, Fraction(0)) + q * x
+    return out
+
+
 def reference_odds(
     track: dict[int, list[str]],
     dice_left: list[str],
@@ -152,6 +166,17 @@ def reference_odds(
         out["race"] = {
             c: {"win": win.get(c, Fraction(0)), "lose": lose.get(c, Fraction(0))} for c in COLOURS
         }
+        pairs: dict[tuple[str, str], Fraction] = {}
+        places = {c: [Fraction(0)] * len(COLOURS) for c in COLOURS}
+        for end, q in states.items():
+            for place, c in enumerate(ranking(end)):
+                places[c][place] += q
+            for pair, x in race_pairs(end).items():
+                pairs[pair] = pairs.get(pair, Fraction(0)) + q * x
+        out["race_pairs"] = {
+            w: {lo: pairs.get((w, lo), Fraction(0)) for lo in COLOURS if lo != w} for w in COLOURS
+        }
+        out["leg_order"] = places
     return out
 
 
@@ -159,3 +184,4 @@ def clear_caches() -> None:
     """Forget memoised states (the benchmark times a cold enumeration)."""
     leg.cache_clear()
     race.cache_clear()
+    race_pairs.cache_clear()

@@ -1,9 +1,11 @@
 """The advisor's expected values on positions small enough to work out by hand."""
 
+import numpy as np
 import pytest
 
 from hub.games.camelup import Game, public_view
 from hub.games.camelup.advisor import advise, expected_overall_payout
+from hub.games.camelup.model import COLOURS
 from hub.games.camelup.simulate import play_one
 from hub.games.camelup.views import state_from_view
 
@@ -107,3 +109,65 @@ def test_moving_the_own_tile_counts_the_income_given_up():
     assert ev["desert:8:oasis"] == pytest.approx(0.0)   # as good a place, no gain
     assert ev["desert:12:oasis"] == pytest.approx(-1 / 3)  # a worse place loses its income
     assert max(ev.values()) > 0.9  # so the advisor does something useful instead
+
+
+def test_desert_values_count_the_players_own_overall_bets():
+    """A tile that makes the player's overall winner card likelier to win is worth that too.
+
+    Ann's white card is the first on the winner pile (8 if right, -1 if not: worth 9p - 1).
+    The exact race odds with and without each tile come from the plain Fraction enumerator."""
+    from tests.hub.camelup.reference_odds import reference_odds
+
+    track = {"12": ["green", "orange", "yellow"], "14": ["blue"], "15": ["white"]}
+    view = {"players": ["Ann", "Bob"], "current_player": "Ann", "me": "Ann",
+            "track": track, "dice_left": ["blue", "white"],
+            "overall": {"winner": [{"player": "Ann"}], "loser": []},
+            "my_bets": [{"pile": "winner", "colour": "white"}]}
+    state = state_from_view(view)
+    assert state.overall["winner"] == ((0, "white"),)  # the player view's own colour restored
+    ev = by_action(advise(state))
+    spaces = {int(s): st for s, st in track.items()}
+    p0 = float(reference_odds(spaces, ["blue", "white"], {}, with_race=True)
+               ["race"]["white"]["win"])
+    moved = 0
+    for space, side in ((16, "mirage"), (16, "oasis"), (13, "mirage")):
+        ref = reference_odds(spaces, ["blue", "white"], {space: side}, with_race=True)
+        p = float(ref["race"]["white"]["win"])
+        income = float(ref["desert_landings"][str(space)])
+        want = income + 9 * (p - p0)
+        assert ev[f"desert:{space}:{side}"] == pytest.approx(want, abs=1e-12), (space, side)
+        moved += abs(p - p0) > 0.02
+    assert moved >= 1  # some tile does move the card's chances: the test has teeth
+    # without the card the same tiles are worth their landings alone
+    plain = by_action(advise(state_from_view({**view, "overall": {}, "my_bets": []})))
+    ref = reference_odds(spaces, ["blue", "white"], {16: "mirage"})
+    assert plain["desert:16:mirage"] == pytest.approx(float(ref["desert_landings"]["16"]))
+
+
+def test_a_public_view_with_hidden_bet_colours_is_still_advised():
+    view = {"players": ["Ann", "Bob"], "current_player": "Ann",
+            "track": {"3": ["blue", "green"], "1": ["orange", "yellow", "white"]},
+            "overall": {"winner": [{"player": "Ann"}, {"player": "Bob"}], "loser": []}}
+    state = state_from_view(view)
+    assert state.overall["winner"] == ((0, "?"), (1, "?"))
+    advice = advise(state)
+    assert advice and all(np.isfinite(a["expected"]) for a in advice)
+
+
+def test_an_overall_bet_names_the_chance_both_of_the_players_cards_are_right():
+    view = {"players": ["Ann", "Bob"], "current_player": "Ann", "me": "Ann",
+            "track": {"14": ["blue"], "15": ["white"], "12": ["green", "orange", "yellow"]},
+            "dice_left": ["blue", "white"],
+            "overall": {"winner": [{"player": "Ann"}], "loser": []},
+            "my_bets": [{"pile": "winner", "colour": "white"}]}
+    state = state_from_view(view, race_cards=["blue", "green", "orange", "yellow"])
+    from hub.games.camelup.advisor import state_odds
+
+    pairs = state_odds(state, pairs=True).pairs
+    why = {a["action"]: a["why"] for a in advise(state)}
+    both = pairs[COLOURS.index("white"), COLOURS.index("green")]  # white wins, green last
+    assert f"your white wins both right) {both:.2f}" in why["bet:loser:green"]
+    assert "both right" not in why["bet:winner:blue"]  # same pile: nothing to pair with
+    # the bots skip the words, and with them the joint table: same figures, same order
+    assert [a["expected"] for a in advise(state, words=False)] == [
+        a["expected"] for a in advise(state)]

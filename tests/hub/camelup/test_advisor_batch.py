@@ -8,17 +8,27 @@ import pytest
 
 from hub.games.camelup import Game
 from hub.games.camelup.actions import PlaceDesert
-from hub.games.camelup.advisor import _rate, advise, held_value, state_odds
+from hub.games.camelup.advisor import (
+    _rate,
+    advise,
+    held_overall_value,
+    held_value,
+    placed_bets,
+    state_odds,
+)
 from hub.games.camelup.bots import random_bot
 from hub.games.camelup.rules import legal_actions
 
 
 def unbatched_advice(state) -> list[dict]:
-    """advise() as it was: every desert placement rated by its own leg_odds call."""
+    """advise() as it was: every desert placement rated by its own odds call (with race odds
+    when the player has overall cards whose value the tile moves)."""
     me = state.current
-    base = state_odds(state, race=True)
-    base_held = held_value(state.players[me].leg_tiles, base)
-    out = [_rate(a, state, me, base, base_held) for a in legal_actions(state)]
+    bets = placed_bets(state, me)
+    base = state_odds(state, race=True, pairs=bool(bets))
+    base_held = held_value(state.players[me].leg_tiles, base) + held_overall_value(bets, base)
+    out = [_rate(a, state, me, base, base_held, None, bets, base.pairs)
+           for a in legal_actions(state)]
     out.sort(key=lambda a: -a["expected"])
     return out
 
@@ -44,13 +54,25 @@ def random_states(n: int, seed: int):
 def test_batched_advice_equals_unbatched_advice(seed) -> None:
     states = random_states(8, seed)
     assert states
-    with_own_tile = 0
+    with_own_tile = with_bets = 0
     for state in states:
         with_own_tile += state.players[state.current].desert is not None
-        assert advise(state) == unbatched_advice(state)
-    # make sure the interesting case (the own tile lifted off the board first) came up
+        with_bets += bool(placed_bets(state, state.current))
+        got, want = advise(state), unbatched_advice(state)
+        # the batch sums the same exact figures in another order: equal to rounding (so a
+        # zero may print as -0.00, and exact ties may come out in either order)
+        mine = {a["action"]: a for a in got}
+        assert set(mine) == {a["action"] for a in want}
+        for b in want:
+            a = mine[b["action"]]
+            assert a["expected"] == pytest.approx(b["expected"], abs=1e-12)
+            assert a["why"].replace("-0.00", "+0.00") == b["why"].replace("-0.00", "+0.00")
+        values = [a["expected"] for a in got]
+        assert values == sorted(values, reverse=True)
+    # make sure the interesting cases (the own tile lifted off the board first, overall cards
+    # held) came up
     if seed == 0:
-        assert with_own_tile >= 1
+        assert with_own_tile >= 1 and with_bets >= 1
 
 
 def test_desert_values_move_with_the_own_leg_tiles() -> None:

@@ -220,3 +220,15 @@ def test_pyramid_odds_runs_as_a_process() -> None:
     out = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(out) == 3 and "error" in out[1] and out[0] == out[2]
     assert sum(out[0]["race"][c]["win"] for c in COLOURS) == pytest.approx(1.0)
+
+
+def test_edition_1_adds_the_leg_order_and_the_winner_loser_pairs() -> None:
+    # an ended race (the unit on 18 crossed): blue on top won, orange at the back lost, for sure
+    track = {"18": ["green", "blue"], "16": ["white"], "9": ["orange", "yellow"]}
+    a = odds_command.answer({"edition": 1, "track": track, "dice_left": ["white"]})
+    assert a["race_pairs"]["blue"]["orange"] == 1.0
+    assert sum(p for w in COLOURS for p in a["race_pairs"][w].values()) == pytest.approx(1.0)
+    assert a["leg_order"]["blue"] == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert a["leg_order"]["yellow"][3] == 1.0 and a["leg_order"]["orange"][4] == 1.0
+    # without "edition" the answer keeps its old shape
+    assert "race_pairs" not in odds_command.answer({"track": track})

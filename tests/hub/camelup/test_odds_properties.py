@@ -67,3 +67,26 @@ def test_fast_race_odds_equal_the_exact_enumerator_near_the_finish(pos) -> None:
     for c in COLOURS:
         for key in ("win", "lose"):
             assert a["race"][c][key] == pytest.approx(float(ref["race"][c][key]), abs=1e-9)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_space=13, max_tiles=2))
+def test_joint_winner_loser_and_leg_order_equal_the_exact_enumerator(pos) -> None:
+    """The joint (winner, loser) table and the leg's whole finishing order, exact to 1e-12."""
+    track, dice, desert = pos
+    a = position_odds(track, dice, desert, order=True)
+    ref = reference_odds(track, dice, desert, with_race=True)
+    for w in COLOURS:
+        assert set(a["race_pairs"][w]) == set(COLOURS) - {w}
+        for lo, p in a["race_pairs"][w].items():
+            assert p == pytest.approx(float(ref["race_pairs"][w][lo]), abs=1e-12), (w, lo)
+        for place in range(5):
+            assert a["leg_order"][w][place] == pytest.approx(
+                float(ref["leg_order"][w][place]), abs=1e-12
+            )
+    # its margins are the race odds, which come from the other table
+    for c in COLOURS:
+        assert sum(a["race_pairs"][c].values()) == pytest.approx(a["race"][c]["win"], abs=1e-12)
+        assert sum(a["race_pairs"][w][c] for w in COLOURS if w != c) == pytest.approx(
+            a["race"][c]["lose"], abs=1e-12
+        )

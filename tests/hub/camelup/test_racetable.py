@@ -127,3 +127,31 @@ def test_monte_carlo_agrees_with_a_start_position(table) -> None:
         for p, count in ((win[i, slot], wins[colour]), (lose[i, slot], losses[colour])):
             sigma = math.sqrt(p * (1 - p) / n)
             assert abs(count / n - p) < 4.5 * sigma + 1e-9, (colour, p, count / n)
+
+
+@pytest.fixture(scope="module")
+def pairs() -> np.ndarray:
+    with np.load(racetable.PAIRS_PATH) as data:
+        return data["pairs"]
+
+
+def test_the_joint_table_agrees_with_the_marginal_table(table, pairs) -> None:
+    """Built apart (25 lookups per sequence against 5): its row sums are P(win), its column
+    sums P(lose), and no camel both wins and loses."""
+    win, lose = table
+    assert pairs.shape == (racetable.N_CONFIGS, 5, 5)
+    assert np.all(pairs >= 0)
+    np.testing.assert_array_equal(np.einsum("nii->ni", pairs), 0.0)
+    np.testing.assert_allclose(pairs.sum(axis=2), win, atol=1e-12)
+    np.testing.assert_allclose(pairs.sum(axis=1), lose, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sampled_joint_entries_near_the_finish_equal_the_exact_recursion(pairs, seed) -> None:
+    config = random.Random(100 + seed).choice(NEAR_FINISH)
+    want = ref.race_pairs(ref.freeze_track(track_of(config)))
+    i = racetable.config_index(config)
+    for a, wa in enumerate(SLOT_COLOURS):
+        for b, lb in enumerate(SLOT_COLOURS):
+            got = pairs[i, a, b]
+            assert got == pytest.approx(float(want.get((wa, lb), 0)), abs=1e-12), (config, a, b)

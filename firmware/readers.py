@@ -46,6 +46,57 @@ def crop(image: np.ndarray, box: Box) -> np.ndarray:
     return image[y0:y1, x0:x1]
 
 
+#: The margin round a die in the photo a person sees, as a share of the die's side: enough table
+#: for the die's edges to show, never so much that the die is small in a phone's thumbnail
+#: (vision's own ``crop_box`` adds half the die on each side: the die was a quarter of the photo).
+DIE_CROP_MARGIN = 0.18
+
+
+def die_crop_box(box: Box, shape: tuple[int, ...], margin: float = DIE_CROP_MARGIN) -> Box:
+    """The photo of a die a person sees: a square round the die's ``box`` (x, y, w, h, from the
+    reading) with ``margin`` of its side on each side, clipped to an image of ``shape``."""
+    x, y, w, h = box
+    side = max(w, h)
+    half = side / 2 + max(side * margin, 3.0)
+    cx, cy = x + w / 2, y + h / 2
+    height, width = shape[:2]
+    x0, y0 = max(int(round(cx - half)), 0), max(int(round(cy - half)), 0)
+    x1, y1 = min(int(round(cx + half)), width), min(int(round(cy + half)), height)
+    return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
+
+
+def changed_box(image: np.ndarray, zone: Box, background: np.ndarray | None) -> Box | None:
+    """Where the zone differs most from the empty zone (its largest changed patch), in the
+    image's pixels; None without a background or when nothing (or nearly everything) changed.
+
+    Only for the photo a person is shown when the reader found no die at all: the tray is big
+    and the die small in it, so the photo is cut round what landed. Never used to read."""
+    if background is None:
+        return None
+    import cv2
+
+    part = crop(image, zone)
+    if background.shape == image.shape:
+        empty = crop(background, zone)
+    elif background.shape == part.shape:
+        empty = background
+    else:
+        return None
+    if part.size == 0:
+        return None
+    diff = cv2.absdiff(part, empty)
+    mask = ((diff.max(axis=2) if diff.ndim == 3 else diff) > 40).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    bx, by, bw, bh, area = (int(v) for v in stats[best])
+    if area < max(12, 0.0005 * mask.size) or area > 0.5 * mask.size:
+        return None
+    return (max(zone[0], 0) + bx, max(zone[1], 0) + by, bw, bh)
+
+
 def failed_die(reason: str, **extra: Any) -> dict[str, Any]:
     """A die reading that says it could not read: the hub turns it into a prompt for a person."""
     return {"colour": None, "face": None, "confidence": 0.0, "face_confidence": 0.0,
@@ -100,10 +151,11 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     reading = read_die_in_zone(image, zone, white_gains=white_gains,
                                expected_colours=expected_colours, background=background,
                                faces=faces)
-    if reading is None:
-        return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, zone))
-    box = reading.crop_box if hasattr(reading, "crop_box") else zone
-    return die_to_dict(reading), encode_jpeg(crop(image, box))
+    if reading is None:  # the photo: what changed in the tray, else the whole tray
+        landed = changed_box(image, zone, background)
+        shown = zone if landed is None else die_crop_box(landed, image.shape)
+        return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, shown))
+    return die_to_dict(reading), encode_jpeg(crop(image, die_crop_box(reading.box, image.shape)))
 
 
 def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
@@ -117,7 +169,7 @@ def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
     for reading in read_dice(image, white_gains=white_gains, expected_colours=expected_colours):
-        box = reading.crop_box if hasattr(reading, "crop_box") else reading.box
+        box = die_crop_box(reading.box, image.shape)
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
     return out
 

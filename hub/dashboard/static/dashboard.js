@@ -931,7 +931,7 @@
       box.append(el("li", { class: cls, dataset: { seq: e.seq, type: e.type } },
         crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die",
           onclick: () => enlarge(cropUrl(crop)) },
-          el("img", { src: cropUrl(crop), alt: "the camera's photo of the die", loading: "lazy", width: 64, height: 64 })) : null,
+          el("img", { src: cropUrl(crop), alt: "the camera's photo of the die", loading: "lazy", width: 96, height: 96 })) : null,
         el("span", { class: "what" }, text), el("span", { class: "muted small when" }, `leg ${legOf.get(e.seq)}`)));
     }
     if (!rows.length) box.append(el("li", { class: "muted empty" }, "No die released yet."));
@@ -1378,7 +1378,7 @@
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
   const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
-    placesOf, podiumOf, revealed, nextGameRow };
+    placesOf, podiumOf, revealed, nextGameRow, cropUrl, enlarge };
   window.pyramid.ui = ui;
 
   wire();

@@ -194,7 +194,8 @@
     const table = ui.S.auth.role === "table";
     const conf = r.confidence !== undefined && r.confidence !== null ? ` (${ui.pct(r.confidence)} sure)` : "";
     return el("div", { class: "prompt", dataset: { prompt: p.id } },
-      p.crop ? el("img", { src: `${ui.ROOT}api/crops/${encodeURIComponent(p.crop)}`, alt: "the camera's crop of the die", class: "crop" }) : null,
+      p.crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die", onclick: () => ui.enlarge(ui.cropUrl(p.crop)) },
+        el("img", { src: ui.cropUrl(p.crop), alt: "the camera's photo of the die", class: "crop" })) : null,
       el("div", { class: "prompt-body" },
         el("p", {}, `The camera read ${r.face ?? "nothing sure"}${conf}. What does the die show?`),
         (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,

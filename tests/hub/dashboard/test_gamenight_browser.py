@@ -329,3 +329,40 @@ def test_the_other_games_end_on_a_podium_with_results_turned_over_and_a_next_gam
                 if game == "horserace":
                     assert session.record.params["settings"]["track_length"] == 8
             close(page)
+
+
+def test_the_dice_log_shows_the_die_itself_big_and_a_tap_enlarges_it(browser: Any,
+                                                                     served: Table) -> None:
+    """The photo of a die read through the real reader on a rendered table: cut round the
+    reading's box (firmware.readers.die_crop_box), shown at 96 px in the log, enlarged on a tap."""
+    pytest.importorskip("vision.render.board")
+    from firmware.readers import vision_read_die
+    from tests.firmware.test_die_crop import decode, scene
+
+    session = served.session
+    empty, zone = scene(None)
+    image, _ = scene(("yellow", 2))
+    x, y, w, h = zone
+    reading, jpeg = vision_read_die(image, zone, background=empty[y:y + h, x:x + w].copy())
+    assert (reading["colour"], reading["face"]) == ("yellow", 2), reading
+    assert session.observe("release", {})["ok"]
+    answer = session.observe("die", {**reading, "crop_jpeg": jpeg})
+    assert answer["ok"] and not answer.get("uncertain"), answer
+    page = open_page(browser, served.url, viewport=NARROW)
+    synced(page, served)
+    row = page.locator(".dicelog li[data-type='die_read']").first
+    assert "Yellow 2" in row.inner_text()
+    img = row.locator("img")
+    wait_js(page, "document.querySelector('.dicelog img')?.complete")
+    assert img.evaluate("i => i.naturalWidth") == decode(jpeg).shape[1] < w / 3
+    box = img.bounding_box()
+    assert box is not None and box["width"] >= 96 and box["height"] >= 96
+    row.locator(".crop-btn").click()
+    page.wait_for_selector("#photo-dialog[open] #photo-image")
+    big = page.locator("#photo-image").bounding_box()
+    assert big is not None and big["width"] >= 250  # enlarged to the dialog's width
+    page.screenshot(path=str(shots() / "die-photo-enlarged-360.png"))
+    page.click("#photo-dialog button")
+    page.locator(".dicelog").screenshot(path=str(shots() / "dice-log-360.png"))
+    no_sideways_scroll(page)
+    close(page)

@@ -245,6 +245,12 @@ class Readers:
                 __import__(name)
             except ImportError as exc:
                 log.warning("%s is not available yet: %s", name, exc)
+        if self.read_die is vision_read_die or self.read_dice is vision_read_dice:
+            # the dice readers' learned net and its gates, loaded now: a missing or corrupt
+            # model file stops the start with a ModelError naming it (no silent fallback)
+            from vision.dice.reader import check_model
+
+            check_model()
 
     def timed(self, name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()

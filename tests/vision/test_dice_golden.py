@@ -41,6 +41,12 @@ REAL_IMAGES = [
 ]
 
 
+def _f(x: float) -> float:
+    """A confidence to 4 decimals: the learned net's sums differ in their last bits between
+    CPUs (OpenCV picks its SIMD kernels at run time); its answers do not."""
+    return round(float(x), 4)
+
+
 def _die(r: DieReading | None) -> dict[str, Any] | None:
     if r is None:
         return None
@@ -48,9 +54,9 @@ def _die(r: DieReading | None) -> dict[str, Any] | None:
         "box": list(r.box),
         "face": r.face,
         "colour": r.colour,
-        "confidence": r.confidence,
-        "face_confidence": r.face_confidence,
-        "colour_confidence": r.colour_confidence,
+        "confidence": _f(r.confidence),
+        "face_confidence": _f(r.face_confidence),
+        "colour_confidence": _f(r.colour_confidence),
         "pips": r.pips,
         "face_bgr": None if r.face_bgr is None else list(r.face_bgr),
         "reasons": [[w.code.value, w.sentence] for w in r.reasons],
@@ -104,10 +110,12 @@ def _zones(img: np.ndarray) -> list[list[int]]:
 
 def write() -> None:
     """Rewrite the data file from the readers as they are (rendered and, if present, real)."""
+    old = json.loads(DATA.read_text()) if DATA.is_file() else {}
     out = {}
     for name in RENDERED + (REAL_IMAGES if REAL.is_dir() else []):
         img = _image(name)
-        zones = _zones(img)
+        # a frame's zones stay those first written: the zone reader is compared like for like
+        zones = old[name]["zones"] if name in old else _zones(img)
         out[name] = {"zones": zones, "readings": readings(img, zones)}
     DATA.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 

@@ -2,7 +2,8 @@
 
 An image with no die says why in ``note`` (a sentence) and ``code`` (its stable code,
 ``vision.dice.Why``). A file that is not an image (missing, empty, corrupt) gets an ``error`` object
-and the others are still read; the exit code is 1 if any image failed, else 0.
+and the others are still read; the exit code is 1 if any image failed, else 0. A missing or
+corrupt model file stops the command before any image (exit code 2, the file named on stderr).
 """
 
 from __future__ import annotations
@@ -47,7 +48,15 @@ def load_image(path: str) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     from vision.dice import read_dice_report
+    from vision.dice.classifier import ModelError
+    from vision.dice.reader import check_model
     from vision.palette import load_palette
+
+    try:  # at start: a missing or corrupt model stops the command, naming the file
+        check_model()
+    except ModelError as exc:
+        print(f"pyramid read-dice: {exc}", file=sys.stderr)
+        return 2
 
     try:
         palette = load_palette(args.palette)

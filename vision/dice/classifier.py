@@ -155,4 +155,4 @@ class DieClassifier:
 @lru_cache(maxsize=1)
 def load_classifier() -> DieClassifier:
     """The shipped classifier (cached). ``ModelError`` naming the file if it is absent or bad."""
-    return DieClassifier()
+    return DieClassifier(MODEL_FILE, META_FILE)  # the module's names, read now (tests swap them)

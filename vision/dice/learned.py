@@ -1,103 +1,283 @@
-"""The full frame read by both paths: the hand-written proposals checked by the learned net, and
-the dice only the net found.
+"""Every die reader's last step: proposals judged by the learned net, one calibrated confidence.
 
-1. The hand-written full-frame reader's dice (``fullframe``) are each checked by the classifier
-   (``verify``): not a die -> dropped; the face settled between the pips and the net.
-2. The net's own detections (``detect``) that lie on no die of step 1 are added: the face is the
-   classifier's on an exact crop (answered at ``verify.ANSWER_MIN``), the colour is the top
-   face's against the palette (``colour.classify_face_colour``), as for every other die.
+Why: the hand-written readers (the body finder and pip path of ``fullframe``, the pip path of a
+zone) find nearly every die but also propose keys, letters, dust and wood grain, and read some
+faces wrong on photos unlike their tuning sets; the learned net (``classifier``), trained on
+several sources, judges a crop far better than it finds one on its own. So a reading is:
 
-The confidence of every die is its face's calibrated probability, capped by its colour's: a die
-whose colour is unknown is never reported as a sure reading.
+1. **proposals** (``propose``): the hand-written readers' dice, each with the net's verdict on
+   its crop, and the net's own detections over the frame (``detect``), each classified again on
+   its exact crop;
+2. **verdict** (``decide``): a hand proposal the net calls "not a die" (``Gates.keep``) is
+   dropped; a detection lying on no kept die is added when the net is sure enough it is one
+   (``Gates.detect``); the face is the net's, answered at a calibrated probability that depends
+   on what the pip path said: the same face (``Gates.agree``), nothing (``Gates.answer``), another
+   face (``Gates.overrule``), or no pip path at all (``Gates.alone``);
+3. **one confidence** (``hub_scale``): each case's gate maps to the hub's threshold (0.80), so a
+   reading's ``confidence`` at or above 0.80 means it passed a gate whose wrong answers, on the
+   calibration photos, stayed within the target (0.5 % of found dice), whichever path found it.
+   A reading without a colour never reaches the hub's threshold.
+
+The gates are chosen on the split's calibration photos only (``python -m vision.eval_dice_gates
+--write``), stored in ``gates.json`` beside this module with the hash of the model they were
+chosen for.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.dice.classifier import DieClassifier, load_classifier
+from vision.dice.classifier import MODEL_FILE, CropClass, DieClassifier, ModelError
 from vision.dice.colour import classify_face_colour
 from vision.dice.detect import Detection, detect_dice
 from vision.dice.reading import DieReading
 from vision.dice.reasons import Reason, Why
-from vision.dice.verify import ANSWER_MIN, face_verdict, verify_readings
 from vision.palette import Palette
 
-SAME_DIE = 0.6  # a detection this near a found die (in die sides) is that die
+GATES_FILE = Path(__file__).resolve().parent / "gates.json"
+SAME_DIE = 0.6  # a detection this near a kept die (in die sides) is that die
+REFUSED = 0.05  # a hand proposal the net gives less than this chance of a die is a non-die ...
+LARGER = 1.8  # ... and a proposal inside it at most 1/LARGER its side is a mark on it
+#: a proposal whose pips did not read, under this side in pixels, is dropped: the net's crop of
+#: it is a blob blown up 3-4 times (a key's letter, a dot of print), which it takes for a 1
+#: (none of the calibration photos' dice is under 20 px; a keyboard's letters are 12-17 px)
+UNREAD_MIN_PX = 18
+HUB_AT = 0.80  # the hub's threshold (hub.observations.DIE_CONFIDENCE_THRESHOLD; no hub import)
+NO_COLOUR_CAP = 0.5  # a reading without a colour is at most this sure: the hub asks a person
+COLOUR_CODES = frozenset(
+    {
+        Why.COLOUR_AMBIGUOUS,
+        Why.NO_FACE_PIXELS,
+        Why.FACE_TOO_DARK,
+        Why.COLOUR_POLARITY,
+        Why.COLOUR_FAR,
+        Why.COLOUR_UNTRUSTED,
+    }
+)
 
 
-def read_learned(
+@dataclass(frozen=True)
+class Gates:
+    """The calibrated probabilities at which the net keeps a proposal and answers a face."""
+
+    keep: float  # a hand proposal is kept at this probability of a die
+    detect: float  # a detection of the net alone is a die at this probability
+    agree: float  # the pip path read the net's face: answered at this probability
+    answer: float  # the pip path abstained
+    overrule: float  # the pip path read another face: the net's face at this probability
+    alone: float  # a die only the net found
+    colour: float  # the palette's raw confidence of a named colour that maps to the hub's 0.80
+
+    @staticmethod
+    def from_json(text: str, source: str) -> tuple[Gates, str]:
+        """The gates and the model hash they were chosen for; ModelError naming ``source``."""
+        try:
+            d = json.loads(text)
+            g = Gates(**{k: float(d["gates"][k]) for k in Gates.__dataclass_fields__})
+            return g, str(d["model_sha256"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ModelError(f"die reader gates are unreadable: {source}: {e}") from e
+
+
+def model_sha256(path: Path = MODEL_FILE) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def load_gates(path: Path = GATES_FILE) -> Gates:
+    """The shipped gates (cached). ModelError naming the file if it is missing or unreadable."""
+    if not path.is_file():
+        raise ModelError(f"die reader gates file is missing: {path}")
+    return Gates.from_json(path.read_text(), str(path))[0]
+
+
+def hub_scale(p: float, gate: float) -> float:
+    """A calibrated probability on the hub's scale: ``gate`` -> ``HUB_AT``, linear on each side
+    (monotone: the order of readings is kept)."""
+    p = min(max(float(p), 0.0), 1.0)
+    if gate >= 1.0:
+        return HUB_AT * min(p, 0.999)
+    if p >= gate:
+        return HUB_AT + (1.0 - HUB_AT) * (p - gate) / (1.0 - gate)
+    return HUB_AT * p / max(gate, 1e-9)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A die proposed by a hand-written reader (``hand``) or by the net alone (``det``), with
+    the net's verdict on its crop."""
+
+    verdict: CropClass
+    hand: DieReading | None = None
+    det: Detection | None = None
+
+    @property
+    def centre_side(self) -> tuple[float, float, float]:
+        if self.hand is not None:
+            x, y, w, h = self.hand.box
+            return x + w / 2, y + h / 2, float(max(w, h))
+        assert self.det is not None
+        return self.det.cx, self.det.cy, self.det.side
+
+
+def propose(
     img: np.ndarray,
     hand: Sequence[DieReading],
+    clf: DieClassifier,
+    *,
+    detect_min: float,
+    box_offset: tuple[int, int] = (0, 0),
+) -> list[Proposal]:
+    """The hand readers' dice (boxes in ``img`` pixels plus ``box_offset``) with the net's
+    verdicts, then the net's detections in ``img`` whose peak reaches ``detect_min``."""
+    ox, oy = box_offset
+    boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (r.box for r in hand)]
+    out = [Proposal(v, hand=r) for r, v in zip(hand, clf.classify_boxes(img, boxes), strict=True)]
+    dets = detect_dice(img, classifier=clf, min_p=detect_min)
+    for d, v in zip(dets, clf.classify_boxes(img, [d.box for d in dets]), strict=True):
+        out.append(Proposal(v, det=replace(d, cx=d.cx + ox, cy=d.cy + oy)))
+    return out
+
+
+def face_verdict(v: CropClass, faces: Sequence[int] | None) -> tuple[int, float]:
+    """The likeliest allowed face and its probability (the "not a die" mass counts against it)."""
+    allowed = list(faces) if faces else [1, 2, 3, 4, 5, 6]
+    p = np.array([v.probs[f] for f in allowed], np.float64)
+    k = int(np.argmax(p))
+    return allowed[k], float(p[k] / max(float(p.sum()) + v.probs[0], 1e-12))
+
+
+def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
+    """The proposals that are dice: hand ones the net does not refuse (nor marks on a larger
+    thing it refuses, nor tiny blobs the pips did not read), then detections on no kept die,
+    strongest first."""
+    refused = [p.centre_side for p in props if p.hand is not None and p.verdict.p_die < REFUSED]
+    out = [p for p in props if p.hand is not None and p.verdict.p_die >= gates.keep
+           and not _inside_larger(p.centre_side, refused)
+           and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)]
+    places = [p.centre_side for p in out]
+    dets = sorted((p for p in props if p.det is not None), key=lambda p: -p.verdict.p_die)
+    for p in dets:
+        assert p.det is not None
+        if p.det.p_die < gates.detect or p.verdict.p_die < gates.detect:
+            continue
+        cx, cy, s = p.centre_side
+        if any(np.hypot(cx - x, cy - y) < SAME_DIE * max(s, t) for x, y, t in places):
+            continue
+        out.append(p)
+        places.append((cx, cy, s))
+    return out
+
+
+def _inside_larger(c: tuple[float, float, float],
+                   others: Sequence[tuple[float, float, float]]) -> bool:
+    """Whether ``c`` (centre, side) lies within a proposal ``LARGER`` times its side: marks on a
+    larger thing the net called "not a die" (a key's colon, a card's print) are no die's face."""
+    x, y, s = c
+    return any(t >= LARGER * s and abs(x - u) < t / 2 and abs(y - v) < t / 2
+               for u, v, t in others)
+
+
+def face_case(p: Proposal, gates: Gates, faces: Sequence[int] | None) -> tuple[int, float, float]:
+    """(the net's face, its probability, the gate of this proposal's case)."""
+    face, prob = face_verdict(p.verdict, faces)
+    if p.hand is None:
+        gate = gates.alone
+    elif p.hand.face is None:
+        gate = gates.answer
+    elif p.hand.face == face:
+        gate = gates.agree
+    else:
+        gate = gates.overrule
+    return face, prob, gate
+
+
+def decide(
+    img: np.ndarray,
+    props: Sequence[Proposal],
     pal: Palette,
     gains: Sequence[float] | None,
-    *,
-    classifier: DieClassifier | None = None,
+    gates: Gates,
     faces: Sequence[int] | None = None,
+    *,
+    box_offset: tuple[int, int] = (0, 0),
 ) -> list[DieReading]:
-    """The dice of ``img``: ``hand`` (DieReadings of the hand-written path) verified, plus the
-    net's detections on no die of them."""
-    clf = classifier or load_classifier()
-    kept = verify_readings(img, hand, faces=faces, classifier=clf)
-    centres: list[tuple[float, float, float]] = [
-        (x + w / 2, y + h / 2, float(max(w, h))) for x, y, w, h in (r.box for r in kept)
-    ]
-    extra: list[DieReading] = []
-    for d in detect_dice(img, classifier=clf):
-        if any(np.hypot(d.cx - x, d.cy - y) < SAME_DIE * max(d.side, s) for x, y, s in centres):
-            continue
-        r = detection_reading(img, d, pal, gains, clf, faces)
-        if r is not None:
-            extra.append(r)
-            centres.append((d.cx, d.cy, d.side))
-    return kept + extra
+    """The dice of ``img`` from its proposals (see the module)."""
+    out = []
+    for p in kept(props, gates):
+        face, prob, gate = face_case(p, gates, faces)
+        base: DieReading | None = p.hand
+        if base is None:
+            assert p.det is not None
+            base = detection_base(img, p.det, pal, gains, box_offset)
+            if base is None:
+                continue
+        out.append(_settled(base, face, prob, gate, gates.colour))
+    return out
 
 
-def detection_reading(
+def _settled(r: DieReading, face: int, prob: float, gate: float, colour_gate: float
+             ) -> DieReading:
+    """``r`` with the net's face (or none) and the confidences on the hub's scale."""
+    answered = prob >= gate
+    reasons = tuple(x for x in r.reasons if x.code in COLOUR_CODES)
+    if not answered:
+        if r.face is not None and r.face != face:
+            why = Reason(Why.LEARNED_DISAGREES,
+                         f"the pips read {r.face}, the classifier {face} at {prob:.2f}")
+        else:
+            why = Reason(Why.LEARNED_UNSURE, f"the classifier reads {face} at only {prob:.2f}")
+        reasons = (*[x for x in r.reasons if x.code not in COLOUR_CODES], why, *reasons)
+    face_conf = hub_scale(prob, gate)
+    colour_conf = hub_scale(r.colour_confidence, colour_gate)
+    if r.colour is None:
+        colour_conf = min(colour_conf, NO_COLOUR_CAP)
+    return replace(
+        r,
+        face=face if answered else None,
+        face_confidence=face_conf,
+        colour_confidence=colour_conf,
+        confidence=min(face_conf, colour_conf) if answered else 0.0,
+        reasons=reasons,
+    )
+
+
+def detection_base(
     img: np.ndarray,
     d: Detection,
     pal: Palette,
     gains: Sequence[float] | None,
-    clf: DieClassifier,
-    faces: Sequence[int] | None,
+    box_offset: tuple[int, int],
 ) -> DieReading | None:
-    """A DieReading for a die the net found: classified again on its exact crop (None if that
-    crop is not a die after all)."""
+    """A die only the net found, before its face: its box and its top face's colour."""
+    ox, oy = box_offset
     x, y, w, h = d.box
-    v = clf.classify_boxes(img, [(x, y, w, h)])[0]
-    if v.p_die < 0.5:
-        return None
-    face, p = face_verdict(v, faces)
+    x -= ox
+    y -= oy
     H, W = img.shape[:2]
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
     patch = img[y0:y1, x0:x1]
     mask = np.zeros(patch.shape[:2], np.uint8)
-    cv2.circle(
-        mask,
-        (patch.shape[1] // 2, patch.shape[0] // 2),
-        max(1, int(0.4 * min(patch.shape[:2]))),
-        1,
-        -1,
-    )
+    centre = (patch.shape[1] // 2, patch.shape[0] // 2)
+    cv2.circle(mask, centre, max(1, int(0.4 * min(patch.shape[:2]))), 1, -1)
     colour, colour_conf, bal, colour_why = classify_face_colour(patch, mask, d.side, pal, gains)
-    reasons: list[Reason] = []
-    answered = p >= ANSWER_MIN
-    if not answered:
-        reasons.append(Reason(Why.LEARNED_UNSURE, f"the classifier reads {face} at only {p:.2f}"))
-    if colour is None and colour_why is not None:
-        reasons.append(colour_why)
     return DieReading(
-        box=(x0, y0, x1 - x0, y1 - y0),
-        face=face if answered else None,
+        box=(x0 + ox, y0 + oy, x1 - x0, y1 - y0),
+        face=None,
         colour=colour,
-        confidence=min(p, colour_conf) if answered else 0.0,
-        face_confidence=p,
+        confidence=0.0,
+        face_confidence=0.0,
         colour_confidence=float(colour_conf),
         face_bgr=(float(bal[0]), float(bal[1]), float(bal[2])),
-        reasons=tuple(reasons),
+        reasons=() if colour_why is None else (colour_why,),
     )

@@ -1,31 +1,67 @@
 """The die reader API: image in, one ``DieReading`` per die out.
 
-Three readers behind it, one per situation:
+Three readers propose dice, one per situation:
 
-- a whole frame (no zone): die bodies first, one face per body (``fullframe``);
+- a whole frame (no zone): die bodies first, one face per body (``fullframe``), on the frame
+  brought to at most ``FULL_FRAME_SIDE`` pixels first (a 12 MP photo's dice are then about the
+  size the readers and the net want);
 - a zone of a frame (a box or a polygon): dice by their pips alone (``pippath``);
 - the reveal zone, where the pyramid's one die lands (``zone``, the product path).
 
-Every part abstains (None) below its confidence threshold, with a ``Reason`` (a code and a
-sentence): the hub asks a person rather than trust a doubtful reading.
+Every proposal is then judged by the learned net, which also adds the dice only it finds, and
+every reading gets one confidence on the hub's scale (``learned``). A missing or unreadable
+model is a ``ModelError`` naming its file on the first read (``check_model`` at start-up), never
+a silent fallback to the hand-written readers. Every part abstains (None) below its calibrated
+gate, with a ``Reason`` (a code and a sentence): the hub asks a person rather than trust a
+doubtful reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
+from vision.dice.classifier import DieClassifier, load_classifier
 from vision.dice.fullframe import read_full_frame
+from vision.dice.learned import Gates, decide, load_gates, propose
 from vision.dice.pippath import read_pips
 from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
 from vision.dice.reasons import Reason, Why
 from vision.dice.zone import read_die_in_zone
 from vision.palette import Palette, default_palette
 
-__all__ = ["DiceReport", "DieReading", "as_bgr", "read_dice", "read_dice_report",
+__all__ = ["DiceReport", "DieReading", "as_bgr", "check_model", "read_dice", "read_dice_report",
            "read_die_in_zone"]
+
+FULL_FRAME_SIDE = 1280  # a larger frame's long side is brought to this before the proposals
+
+
+def check_model() -> tuple[DieClassifier, Gates]:
+    """The learned net and its gates, loaded (once): call at start-up so that a missing or
+    corrupt file stops the program at once with a ``ModelError`` naming it."""
+    return load_classifier(), load_gates()
+
+
+def hand_proposals(img: np.ndarray, pal: Palette,
+                   white_gains: Sequence[float] | None) -> list[DieReading]:
+    """The full-frame reader's dice, read on ``img`` brought to at most ``FULL_FRAME_SIDE``
+    pixels; boxes in ``img``'s pixels."""
+    f = min(1.0, FULL_FRAME_SIDE / max(img.shape[:2]))
+    if f >= 1.0:
+        return read_full_frame(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), pal, white_gains)
+    small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    found = read_full_frame(small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), pal, white_gains)
+    return [_rescaled(r, 1.0 / f) for r in found]
+
+
+def _rescaled(r: DieReading, k: float) -> DieReading:
+    """``r`` with its box in the pixels of a frame ``k`` times larger."""
+    x, y, w, h = r.box
+    return replace(r, box=(int(round(x * k)), int(round(y * k)), int(round(w * k)),
+                           int(round(h * k))))
 
 
 def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
@@ -33,6 +69,7 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
                      white_gains: Sequence[float] | None = None) -> DiceReport:
     """Like ``read_dice`` but also says why nothing was read (black frame, blur, no pips)."""
     img = as_bgr(image_bgr)
+    clf, gates = check_model()
     pal = (palette or default_palette()).restricted(expected_colours)
     ox = oy = 0
     poly = None
@@ -45,10 +82,24 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
             return DiceReport([], Reason(Why.FRAME_BLACK, "frame is black"))
         return DiceReport([], Reason(Why.FRAME_UNIFORM, "frame is uniform (nothing to read)"))
     if zone is None:
-        dice = sorted(read_full_frame(img, gray, pal, white_gains),
-                      key=lambda r: (r.box[1], r.box[0]))
-        return DiceReport(dice, None if dice else Reason(Why.NO_DIE, "no die found"))
-    return read_pips(img, gray, pal, white_gains, ox, oy, poly)
+        hand = hand_proposals(img, pal, white_gains)
+        why = None
+    else:
+        report = read_pips(img, gray, pal, white_gains, ox, oy, poly)
+        hand, why = report.dice, report.why
+    props = propose(img, hand, clf, detect_min=gates.detect, box_offset=(ox, oy))
+    dice = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
+    if poly is not None:
+        dice = [r for r in dice if cv2.pointPolygonTest(
+            poly.astype(np.float32), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2),
+            False) >= 0]
+    dice.sort(key=lambda r: (r.box[1], r.box[0]))
+    if dice:
+        return DiceReport(dice, None)
+    if hand:
+        return DiceReport([], Reason(Why.NO_DIE, f"no die found (the classifier took none of "
+                                                 f"{len(hand)} proposed)"))
+    return DiceReport([], why or Reason(Why.NO_DIE, "no die found"))
 
 
 def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,

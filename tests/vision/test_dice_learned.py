@@ -1,0 +1,169 @@
+"""The learned net wired into every die reader: what it refuses, the model and gates files, a
+large photo, and a slice of the held-out real photos with the shipped gates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice import Why, read_dice, read_dice_report
+from vision.dice import classifier as classifier_mod
+from vision.dice.classifier import ModelError
+from vision.dice.learned import GATES_FILE, HUB_AT, Gates, hub_scale, load_gates, model_sha256
+from vision.render.dice import draw_die, make_background
+
+
+def _keyboard(seed: int) -> np.ndarray:
+    """A photo-like keyboard: rows of light keycaps with letters and digits, on a dark desk."""
+    rng = np.random.default_rng(seed)
+    img = np.full((480, 640, 3), 40, np.uint8)
+    for row in range(6):
+        for col in range(11):
+            x, y = 20 + col * 56, 40 + row * 70
+            cv2.rectangle(img, (x, y), (x + 48, y + 52), (200, 200, 205), -1)
+            ch = "QWERTYUIOPASDFGHJKLZXCVBNM1234567890"[int(rng.integers(36))]
+            cv2.putText(img, ch, (x + 14, y + 36), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30),
+                        2, cv2.LINE_AA)
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
+def _text(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = np.full((480, 640, 3), 235, np.uint8)
+    for line in range(12):
+        words = " ".join("".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz:."), 5))
+                         for _ in range(5))
+        cv2.putText(img, words, (20, 40 + 36 * line), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+                    (20, 20, 20), 2, cv2.LINE_AA)
+    return img
+
+
+def _wood(seed: int) -> np.ndarray:
+    from vision.train.distractors import wood
+
+    return cv2.resize(np.clip(wood(np.random.default_rng(seed), 240), 0, 255).astype(np.uint8),
+                      (640, 480))
+
+
+@pytest.mark.parametrize("make", [_keyboard, _text, _wood], ids=["keyboard", "text", "wood"])
+def test_photos_of_no_dice_give_no_dice_and_say_why(make: Callable[[int], np.ndarray]) -> None:
+    for seed in (1, 2, 3):
+        report = read_dice_report(make(seed))
+        assert report.dice == [], [(r.box, r.face) for r in report.dice]
+        assert report.code is not None and report.reason
+
+
+def test_the_hand_readers_phantoms_on_a_keyboard_are_refused_by_the_net() -> None:
+    """The keyboard is a case where the hand-written reader alone does propose dice: the test
+    above passes because the net refuses them, not because nothing was proposed."""
+    from vision.dice.reader import hand_proposals
+    from vision.palette import default_palette
+
+    proposed = sum(len(hand_proposals(_keyboard(s), default_palette(), None)) for s in (1, 2, 3))
+    assert proposed > 0
+
+
+def test_a_die_in_a_12_megapixel_photo_is_found_in_its_place() -> None:
+    """A 4000 x 3000 frame is brought to the size the readers want; boxes in its own pixels."""
+    rng = np.random.default_rng(5)
+    img = make_background(rng, (4000, 3000))
+    d = draw_die(img, (2500.0, 1200.0), 260.0, "blue", 3, rng)
+    dice = read_dice(img)
+    assert len(dice) == 1
+    x, y, w, h = dice[0].box
+    assert abs(x + w / 2 - 2500) < 60 and abs(y + h / 2 - 1200) < 60
+    assert d.face == 3 and dice[0].face == 3
+
+
+def test_the_confidence_maps_each_gate_to_the_hubs_threshold() -> None:
+    assert hub_scale(0.93, 0.93) == pytest.approx(HUB_AT)
+    assert hub_scale(0.92, 0.93) < HUB_AT <= hub_scale(0.94, 0.93)
+    assert hub_scale(1.0, 0.6) == pytest.approx(1.0) and hub_scale(0.0, 0.6) == 0.0
+
+
+def test_a_reading_without_a_colour_is_never_sure() -> None:
+    """Dice read against a palette of one far colour: named or not, a die whose colour is None
+    has a confidence under the hub's threshold (never None beside 1.0)."""
+    from vision.palette import Palette, bgr_to_lab
+
+    rng = np.random.default_rng(11)
+    img = make_background(rng, (640, 480))
+    for k, face in enumerate((1, 2, 3)):
+        draw_die(img, (150.0 + 170 * k, 240.0), 70.0, "blue", face, rng)
+    pal = Palette({"pink": bgr_to_lab((180, 105, 255)), "brown": bgr_to_lab((40, 70, 120))},
+                  "test")
+    dice = read_dice(img, palette=pal)
+    assert dice
+    for r in dice:
+        if r.colour is None:
+            assert r.confidence < HUB_AT and r.colour_confidence < HUB_AT
+
+
+def test_the_gates_were_chosen_for_the_shipped_model() -> None:
+    """A new model needs its own gates: ``python -m vision.eval_dice_gates --write``."""
+    data = json.loads(GATES_FILE.read_text())
+    assert data["model_sha256"] == model_sha256()
+    g = load_gates()
+    assert 0.0 < g.keep < 1.0 and all(0.5 <= getattr(g, c) <= 1.0
+                                      for c in ("agree", "answer", "overrule", "alone"))
+
+
+@pytest.fixture
+def broken_model(tmp_path: Path) -> Path:
+    bad = tmp_path / "die_classifier.onnx"
+    bad.write_bytes(b"\x08\x07garbage, not a model" * 40)
+    return bad
+
+
+def test_a_corrupt_model_stops_the_reader_naming_the_file(
+    broken_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(classifier_mod, "MODEL_FILE", broken_model)
+    classifier_mod.load_classifier.cache_clear()
+    try:
+        with pytest.raises(ModelError, match=str(broken_model).replace(".", r"\.")):
+            read_dice(_wood(1))
+    finally:
+        classifier_mod.load_classifier.cache_clear()
+
+
+def test_cli_stops_at_start_on_a_corrupt_model(
+    broken_model: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from hub.cli import main
+
+    image = tmp_path / "wood.png"
+    cv2.imwrite(str(image), _wood(1))
+    monkeypatch.setattr(classifier_mod, "MODEL_FILE", broken_model)
+    classifier_mod.load_classifier.cache_clear()
+    try:
+        assert main(["read-dice", "--json", str(image)]) == 2
+    finally:
+        classifier_mod.load_classifier.cache_clear()
+    out = capsys.readouterr()
+    assert out.out == "" and str(broken_model) in out.err
+
+
+def test_missing_gates_file_is_a_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="gates.json"):
+        load_gates.__wrapped__(tmp_path / "gates.json")
+    (tmp_path / "gates.json").write_text('{"gates": {"keep": 0.5}}')
+    with pytest.raises(ModelError, match="gates.json"):
+        load_gates.__wrapped__(tmp_path / "gates.json")
+
+
+def test_blank_and_non_image_frames_say_why() -> None:
+    assert read_dice_report(np.zeros((480, 640, 3), np.uint8)).code == Why.FRAME_BLACK
+    with pytest.raises(ValueError):
+        read_dice(np.zeros((0, 0, 3), np.uint8))
+
+
+def test_gates_are_a_dataclass_of_every_case() -> None:
+    assert set(Gates.__dataclass_fields__) == {"keep", "detect", "agree", "answer", "overrule",
+                                               "alone", "colour"}

@@ -88,6 +88,7 @@ def run() -> dict:
         wall_ms.append(wall)
         cpu_ms.append(cpu)
     res["full_frame_five_dice_640x480"] = {"wall": _stats(wall_ms), "cpu": _stats(cpu_ms)}
+    res.update(_learned())
     zcpu = res["zone_read_full_res_4608x2592"]["cpu"]["median_ms"]
     res["pi4_estimate"] = {
         "zone_full_res_median_ms": round(zcpu * PI4_FACTOR, 1),
@@ -96,3 +97,42 @@ def run() -> dict:
                   "(assumed A72/x86 ratio, not measured on a Pi)",
     }
     return res
+
+
+def _learned() -> dict:
+    """The learned net, one core: ms per die (one crop at a time, and a frame's five at once),
+    a 12 MP photo (4000x3000, five dice) read whole by ``read_dice``, and the model's size."""
+    from vision.dice import read_dice
+    from vision.dice.classifier import MODEL_FILE, die_crop, load_classifier
+    from vision.render.dice import draw_die, make_background, render_dice_scene
+
+    clf = load_classifier()
+    img, truth = render_dice_scene(np.random.default_rng(7))
+    crops = np.stack([die_crop(img, x + w / 2, y + h / 2, max(w, h))
+                      for x, y, w, h in (d.box for d in truth.dice)])
+    one: dict[str, list[float]] = {"wall": [], "cpu": []}
+    five: dict[str, list[float]] = {"wall": [], "cpu": []}
+    for _ in range(60):
+        _, wall, cpu = _timed(clf.classify, crops[:1])
+        one["wall"].append(wall)
+        one["cpu"].append(cpu)
+        _, wall, cpu = _timed(clf.classify, crops)
+        five["wall"].append(wall / len(crops))
+        five["cpu"].append(cpu / len(crops))
+    photo: dict[str, list[float]] = {"wall": [], "cpu": []}
+    read = 0
+    for s in range(3):
+        rng = np.random.default_rng(60_000 + s)
+        frame = make_background(rng, (4000, 3000))
+        for k, colour in enumerate(COLOURS):
+            draw_die(frame, (600.0 + 700 * k, 800.0 + 300 * (k % 3)),
+                     float(rng.uniform(180, 320)), colour, int(rng.integers(1, 7)), rng)
+        dice, wall, cpu = _timed(read_dice, frame)
+        read += sum(d.face is not None for d in dice)
+        photo["wall"].append(wall)
+        photo["cpu"].append(cpu)
+    return {"classifier_ms_per_die_one_crop": {k: _stats(v) for k, v in one.items()},
+            "classifier_ms_per_die_five_crops": {k: _stats(v) for k, v in five.items()},
+            "photo_12mp_read_whole_4000x3000": {**{k: _stats(v) for k, v in photo.items()},
+                                                "dice": 15, "faces_answered": read},
+            "classifier_model_kib": round(MODEL_FILE.stat().st_size / 1024, 1)}

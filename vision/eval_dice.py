@@ -7,7 +7,8 @@ box only the pip pattern, so IoU with a whole-die box means little there); match
 nearest centres first. For byler-train, whose labels box the whole die, IoU >= 0.5 is shown too.
 The photos read are one part of the committed split (``vision/train/split.json``; by default the
 held-out part): skovy-catan is a source held out whole, and a quarter of every other set's
-photos; the learned classifier was neither trained nor calibrated on them. (The hand-written
+photos; the learned net was neither trained on them nor calibrated on them, and the reader's
+gates were chosen on the calibration part (``vision.eval_dice_gates``). (The hand-written
 proposals were tuned on matteop65-train and byler-train's even half before the split existed, so
 their held-out photos of those sets are not unseen by the hand-written half of the reader.)
 False dice per image are readings that match no labelled die.
@@ -119,6 +120,15 @@ def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
     out["set"] = "pooled"
     out["tuned_on"] = any(r["tuned_on"] for r in results)
     return out
+
+
+def faces_part(r: dict[str, Any], faces: Sequence[int]) -> dict[str, int]:
+    """A set's figures over the dice labelled with one of ``faces`` (false dice are not
+    attributable to a face: left out)."""
+    bf = r["by_face"]
+    found, answered, right, total = (sum(bf[f][i] for f in faces) for i in range(4))
+    return {"dice": total, "found": found, "answered": answered, "right": right,
+            "wrong": answered - right}
 
 
 def score_photos(folder: Path, images: list[dict[str, Any]]) -> dict[str, Any]:
@@ -236,6 +246,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'':30s} IoU>=0.5 found {_pct(r['found_iou50'], r['dice'])}; per face "
                   f"(found/answered/right/total): " + " ".join(
                       f"{f}:{'/'.join(map(str, v))}" for f, v in r["by_face"].items()))
+        print("   faces 1..3 apart (the dice labelled 1, 2 or 3, as read among 1..6):")
+        for r in results:
+            f13 = faces_part(r, (1, 2, 3))
+            r["faces_1_3"] = f13
+            print(f"{r['set']:30s} {f13['dice']:5d} {_pct(f13['found'], f13['dice']):>8s} "
+                  f"{_pct(f13['answered'], f13['found']):>9s} "
+                  f"{_pct(f13['right'], f13['answered']):>8s} "
+                  f"{_pct(f13['wrong'], f13['found']):>11s}")
     if args.scenes > 0:
         palettes = [CAMEL_UP, None] if args.general_palette else [CAMEL_UP]
         for colours in palettes:

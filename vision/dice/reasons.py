@@ -65,7 +65,7 @@ class Why(StrEnum):
     LAYOUT = "layout"
     DARK_PATCH = "dark_patch"
     SPOT_BESIDE_PIPS = "spot_beside_pips"
-    # the learned classifier (``verify``, ``learned``)
+    # the learned net (``learned``)
     LEARNED_UNSURE = "learned_unsure"
     LEARNED_DISAGREES = "learned_disagrees"
     # the colour

@@ -395,7 +395,7 @@ SEQ_CHECKED = frozenset({"action", "confirm", "undo"})
 #: refusals): a tap drawn before them is still the tap its player meant.
 NOT_STALE = frozenset({"die_released", "vision_uncertain", "track_mismatch", "action_refused",
                        "bet_pending", "prompt_dismissed", "roll_uncertain", "dice_uncertain",
-                       "correction"})
+                       "correction", "link_released"})
 
 MAX_REQUEST_ID = 64
 
@@ -465,6 +465,17 @@ def _check_fresh(session: TableSession, expected: Any, cmd: str) -> None:
             sentence = "The game has moved on"
         raise RequestError(f"{sentence}: nothing was done (the {cmd} was tapped on a screen "
                            "drawn before it). Look at the table again.", "stale")
+
+
+def _no_secret_for_the_table(session: TableSession, payload: Mapping[str, Any]) -> None:
+    """The table's PIN never names a player's secret (an overall bet's colour): the player
+    chooses it on their own page. Otherwise the PIN holder could place bets for another player
+    and read the refusals ("the orange card is already played") to learn that player's bets."""
+    action = payload.get("action")
+    if isinstance(action, str) and session.driver.public_action(action) != action:
+        raise AuthError("the colour of an overall bet is its player's secret: tap the bet on "
+                        "the table's screen, and the player chooses the colour on their own page",
+                        "secret_bet")
 
 
 def dispatch(
@@ -537,6 +548,8 @@ def _apply(session: TableSession, cmd: str, payload: dict[str, Any], auth: Any, 
             marks.append(mark)
         if expected is not None:
             _check_fresh(session, expected, cmd)
+        if cmd == "action" and channel != "local" and access.is_table:
+            _no_secret_for_the_table(session, payload)
         session.request_mark = mark
         try:
             result = COMMANDS[cmd](session, payload, access)

@@ -65,6 +65,7 @@ HUB_EVENTS = (
     "game_abandoned",
     "roll_uncertain",
     "dice_uncertain",
+    "link_released",
 )
 
 Item = tuple[str, dict[str, Any]]  # (origin "engine" | "hub", event)

@@ -37,7 +37,7 @@ EXTENSION = "pyramid_dashboard"
 HERE = Path(__file__).parent
 AUTH_ERRORS = {"wrong_pin": 403, "bad_token": 403, "bad_auth": 400, "forbidden": 403,
                "pin_required": 401, "guest": 401, "cross_origin": 403, "unknown_host": 421,
-               "stale": 409, "request_id_reused": 409}
+               "stale": 409, "request_id_reused": 409, "secret_bet": 403}
 MAX_BODY = 64 * 1024
 MAX_STREAMS = 32  # open live streams (each holds a server thread): a table has a dozen phones
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -74,6 +74,7 @@ def create_app(
     app.extensions[EXTENSION] = live
     pins = throttle or guard.PinThrottle()
     app.extensions["pyramid_pin_throttle"] = pins
+    claims = guard.LinkClaims(session.store, session.table_id)  # a link is one device's
     streams = threading.BoundedSemaphore(max_streams)
     bp = Blueprint("dashboard", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static")
@@ -148,9 +149,28 @@ def create_app(
         token = request.headers.get("X-Pyramid-Token") or request.args.get("token")
         if pin:
             auth["pin"] = pin
-        if token:
+        if token and device_may_use(token):
             auth["token"] = token
         return auth
+
+    def device_may_use(token: str) -> bool:
+        """A player's token counts only from the device that claimed the link (guard.py): on
+        any other (the PIN holder's included) it is a guest's request."""
+        from hub.auth import AuthError
+
+        try:
+            access = session.authority.check({"token": token}, session.game_id,
+                                             _players(session))
+        except AuthError:
+            return True  # a wrong token is refused as such by the normal path
+        gid = session.game_id
+        if access.level != "player" or access.player is None or gid is None:
+            return True
+        device = request.headers.get("X-Pyramid-Device") or request.args.get("device")
+        if claims.allows(gid, access.player, device):
+            return True
+        request.environ["pyramid.claimed_elsewhere"] = access.player
+        return False
 
     def access_of() -> Any:
         """The caller's Access; a wrong PIN or token answers 403 with the reason."""
@@ -210,8 +230,15 @@ def create_app(
     @bp.get("/api/whoami")
     def whoami() -> Response:
         access = access_of()
-        return jsonify({"auth": {"role": access.level, "player": access.player},
-                        "table": session.table_id, "game_id": session.game_id})
+        out = {"auth": {"role": access.level, "player": access.player},
+               "table": session.table_id, "game_id": session.game_id}
+        elsewhere = request.environ.get("pyramid.claimed_elsewhere")
+        if elsewhere:
+            out["claimed_elsewhere"] = elsewhere
+            out["message"] = (f"{elsewhere}'s link is open on another device, so here it shows "
+                              "the table as everyone sees it. If that device is lost, the table "
+                              "can release the link (everyone is told).")
+        return jsonify(out)
 
     @bp.get("/api/state")
     def state() -> Response:
@@ -310,6 +337,23 @@ def create_app(
             return _error(str(exc), exc.reason, status=404)
         url = link_base() + url_for("dashboard.player_page", token=token)
         return jsonify({"player": name, "url": url, "svg": qr_svg(url)})
+
+    @bp.post("/api/players/<name>/release")
+    def release_link(name: str) -> Response:
+        """Let another device claim a player's link (a lost phone): the table's PIN, and in the
+        open: the release is logged, so every screen says so."""
+        access = access_of()
+        if not access.is_table:
+            return _error("only the table (with its PIN) can release a player's link",
+                          "pin_required" if access.level == "guest" else "forbidden")
+        if name not in _players(session) or session.game_id is None:
+            return _error(f"there is no player called {name!r} in this game", "unknown_player",
+                          status=404)
+        with session.lock:
+            claims.release(session.game_id, name)
+            seqs = session.log([{"type": "link_released", "player": name}],
+                               {"cmd": "release_link"})
+        return jsonify({"ok": True, "player": name, "seq": seqs[-1]})
 
     @bp.get("/api/join")
     def join() -> Response:

@@ -19,22 +19,34 @@ Why each piece (after Home Assistant's login ban and OctoPrint's CSRF protection
   the Host header.
 - **Headers.** CSP (scripts from the dashboard only, no framing), X-Frame-Options, nosniff, and
   no Referer (a player's page has their token in its address).
+- **A player's link is theirs alone, even to the PIN holder.** The PIN holder shows each player
+  their link (QR code), so the link's token alone cannot keep a player's secret bets from them.
+  The first browser that opens the link with a device id (random, kept in that browser's
+  storage, sent as ``X-Pyramid-Device``) claims it (:class:`LinkClaims`); from then on the
+  token gives the player's private view, and acts for the player, only with that device id.
+  Anyone else with the link, the PIN holder included, sees the public table. The PIN holder can
+  release a claim (a lost phone), but only in the open: the release is logged and every screen
+  says so, and the next device to open the link claims it. A request with no device id at all
+  (a script) is served only while the link is unclaimed.
 """
 
 from __future__ import annotations
 
 import collections
+import hashlib
 import hmac
 import ipaddress
 import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FREE_TRIES", "PinThrottle", "origin_allowed", "host_allowed", "SECURITY_HEADERS"]
+__all__ = ["FREE_TRIES", "PinThrottle", "origin_allowed", "host_allowed", "SECURITY_HEADERS",
+           "LinkClaims", "device_id_ok"]
 
 FREE_TRIES = 5
 MAX_WAIT_S = 15 * 60
@@ -147,3 +159,55 @@ def origin_allowed(origin: str, host_header: str, public_origins: frozenset[str]
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else "null"
+
+
+def device_id_ok(device: str | None) -> bool:
+    """A device id as the page makes it: 16 to 64 letters, digits, ``-`` or ``_``."""
+    return (isinstance(device, str) and 16 <= len(device) <= 64
+            and all(c.isascii() and (c.isalnum() or c in "-_") for c in device))
+
+
+class LinkClaims:
+    """Which device a player's link belongs to, per game (see the module docstring).
+
+    Kept in the event log's ``meta`` (hashed: the file holds no device id), so a restarted hub
+    keeps every claim. ``store`` is a :class:`hub.store.Store`."""
+
+    def __init__(self, store: Any, table_id: str) -> None:
+        self.store = store
+        self.table_id = table_id
+        self._lock = threading.Lock()
+
+    def _key(self, game_id: str, player: str) -> str:
+        return f"link_claim/{self.table_id}/{game_id}/{player}"
+
+    @staticmethod
+    def _hash(device: str) -> str:
+        return hashlib.sha256(f"pyramid-device\0{device}".encode()).hexdigest()
+
+    def claimed(self, game_id: str, player: str) -> bool:
+        return bool(self.store.get_meta(self._key(game_id, player)))
+
+    def allows(self, game_id: str, player: str, device: str | None) -> bool:
+        """May this device use the player's link? An unclaimed link is claimed by the first
+        valid device id it is opened with; a request without one is served while unclaimed."""
+        key = self._key(game_id, player)
+        with self._lock:
+            held = self.store.get_meta(key)
+            if not held:
+                if device_id_ok(device):
+                    assert device is not None
+                    self.store.set_meta(key, self._hash(device))
+                    log.info("dashboard: %s's link of game %s claimed by a device", player,
+                             game_id)
+                return True
+            return device_id_ok(device) and hmac.compare_digest(
+                held, self._hash(device or ""))
+
+    def release(self, game_id: str, player: str) -> bool:
+        """Forget the claim (the next device to open the link claims it); was there one?"""
+        key = self._key(game_id, player)
+        with self._lock:
+            had = bool(self.store.get_meta(key))
+            self.store.set_meta(key, "")
+        return had

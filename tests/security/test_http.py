@@ -291,3 +291,113 @@ def test_a_stale_double_tap_over_http_is_refused_with_a_sentence(served: Served)
     assert status == 409 and data["error"] == "stale"
     assert data["message"].startswith(f"{mover} has already moved")
     assert s.seq == seq and s.game.current_player == now
+
+
+# -- secrets stay secret, even to the PIN holder ------------------------------------------------
+
+DEVICE_ANN = "ann-phone-0123456789abcdef"
+DEVICE_PIN = "pin-holders-tablet-0123456789"
+
+
+def _as(served: Served, method: str, path: str, body: dict[str, Any] | None = None, *,
+        token: str | None = None, device: str | None = None,
+        pin: bool = False) -> tuple[int, Any]:
+    headers: dict[str, str] = {}
+    if token:
+        headers["X-Pyramid-Token"] = token
+    if device:
+        headers["X-Pyramid-Device"] = device
+    if pin:
+        headers["X-Pyramid-Pin"] = PIN
+    status, _, data = served.req(method, path, None if body is None else json.dumps(body),
+                                 headers)
+    return status, data
+
+
+def _to_move(served: Served, name: str) -> None:
+    """Leg tiles until it is ``name``'s turn."""
+    s = served.session
+    while s.game.current_player != name:
+        colour = next(a for a in s.game.legal_actions() if str(a).startswith("leg:"))
+        assert s.request("action", {"player": s.game.current_player, "action": str(colour)},
+                         {"pin": PIN})["ok"]
+
+
+def test_the_pin_holder_cannot_name_a_players_secret_bet(served: Served) -> None:
+    s = served.session
+    _to_move(served, "Ann")
+    n = s.seq
+    status, data = _as(served, "POST", "/api/action",
+                       {"player": "Ann", "action": "bet:winner:orange"}, pin=True)
+    assert status == 403 and data["error"] == "secret_bet"
+    assert "orange" not in data["message"] and s.seq == n
+
+
+def test_a_refused_bet_names_no_colour_to_anyone_but_its_player(served: Served) -> None:
+    s = served.session
+    ann = s.player_token("Ann")
+    _to_move(served, "Ann")
+    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
+               device=DEVICE_ANN)[0] == 200
+    _to_move(served, "Ann")
+    status, mine = _as(served, "POST", "/api/action", {"action": "bet:loser:orange"},
+                       token=ann, device=DEVICE_ANN)
+    assert status != 200  # her own page may tell her which of her cards is gone
+    refused = [e.event for e in s.events_since(0) if e.type == "action_refused"][-1]
+    assert "orange" not in json.dumps(refused)  # what every other screen sees
+    _, table = _as(served, "GET", "/api/state", pin=True)
+    assert "orange" not in json.dumps(table["state"]["view"].get("overall", ""))
+
+
+def test_the_pin_holder_cannot_read_bets_through_a_players_link(served: Served) -> None:
+    s = served.session
+    ann = s.player_token("Ann")
+    _to_move(served, "Ann")
+    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
+               device=DEVICE_ANN)[0] == 200
+    _, own = _as(served, "GET", "/api/state", token=ann, device=DEVICE_ANN)
+    assert own["state"]["view"]["my_bets"] == [{"pile": "winner", "colour": "orange"}]
+    # the PIN holder fetches Ann's link (to show her the QR code) and opens it elsewhere
+    status, link = _as(served, "GET", "/api/players/Ann/link", pin=True)
+    assert status == 200 and link["url"].endswith(ann)
+    for device in (DEVICE_PIN, None):
+        status, theirs = _as(served, "GET", "/api/state", token=ann, device=device, pin=True)
+        assert status == 200 and "my_bets" not in theirs["state"]["view"]
+        assert "orange" not in json.dumps(theirs["state"]["view"].get("race_cards", ""))
+        _, who = _as(served, "GET", "/api/whoami", token=ann, device=device)
+        assert who["auth"]["role"] == "guest" and who["claimed_elsewhere"] == "Ann"
+    # ...nor act as Ann with it
+    _to_move(served, "Ann")
+    n = s.seq
+    status, _ = _as(served, "POST", "/api/action", {"action": "bet:loser:blue"}, token=ann,
+                    device=DEVICE_PIN)
+    assert status in (401, 403) and s.seq == n
+
+
+def test_releasing_a_link_is_done_in_the_open(served: Served) -> None:
+    s = served.session
+    ann = s.player_token("Ann")
+    assert _as(served, "GET", "/api/state", token=ann, device=DEVICE_ANN)[0] == 200  # claimed
+    assert _as(served, "POST", "/api/players/Ann/release", {}, token=ann,
+               device=DEVICE_ANN)[0] in (401, 403)  # not by the player's link
+    status, data = _as(served, "POST", "/api/players/Ann/release", {}, pin=True)
+    assert status == 200
+    released = [e.event for e in s.events_since(0) if e.type == "link_released"]
+    assert released == [{"type": "link_released", "player": "Ann"}]  # every screen sees it
+    _, mine = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_PIN)  # claims it now
+    assert mine["auth"] == {"role": "player", "player": "Ann"}
+    _, old = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)
+    assert old["auth"]["role"] == "guest" and old["claimed_elsewhere"] == "Ann"
+
+
+def test_undoing_a_bet_reveals_nothing(served: Served) -> None:
+    s = served.session
+    ann = s.player_token("Ann")
+    _to_move(served, "Ann")
+    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
+               device=DEVICE_ANN)[0] == 200
+    status, undone = _as(served, "POST", "/api/undo", {}, pin=True)
+    assert status == 200 and undone["action"] == "bet:winner"
+    seen = json.dumps([e.to_dict() for e in s.events_since(0)
+                       if e.type in ("undo", "overall_bet_placed", "action_refused")])
+    assert "orange" not in seen and "orange" not in json.dumps(undone)

@@ -124,10 +124,21 @@
     showMessage.timer = setTimeout(() => (box.hidden = true), kind === "info" ? 4000 : 9000);
   }
 
+  /** This browser's device id: a player's link shows its secrets only on the device that
+   * opened it first (hub/dashboard/guard.py), not to whoever else holds the link. */
+  function deviceId() {
+    let id = localStorage.getItem("pyramid.device");
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(id || "")) {
+      id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+      localStorage.setItem("pyramid.device", id);
+    }
+    return id;
+  }
+
   function authHeaders() {
     const h = { "Content-Type": "application/json" };
     if (S.pin) h["X-Pyramid-Pin"] = S.pin;
-    if (S.token) h["X-Pyramid-Token"] = S.token;
+    if (S.token) { h["X-Pyramid-Token"] = S.token; h["X-Pyramid-Device"] = deviceId(); }
     return h;
   }
 
@@ -172,7 +183,7 @@
   // ---------------------------------------------------------------- live stream
   function streamUrl() {
     const q = new URLSearchParams();
-    if (S.token) q.set("token", S.token);
+    if (S.token) { q.set("token", S.token); q.set("device", deviceId()); }
     if (S.seq) q.set("last", String(S.seq));   // a fresh EventSource cannot set Last-Event-ID
     return `${ROOT}api/stream?${q}`;
   }
@@ -425,6 +436,7 @@
         return `Game over: ${who} won`;
       }
       case "game_abandoned": return "The game was ended unfinished";
+      case "link_released": return `The table released ${p}'s link: the next phone to open it shows ${p}'s cards`;
       // the horse race
       case "bet_placed": return `${p} bet a token on ${e.horse}${e.tokens_left !== undefined ? ` (${e.tokens_left} left)` : ""}`;
       case "bet_passed": return `${p} passed`;
@@ -1387,7 +1399,7 @@
   if (S.mode === "archive") loadArchive();
   else {
     {  // always ask: a table without a PIN lets everyone play
-      getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; render(); }).catch((e) => {
+      getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; if (d.message) showMessage(d.message, "info"); render(); }).catch((e) => {
         // a PIN kept from an earlier evening, or a player's link from a game that is over
         if (S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); }
         if (S.token) {

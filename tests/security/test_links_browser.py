@@ -1,0 +1,43 @@
+"""A player's link in real browsers: the player's phone, which opened it first, shows their
+secret bet; the PIN holder's tablet opening the same link sees the table as everyone does, and
+is told why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.browser import wait_js
+from tests.hub.dashboard.conftest import PIN, serve_table
+from tests.hub.dashboard.test_browser import TABLET, close, open_page, synced, tap
+
+pytestmark = [pytest.mark.security, pytest.mark.browser]
+
+
+def test_a_players_link_shows_secrets_only_on_the_phone_that_opened_it(
+        browser: Any, tmp_path: Path, screenshot_dir: Path) -> None:
+    with serve_table(tmp_path, retry_ms=1500) as t:
+        session = t.session
+        bettor = session.game.current_player
+        link = f"{t.url}/p/{session.player_token(bettor)}"
+        phone = open_page(browser, link)  # the player scans the QR code first
+        synced(phone, t)
+        phone.click("#bet-winner")
+        phone.wait_for_selector("#bet-pick button[data-action='bet:winner:orange']")
+        tap(phone, t, "#bet-pick button[data-action='bet:winner:orange']")
+        mine = f"tr[data-player='{bettor}'] [data-pile='winner'] .chip.c-orange"
+        assert phone.locator(mine).count() == 1
+
+        tablet = open_page(browser, link, viewport=TABLET, pin=PIN)  # the PIN holder peeks
+        synced(tablet, t)
+        tablet.wait_for_selector("#message:not([hidden])")
+        said = tablet.locator("#message").inner_text()
+        assert f"{bettor}'s link is open on another device" in said
+        wait_js(tablet, "document.querySelectorAll('[data-pile] .chip').length === 0")
+        assert tablet.locator(mine).count() == 0
+        assert "orange" not in tablet.locator("#players").inner_text().lower()
+        tablet.screenshot(path=str(screenshot_dir / "link-claimed-elsewhere.png"))
+        assert phone.locator(mine).count() == 1  # still on the player's own phone
+        close(phone, tablet)

@@ -37,8 +37,10 @@ __all__ = ["Store", "StoredEvent", "GameRecord", "StoreError", "StoreIntegrityEr
            "RequestMark", "AppliedRequest", "REQUEST_KEEP_S"]
 
 #: How long the ids of applied requests are kept (a resend comes within seconds or, from a
-#: device that was offline, within the broker's session expiry of a day).
-REQUEST_KEEP_S = 30 * 24 * 3600
+#: device that was offline, within the broker's session expiry of a day). Older ones are dropped
+#: on open and every :data:`REQUEST_PRUNE_EVERY` requests kept.
+REQUEST_KEEP_S = 2 * 24 * 3600
+REQUEST_PRUNE_EVERY = 1000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -193,6 +195,7 @@ class Store:
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.executescript(SCHEMA)
             self._lock = threading.RLock()
+            self._kept = 0  # answers kept since open (old request ids are pruned now and then)
             if verify:
                 self._check_file()
             self._migrate()
@@ -418,6 +421,9 @@ class Store:
         before the rules, or a reading that changed nothing) gets its row here, so a repeat
         still gets the first answer."""
         text = json.dumps(answer, sort_keys=True, default=str)
+        self._kept += 1
+        if self._kept % REQUEST_PRUNE_EVERY == 0:
+            self.forget_requests()
         with self._lock:
             self._db.execute(
                 "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq, answer, ts)"

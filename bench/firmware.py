@@ -323,6 +323,20 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
             "exit_code": proc.returncode, **({"stderr": err[-500:]} if proc.returncode else {})}
 
 
+PINNED_RUNS = 3  # the peak depends on how the camera thread's frames meet the reads: say the spread
+
+
+def _repeated(measure: Any, runs: int = PINNED_RUNS) -> dict[str, Any]:
+    """``measure()`` run ``runs`` times: the last run's fields, the peak as the median of the
+    runs, with every run's peak and the load average they were taken under."""
+    import os
+
+    results = [measure() for _ in range(runs)]
+    peaks = [r["peak_rss_mb"] for r in results]
+    return {**results[-1], "peak_rss_mb": float(np.median(peaks)), "peak_rss_mb_runs": peaks,
+            "peak_rss_mb_max": max(peaks), "load_average_1min": round(os.getloadavg()[0], 1)}
+
+
 def run() -> dict[str, Any]:
     from hub.mqtt.broker import EmbeddedBroker, find_mosquitto
 
@@ -343,14 +357,15 @@ def run() -> dict[str, Any]:
             pinned_python = PINNED_VENV / "bin" / "python"
             pinned: dict[str, Any] = {"error": "no .venv-pi (make venv-pi)"}
             if pinned_python.exists():
-                pinned = {**_rss(broker.url, folder, pi=True, python=str(pinned_python)),
-                          **_versions(str(pinned_python))}
+                pinned = _repeated(lambda: _rss(broker.url, folder, pi=True,
+                                                python=str(pinned_python)))
+                pinned.update(_versions(str(pinned_python)))
     finally:
         broker.close()
     return {
         "watch_process_pinned": {
             **pinned, "target_rss_mb": TARGET_RSS_MB,
-            "meets_target": 0 < pinned.get("peak_rss_mb", 0) < TARGET_RSS_MB,
+            "meets_target": 0 < pinned.get("peak_rss_mb_max", 0) <= TARGET_RSS_MB,
             "python": ".venv-pi: the project under firmware/install/constraints-bookworm.txt "
                       "(the Pi's numpy and OpenCV versions, x86_64 wheels)",
             "camera": "as watch_process", "measured": "VmHWM of `python -m hub.cli watch`"},

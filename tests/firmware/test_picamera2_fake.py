@@ -369,3 +369,25 @@ def test_full_stream_size_keeps_the_previews_aspect_ratio() -> None:
     assert full_stream_size((3280, 2464), (1280, 720)) == (3280, 1844)  # Module 2: 4:3 sensor
     with pytest.raises(ValueError):
         full_stream_size((0, 10), (1280, 720))
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (94, 62), (7, 5)])
+def test_yuv_decode_is_byte_identical_to_upsample_merge_transform(size) -> None:
+    """The in-place decode (no full-size temporaries: the watch's memory) gives exactly what
+    upsampling each chroma plane with INTER_NEAREST, merging and transforming gives; odd sizes
+    take that general path."""
+    w, h = size
+    rng = np.random.default_rng(w * h)
+    y = rng.integers(0, 256, (h, w), np.uint8)
+    u = rng.integers(0, 256, ((h + 1) // 2, (w + 1) // 2), np.uint8)
+    v = rng.integers(0, 256, u.shape, np.uint8)
+    ycbcr = ycbcr_of("Rec709")
+    uu = cv2.resize(u, (w, h), interpolation=cv2.INTER_NEAREST)
+    vv = cv2.resize(v, (w, h), interpolation=cv2.INTER_NEAREST)
+    reference = cv2.transform(cv2.merge([y, uu, vv]), ycbcr.matrix())
+    planes = (y.copy(), u.copy(), v.copy())
+    ours = yuv420_to_bgr(y, u, v, ycbcr)
+    assert ours.shape == (h, w, 3) and ours.dtype == np.uint8
+    assert np.array_equal(ours, reference)
+    # it writes only its own output, never the camera's planes
+    assert all(np.array_equal(a, b) for a, b in zip(planes, (y, u, v), strict=True))

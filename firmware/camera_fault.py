@@ -19,18 +19,13 @@ venv breakage of issue 14: ``ValueError`` at import time, not ``ImportError``.
 
 from __future__ import annotations
 
-import enum
 import errno
 
+from hub import wire
 
-class CameraFault(enum.Enum):
-    """What stops the camera; the value travels in the status payload (``camera_fault``)."""
-
-    IMPORT = "import"  # picamera2, or a library under it, does not import
-    BUSY = "busy"  # another process holds the camera
-    ABSENT = "absent"  # no camera found
-    OUT_OF_MEMORY = "out_of_memory"  # its buffers do not fit (CMA)
-    FAILED = "failed"  # anything else: the message says what
+# the enum is the wire's (its values travel in the status payload, ``camera_fault``): one
+# definition, in hub.wire, beside the status message that carries it
+CameraFault = wire.CameraFault
 
 
 ADVICE: dict[CameraFault, str] = {

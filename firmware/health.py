@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hub.wire import CameraFault, FirmwareState, FirmwareStatus
+
 log = logging.getLogger(__name__)
 
 THERMAL_ZONE = Path("/sys/class/thermal/thermal_zone0/temp")
@@ -46,6 +48,16 @@ class CpuThermometer:
             self._dev.close()
 
 
+def _fault(value: Any) -> CameraFault | None:
+    """The camera's last fault as the wire's enum (an unknown word is FAILED, never a crash)."""
+    if value is None:
+        return None
+    try:
+        return CameraFault(getattr(value, "value", value))
+    except ValueError:
+        return CameraFault.FAILED
+
+
 class Health:
     """Counters of the watch loop; :meth:`snapshot` is the status payload."""
 
@@ -53,7 +65,7 @@ class Health:
         self.table = table
         self.thermometer = thermometer
         self.started = time.time()
-        self.state = "starting"
+        self.state: str = FirmwareState.STARTING
         self.mode = "play"
         self.releases = 0
         self.dice_read = 0
@@ -87,33 +99,40 @@ class Health:
             self.last_error = message
             self.last_error_ts = time.time()
 
-    def snapshot(self, camera: Any = None) -> dict[str, Any]:
-        """The status payload: plain JSON types only."""
-        out: dict[str, Any] = {
-            "table": self.table,
-            "state": self.state,
-            "mode": self.mode,
-            "ts": round(time.time(), 3),
-            "uptime_s": round(time.time() - self.started, 1),
-            "fps": round(self.fps(), 1),
-            "frames": self.frames_processed,
-            "loop_ms_max": round(self.loop_ms_max, 1),
-            "cpu_temp_c": self.thermometer.read() if self.thermometer else None,
-            "releases": self.releases,
-            "dice_read": self.dice_read,
-            "tracks_read": self.tracks_read,
-            "read_errors": self.read_errors,
-            "last_error": self.last_error,
-            "last_error_ts": self.last_error_ts,
-        }
+    def status(self, camera: Any = None) -> FirmwareStatus:
+        """The status message (hub.wire.FirmwareStatus) of the counters and ``camera``'s
+        health; the loop adds what it knows (game, zone, palette) with ``dataclasses.replace``."""
+        fault = getattr(camera, "last_fault", None) if camera is not None else None
+        cam: dict[str, Any] = {}
         if camera is not None:
-            out.update(
+            cam = dict(
                 camera=camera.source_name,
                 camera_fps=round(camera.fps_captured, 1),
                 dropped_frames=camera.dropped,
                 camera_errors=camera.errors,
                 camera_reopens=camera.reopens,
                 # why the camera fails now (firmware.camera_fault), None while it gives frames
-                camera_fault=getattr(camera, "last_fault", None),
+                camera_fault=_fault(fault),
             )
-        return out
+        return FirmwareStatus(
+            table=self.table,
+            state=FirmwareState(self.state),
+            mode=self.mode,
+            ts=round(time.time(), 3),
+            uptime_s=round(time.time() - self.started, 1),
+            fps=round(self.fps(), 1),
+            frames=self.frames_processed,
+            loop_ms_max=round(self.loop_ms_max, 1),
+            cpu_temp_c=self.thermometer.read() if self.thermometer else None,
+            releases=self.releases,
+            dice_read=self.dice_read,
+            tracks_read=self.tracks_read,
+            read_errors=self.read_errors,
+            last_error=self.last_error,
+            last_error_ts=self.last_error_ts,
+            **cam,
+        )
+
+    def snapshot(self, camera: Any = None) -> dict[str, Any]:
+        """The status payload: plain JSON types only (``status(camera).to_payload()``)."""
+        return self.status(camera).to_payload()

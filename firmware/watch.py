@@ -45,11 +45,11 @@ LED, and the loop goes on (the camera supervisor reopens the camera with backoff
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
 import time
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -71,6 +71,7 @@ from firmware.games import (
 from firmware.health import Health
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
+from hub.wire import FirmwareState
 from vision.motion import State as ZoneState
 from vision.motion import ZoneWatcher
 
@@ -78,17 +79,9 @@ log = logging.getLogger(__name__)
 
 
 
-class LoopState(StrEnum):
-    """The loop's states (``health.state``; see the module docstring). A StrEnum: the status
-    JSON carries the plain name."""
-
-    READY = "ready"
-    READING_DIE = "reading_die"
-    READING_TRACK = "reading_track"
-    SETUP = "setup"
-    READING_FRAME = "reading_frame"  # Marco Polo II: waiting for a still frame to read every die
-    STOPPED = "stopped"
-    CAMERA_ERROR = "camera_error"
+#: The loop's states (``health.state``; see the module docstring): the wire's FirmwareState, so
+#: the status payload and its schema (docs/schemas/firmware-status.json) name the same states.
+LoopState = FirmwareState
 
 
 READY, READING_DIE, READING_TRACK, SETUP = (LoopState.READY, LoopState.READING_DIE,
@@ -791,14 +784,16 @@ class WatchLoop:
             return
         self._last_status = now
         self._status_dirty = False
-        snap = self.health.snapshot(self.camera)
-        snap["attention"] = self._attention
-        snap["game"] = self.game
-        snap["reveal_zone"] = list(self.zone) if self.zone else None
-        snap["white_gains"] = ([round(g, 3) for g in self.white_gains]
-                               if self.white_gains is not None else None)
-        snap["zone_state"] = str(self._die_watch.state) if self._die_watch is not None else None
-        snap["light_on"] = self.devices.light.is_on if self.devices is not None else None
-        snap["read_ms"] = {k: round(float(np.median(v)), 1)
-                           for k, v in self.readers.timings.items() if v}
-        self.sink.status(snap)
+        status = dataclasses.replace(
+            self.health.status(self.camera),
+            attention=self._attention,
+            game=self.game,
+            reveal_zone=[int(v) for v in self.zone] if self.zone else None,
+            white_gains=([round(g, 3) for g in self.white_gains]
+                         if self.white_gains is not None else None),
+            zone_state=str(self._die_watch.state) if self._die_watch is not None else None,
+            light_on=self.devices.light.is_on if self.devices is not None else None,
+            read_ms={k: round(float(np.median(v)), 1)
+                     for k, v in self.readers.timings.items() if v},
+        )
+        self.sink.status(status.to_payload())

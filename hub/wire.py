@@ -17,9 +17,13 @@ asker alone (the security work); new fields go on the dataclasses here and nowhe
 from __future__ import annotations
 
 import base64
+import dataclasses
 import time
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -28,7 +32,8 @@ from hub.observations import OBSERVATION_COMMANDS
 __all__ = [
     "TOPIC_PREFIX", "Topics", "BrokerConfig", "parse_broker_url", "RequestEnvelope",
     "ReleaseObservation", "DieObservation", "TrackObservation", "DiceObservation",
-    "Observation", "OBSERVATION_COMMANDS",
+    "Observation", "OBSERVATION_COMMANDS", "CameraFault", "FirmwareState", "PaletteSource",
+    "FirmwareStatus", "dataclass_schema",
 ]
 
 #: Every table's topics live under ``<TOPIC_PREFIX>/<table>/`` (a league subscribes to
@@ -350,6 +355,175 @@ class DiceObservation:
 Observation = ReleaseObservation | DieObservation | TrackObservation | DiceObservation
 
 
+# -- the firmware's status (firmware -> everyone, retained) -----------------------------------
+
+class CameraFault(StrEnum):
+    """What stops the camera (``camera_fault`` in the status; firmware.camera_fault says how
+    an exception is classified and what a person should do about each)."""
+
+    IMPORT = "import"  # picamera2, or a library under it, does not import
+    BUSY = "busy"  # another process holds the camera
+    ABSENT = "absent"  # no camera found
+    OUT_OF_MEMORY = "out_of_memory"  # its buffers do not fit (CMA)
+    FAILED = "failed"  # anything else: the message says what
+
+
+class FirmwareState(StrEnum):
+    """The firmware's ``state`` in its status: the watch loop's states (firmware.watch), the
+    start before the loop runs, and the broker's last will when the firmware is gone."""
+
+    STARTING = "starting"
+    READY = "ready"
+    READING_DIE = "reading_die"
+    READING_TRACK = "reading_track"
+    SETUP = "setup"
+    READING_FRAME = "reading_frame"  # Marco Polo II: waiting for a still frame to read every die
+    STOPPED = "stopped"
+    CAMERA_ERROR = "camera_error"
+    OFFLINE = "offline"  # the last will: the firmware's connection is gone
+
+
+class PaletteSource(StrEnum):
+    """Which colours the die reader names dice by (``palette`` in the status)."""
+
+    DEFAULT = "default"  # the shipped palette (no taught palette on this table)
+    TABLE = "table"  # the table's taught palette (``pyramid calibrate``: palette.json)
+
+
+def _doc(text: str) -> Any:
+    """A field's description, for the generated schema."""
+    return field(default=None, metadata={"doc": text})
+
+
+@dataclass(frozen=True)
+class FirmwareStatus:
+    """The firmware's health on ``firmware/status`` (retained; the last will is only ``table``
+    and ``state`` "offline"). Fields left None are not sent."""
+
+    table: str
+    state: FirmwareState
+    mode: str | None = _doc('"play", or "setup" while the starting roll is read')
+    ts: float | None = _doc("Unix time of this status")
+    uptime_s: float | None = None
+    fps: float | None = _doc("frames the loop looked at per second")
+    frames: int | None = None
+    loop_ms_max: float | None = None
+    cpu_temp_c: float | None = None
+    releases: int | None = None
+    dice_read: int | None = None
+    tracks_read: int | None = None
+    read_errors: int | None = None
+    last_error: str | None = None
+    last_error_ts: float | None = None
+    camera: str | None = _doc("the frame source's name")
+    camera_fps: float | None = None
+    dropped_frames: int | None = None
+    camera_errors: int | None = None
+    camera_reopens: int | None = None
+    camera_fault: CameraFault | None = _doc("why the camera fails now; null while it gives "
+                                            "frames")
+    attention: bool | None = _doc("the LED asks a person to look")
+    game: str | None = _doc("the game the loop serves (firmware.games)")
+    reveal_zone: list[int] | None = _doc("[x, y, w, h] of the reveal zone in the frame")
+    white_gains: list[float] | None = _doc("(b, g, r) gains from the markers' white borders")
+    zone_state: str | None = _doc("the reveal zone's settle machine state")
+    light_on: bool | None = None
+    read_ms: dict[str, float] | None = _doc("median milliseconds of each kind of read")
+    palette: PaletteSource | None = _doc("the colours the die reader names dice by")
+    palette_file: str | None = _doc("the taught palette's file (palette: table)")
+    palette_error: str | None = _doc("why the table's palette file is not used")
+
+    #: sent even when None (a dashboard shows "none yet" rather than an old value)
+    ALWAYS: typing.ClassVar[frozenset[str]] = frozenset({
+        "table", "state", "mode", "ts", "uptime_s", "fps", "frames", "loop_ms_max",
+        "cpu_temp_c", "releases", "dice_read", "tracks_read", "read_errors", "last_error",
+        "last_error_ts"})
+
+    #: sent whenever there is a camera (``camera_fault`` null: the camera gives frames)
+    WITH_CAMERA: typing.ClassVar[frozenset[str]] = frozenset({"camera_fault"})
+
+    def to_payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        always = self.ALWAYS | (self.WITH_CAMERA if self.camera is not None else frozenset())
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is not None or f.name in always:
+                out[f.name] = value.value if isinstance(value, StrEnum) else value
+        return out
+
+    @classmethod
+    def offline(cls, table: str) -> FirmwareStatus:
+        """The last will: the firmware is gone."""
+        return cls(table, FirmwareState.OFFLINE)
+
+
+# -- schemas generated from the dataclasses ---------------------------------------------------
+
+def _type_schema(tp: Any) -> dict[str, Any]:
+    """The JSON Schema of one annotation: str, int, float, bool, None, StrEnum, list[X],
+    dict[str, X], Any, and unions of those (what the wire's dataclasses use)."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_type_schema(a) for a in typing.get_args(tp)]
+        simple = [p for p in parts if set(p) == {"type"}]
+        if len(simple) == len(parts):
+            names: list[str] = []
+            for p in simple:
+                names += p["type"] if isinstance(p["type"], list) else [p["type"]]
+            return {"type": names}
+        return {"anyOf": parts}
+    if origin is list or origin is Sequence:
+        return {"type": "array", "items": _type_schema(typing.get_args(tp)[0])}
+    if origin is dict or origin is Mapping:
+        return {"type": "object", "additionalProperties": _type_schema(typing.get_args(tp)[1])}
+    if isinstance(tp, type) and issubclass(tp, StrEnum):
+        return {"enum": [m.value for m in tp]}
+    simple_types = {str: "string", int: "integer", float: "number", bool: "boolean",
+                    type(None): "null"}
+    if tp in simple_types:
+        return {"type": simple_types[tp]}
+    if tp is Any:
+        return {}
+    raise TypeError(f"no JSON Schema for {tp!r}")
+
+
+def dataclass_schema(cls: type, *, file: str, title: str, description: str) -> dict[str, Any]:
+    """The JSON Schema of a wire dataclass's ``to_payload()``: one property per field (its
+    annotation's schema and its ``doc``), required the fields without a default, nothing
+    else allowed."""
+    hints = typing.get_type_hints(cls)
+    props: dict[str, Any] = {}
+    required = []
+    for f in dataclasses.fields(cls):
+        prop = _type_schema(hints[f.name])
+        if f.metadata.get("doc"):
+            prop["description"] = f.metadata["doc"]
+        props[f.name] = prop
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.append(f.name)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": file,
+        "title": title,
+        "description": f"{description} (generated from hub/wire.py by `python -m hub.wire "
+                       "docs/schemas`; do not edit).",
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def firmware_status_schema() -> dict[str, Any]:
+    """``docs/schemas/firmware-status.json``."""
+    return dataclass_schema(
+        FirmwareStatus, file="firmware-status.json",
+        title="camelup/<table>/firmware/status (retained; last will {table, state: offline})",
+        description="The firmware's health, published retained by the Pi's watch service: the "
+                    "loop's state, the camera (and why it fails), the reads, the palette the "
+                    "die reader uses. Fields that are not known are left out")
+
+
 # -- schemas ---------------------------------------------------------------------------------
 
 #: the request envelope's own fields (beside the command's), as RequestEnvelope reads them
@@ -388,8 +562,10 @@ def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
 
-    return {f"observe-{kind}.json": json.dumps(observation_schema(kind), indent=1) + "\n"
-            for kind in OBSERVATION_FIELDS}
+    out = {f"observe-{kind}.json": json.dumps(observation_schema(kind), indent=1) + "\n"
+           for kind in OBSERVATION_FIELDS}
+    out["firmware-status.json"] = json.dumps(firmware_status_schema(), indent=1) + "\n"
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

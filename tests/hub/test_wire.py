@@ -20,7 +20,7 @@ SCHEMAS = REPO / "docs" / "schemas"
 def test_the_schemas_in_docs_are_the_generated_ones() -> None:
     generated = wire.generated_schemas()
     assert set(generated) == {"observe-release.json", "observe-die.json", "observe-track.json",
-                              "observe-dice.json"}
+                              "observe-dice.json", "firmware-status.json"}
     for name, text in generated.items():
         on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
         assert on_disk == text, f"docs/schemas/{name} drifted: run python -m hub.wire docs/schemas"
@@ -40,6 +40,38 @@ def test_the_schemas_in_docs_are_the_generated_ones() -> None:
 def test_the_firmwares_payloads_fit_the_schemas(kind: str, kwargs: dict) -> None:
     message = {"transaction": "fw-1", **payload(kind, **kwargs)}  # as MqttSink sends it
     jsonschema.validate(message, wire.observation_schema(kind))
+
+
+def test_the_firmware_status_fits_its_schema_with_and_without_a_camera_fault() -> None:
+    """Health's payload (with a failing camera: the fault is the enum's word), the loop's extra
+    fields, and the last will all fit docs/schemas/firmware-status.json; a fault word the
+    schema does not know, or an unknown field, does not."""
+    from types import SimpleNamespace
+
+    from firmware.health import Health
+
+    schema = wire.firmware_status_schema()
+    camera = SimpleNamespace(source_name="picamera2", fps_captured=0.0, dropped=0, errors=3,
+                             reopens=2, last_fault="busy")
+    health = Health("t1")
+    snap = health.snapshot(camera)
+    assert snap["camera_fault"] == "busy" and snap["state"] == "starting"
+    jsonschema.validate(snap, schema)
+    camera.last_fault = None
+    assert health.snapshot(camera)["camera_fault"] is None  # sent: the camera gives frames
+    jsonschema.validate(health.snapshot(camera), schema)
+    jsonschema.validate(health.snapshot(), schema)  # no camera at all
+    jsonschema.validate(wire.FirmwareStatus.offline("t1").to_payload(), schema)
+    jsonschema.validate({"table": "t1", "state": "offline"}, schema)  # the sink's last will
+    for bad in ({**snap, "camera_fault": "on_fire"}, {**snap, "state": "dancing"},
+                {**snap, "colour": "blue"}, {"state": "ready"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    # every fault the firmware can classify is a word the schema knows
+    from firmware.camera_fault import ADVICE
+
+    fault_schema = schema["properties"]["camera_fault"]["anyOf"][0]
+    assert set(fault_schema["enum"]) == {f.value for f in ADVICE}
 
 
 def test_a_payload_with_an_unknown_field_does_not_fit() -> None:

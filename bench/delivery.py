@@ -12,8 +12,10 @@ Figures:
   bridge starts again; repeated. Lost and applied twice.
 - ``send_twice``: every reading published twice with the same request id (a resend whose first
   copy did arrive). Applied twice.
-- the time from a reading's first send to its answer at the firmware (p50, max): how long a
-  restart holds a reading up.
+- ``answer_s``: the time from a reading's first send to its answer at the firmware (p50, max):
+  how long a restart holds a reading up.
+- ``broker_restarts_without_resend``: the same broker restarts with the firmware's resend off
+  (what happened before it): the readings lost show what the resend is for.
 
 The reading is ``observe_release`` with a unique ``ts``: the hub logs one ``die_released`` event
 per reading applied, so counting events by ``at`` counts applications.
@@ -36,7 +38,7 @@ if str(REPO) not in sys.path:
 class Rig:
     """A table's hub (session + bridge) and its firmware sink on one broker."""
 
-    def __init__(self, broker: Any, folder: Path, table: str) -> None:
+    def __init__(self, broker: Any, folder: Path, table: str, resend_first_s: float = 0.5) -> None:
         from firmware.sinks import MqttSink
         from hub.bus import EventBus
         from hub.mqtt.access import Role
@@ -54,7 +56,7 @@ class Rig:
         self.bridge: Any = None
         self.start_hub()
         self.sink = MqttSink(table, parse_broker_url(broker.url_for(Role.FIRMWARE)),
-                             resend_first_s=0.5)
+                             resend_first_s=resend_first_s)
         assert self.sink.wait_connected(10), "the firmware could not connect"
         self.sent: dict[float, float] = {}  # ts -> when it was sent
         self._ts = 1.0
@@ -81,8 +83,11 @@ class Rig:
             if e.type == "die_released":
                 at = float(e.event["at"])
                 applied[at] = applied.get(at, 0) + 1
+        waits = sorted(self.sink.latencies)
         return {
             "readings": len(self.sent),
+            "answer_s": {"p50": round(waits[len(waits) // 2], 3) if waits else None,
+                         "max": round(waits[-1], 3) if waits else None},
             "lost": sum(1 for ts in self.sent if ts not in applied),
             "applied_twice": sum(1 for c in applied.values() if c > 1),
             "all_answered": answered,
@@ -96,16 +101,18 @@ class Rig:
         self.store.close()
 
 
-def broker_restarts(broker: Any, folder: Path, restarts: int = 10, per: int = 3) -> dict[str, Any]:
+def broker_restarts(broker: Any, folder: Path, restarts: int = 10, per: int = 3,
+                    resend: bool = True) -> dict[str, Any]:
     """Readings sent 0.3 s after each broker restart."""
-    rig = Rig(broker, folder, "dlb")
+    rig = Rig(broker, folder, "dlb" if resend else "dln",
+              resend_first_s=0.5 if resend else 1e9)
     try:
         t0 = time.monotonic()
         for _ in range(restarts):
             broker.restart()
             time.sleep(0.3)
             rig.send(per)
-        out = rig.counts()
+        out = rig.counts(60.0 if resend else 10.0)
         out["restarts"] = restarts
         out["seconds"] = round(time.monotonic() - t0, 1)
         return out
@@ -165,6 +172,7 @@ def run() -> dict[str, Any]:
         out["broker_restarts"] = broker_restarts(broker, folder)
         out["hub_restarts"] = hub_restarts(broker, folder)
         out["send_twice"] = send_twice(broker, folder)
+        out["broker_restarts_without_resend"] = broker_restarts(broker, folder, resend=False)
     return out
 
 

@@ -31,6 +31,7 @@ over MQTT from the hub's retained ``camelup/<table>/state``.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import logging
@@ -234,10 +235,10 @@ MAX_UNANSWERED = 1000
 class _Pending:
     """A reading sent and not yet answered: resent with the same id until the hub answers."""
 
-    __slots__ = ("topic", "body", "due", "wait", "sends")
+    __slots__ = ("topic", "body", "due", "wait", "sends", "since")
 
     def __init__(self, topic: str, body: str, now: float, first: float) -> None:
-        self.topic, self.body = topic, body
+        self.topic, self.body, self.since = topic, body, now
         self.wait = first
         self.due = now + first
         self.sends = 1
@@ -276,6 +277,7 @@ class MqttSink(ObservationSink):
         self._resend_first = resend_first_s
         self.answers = 0  # readings answered by the hub
         self.resends = 0  # readings sent again for want of an answer
+        self.latencies: collections.deque[float] = collections.deque(maxlen=1000)  # s to answer
         self._closing = threading.Event()
         self._client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
@@ -343,6 +345,7 @@ class MqttSink(ObservationSink):
             done = self._pending.pop(rid, None) if isinstance(rid, str) else None
         if done is not None:
             self.answers += 1
+            self.latencies.append(time.monotonic() - done.since)
             if answer.get("ok") is False:
                 log.warning("MQTT: the hub refused a reading: %s", answer.get("error"))
 

@@ -440,8 +440,13 @@ def _repeat(cmd: str, mark: RequestMark, session: TableSession) -> dict[str, Any
                        "nothing was done again."}
 
 
-def _check_fresh(session: TableSession, expected: Any, cmd: str) -> None:
-    """Refuse a tap drawn before a move, an undo or a new game (see the module docstring)."""
+def _check_fresh(session: TableSession, expected: Any, cmd: str,
+                 payload: Mapping[str, Any]) -> None:
+    """Refuse a tap drawn before a move, an undo or a new game (see the module docstring).
+
+    In a game where everyone acts at once (Marco Polo II's round), another player's action
+    meanwhile does not make a player's own action stale: only their own, or the table's (a new
+    round, an undo, the end), does."""
     if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
         raise _Bad("'expected_seq' is the table's seq the screen showed (a whole number)")
     now = session.seq
@@ -450,11 +455,18 @@ def _check_fresh(session: TableSession, expected: Any, cmd: str) -> None:
     if expected > now:
         raise RequestError(f"this screen shows seq {expected} but the table is at {now}: "
                            "reload the page", "stale")
+    own: str | None = None
+    if cmd == "action" and session.driver.everyone_acts:
+        action = payload.get("action")
+        own = payload.get("player") or (session.driver.acting_player(action)
+                                        if isinstance(action, str) else None)
     for env in session.events_since(expected):
         kind = env.type
         if kind in NOT_STALE:
             continue
         mover = env.event.get("player") or env.event.get("by")
+        if own is not None and isinstance(mover, str) and mover != own and kind != "undo":
+            continue  # someone else's own action, in a game where all act at once
         if kind == "undo":
             sentence = "The last action was just taken back"
         elif kind in ("game_abandoned", "game_started"):
@@ -547,7 +559,7 @@ def _apply(session: TableSession, cmd: str, payload: dict[str, Any], auth: Any, 
                 return repeat
             marks.append(mark)
         if expected is not None:
-            _check_fresh(session, expected, cmd)
+            _check_fresh(session, expected, cmd, payload)
         if cmd == "action" and channel != "local" and access.is_table:
             _no_secret_for_the_table(session, payload)
         session.request_mark = mark

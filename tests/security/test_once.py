@@ -166,3 +166,21 @@ def test_old_request_ids_are_forgotten(tables: Tables) -> None:
                      request_id="old")["ok"]
     assert s.store.forget_requests(older_than_s=-1) == 1
     assert s.store.applied_request(s.table_id, "old") is None
+
+
+def test_in_a_game_where_all_act_at_once_only_ones_own_move_makes_a_tap_stale(
+        tables: Tables) -> None:
+    s = tables.session()
+    assert s.request("start_game", {"game": "marcopolo2", "players": ["Ann", "Bob"]},
+                     TABLE)["ok"]
+    drawn = s.seq  # both phones drawn now
+    assert s.request("action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1",
+                                "expected_seq": drawn}, TABLE)["ok"]
+    bob = s.request("action", {"player": "Bob", "action": "dice:Bob:6,6,5,4,3",
+                               "expected_seq": drawn}, TABLE)
+    assert bob["ok"], bob  # Ann's dice meanwhile do not make Bob's tap stale
+    n = len(_log(s))
+    again = s.request("action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1",
+                                 "expected_seq": drawn}, TABLE)
+    assert not again["ok"] and again["reason"] == "stale"
+    assert again["error"].startswith("Ann has already moved") and len(_log(s)) == n

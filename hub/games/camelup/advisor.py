@@ -118,16 +118,18 @@ def advise(state: GameState, player: str | None = None,
     mine = state.players[me]
     actions = legal_actions(state)
     bets = placed_bets(state, me)
-    need_pairs = words and bool(bets) and any(isinstance(a, BetOverall) for a in actions)
-    base = state_odds(state, race=True, pairs=need_pairs)
-    assert base.win is not None and base.lose is not None
-    base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
-    # every desert placement's hypothetical layout, rolled out together in one kernel pass (with
-    # each layout's race odds only when the player has overall cards for them to move)
+    # every desert placement's hypothetical layout and the position as it stands (the last
+    # layout), rolled out together in one kernel pass; race odds for the position as it stands,
+    # and for the placements only when the player has overall cards for them to move
     places = [a for a in actions if isinstance(a, PlaceDesert)]
     others = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
-    layouts = [{**others, a.space: a.side} for a in places]
-    placed = leg_odds_many(state.track, state.dice_left, layouts, race=bool(bets))
+    layouts = [{**others, a.space: a.side} for a in places] + [state.desert_sides()]
+    flags = [bool(bets)] * len(places) + [True]
+    *placed, base = leg_odds_many(state.track, state.dice_left, layouts, race=flags)
+    if words and bets and any(isinstance(a, BetOverall) for a in actions):
+        base = state_odds(state, race=True, pairs=True)  # the joint, for the explanations
+    assert base.win is not None and base.lose is not None
+    base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
     desert_odds: dict[Action, LegOdds] = dict(zip(places, placed, strict=True))
     out = [_rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs)
            for action in actions]

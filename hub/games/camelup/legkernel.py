@@ -351,11 +351,11 @@ class _Rows:
 
     def merged(self) -> _Rows:
         """The same rows with duplicates merged (weights added): a level-by-level DP."""
+        if self.weight.size < MERGE_FROM:
+            return self
         packed = self.tag << 5 | self.used
         for row in self.keys:  # keys are below 256: 8 bits each, 40 in all
             packed = packed << 8 | row
-        if packed.size < 2:
-            return self
         order = np.argsort(packed)
         ordered = packed[order]
         new = np.empty(packed.size, dtype=bool)
@@ -369,6 +369,9 @@ class _Rows:
         weight = np.bincount(group, weights=self.weight[order], minlength=keep.size)
         return _Rows(self.keys[:, keep], self.ended[keep], self.used[keep],
                      weight.astype(np.int64), self.tag[keep])
+
+
+MERGE_FROM = 64  # rows: below this a sort costs more than the duplicates it saves (measured)
 
 
 def _free_table(used: np.ndarray, left: int) -> np.ndarray:
@@ -402,6 +405,7 @@ def run_leg_layouts(
     base: dict[int, int],
     extras: list[dict[int, int]],
     leaf_values: Callable[[np.ndarray], np.ndarray] | None = None,
+    race_layouts: np.ndarray | None = None,
 ) -> LayoutOdds:
     """Exact leg odds of one start position under many desert layouts, in one pass.
 
@@ -427,6 +431,8 @@ def run_leg_layouts(
     leaf_values: maps leaf keys (5, n) to per-camel complex values (5, n), the race table's
     P(win) + 1j * P(lose) (:func:`racetable.race_values`, passed in because this module knows
     no tables); with it, each layout's values are summed over its leaves the same way (``race``).
+    race_layouts: (L,) bool, the layouts that need them (default all): the others' rows of
+    ``race`` are NaN, and their own copies are never looked up.
     """
     keys = np.ascontiguousarray(start_keys, dtype=KEY_DTYPE)
     if keys.shape[1] != 1:
@@ -538,32 +544,41 @@ def run_leg_layouts(
         ended_n += _weighted_count(copies.tag, copies.weight * copies.ended, n_layouts)
     race = None
     if leaf_values is not None:
-        race = _layout_race(tree, inv, groups.size, gone, copies, n_layouts, leaf_values)
+        wanted = (np.ones(n_layouts, dtype=bool) if race_layouts is None
+                  else np.asarray(race_layouts, dtype=bool))
+        race = _layout_race(tree, inv, groups.size, gone, copies, wanted, leaf_values)
     return LayoutOdds(first=out[0], second=out[1], ended=ended_n,
                       sequences=factorial(k) * 3**k, landings=landings, race=race)
+
+
+_CAMEL_COL = np.arange(N_CAMELS)[:, None]
 
 
 def _weighted_race(rows: _Rows, group: np.ndarray, n_groups: int,
                    leaf_values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """(n_groups, 5) complex: the weighted sums of the rows' leaf values, per group."""
-    values = leaf_values(rows.keys)  # (5, n) complex
-    w = rows.weight.astype(np.float64)
-    out = np.empty((n_groups, N_CAMELS), dtype=np.complex128)
-    for camel in range(N_CAMELS):
-        v = values[camel]
-        out[:, camel] = np.bincount(group, weights=v.real * w, minlength=n_groups)
-        out[:, camel] += 1j * np.bincount(group, weights=v.imag * w, minlength=n_groups)
-    return out
+    values = leaf_values(rows.keys) * rows.weight  # (5, n) complex, weighted
+    cells = N_CAMELS * n_groups
+    index = (group[None, :] * N_CAMELS + _CAMEL_COL).ravel()  # group-major: (groups, 5)
+    real = np.bincount(index, weights=values.real.ravel(), minlength=cells)
+    imag = np.bincount(index, weights=values.imag.ravel(), minlength=cells)
+    return (real + 1j * imag).reshape(n_groups, N_CAMELS)
 
 
 def _layout_race(tree: _Rows, inv: np.ndarray, n_groups: int, gone: np.ndarray, copies: _Rows,
-                 n_layouts: int, leaf_values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Per layout, the summed race values of its leaves: the base leaves it never left (all of
-    them, less the groups of masks it left) plus its own copies."""
+                 wanted: np.ndarray, leaf_values: Callable[[np.ndarray], np.ndarray]
+                 ) -> np.ndarray:
+    """Per wanted layout, the summed race values of its leaves: the base leaves it never left
+    (all of them, less the groups of masks it left) plus its own copies; NaN for the others."""
     per_group = _weighted_race(tree, inv, n_groups, leaf_values)
     race = per_group.sum(axis=0)[None, :] - gone @ per_group
     if copies.weight.size:
-        race = race + _weighted_race(copies, copies.tag, n_layouts, leaf_values)
+        keep = wanted[copies.tag]
+        if keep.any():
+            rows = _Rows(copies.keys[:, keep], copies.ended[keep], copies.used[keep],
+                         copies.weight[keep], copies.tag[keep])
+            race = race + _weighted_race(rows, rows.tag, wanted.size, leaf_values)
+    race[~wanted] = np.nan
     return race  # type: ignore[no-any-return]
 
 

@@ -39,7 +39,7 @@ layouts of one position, in one pass) and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,7 +266,7 @@ def leg_odds_many(
     track: Mapping[Any, Iterable[str]],
     dice_left: Iterable[str] | None,
     deserts: Iterable[Mapping[Any, str]],
-    race: bool = False,
+    race: bool | Sequence[bool] = False,
 ) -> list[LegOdds]:
     """Leg odds of one position under each desert layout, in one kernel pass.
 
@@ -275,7 +275,9 @@ def leg_odds_many(
     that land on its own extra tiles (:func:`legkernel.run_leg_layouts`): the advisor's ~28
     hypothetical desert placements cost about one leg instead of 28. The track and dice are
     validated once, each layout's tiles with the same rules as :func:`validate_position`.
-    race: each layout's race odds too (win and lose), as :func:`odds_of` gives them.
+    race: each layout's race odds too (win and lose), as :func:`odds_of` gives them; or one flag
+    per layout, for only some of them (the others cost nothing extra: the advisor asks them for
+    the position as it stands, one more layout in the same pass).
     """
     position = validate_position(track, dice_left)
     layouts = [_validate_desert(d, position.track) for d in deserts]
@@ -287,14 +289,17 @@ def leg_odds_many(
     extras = [{s: e for s, e in tiles.items() if s not in base} for tiles in layouts]
     keys, order = _start(position)
     k = 0 if position.finished else len(position.dice_left)
+    flags = [race] * len(layouts) if isinstance(race, bool) else [bool(r) for r in race]
+    if len(flags) != len(layouts):
+        raise ValueError("race needs one flag per desert layout")
     values = None
-    if race:
+    if any(flags):
         table = racetable.load_table()
 
         def values(leaves: np.ndarray) -> np.ndarray:
             return racetable.race_values(leaves, ranks(leaves), table)
 
-    res = legkernel.run_leg_layouts(keys, k, base, extras, values)
+    res = legkernel.run_leg_layouts(keys, k, base, extras, values, np.array(flags, dtype=bool))
     n = res.sequences
     first = np.empty((len(layouts), N_CAMELS))
     second = np.empty((len(layouts), N_CAMELS))
@@ -314,8 +319,8 @@ def leg_odds_many(
             second=second[i],
             game_ends=ended[i],
             landings={s: landings[i][s] for s in sorted(tiles)},
-            win=None if win is None else win[i],
-            lose=None if lose is None else lose[i],
+            win=None if win is None or not flags[i] else win[i],
+            lose=None if lose is None or not flags[i] else lose[i],
         )
         for i, tiles in enumerate(layouts)
     ]

@@ -203,14 +203,31 @@ def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
     return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
 
 
+def _desert_placements(state: GameState, me: int) -> list[PlaceDesert]:
+    """The placements :func:`desert_refusal` lets ``me`` make, without building a refusal for
+    each of the others (legal_actions runs on every bot turn; a test keeps the two in step)."""
+    out = []
+    desert, track = state.desert, state.track
+    for space in range(2, SPACES + 1):
+        if track.get(space):
+            continue
+        here = desert.get(space)
+        if here is not None and here[1] != me:
+            continue
+        before, after = desert.get(space - 1), desert.get(space + 1)
+        if (before is not None and before[1] != me) or (after is not None and after[1] != me):
+            continue
+        out += [PlaceDesert(space, side) for side in SIDES if here != (side, me)]
+    return out
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Every legal action of the player to move (empty once the game is over)."""
     if state.finished or state.current is None:
         return []
     me = state.current
     acts: list[Action] = [TakeLegTile(c) for c in COLOURS if state.leg_piles[c]]
-    acts += [PlaceDesert(s, side) for s in range(2, SPACES + 1) for side in SIDES
-             if desert_refusal(state, me, s, side) is None]
+    acts += _desert_placements(state, me)
     acts.append(ReleaseDie())
     cards = state.players[me].race_cards
     acts += [BetOverall(pile, c) for pile in PILES for c in COLOURS if c in cards]

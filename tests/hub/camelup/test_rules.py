@@ -277,3 +277,28 @@ def test_notation_round_trips():
                 "roll:blue:9", "fly:away"):
         with pytest.raises(IllegalAction):
             parse_action(bad)
+
+
+def test_legal_desert_placements_are_exactly_those_the_refusals_allow():
+    """legal_actions lists placements by a fast path; it must agree with desert_refusal, the
+    check play() applies, on every space and side of states along random games."""
+    import random
+
+    from hub.games.camelup.bots import random_bot
+    from hub.games.camelup.model import SIDES
+    from hub.games.camelup.rules import desert_refusal, legal_actions
+
+    checked = 0
+    for g in range(4):
+        game = Game.new(["Ann", "Bob", "Cy", "Dee"][: 2 + g % 3], seed=f"legal/{g}")
+        bot = random_bot(g)
+        rng = random.Random(g)
+        while not game.finished and checked < 400:
+            state = game.state
+            listed = {a for a in legal_actions(state) if isinstance(a, PlaceDesert)}
+            allowed = {PlaceDesert(s, side) for s in range(2, 17) for side in SIDES
+                       if desert_refusal(state, state.current, s, side) is None}
+            assert listed == allowed
+            checked += 1
+            game.play(bot(state) if rng.random() < 0.9 else "roll")
+    assert checked >= 100

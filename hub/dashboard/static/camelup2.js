@@ -92,12 +92,12 @@
     const a = ui.S.advice;
     if (!Array.isArray(a) || !a.length) return null;
     return el("div", { id: "c2-advice" }, el("h3", {}, "Advice"),
-      el("ol", {}, a.map((x) => el("li", {}, el("b", {}, x.action), ` ${x.expected >= 0 ? "+" : ""}${x.expected.toFixed(2)} EP · ${x.why}`))));
+      el("ol", {}, a.map((x) => el("li", {}, el("b", {}, x.action), ` ${x.expected >= 0 ? "+" : ""}${x.expected.toFixed(2)} coins · ${x.why}`))));
   }
 
   function players(ui, v) {
     const { el } = ui;
-    const head = el("tr", {}, ["player", "EP", "leg tickets", "pyramid", "spectator", "finish cards", "partner"].map((h) => el("th", {}, h)));
+    const head = el("tr", {}, ["player", "coins", "leg tickets", "pyramid", "spectator", "finish cards", "partner"].map((h) => el("th", {}, h)));
     const rows = v.players.map((name) => {
       const h = v.holdings[name];
       return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
@@ -141,15 +141,15 @@
   function result(ui, v) {
     const r = v.result;
     if (!r) return null;
-    return ui.el("div", { id: "c2-result" }, ui.el("h3", {}, "Race over"),
-      ui.el("p", {}, `winner ${r.winner}, last ${r.loser}; ${r.winners.join(" and ")} won with ${r.money[r.winners[0]]} EP`));
+    // the same game over as the first edition's: podium, the piles turned over, next game
+    return ui.el("div", { id: "c2-result", class: "game-over" }, ui.el("h3", {}, "Race over"), ui.camelResult(r));
   }
 
   function render(ui, box, title) {
     const v = ui.S.view;
     title.textContent = "Camel Up (second edition)";
     box.replaceChildren();
-    add(box, track(ui, v), result(ui, v), dice(ui, v), actions(ui, v), odds(ui), advice(ui),
+    add(box, result(ui, v), track(ui, v), dice(ui, v), actions(ui, v), odds(ui), advice(ui),
       ui.el("h3", {}, "Players"), players(ui, v));
     if (ui.S.auth.role === "table" && ui.S.mode === "table" && !v.finished) {
       add(box, ui.el("div", { class: "row" }, ui.el("button", { type: "button", class: "act warn", id: "undo",

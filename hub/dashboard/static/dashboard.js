@@ -392,18 +392,24 @@
         return `New game: ${(e.players || []).join(", ")}.${first ? ` ${first} starts.` : ""}`;
       }
       case "leg_tile_taken": return `${p} took the ${e.colour} ${e.value} tile`;
+      case "leg_ticket_taken": return `${p} took the ${e.colour} ${e.value} ticket`;
+      case "spectator_placed":
+        return `${p} put their spectator tile (${e.side}) on ${e.space}${e.moved_from ? ` (moved from ${e.moved_from})` : ""}`;
+      case "partnership_entered": return `${p} and ${e.partner} are partners this leg`;
       case "desert_placed":
         return `${p} put their ${e.side} on ${e.space}${e.moved_from ? ` (moved from ${e.moved_from})` : ""}`;
       case "die_released": return `${p ? `${p} pushed` : "Someone pushed"} the pyramid: a die is out`;
       case "die_read": {
         const i = log.indexOf(e);
-        const move = log.slice(i + 1, i + 4).find((x) => x.type === "camel_moved" && x.colour === e.colour);
-        let text = `${Cap(e.colour)} rolled ${e.face}`;
+        const colour = e.colour || e.camel || e.die;   // the second edition names die and camel
+        const move = log.slice(i + 1, i + 4).find((x) => x.type === "camel_moved" && (x.colour || x.camel) === colour);
+        let text = e.die === "grey" ? `The grey die showed ${e.camel} ${e.face}` : `${Cap(colour)} rolled ${e.face}`;
         if (move) {
-          const unit = move.unit && move.unit.length ? move.unit : [e.colour];
+          const unit = move.unit && move.unit.length ? move.unit : [colour];
           const where = move.to > 16 ? "cross the finish line" : `${unit.length > 1 ? "move" : "moves"} to ${move.to}`;
           text += `: ${unit.join(" and ")} ${unit.length > 1 && move.to > 16 ? "" : ""}${where}`;
-          if (move.desert) text += ` (${move.desert.owner || "a"}'s ${move.desert.side || "tile"}${move.under ? ", under the stack" : ""})`;
+          const tile = move.desert || move.spectator;
+          if (tile) text += ` (${tile.owner || "a"}'s ${tile.side || "tile"}${move.under ? ", under the stack" : ""})`;
           else if (move.under) text += " (under the stack)";
         }
         return p ? `${text} — ${p}'s pyramid tile` : text;
@@ -1140,10 +1146,15 @@
     box.replaceChildren();
     const r = S.view && S.view.finished && !gameMod(S.view) ? S.view.result : null;
     card.hidden = !r;
-    if (!r) return;
+    if (r) box.append(...camelResult(r));
+  }
+
+  /** Camel Up's game over (either edition): the winners, the podium, the race, the piles. */
+  function camelResult(r) {
+    const out = [];
     const places = placesOf(r.money);
     const money = places.map((x) => [x.p, x.m]);
-    box.append(...[
+    out.push(...[
       el("p", { class: "winners" }, `${(r.winners || []).join(" & ")} win${(r.winners || []).length > 1 ? "" : "s"} with ${money.length ? money[0][1] : "?"} coins`),
       ...podiumOf(places, "coins"),
       el("p", { class: "race-result" }, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
@@ -1164,10 +1175,11 @@
           el("ol", { class: "overall" }, items)));
       }
       revealed(cards);   // card by card, across both piles
-      box.append(piles);
+      out.push(piles);
     }
     const next = nextGameRow();
-    if (next) box.append(next);
+    if (next) out.push(next);
+    return out;
   }
 
   /** The shared screen shows a QR code of the table's address: a phone scans it to watch. */
@@ -1390,7 +1402,7 @@
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
   const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
-    placesOf, podiumOf, revealed, nextGameRow, cropUrl, enlarge };
+    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge };
   window.pyramid.ui = ui;
 
   wire();

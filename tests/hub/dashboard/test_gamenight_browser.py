@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from hub.dashboard.guard import CSP
 from tests.fixtures.browser import csp_violations, wait_js
 
 from .conftest import PIN, Table, serve_table
@@ -46,27 +47,53 @@ def no_sideways_scroll(page: Any) -> None:
     assert spill == [], f"these spill out of the screen: {spill}"
 
 
+#: Where the scan's page finds axe-core: a same-origin address the test answers itself
+#: (page.route), so the page loads axe as a script file from its own origin under its real CSP.
+AXE_PATH = "/__test__/axe.min.js"
+
+
 def open_for_scan(browser: Any, url: str, viewport: dict[str, int], pin: str | None) -> Any:
-    """A page like open_page's, in a context that lets the test inject axe-core: the page's CSP
-    (no inline scripts) would refuse it. Everything else about the page is the same."""
-    context = browser.new_context(viewport=viewport, bypass_csp=True)
+    """A page as open_page opens it (its own CSP in force), which also checks the CSP header the
+    hub sent and answers AXE_PATH with axe-core for axe_scan.
+
+    Why this way: Playwright's add_script_tag(content=...) or (path=...) writes an inline
+    script, which the page's CSP (script-src 'self') refuses, and bypass_csp would scan a page
+    under other rules than a guest's. A <script src> of the page's own origin is what the CSP
+    allows; page.route answers that one address from the test, so nothing is added to the hub."""
+    context = browser.new_context(viewport=viewport)
     if pin is not None:
         context.add_init_script(f"localStorage.setItem('pyramid.pin', {pin!r})")
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.csp = []
-    page.goto(url)
+    page.csp = csp_violations(page)
+    origin = url.split("/p/")[0].rstrip("/")
+    if AXE.exists():
+        page.route(origin + AXE_PATH, lambda route: route.fulfill(
+            path=str(AXE), content_type="text/javascript; charset=utf-8"))
+    response = page.goto(url)
+    assert response is not None and response.ok
+    assert response.headers["content-security-policy"] == CSP
     wait_js(page, "document.body.dataset.conn === 'live'")
     return page
 
 
 def axe_scan(page: Any) -> list[dict[str, Any]]:
-    """axe-core's serious and critical violations on the page as it is now."""
+    """axe-core's serious and critical violations on the page as it is now, run in the page
+    under its own CSP (see open_for_scan)."""
     if not AXE.exists():
         pytest.skip(f"axe-core is not installed at {AXE.relative_to(REPO)} (make test installs it)")
-    page.add_script_tag(content=AXE.read_text())
-    result = page.evaluate("""async () => {
+    origin = page.evaluate("location.origin")
+    page.add_script_tag(url=origin + AXE_PATH)
+    assert page.evaluate("typeof axe === 'object' && typeof axe.run === 'function'")
+    # the CSP is in force while axe runs: an inline script is still refused (and said so)
+    assert page.evaluate("""() => { const s = document.createElement('script');
+        s.textContent = 'window.__inline = 1'; document.head.append(s);
+        return window.__inline === undefined; }""")
+    wait_until(lambda: page.csp, timeout=5, what="the CSP refusing an inline script")
+    assert any("inline script" in m or "script-src" in m for m in page.csp), page.csp
+    page.csp.clear()  # that refusal was the probe's; anything later is the page's own
+    result: list[dict[str, Any]] = page.evaluate("""async () => {
         const r = await axe.run(document, {resultTypes: ['violations']});
         return r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
           .map(v => ({id: v.id, impact: v.impact, help: v.help,

@@ -41,3 +41,20 @@ def test_a_players_link_shows_secrets_only_on_the_phone_that_opened_it(
         tablet.screenshot(path=str(screenshot_dir / "link-claimed-elsewhere.png"))
         assert phone.locator(mine).count() == 1  # still on the player's own phone
         close(phone, tablet)
+
+
+def test_a_double_tap_on_the_shared_screen_plays_once(browser: Any, tmp_path: Path) -> None:
+    with serve_table(tmp_path, retry_ms=1500) as t:
+        session = t.session
+        mover = session.game.current_player
+        page = open_page(browser, t.url, viewport=TABLET, pin=PIN)
+        synced(page, t)
+        page.locator("#actions button[data-action='leg:blue']").dblclick()
+        page.wait_for_selector("#message.error:not([hidden])")
+        said = page.locator("#message").inner_text()
+        assert said.startswith(f"{mover} has already moved"), said
+        taken = [e for e in session.engine_log() if e["type"] == "leg_tile_taken"]
+        assert taken == [{"type": "leg_tile_taken", "player": mover, "colour": "blue",
+                          "value": 5}]
+        assert session.game.current_player != mover
+        close(page)

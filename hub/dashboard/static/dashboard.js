@@ -151,8 +151,9 @@
 
   /** POST a command; a refusal is shown as the hub's own sentence and changes nothing here.
    * Each tap carries its own Idempotency-Key (a repeat of it is applied once) and, for a move,
-   * an undo or an answer to a prompt, the seq this screen was drawn at: a double tap after the
-   * move went through is refused ("Bob has already moved"), never played for the next player. */
+   * an undo or an answer to a prompt, the seq this screen was drawn at (and a move the player
+   * it was drawn for): a double tap after the move went through is refused ("Bob has already
+   * moved"), never played for the next player. */
   const SEQ_CHECKED = /api\/(action|undo|confirm)$/;
   const tapId = () => (crypto.randomUUID ? crypto.randomUUID()
     : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""));
@@ -160,6 +161,9 @@
     let r, data;
     const body = { ...(payload || {}) };
     if (SEQ_CHECKED.test(path) && S.liveGameId && body.expected_seq === undefined) body.expected_seq = S.seq;
+    // the shared screen's move is for the player it was drawn for, never for whoever is next
+    if (/api\/action$/.test(path) && body.player === undefined && S.auth.role === "table"
+        && S.view && typeof S.view.current_player === "string") body.player = S.view.current_player;
     try {
       r = await fetch(path, { method: "POST", headers: { ...authHeaders(), "Idempotency-Key": tapId() }, body: JSON.stringify(body) });
       data = await r.json().catch(() => ({}));

@@ -125,6 +125,9 @@ class WatchConfig:
     status_interval_s: float = 5.0
     setup_dice: int = 5  # dice read in setup mode (the starting roll)
     chirps: bool = True
+    # the die reader's taught colours (`pyramid calibrate IMAGE` writes them); empty = where
+    # calibrate stores them ($PYRAMID_HOME/palette.json, else ~/.config/camel-pyramid/)
+    palette: str = ""
 
 
 @dataclass(frozen=True)

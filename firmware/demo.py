@@ -461,6 +461,7 @@ class DemoTable:
         from firmware.devices import Devices
         from firmware.frames import RenderedSource
         from firmware.health import Health
+        from firmware.palette import TablePalette
         from firmware.readers import Readers
         from firmware.sinks import InProcessSink
         from firmware.watch import WatchLoop
@@ -507,7 +508,9 @@ class DemoTable:
                 self.camera, self.sink, devices=self.devices, table=options.table,
                 config=WatchConfig(die_timeout_s=10.0, track_timeout_s=8.0,
                                    status_interval_s=5.0, chirps=False),
-                health=Health(options.table), readers=Readers())
+                health=Health(options.table), readers=Readers(),
+                # the rendered dice have the shipped colours, whatever this machine has taught
+                palette=TablePalette.shipped())
         except BaseException:
             self.close()
             raise

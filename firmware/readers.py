@@ -19,6 +19,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from vision.motion import ZoneWatcher
+    from vision.palette import Palette
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +135,7 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
                     expected_colours: list[str] | None = None,
                     background: np.ndarray | None = None,
                     faces: tuple[int, ...] = (1, 2, 3),
+                    palette: Palette | None = None,
                     ) -> tuple[dict[str, Any], bytes | None]:
     """The one die in the reveal zone, through vision.dice.read_die_in_zone.
 
@@ -142,7 +144,8 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     hub says (None: any colour); ``background``: the empty zone's colour crop from the same
     stream (the die is what differs from it; without it the reader estimates the surface);
     ``faces``: a Camel Up die shows 1..3, the horse race's 1..6 (the zone reader knows the pip
-    layouts of all six; `python -m firmware.eval_horse_die` measures the horse race's read).
+    layouts of all six; `python -m firmware.eval_horse_die` measures the horse race's read);
+    ``palette``: the table's taught colours (firmware.palette; None: the shipped ones).
     """
     try:
         from vision.dice import read_die_in_zone
@@ -150,7 +153,7 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     reading = read_die_in_zone(image, zone, white_gains=white_gains,
                                expected_colours=expected_colours, background=background,
-                               faces=faces)
+                               faces=faces, palette=palette)
     if reading is None:  # the photo: what changed in the tray, else the whole tray
         landed = changed_box(image, zone, background)
         shown = zone if landed is None else die_crop_box(landed, image.shape)
@@ -160,15 +163,18 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
 
 def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
                      expected_colours: list[str] | None = None,
+                     palette: Palette | None = None,
                      ) -> list[tuple[dict[str, Any], bytes | None]]:
     """Every die in the frame (the starting roll, a Marco Polo II board), through
-    vision.dice.read_dice; ``expected_colours`` narrows the palette to the game's dice."""
+    vision.dice.read_dice; ``expected_colours`` narrows the palette (the table's taught one,
+    else the shipped one) to the game's dice."""
     try:
         from vision.dice import read_dice
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
-    for reading in read_dice(image, white_gains=white_gains, expected_colours=expected_colours):
+    for reading in read_dice(image, white_gains=white_gains, expected_colours=expected_colours,
+                             palette=palette):
         box = die_crop_box(reading.box, image.shape)
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
     return out

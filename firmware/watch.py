@@ -69,6 +69,7 @@ from firmware.games import (
     table_game,
 )
 from firmware.health import Health
+from firmware.palette import TablePalette
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
 from hub.wire import FirmwareState
@@ -142,6 +143,7 @@ class WatchLoop:
         setup: bool = False,
         table: str = "table-1",
         game: str = AUTO,
+        palette: TablePalette | None = None,
     ) -> None:
         self.camera = camera
         self.sink = sink
@@ -149,6 +151,8 @@ class WatchLoop:
         self.cfg = config or WatchConfig()
         self.health = health or Health(table)
         self.readers = readers or Readers()
+        # the die reader's colours: the table's taught palette when stored (firmware.palette)
+        self.palette = palette or TablePalette(self.cfg.palette)
         self.fixed_zone = reveal_zone
         self.zone: Box | None = reveal_zone
         self._zone_checked = -1e9
@@ -597,7 +601,8 @@ class WatchLoop:
             # a horse-race die has no colour to narrow by; the reader still names one (it says
             # whether the pips are dark), among Camel Up's five by default
             "expected_colours": None if horse_race else self.sink.dice_left(),
-            "faces": DIE_FACES[HORSERACE] if horse_race else FACES}
+            "faces": DIE_FACES[HORSERACE] if horse_race else FACES,
+            "palette": self.palette.current()}
         if background is not None:
             hints["background"] = background
         try:
@@ -665,7 +670,8 @@ class WatchLoop:
         try:
             dice = self.readers.timed("dice", self.readers.read_dice, image,
                                       white_gains=self.white_gains,
-                                      expected_colours=list(SETUP_COLOURS))
+                                      expected_colours=list(SETUP_COLOURS),
+                                      palette=self.palette.current())
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")
@@ -701,7 +707,8 @@ class WatchLoop:
         self._learn_white(image)  # kept from before if this table shows no markers
         try:
             dice = self.readers.timed("dice", self.readers.read_dice, image,
-                                      white_gains=self.white_gains)
+                                      white_gains=self.white_gains,
+                                      palette=self.palette.current())
         except Exception as exc:
             self.health.read_errors += 1
             self.health.error(f"dice not read: {type(exc).__name__}: {exc}")
@@ -795,5 +802,6 @@ class WatchLoop:
             light_on=self.devices.light.is_on if self.devices is not None else None,
             read_ms={k: round(float(np.median(v)), 1)
                      for k, v in self.readers.timings.items() if v},
+            **self.palette.status().fields(),
         )
         self.sink.status(status.to_payload())

@@ -219,7 +219,7 @@ def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> No
     hints = dict(table.vision.hints[0])
     background = hints.pop("background")  # the empty zone's colour crop, as the die's own
     assert hints == {"white_gains": (1.25, 1.0, 0.75), "expected_colours": ["blue", "white"],
-                     "faces": (1, 2, 3)}
+                     "faces": (1, 2, 3), "palette": None}  # no taught palette: the shipped one
     x, y, w, h = ZONE  # the preview's zone crop: this source has no full-resolution stream
     assert background.ndim == 3 and background.shape == (h, w, 3)
     table.move_camel(to=2)

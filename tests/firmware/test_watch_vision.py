@@ -89,3 +89,72 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
     assert crop is not None and crop.shape[0] > 8
     assert tracks[0]["track"] == read_track(replayed).to_json()["track"]
     assert tracks[0]["track"] == {"1": ["blue", "green"], "3": ["orange"]}
+
+
+def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(mock_factory,
+                                                                    tmp_path: Path) -> None:
+    """Frame replay through the real readers: with a palette file that swaps yellow and orange
+    (as if this lamp made them look so), the loop's reading is the one vision gives with that
+    palette, not the shipped one's, and the status names the file; without the file, the
+    shipped palette and its reading."""
+    from vision.board import locate_board, reveal_zone_box
+    from vision.dice import read_die_in_zone
+    from vision.palette import Palette, default_palette, save_palette
+
+    empty, _ = board.render_board_scene(np.random.default_rng(3), track={1: ["blue"]},
+                                        effects=False)
+    image, _ = board.render_board_scene(np.random.default_rng(3), track={1: ["blue"]},
+                                        die=("yellow", 2), effects=False)
+    film = tmp_path / "film"
+    film.mkdir()
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    cv2.imwrite(str(tmp_path / "die.png"), image)
+    for i in range(20):
+        os.link(tmp_path / ("die.png" if i >= 10 else "empty.png"), film / f"{i:03d}.png")
+    shipped = default_palette()
+    swapped = Palette({**shipped.colours, "yellow": shipped.colours["orange"],
+                       "orange": shipped.colours["yellow"]}, "calibrated")
+    replayed, empty_replayed = (cv2.imread(str(tmp_path / n)) for n in ("die.png", "empty.png"))
+    x, y, w, h = zone = reveal_zone_box(locate_board(replayed), margin_mm=10.0)
+
+    def direct(palette: Palette | None) -> tuple[object, object]:
+        r = read_die_in_zone(replayed, zone, background=empty_replayed[y:y + h, x:x + w].copy(),
+                             white_gains=vision_white_gains(empty_replayed), faces=(1, 2, 3),
+                             palette=palette)
+        return (r.colour, r.face) if r is not None else (None, None)
+
+    assert direct(None) == ("yellow", 2)
+    taught = direct(swapped)
+    assert taught != ("yellow", 2)  # the swap changes what vision names the die
+
+    def run(palette_file: Path) -> tuple[dict, dict]:
+        sink = RecordingSink()
+        cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=0.2,
+                          palette=str(palette_file))
+        with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
+            camera = CameraSupervisor(lambda: ReplaySource(film, fps=30)).start()
+            loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()
+            try:
+                time.sleep(0.5)
+                devices.slider.pin.drive_low()
+                die = sink.wait_for("die", 1, 10.0)[0]
+                sink.wait_for("track", 1, 10.0)
+                time.sleep(0.3)
+            finally:
+                loop.stop()
+                camera.stop()
+        return die, sink.of("status")[-1]
+
+    path = tmp_path / "palette.json"
+    die, status = run(path)  # no file yet: the shipped palette
+    assert (die["colour"], die["face"]) == ("yellow", 2)
+    assert status["palette"] == "default" and status.get("palette_file") is None
+    save_palette(swapped, path)  # `pyramid calibrate` taught this table
+    die, status = run(path)
+    assert (die["colour"], die["face"]) == taught
+    assert status["palette"] == "table" and status["palette_file"] == str(path)
+    import jsonschema
+
+    from hub.wire import firmware_status_schema
+
+    jsonschema.validate(status, firmware_status_schema())  # the loop's status fits its schema

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -113,9 +113,15 @@ class BoardCamera:
         with self._lock:
             self._zones.clear()
 
+    def _scene_streams(self) -> SceneStreams:
+        """The scene's streams: one per part, fresh for every frame (so an unchanged part is
+        drawn the same every time)."""
+        return SceneStreams(self._scene_seed)
+
     def _scene_rng(self) -> np.random.Generator:
-        """The scene's streams, passed where vision.render takes a Generator (duck-typed)."""
-        return cast(np.random.Generator, SceneRng(self._scene_seed))
+        """``render_board_scene``'s own generator: with ``streams`` given it draws nothing from
+        it; seeded all the same, so a frame depends only on the scene."""
+        return np.random.default_rng(self._scene_seed)
 
     def render(self, track: dict[int, tuple[str, ...]] | dict[int, list[str]],
                desert: dict[int, str], die: tuple[str, int] | None = None) -> np.ndarray:
@@ -133,7 +139,8 @@ class BoardCamera:
         t0 = time.perf_counter()
         image, _ = render_board_scene(self._scene_rng(), track=on_board,
                                       desert=tiles, die=die, size=self.size, pose=self.pose,
-                                      geometry=self.geometry, effects=False)
+                                      geometry=self.geometry, effects=False,
+                                      streams=self._scene_streams())
         noise = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
         image = apply_effects(image, self.effects, noise)
         self.render_ms.append((time.perf_counter() - t0) * 1000)
@@ -182,7 +189,8 @@ class BoardCamera:
             clean, _ = render_board_scene(self._scene_rng(),
                                           track={k: list(v) for k, v in track},
                                           desert=dict(tiles), die=die, size=(x1 - x0, y1 - y0),
-                                          pose=window, geometry=self.geometry, effects=False)
+                                          pose=window, geometry=self.geometry, effects=False,
+                                          streams=self._scene_streams())
             self.zone_renders += 1
             with self._lock:
                 self._zones[key] = clean
@@ -223,44 +231,30 @@ class BoardCamera:
             return self._image
 
 
-class SceneRng:
-    """A random generator for one scene in which each drawing function has its own stream.
+class SceneStreams:
+    """A random generator per part of one scene (``render_board_scene``'s ``streams``).
 
     Why: ``render_board_scene`` draws the desert tiles' jitter, then the table, the lamp's
     direction, the camels' placement and the die from ONE generator, so the number of tiles on
     the board shifted everything drawn after them: when a leg ended and the tiles went back to
     the players, the table's colour and grain changed over the whole frame. The watch loop's
     settle machine (rightly) took that for a hand over the table and the track waited its
-    timeout. Here every function that draws gets a stream of its own, seeded by the scene and
-    the function's name (and, for a tile or a camel stack, its space): a tile placed changes
-    that tile, a camel moved changes its stack, and nothing else.
-
-    Duck-typed: it forwards any ``numpy.random.Generator`` method to the caller's stream.
+    timeout. Here each part of the scene gets a stream of its own, seeded by the scene and the
+    part's name (and, for a tile or a camel stack, its space), asked for by name: a tile placed
+    changes that tile, a camel moved changes its stacks, and nothing else.
     """
-
-    _PER_SPACE = ("_draw_tile", "stack_blocks")  # their draws belong to the space they draw
 
     def __init__(self, seed: int) -> None:
         self._seed = seed
-        self._streams: dict[tuple[Any, ...], np.random.Generator] = {}
+        self._streams: dict[tuple[str, int | None], np.random.Generator] = {}
 
-    def _stream(self, frame: Any) -> np.random.Generator:
-        name = frame.f_code.co_name
-        key: tuple[Any, ...] = (name,)
-        if name in self._PER_SPACE:
-            key = (name, frame.f_locals.get("space"))
+    def __call__(self, part: str, space: int | None = None) -> np.random.Generator:
+        key = (part, space)
         stream = self._streams.get(key)
         if stream is None:
-            stream = self._streams[key] = np.random.default_rng(_seed_int(self._seed, *key))
+            parts = (part,) if space is None else (part, space)
+            stream = self._streams[key] = np.random.default_rng(_seed_int(self._seed, *parts))
         return stream
-
-    def __getattr__(self, method: str) -> Callable[..., Any]:
-        import sys
-
-        def draw(*args: Any, **kwargs: Any) -> Any:
-            return getattr(self._stream(sys._getframe(1)), method)(*args, **kwargs)
-
-        return draw
 
 
 def _seed_int(*parts: Any) -> int:

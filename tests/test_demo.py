@@ -12,6 +12,7 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import paho.mqtt.client as mqtt
 import pytest
 
@@ -217,3 +218,34 @@ def test_bad_options_exit_2_and_start_nothing(bad: list[str]) -> None:
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stdout + r.stderr
     assert "dashboard:" not in r.stdout and "MQTT:" not in r.stdout
+
+
+def test_a_tile_placed_or_a_camel_moved_changes_only_its_own_part_of_the_frame() -> None:
+    """The demo's scenes draw each part from its own stream (SceneStreams, passed explicitly
+    as render_board_scene's ``streams``): a desert tile placed or a camel moved changes a small
+    part of the clean frame; drawn from one generator, the table's grain changed everywhere."""
+    board = pytest.importorskip("vision.render.board")
+    from firmware.demo import SceneStreams
+
+    geo = board.load_geometry()
+    pose = board.sample_pose(np.random.default_rng(1), geo, (640, 360))
+
+    def frame(track, desert, streams: bool) -> np.ndarray:
+        image, _ = board.render_board_scene(
+            np.random.default_rng(9), track=track, desert=desert, size=(640, 360), pose=pose,
+            geometry=geo, effects=False, streams=SceneStreams(9) if streams else None)
+        return image
+
+    def changed(a: np.ndarray, b: np.ndarray) -> float:
+        return float((a != b).any(axis=2).mean())
+
+    track = {1: ["blue"], 4: ["green", "white"]}
+    for streams, small in ((True, True), (False, False)):
+        before = frame(track, {}, streams)
+        tile = frame(track, {7: "oasis"}, streams)
+        moved = frame({2: ["blue"], 4: ["green", "white"]}, {}, streams)
+        assert frame(track, {}, streams).tobytes() == before.tobytes()  # a scene is one frame
+        if small:
+            assert 0 < changed(before, tile) < 0.03 and 0 < changed(before, moved) < 0.03
+        else:  # what the streams are for: one generator shifts the whole table
+            assert changed(before, tile) > 0.3

@@ -9,6 +9,7 @@ passed in, so a scene is deterministic per seed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -316,16 +317,27 @@ def render_board_scene(
     geometry: BoardGeometry | None = None,
     effects: bool = True,
     effect_kwargs: dict[str, Any] | None = None,
+    streams: Callable[[str, int | None], np.random.Generator] | None = None,
 ) -> tuple[np.ndarray, BoardTruth]:
     """Render one frame of the board; returns (BGR image, truth).
 
     ``track`` maps space -> camel colours bottom to top and ``desert`` space -> "oasis"/"mirage"
     (both random when ``track`` is None); ``die`` = (colour, face) lays a die in the reveal zone;
     ``hands`` arms reach over the track.
+
+    ``streams(part, space)``: a generator of its own for each part of the scene ("position",
+    "pose", "tile" and "camels" per space, "table", "lamp", "die", "hands", "effects") instead
+    of drawing them all from ``rng`` one after the other; then a tile placed changes that tile
+    and a camel moved its stacks, nothing else (firmware.demo's frames). Without it every part
+    draws from ``rng``, in the order it always did.
     """
+
+    def part(name: str, space: int | None = None) -> np.random.Generator:
+        return rng if streams is None else streams(name, space)
+
     geo = geometry or load_geometry()
     if track is None:
-        track, rand_desert = random_position(rng, geo)
+        track, rand_desert = random_position(part("position"), geo)
         desert = rand_desert if desert is None else desert
     desert = dict(desert or {})
     track = {int(k): list(v) for k, v in track.items() if v}
@@ -341,13 +353,13 @@ def render_board_scene(
     if not 0 <= hands <= 4:
         raise ValueError(f"hands must be 0..4, got {hands}")
     w, h = size
-    pose = pose or sample_pose(rng, geo, size)
+    pose = pose or sample_pose(part("pose"), geo, size)
     # the flat board
     tex = _base_texture(geo).copy()
     for space, side in desert.items():
         if space not in geo.space_centres:
             raise ValueError(f"space {space} is not on the track")
-        _draw_tile(tex, geo, space, side, rng)
+        _draw_tile(tex, geo, space, side, part("tile", space))
     S = np.diag([1 / TEXTURE_PX_PER_MM, 1 / TEXTURE_PX_PER_MM, 1.0])
     Hpx = pose.homography @ S
     # the board warped straight onto the table (pixels outside the board keep the table)
@@ -355,14 +367,19 @@ def render_board_scene(
         tex,
         Hpx,
         (w, h),
-        dst=_table(rng, size),
+        dst=_table(part("table"), size),
         flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_TRANSPARENT,
     )
     # camels with their shadows, lit by one lamp
-    la, le = rng.uniform(0, 2 * np.pi), np.deg2rad(rng.uniform(40, 80))
+    lamp = part("lamp")
+    la, le = lamp.uniform(0, 2 * np.pi), np.deg2rad(lamp.uniform(40, 80))
     light = np.array([np.cos(le) * np.cos(la), np.cos(le) * np.sin(la), -np.sin(le)])
-    blocks = stack_blocks(geo, track, rng)
+    if streams is None:
+        blocks = stack_blocks(geo, track, rng)
+    else:  # each stack from its own stream (stack_blocks places the stacks one by one)
+        blocks = [b for space, stack in track.items()
+                  for b in stack_blocks(geo, {space: stack}, part("camels", space))]
     draw_shadows(img, pose, blocks, light)
     die_truth = None
     if die is not None:
@@ -370,11 +387,12 @@ def render_board_scene(
 
         zone = np.asarray(geo.reveal_zone)
         lo, hi = zone.min(axis=0) + geo.die_size, zone.max(axis=0) - geo.die_size
-        p = rng.uniform(lo, hi)
+        die_rng = part("die")
+        p = die_rng.uniform(lo, hi)
         a, b = pose.project(np.array([p, p + [geo.die_size, 0]]), geo.die_size / 2)
         px = float(np.linalg.norm(b - a))
         centre = pose.project(p, geo.die_size / 2)[0]
-        dt = draw_die(img, (float(centre[0]), float(centre[1])), px, die[0], int(die[1]), rng)
+        dt = draw_die(img, (float(centre[0]), float(centre[1])), px, die[0], int(die[1]), die_rng)
         die_truth = {"colour": die[0], "face": int(die[1]), "box": list(dt.box)}
     draw_blocks(img, pose, blocks, light)
     # hands over the track
@@ -382,12 +400,13 @@ def render_board_scene(
     grazed: set[int] = set()
     if hands:
         hand_mask = np.zeros((h, w), np.uint8)
+        hands_rng = part("hands")
         for _ in range(hands):
-            space = int(rng.choice(geo.spaces))
+            space = int(hands_rng.choice(geo.spaces))
             c = geo.space_centres[space]
             pa, pb = pose.project(np.array([c, [c[0] + 10, c[1]]]), 0.0)
             hand_mask |= draw_hand(
-                img, rng, (float(pa[0]), float(pa[1])), float(np.linalg.norm(pb - pa)) / 10
+                img, hands_rng, (float(pa[0]), float(pa[1])), float(np.linalg.norm(pb - pa)) / 10
             )
         for space in geo.spaces:
             # the space's stack region, rasterised in its own box only
@@ -406,8 +425,9 @@ def render_board_scene(
                 grazed.add(space)
     params = None
     if effects:
-        params = EffectParams.sample(rng, size, **(effect_kwargs or {}))
-        img = apply_effects(img, params, rng)
+        fx_rng = part("effects")
+        params = EffectParams.sample(fx_rng, size, **(effect_kwargs or {}))
+        img = apply_effects(img, params, fx_rng)
     markers = {}
     for mid in geo.marker_centres:
         markers[mid] = pose.project(geo.marker_corners(mid), 0.0).tolist()

@@ -209,7 +209,8 @@ def create_app(
 
     def page(token: str | None = None, game_id: str | None = None) -> str:
         root = url_for("dashboard.index")
-        return render_template("index.html", token=token, game_id=game_id, root=root)
+        return render_template("index.html", token=token, game_id=game_id, root=root,
+                               game_scripts=game_scripts())
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -452,6 +453,14 @@ class _Counted:
             release, self._release = self._release, None
             if release is not None:
                 release()
+
+
+def game_scripts() -> list[str]:
+    """The games' own dashboard scripts, from their drivers (Driver.dashboard_script), in the
+    games' order: the page loads each, before dashboard.js."""
+    from hub.games_glue import GAMES
+
+    return [s for s in (GAMES[kind].dashboard_script() for kind in GAMES) if s]
 
 
 def _players(session: Any) -> list[str]:

@@ -154,6 +154,8 @@ class Driver:
     everyone_acts: bool = False
     #: the seat that starts when a start request names none (None: the engine decides)
     default_first_player: int | None = None
+    #: the dashboard's script for this game (:meth:`dashboard_script`)
+    script: str | None = None
 
     # -- starting and rebuilding ------------------------------------------------------------
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -317,6 +319,12 @@ class Driver:
     def sensors(self) -> list[Sensor]:
         """The game's Home Assistant sensors beside the table's own (status, game, seq)."""
         return []
+
+    def dashboard_script(self) -> str | None:
+        """The dashboard's script (a file in hub/dashboard/static) that draws this game's card
+        and asks for its actions; the page loads every game's. None: the page's own card
+        (dashboard.js draws Camel Up's)."""
+        return self.script
 
     def scores(self, view: Mapping[str, Any]) -> dict[str, Any]:
         """Each player's money in a public view, as the bridge retains it on ``score/<player>``:

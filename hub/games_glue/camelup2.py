@@ -32,6 +32,7 @@ class CamelUp2(Driver):
     kind = GameKind.CAMELUP2
     package = "hub.games.camelup2"
     title = "Camel Up (second edition)"
+    script = "camelup2.js"
     has_secrets = True
     default_first_player = 0
 

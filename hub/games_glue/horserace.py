@@ -100,6 +100,7 @@ class HorseRace(Driver):
     kind = GameKind.HORSERACE
     package = "hub.games.horserace"
     title = "the horse race"
+    script = "horserace.js"
     settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
                           "tokens"})
 

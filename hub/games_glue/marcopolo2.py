@@ -64,6 +64,7 @@ class MarcoPolo2(Driver):
     kind = GameKind.MARCOPOLO2
     package = "hub.games.marcopolo2"
     title = "Marco Polo II"
+    script = "marcopolo2.js"
     #: ``boards`` and ``expected_dice`` are the table's (how the camera's frame is read), the
     #: others the engine's
     settings = frozenset({"colours", "banner_table", "boards", "expected_dice"})

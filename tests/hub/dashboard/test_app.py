@@ -36,6 +36,25 @@ def test_page_and_assets_are_served_locally(table: Table) -> None:
             b"http://www.w3.org/2000/svg", b"")
 
 
+def test_the_page_loads_each_games_script_its_driver_names(table: Table) -> None:
+    """Which scripts draw which game is the drivers' (Driver.dashboard_script), not a list in
+    the page: every driver's script is loaded, exists and is served, before dashboard.js."""
+    import re
+
+    from hub.games_glue import GAMES
+
+    named = {k: GAMES[k].dashboard_script() for k in GAMES}
+    assert named == {"camelup": None, "camelup2": "camelup2.js", "horserace": "horserace.js",
+                     "marcopolo2": "marcopolo2.js"}
+    c = table.app.test_client()
+    html = c.get("/").get_data(as_text=True)
+    loaded = re.findall(r'<script src="[^"]*/static/([^"/]+)"', html)
+    assert loaded == [s for s in named.values() if s] + ["dashboard.js"]
+    for script in loaded:
+        r = c.get(f"/static/{script}")
+        assert r.status_code == 200 and b"pyramidGames" in r.data or script == "dashboard.js"
+
+
 def test_guest_cannot_change_anything(table: Table) -> None:
     c = table.app.test_client()
     before = (table.session.seq, table.engine_log())

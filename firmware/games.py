@@ -5,6 +5,11 @@ and what the watch loop does with a slider press or a confirm press depends on t
 
 * Camel Up: the slider releases a die; the die in the reveal zone is read (colour and face 1..3,
   among the dice still in the pyramid), then the track.
+* Camel Up, second edition: the same, among its six dice (five racing colours and the grey die
+  that moves a crazy camel); the hub's camelup2 driver judges the reading (the grey die's
+  numeral colour, black or white, is asked of a person: the reader names a die's colour and
+  face, not its numeral's shade). The grey die's reference colour is added to the palette
+  when the table's has none (:func:`palette_for`). Its starting position is entered, not read.
 * the horse race: the slider (or a hand) drops one ordinary six-sided die in the zone; its face
   1..6 is read, no colour (the hub's ``observe_die`` for the horse race takes ``face`` and
   ``confidence``, and the colour would only be a second thing to be unsure of), then the track
@@ -21,24 +26,39 @@ that is what the pyramid is for, and the starting roll is read before any game e
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hub import wire
 from hub.games.camelup.model import COLOURS
+from hub.games.camelup2.model import DICE as DICE2
+from hub.games.camelup2.model import GREY
 from hub.games.kinds import GameKind
 
+if TYPE_CHECKING:
+    from vision.palette import Palette
+
 CAMELUP, HORSERACE, MARCOPOLO2 = GameKind.CAMELUP, GameKind.HORSERACE, GameKind.MARCOPOLO2
+CAMELUP2 = GameKind.CAMELUP2
 #: the games this firmware serves (the hub's may be more: a game it does not know is None)
-GAMES: tuple[str, ...] = tuple(g.value for g in (CAMELUP, HORSERACE, MARCOPOLO2))
+GAMES: tuple[str, ...] = tuple(g.value for g in (CAMELUP, CAMELUP2, HORSERACE, MARCOPOLO2))
 AUTO = "auto"
 DEFAULT_GAME = CAMELUP
 
 #: the faces the die reader may answer, per game read one die at a time
-DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), HORSERACE: (1, 2, 3, 4, 5, 6)}
+DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), CAMELUP2: (1, 2, 3),
+                                         HORSERACE: (1, 2, 3, 4, 5, 6)}
+
+#: the colours of the pyramid's dice, per game whose dice have colours (the engines' own lists):
+#: a die is read among the ones the hub says are left, else among these
+DICE_COLOURS: dict[str, tuple[str, ...]] = {CAMELUP: COLOURS, CAMELUP2: DICE2}
 
 #: Camel Up's dice: the starting roll is five of them, so it is read among these colours alone
 #: (as the reveal zone is; a general palette would leave a teal-lit blue between blue and purple)
 SETUP_COLOURS = COLOURS
+
+#: the grey die's body under neutral light (8-bit BGR), until the table's set-up teaches it: a
+#: mid grey, between the palette's white and black
+GREY_DIE_BGR: tuple[int, int, int] = (128, 128, 128)
 
 #: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
 DICE_READING_FIELDS = tuple(wire.DICE_READING_FIELDS)
@@ -96,3 +116,26 @@ def dice_frame_readings(readings: list[Mapping[str, Any]]) -> list[dict[str, Any
                     "confidence": float(r.get("confidence") or 0.0),
                     "box": [int(v) for v in box] if box is not None else None})
     return out
+
+
+def dice_colours(game: str, left: list[str] | None) -> list[str] | None:
+    """The colours a die of ``game`` is read among: the dice the hub says are left, else all the
+    game's dice; None for a game whose die has no colour that matters (the horse race)."""
+    if game not in DICE_COLOURS:
+        return None
+    return list(left) if left is not None else list(DICE_COLOURS[game])
+
+
+def palette_for(game: str, palette: Palette | None) -> Palette | None:
+    """The palette a die of ``game`` is read with: the table's (None: the shipped one), with the
+    grey die's reference colour added for the second edition when it has none (a taught
+    palette that names grey keeps its own)."""
+    if game != CAMELUP2:
+        return palette
+    from vision.palette import Palette, bgr_to_lab, default_palette
+
+    base = palette or default_palette()
+    if GREY in base.colours:
+        return base
+    return Palette({**base.colours, GREY: bgr_to_lab(GREY_DIE_BGR)}, base.source,
+                   dict(base.meta))

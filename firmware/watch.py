@@ -64,8 +64,10 @@ from firmware.games import (
     HORSERACE,
     MARCOPOLO2,
     SETUP_COLOURS,
+    dice_colours,
     dice_frame_readings,
     horse_race_die,
+    palette_for,
     table_game,
 )
 from firmware.health import Health
@@ -599,10 +601,12 @@ class WatchLoop:
         hints: dict[str, Any] = {
             "white_gains": self.white_gains,
             # a horse-race die has no colour to narrow by; the reader still names one (it says
-            # whether the pips are dark), among Camel Up's five by default
-            "expected_colours": None if horse_race else self.sink.dice_left(),
-            "faces": DIE_FACES[HORSERACE] if horse_race else FACES,
-            "palette": self.palette.current()}
+            # whether the pips are dark), among Camel Up's five by default; a Camel Up die's
+            # among the dice the hub says are left, else the game's dice
+            "expected_colours": None if horse_race else dice_colours(self.game,
+                                                                     self.sink.dice_left()),
+            "faces": DIE_FACES.get(self.game, FACES),
+            "palette": palette_for(self.game, self.palette.current())}
         if background is not None:
             hints["background"] = background
         try:

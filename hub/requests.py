@@ -218,7 +218,7 @@ def _action_for_all(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[st
 
 
 def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
-    _keys(p, {"prompt", "accept", "colour", "face", "dismiss"}, {"prompt"})
+    _keys(p, {"prompt", "accept", "colour", "face", "dismiss", "shade"}, {"prompt"})
     pid = _text(p, "prompt")
     q: dict[str, Any] = {"prompt": pid, "accept": _bool(p, "accept"),
                          "dismiss": _bool(p, "dismiss")}
@@ -228,6 +228,10 @@ def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]
         q["colour"] = p["colour"]
     if "face" in p:  # 1 to 3 on a Camel Up die, 1 to 6 on the horse race's
         q["face"] = _int(p, "face", 1, 6)
+    if "shade" in p:  # the second edition's grey die: its numeral's colour (the driver checks)
+        if not isinstance(p["shade"], str) or len(p["shade"]) > MAX_TEXT:
+            raise _Bad("'shade' must be black or white", "bad_payload")
+        q["shade"] = p["shade"]
     prompt = s.pending.get(pid or "")
     if not a.is_table and not (prompt is not None and prompt.get("kind") == "bet_colour"
                                and a.player == prompt.get("player")):

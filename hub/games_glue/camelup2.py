@@ -3,9 +3,10 @@
 What differs at the table from the first edition: a grey die whose reading (numeral colour and
 number) may move the *other* crazy camel (the engine's ``die_read`` event says which and why,
 and the dashboard shows it); overall bets with finish cards, secret until the end (a bet with
-its colour only from the player's own link); partnerships public. The camera's reading of the
-grey die and of the seven camels waits for the table set-up to teach their colours, so dice and
-stacks are entered as actions (``roll:grey:white:2``, ``roll:red:3``) until then.
+its colour only from the player's own link); partnerships public. The camera reads the die in
+the reveal zone among the six dice (``observe_die``): a confident racing die is released as
+read, the grey die's numeral colour (black or white) is asked of a person; the starting
+position and the seven camels' stacks are entered until the table set-up teaches their colours.
 """
 
 from __future__ import annotations
@@ -18,14 +19,50 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import GameKind
 from hub.games_glue.base import TO_MOVE, Driver, Payload, Sensor, StoredEventLike, Table
+from hub.prompts import Prompt
 
 __all__ = ["CamelUp2", "DRIVER"]
 
 CAMERA_LATER = (
-    "the camera does not read the second edition's grey die and seven camels yet (the table "
-    "set-up must first learn their colours): enter the die as an action, e.g. "
-    "roll:grey:white:2 or roll:red:3"
+    "the camera does not read the second edition's starting position yet (the table set-up "
+    "must first learn the seven camels' colours): give the track, or \"random\""
 )
+
+#: the grey die's numerals (firmware reads its colour and face; a person says which)
+CRAZY_SHADES = ("black", "white")
+
+
+def judge_die(reading: Mapping[str, Any], dice_left: list[str],
+              threshold: float) -> tuple[dict[str, Any], list[str]]:
+    """(what was read, why it cannot be played as it is: [] when it can), for the second
+    edition's six dice. With one die left in the pyramid its colour is known."""
+    from hub.games.camelup2.model import DICE, FACES
+
+    colour, face, conf = reading.get("colour"), reading.get("face"), reading.get("confidence")
+    if len(dice_left) == 1 and colour != dice_left[0]:
+        colour, conf = dice_left[0], reading.get("face_confidence", conf)
+    value: float | None = (float(conf) if isinstance(conf, int | float)
+                           and not isinstance(conf, bool) else None)
+    ok_conf = value is not None and 0 <= value <= 1
+    shown: dict[str, Any] = {"colour": colour if isinstance(colour, str) else None,
+                             "face": face if isinstance(face, int)
+                             and not isinstance(face, bool) else None,
+                             "confidence": value if ok_conf else None}
+    problems = []
+    if not ok_conf:
+        problems.append("no confidence between 0 and 1 was given")
+    if shown["colour"] is None:
+        problems.append("no colour was read")
+    elif colour not in DICE:
+        problems.append(f"{colour!r} is not one of the second edition's dice")
+    elif colour not in dice_left:
+        problems.append(f"{colour} was already rolled this leg")
+    if shown["face"] is None or face not in FACES:
+        problems.append(f"face {face!r} is not 1, 2 or 3" if face is not None
+                        else "no face was read")
+    if value is not None and ok_conf and value < threshold:
+        problems.append(f"confidence {value:.2f} is below {threshold:.2f}")
+    return shown, problems
 
 
 class CamelUp2(Driver):
@@ -102,10 +139,88 @@ class CamelUp2(Driver):
         except IllegalAction as exc:
             table.refuse(player, text, exc)
         return table.play(act, player, events, {"cmd": "action", "action": str(act),
-                                                "player": player, "resolves": []})
+                                                "player": player,
+                                                "resolves": self.answered(game, table.pending,
+                                                                          events)})
 
     def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
-        raise RequestError(CAMERA_LATER, "wrong_game")
+        """A die the camera read in the reveal zone (firmware.games: among the six dice). A
+        racing die read confidently and still in the pyramid is released as read; the grey die
+        (the reader names its colour and face, not its numeral's colour, black or white, which
+        says which crazy camel moves) and any doubtful reading open a ``die_reading`` prompt
+        a person answers with ``confirm`` (colour, face and, for grey, ``shade``)."""
+        from hub.games.camelup2 import ReleaseDie
+        from hub.games.camelup2.model import GREY
+
+        crop_id = table.keep_crop(p)
+        left = list(game.state.dice_left)
+        shown, problems = judge_die(p, left, table.threshold)
+        player = game.current_player
+        if not problems and shown["colour"] != GREY:
+            act = ReleaseDie(shown["colour"], shown["face"])
+            try:
+                events = game.check(act, player)
+            except IllegalAction as exc:  # the judge let through what the rules refuse
+                problems.append(str(exc))
+            else:
+                return table.play(act, player, events,
+                                  {"cmd": "observe_die", "action": str(act), "player": player,
+                                   "crop": crop_id, "confidence": shown["confidence"]})
+        if not problems:  # the grey die, read confidently
+            problems.append("the grey die: is its numeral black or white?")
+        pid = table.next_prompt()
+        ev = {"type": "vision_uncertain", "prompt": pid, "player": player, "reading": shown,
+              "problems": problems, "expected_colours": left, "crop": crop_id}
+        table.log([ev], {"cmd": "observe_die", "crop": crop_id})
+        return {"uncertain": True, "prompt": pid, "problems": problems}
+
+    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
+                access: Access) -> dict[str, Any]:
+        """A person answers a die reading: ``accept`` it, or give ``colour`` and ``face``;
+        the grey die also needs ``shade`` (the numeral's colour, black or white)."""
+        from hub.games.camelup2 import ReleaseDie
+        from hub.games.camelup2.model import DICE, FACES, GREY
+
+        if prompt["kind"] != "die_reading":
+            return super().confirm(table, game, prompt, p, access)
+        reading = prompt.get("reading", {})
+        if not p.get("accept") and "colour" not in p and "face" not in p:
+            raise RequestError("say accept, or give the colour and face seen", "bad_payload")
+        colour = p.get("colour", reading.get("colour"))
+        face = p.get("face", reading.get("face"))
+        shade = p.get("shade")
+        if colour not in DICE:
+            raise RequestError(f"'colour' must be one of {', '.join(DICE)}", "bad_colour")
+        if face not in FACES:
+            raise RequestError("'face' must be 1, 2 or 3", "bad_face")
+        if colour == GREY and shade not in CRAZY_SHADES:
+            raise RequestError("the grey die's numeral: give 'shade', black or white",
+                               "bad_payload")
+        player = game.current_player
+        act = ReleaseDie(colour, int(face), shade if colour == GREY else None)
+        try:
+            events = game.check(act, player)
+        except IllegalAction as exc:
+            raise RequestError(str(exc), exc.reason) from None
+        correction = {"type": "correction", "prompt": prompt["id"], "colour": colour,
+                      "face": face, "read": {"colour": reading.get("colour"),
+                                             "face": reading.get("face")},
+                      "changed": colour != reading.get("colour") or face != reading.get("face"),
+                      "by": access.player or "table"}
+        return table.play(act, player, events,
+                          {"cmd": "confirm", "action": str(act), "player": player,
+                           "resolves": [prompt["id"]], "crop": prompt.get("crop"),
+                           "confidence": reading.get("confidence")},
+                          before=[("hub", correction)])
+
+    def answered(self, game: Any, pending: Mapping[str, Prompt],
+                 events: list[dict[str, Any]]) -> list[str]:
+        """A die released by hand (an action) answers the open die readings too."""
+        out = super().answered(game, pending, events)
+        if any(e.get("type") == "die_read" for e in events):
+            out += [pid for pid, pr in pending.items()
+                    if pr["kind"] == "die_reading" and pid not in out]
+        return out
 
     # -- derived and published --------------------------------------------------------------
     def derived(self, state: Any, player: str | None, odds: bool,

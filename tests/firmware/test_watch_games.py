@@ -62,7 +62,8 @@ def test_a_bad_table_game_is_a_clear_config_error(tmp_path: Path) -> None:
     bad = tmp_path / "table.toml"
     bad.write_text('[table]\ngame = "horse-race"\n')
     with pytest.raises(ConfigError, match=r"table\.toml: \[table\] game: 'horse-race' must be "
-                                          r"one of 'auto', 'camelup', 'horserace', 'marcopolo2'"):
+                                          r"one of 'auto', 'camelup', 'camelup2', 'horserace', "
+                                          r"'marcopolo2'"):
         load_config(bad)
     with pytest.raises(ConfigError, match=r"\[table\]\.game: expected a string"):
         parse_config({"table": {"game": 2}})
@@ -88,6 +89,48 @@ def test_horse_race_one_press_one_die_with_faces_one_to_six_and_no_colour(mock_f
         assert table.sink.wait_for("track", 1, 2.0)
     finally:
         table.close()
+
+
+def test_second_edition_one_press_one_die_among_its_six_dice_with_grey_in_the_palette(
+        mock_factory) -> None:
+    """camelup2 (issue 16): a slider press reads one die, among the dice the hub says are left
+    (the grey die too), faces 1..3, with a palette that knows grey; then the track."""
+    table = Table(mock_factory)
+    try:
+        table.sink.hub_game = "camelup2"
+        table.sink.left = ["red", "grey", "purple"]
+        time.sleep(0.2)
+        table.release_die()
+        dice = table.sink.wait_for("die", 1, 2.0)
+        assert len(dice) == 1 and dice[0]["colour"] == "blue" and dice[0]["face"] == 2
+        hints = table.vision.hints[0]
+        assert hints["faces"] == (1, 2, 3) and hints["expected_colours"] == ["red", "grey",
+                                                                            "purple"]
+        assert hints["palette"] is not None and "grey" in hints["palette"].colours
+        hints["palette"].restricted(hints["expected_colours"])  # the reader can narrow to them
+        assert table.sink.of("status")[-1]["game"] == "camelup2"
+        table.move_camel(to=3)
+        assert table.sink.wait_for("track", 1, 2.0)
+    finally:
+        table.close()
+
+
+def test_the_second_editions_dice_and_palette() -> None:
+    pytest.importorskip("vision.palette")
+    from firmware.games import DICE_COLOURS, dice_colours, palette_for
+    from vision.palette import Palette, default_palette
+
+    assert DICE_COLOURS["camelup2"] == ("blue", "green", "yellow", "red", "purple", "grey")
+    assert dice_colours("camelup2", None) == list(DICE_COLOURS["camelup2"])
+    assert dice_colours("camelup2", ["grey"]) == ["grey"]
+    assert dice_colours("horserace", ["blue"]) is None
+    assert palette_for("camelup", None) is None  # the first edition: the shipped palette as is
+    pal = palette_for("camelup2", None)
+    assert pal is not None and set(default_palette().colours) < set(pal.colours)
+    # a grey body is named grey among the second edition's dice, not white or black
+    assert pal.restricted(DICE_COLOURS["camelup2"]).classify((120, 122, 125))[0] == "grey"
+    taught = Palette({**default_palette().colours, "grey": (40.0, 1.0, 2.0)}, "calibrated")
+    assert palette_for("camelup2", taught) is taught  # a taught grey is kept
 
 
 def test_marco_polo_confirm_reads_the_frame_and_the_slider_does_nothing(mock_factory) -> None:

@@ -103,3 +103,31 @@ def test_the_demo_bots_play_the_second_edition_at_the_table(tables):
         played += 1
     assert bots.refusals == 0 and bots.moves == played > 0
     assert not bots.step()  # Di's turn: the bots wait for the person
+
+
+def test_the_camera_reads_the_second_editions_dice_and_a_person_names_the_grey_numeral(tables):
+    """Issue 16: a confident racing die is released as read; the grey die and a doubtful
+    reading wait for a person (the grey die's numeral colour is theirs to say); bad answers
+    change nothing; a die released by hand closes an open reading."""
+    s = tables.session()
+    start(s)
+    read = ask(s, "observe_die", {"colour": "red", "face": 2, "confidence": 0.97})
+    assert read["events"][0]["type"] == "die_read"
+    assert s.snapshot()["game"]["dice_rolled"][-1]["die"] == "red"
+    grey = ask(s, "observe_die", {"colour": "grey", "face": 3, "confidence": 0.95})
+    assert grey["uncertain"] and "black or white" in grey["problems"][0]
+    seq = s.seq
+    assert s.request("confirm", {"prompt": grey["prompt"], "accept": True},
+                     TABLE)["reason"] == "bad_payload"  # no shade: nothing played
+    assert s.request("confirm", {"prompt": grey["prompt"], "colour": "pink", "face": 3},
+                     TABLE)["reason"] == "bad_colour"
+    assert s.seq == seq
+    done = ask(s, "confirm", {"prompt": grey["prompt"], "accept": True, "shade": "white"})
+    assert done["events"][0]["type"] == "die_read"
+    assert s.snapshot()["game"]["dice_rolled"][-1]["die"] == "grey"
+    assert s.snapshot()["pending"] == []
+    unsure = ask(s, "observe_die", {"colour": "red", "face": 1, "confidence": 0.99})
+    assert unsure["uncertain"] and "already rolled" in unsure["problems"][0]
+    ask(s, "action", {"player": s.snapshot()["game"]["current_player"],
+                      "action": "roll:blue:1"})
+    assert s.snapshot()["pending"] == []  # the die entered by hand answers the reading

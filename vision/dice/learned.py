@@ -148,11 +148,13 @@ def propose(
 
 
 def face_verdict(v: CropClass, faces: Sequence[int] | None) -> tuple[int, float]:
-    """The likeliest allowed face and its probability (the "not a die" mass counts against it)."""
+    """The likeliest allowed face and its probability among all seven classes: the "not a die"
+    mass and the faces not allowed count against it (a die showing 3 read among 1..2 is a
+    doubt, not a sure 2)."""
     allowed = list(faces) if faces else [1, 2, 3, 4, 5, 6]
     p = np.array([v.probs[f] for f in allowed], np.float64)
     k = int(np.argmax(p))
-    return allowed[k], float(p[k] / max(float(p.sum()) + v.probs[0], 1e-12))
+    return allowed[k], float(p[k] / max(float(np.sum(v.probs)), 1e-12))
 
 
 def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
@@ -281,3 +283,38 @@ def detection_base(
         face_bgr=(float(bal[0]), float(bal[1]), float(bal[2])),
         reasons=() if colour_why is None else (colour_why,),
     )
+
+
+def settle_zone(r: DieReading, v: CropClass, gates: Gates, faces: Sequence[int]) -> DieReading:
+    """The reveal zone's die (``zone``) after the net's verdict ``v`` on its box.
+
+    The zone reader's body (what changed against the empty zone) is its own proposal step and
+    is kept; its face is settled as a frame's are: the same face stands (at the surer of the
+    two confidences); where the zone reader abstained the net's face is taken at
+    ``Gates.answer`` (not on a die under ``UNREAD_MIN_PX``, a blob to the net); where they
+    differ the net's face is taken at ``Gates.overrule``, else the face abstains. A die whose
+    colour is None is never sure (``NO_COLOUR_CAP``)."""
+    face, prob = face_verdict(v, faces)
+    face_conf = r.face_confidence
+    reasons = r.reasons
+    new_face = r.face
+    if r.face == face:
+        face_conf = max(face_conf, hub_scale(prob, gates.agree))
+    elif r.face is None and prob >= gates.answer and max(r.box[2:]) >= UNREAD_MIN_PX:
+        new_face, face_conf = face, hub_scale(prob, gates.answer)
+        reasons = tuple(x for x in r.reasons if x.code in COLOUR_CODES)
+    elif r.face is not None and prob >= gates.overrule:
+        new_face, face_conf = face, hub_scale(prob, gates.overrule)
+    elif r.face is not None:
+        new_face, face_conf = None, 0.0
+        reasons = (*r.reasons, Reason(
+            Why.LEARNED_DISAGREES, f"the pips read {r.face}, the classifier {face} at {prob:.2f}"))
+    colour_conf = r.colour_confidence
+    if r.colour is None:
+        colour_conf = min(colour_conf, NO_COLOUR_CAP)
+    parts = [c for c, named in ((face_conf, new_face), (colour_conf, r.colour)) if named]
+    overall = min(parts) if new_face is not None else 0.0
+    if r.colour is None:
+        overall = min(overall, NO_COLOUR_CAP)
+    return replace(r, face=new_face, face_confidence=face_conf, colour_confidence=colour_conf,
+                   confidence=float(overall), reasons=reasons)

@@ -26,11 +26,11 @@ import numpy as np
 
 from vision.dice.classifier import DieClassifier, load_classifier
 from vision.dice.fullframe import read_full_frame
-from vision.dice.learned import Gates, decide, load_gates, propose
+from vision.dice.learned import Gates, decide, load_gates, propose, settle_zone
 from vision.dice.pippath import read_pips
 from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
 from vision.dice.reasons import Reason, Why
-from vision.dice.zone import read_die_in_zone
+from vision.dice.zone import read_die_in_zone as read_zone_die
 from vision.palette import Palette, default_palette
 
 __all__ = ["DiceReport", "DieReading", "as_bgr", "check_model", "read_dice", "read_dice_report",
@@ -100,6 +100,24 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
         return DiceReport([], Reason(Why.NO_DIE, f"no die found (the classifier took none of "
                                                  f"{len(hand)} proposed)"))
     return DiceReport([], why or Reason(Why.NO_DIE, "no die found"))
+
+
+def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
+                     expected_colours: Sequence[str] | None = None,
+                     white_gains: Sequence[float] | None = None,
+                     background: np.ndarray | None = None,
+                     faces: Sequence[int] = (1, 2, 3),
+                     die_px: float | None = None) -> DieReading | None:
+    """The one die in the reveal zone, or None (``zone.read_die_in_zone``: its body and pips),
+    its face settled with the learned net (``learned.settle_zone``)."""
+    clf, gates = check_model()
+    r = read_zone_die(image_bgr, zone, palette=palette, expected_colours=expected_colours,
+                      white_gains=white_gains, background=background, faces=faces,
+                      die_px=die_px)
+    if r is None:
+        return None
+    verdict = clf.classify_boxes(as_bgr(image_bgr), [r.box])[0]
+    return settle_zone(r, verdict, gates, tuple(int(f) for f in faces))
 
 
 def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,

@@ -27,7 +27,8 @@ Why each piece (after Home Assistant's login ban and OctoPrint's CSRF protection
   Anyone else with the link, the PIN holder included, sees the public table. The PIN holder can
   release a claim (a lost phone), but only in the open: the release is logged and every screen
   says so, and the next device to open the link claims it. A request with no device id at all
-  (a script) is served only while the link is unclaimed.
+  (a script) is served only while the link was never claimed (before the player first opens
+  it, when it holds no secret yet), never after a release.
 """
 
 from __future__ import annotations
@@ -167,6 +168,9 @@ def device_id_ok(device: str | None) -> bool:
             and all(c.isascii() and (c.isalnum() or c in "-_") for c in device))
 
 
+RELEASED = "released"  # a link the table released: the next device claims it, no script reads it
+
+
 class LinkClaims:
     """Which device a player's link belongs to, per game (see the module docstring).
 
@@ -186,7 +190,7 @@ class LinkClaims:
         return hashlib.sha256(f"pyramid-device\0{device}".encode()).hexdigest()
 
     def claimed(self, game_id: str, player: str) -> bool:
-        return bool(self.store.get_meta(self._key(game_id, player)))
+        return self.store.get_meta(self._key(game_id, player)) not in (None, "", RELEASED)
 
     def allows(self, game_id: str, player: str, device: str | None) -> bool:
         """May this device use the player's link? An unclaimed link is claimed by the first
@@ -194,7 +198,9 @@ class LinkClaims:
         key = self._key(game_id, player)
         with self._lock:
             held = self.store.get_meta(key)
-            if not held:
+            if not held or held == RELEASED:
+                if held == RELEASED and not device_id_ok(device):
+                    return False  # after a release only a device may take the link again
                 if device_id_ok(device):
                     assert device is not None
                     self.store.set_meta(key, self._hash(device))
@@ -208,6 +214,6 @@ class LinkClaims:
         """Forget the claim (the next device to open the link claims it); was there one?"""
         key = self._key(game_id, player)
         with self._lock:
-            had = bool(self.store.get_meta(key))
-            self.store.set_meta(key, "")
+            had = self.store.get_meta(key) not in (None, "", RELEASED)
+            self.store.set_meta(key, RELEASED)
         return had

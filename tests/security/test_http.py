@@ -384,6 +384,8 @@ def test_releasing_a_link_is_done_in_the_open(served: Served) -> None:
     assert status == 200
     released = [e.event for e in s.events_since(0) if e.type == "link_released"]
     assert released == [{"type": "link_released", "player": "Ann"}]  # every screen sees it
+    _, script = _as(served, "GET", "/api/whoami", token=ann)  # no device: no link after a release
+    assert script["auth"]["role"] == "guest"
     _, mine = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_PIN)  # claims it now
     assert mine["auth"] == {"role": "player", "player": "Ann"}
     _, old = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)

@@ -10,6 +10,9 @@ Figures:
   the event log) and applied twice (logged more than once).
 - ``hub_restarts``: the hub's bridge stops, the firmware sends readings while it is away, the
   bridge starts again; repeated. Lost and applied twice.
+- ``hub_kills``: a `pyramid hub` process killed with SIGKILL at 10 random moments while the
+  firmware sends 20 readings a second, started again each time (a kill may fall between a
+  reading's commit and its acknowledgement). Lost and applied twice.
 - ``send_twice``: every reading published twice with the same request id (a resend whose first
   copy did arrive). Applied twice.
 - ``answer_s``: the time from a reading's first send to its answer at the firmware (p50, max):
@@ -136,6 +139,103 @@ def hub_restarts(broker: Any, folder: Path, restarts: int = 10, per: int = 3) ->
         rig.close()
 
 
+def _hub_process(broker: Any, folder: Path, table: str) -> Any:
+    """`pyramid hub` on the broker with the table's users (its own process, to be killed)."""
+    import os
+    import subprocess
+
+    from hub.mqtt.access import Role
+
+    users = folder / "broker-users.json"
+    broker.credentials.save(users)
+    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", table, "--db",
+           str(folder / f"{table}.db"), "--broker", broker.url_for(Role.HUB), "--broker-users",
+           str(users), "--pin", "4321", "--http-port", "0", "--no-odds"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("hub ready"):
+            return proc
+    raise RuntimeError(f"the hub did not start (exit {proc.wait(5)})")
+
+
+def hub_kills(broker: Any, folder: Path, kills: int = 10, rate_hz: float = 20.0,
+              seed: int = 12) -> dict[str, Any]:
+    """A `pyramid hub` process killed with SIGKILL at random moments while the firmware sends
+    readings at ``rate_hz``, started again each time: the crash may fall between a reading's
+    commit and its acknowledgement, which the request id makes harmless."""
+    import random
+    import signal
+    import threading
+
+    from firmware.sinks import MqttSink
+    from hub.bus import EventBus
+    from hub.mqtt.access import Role
+    from hub.session import TableSession
+    from hub.store import Store
+    from hub.wire import parse_broker_url
+
+    table, rng = "dlk", random.Random(seed)
+    store = Store(folder / f"{table}.db")
+    session = TableSession(table, store, EventBus(table), pin="4321", odds=False, advice=False)
+    session.start_game(["Ann", "Bob"], seed=1)
+    session.bus.close()
+    store.close()
+    sink = MqttSink(table, parse_broker_url(broker.url_for(Role.FIRMWARE)), resend_first_s=0.5)
+    assert sink.wait_connected(10), "the firmware could not connect"
+    sent: list[float] = []
+    stop = threading.Event()
+
+    def firmware() -> None:
+        ts = 1.0
+        while not stop.wait(1.0 / rate_hz):
+            sent.append(ts)
+            sink.pyramid_released(ts)
+            ts += 1.0
+
+    hub = _hub_process(broker, folder, table)
+    time.sleep(1.0)  # its persistent session is at the broker from now on
+    sender = threading.Thread(target=firmware, daemon=True)
+    sender.start()
+    try:
+        for _ in range(kills):
+            time.sleep(rng.uniform(0.3, 1.5))
+            hub.send_signal(signal.SIGKILL)
+            hub.wait(10)
+            hub = _hub_process(broker, folder, table)
+        time.sleep(1.0)
+        stop.set()
+        sender.join(5)
+        answered = sink.wait_answered(60)
+    finally:
+        stop.set()
+        sink.close()
+        hub.send_signal(signal.SIGTERM)
+        hub.wait(20)
+    store = Store(folder / f"{table}.db")
+    try:
+        applied: dict[float, int] = {}
+        for e in store.events(table):
+            if e.type == "die_released":
+                at = float(e.event["at"])
+                applied[at] = applied.get(at, 0) + 1
+    finally:
+        store.close()
+    waits = sorted(sink.latencies)
+    return {
+        "kills": kills,
+        "readings": len(sent),
+        "lost": sum(1 for ts in sent if ts not in applied),
+        "applied_twice": sum(1 for c in applied.values() if c > 1),
+        "all_answered": answered,
+        "resends": sink.resends,
+        "answered_as_already_applied": sink.replayed,
+        "answer_s": {"p50": round(waits[len(waits) // 2], 3) if waits else None,
+                     "max": round(waits[-1], 3) if waits else None},
+    }
+
+
 def send_twice(broker: Any, folder: Path, n: int = 50) -> dict[str, Any]:
     """Each reading published twice with the same request id."""
     from tests.hub._mqttkit import Collector
@@ -172,6 +272,7 @@ def run() -> dict[str, Any]:
         out["broker_restarts"] = broker_restarts(broker, folder)
         out["hub_restarts"] = hub_restarts(broker, folder)
         out["send_twice"] = send_twice(broker, folder)
+        out["hub_kills"] = hub_kills(broker, folder)
         out["broker_restarts_without_resend"] = broker_restarts(broker, folder, resend=False)
     return out
 

@@ -277,6 +277,7 @@ class MqttSink(ObservationSink):
         self._resend_first = resend_first_s
         self.answers = 0  # readings answered by the hub
         self.resends = 0  # readings sent again for want of an answer
+        self.replayed = 0  # ... whose answer said the hub had already applied them
         self.latencies: collections.deque[float] = collections.deque(maxlen=1000)  # s to answer
         self._closing = threading.Event()
         self._client = mqtt.Client(
@@ -345,6 +346,7 @@ class MqttSink(ObservationSink):
             done = self._pending.pop(rid, None) if isinstance(rid, str) else None
         if done is not None:
             self.answers += 1
+            self.replayed += bool(answer.get("replayed"))
             self.latencies.append(time.monotonic() - done.since)
             if answer.get("ok") is False:
                 log.warning("MQTT: the hub refused a reading: %s", answer.get("error"))

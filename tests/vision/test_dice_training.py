@@ -52,3 +52,22 @@ def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_pa
     assert clf.net_logits(np.zeros((2, INPUT, INPUT, 3), np.uint8)).shape == (2, len(CLASSES))
     verdicts = clf.classify(np.zeros((3, INPUT, INPUT, 3), np.uint8))
     assert all(abs(sum(v.probs) - 1.0) < 1e-6 for v in verdicts)
+
+
+def test_batch_recolouring_is_seeded_swaps_channels_and_stays_in_range() -> None:
+    """The per-batch colour jitter: the same seed gives the same batch; a red crop comes out blue
+    or green in some samples (the channel swap), and values stay on the net's input scale."""
+    torch = pytest.importorskip("torch")
+    from vision.dice.classifier import to_blob
+    from vision.train.train import recolour
+
+    red = np.zeros((64, INPUT, INPUT, 3), np.uint8)
+    red[..., 2] = 200  # BGR: a red crop
+    xb = torch.from_numpy(to_blob(red))
+    a = recolour(xb, torch.Generator().manual_seed(1))
+    b = recolour(xb, torch.Generator().manual_seed(1))
+    assert torch.equal(a, b) and a.shape == xb.shape
+    assert float(a.min()) >= -2.0 and float(a.max()) <= 127.0 / 64.0
+    dominant = a.mean(dim=(2, 3)).argmax(dim=1)
+    assert int((dominant == 2).sum()) >= 16  # about half keep their colours
+    assert int((dominant != 2).sum()) >= 8  # and a good share turned blue or green

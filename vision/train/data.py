@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,7 +40,7 @@ class LabelledDie:
     face: int
 
 
-def photo_dice(set_name: str, im: dict) -> list[LabelledDie]:
+def photo_dice(set_name: str, im: dict[str, Any]) -> list[LabelledDie]:
     """The labelled dice of one photo with their centre and the die's side (whole die)."""
     dice = im["dice"]
     out = []
@@ -56,7 +57,7 @@ def photo_dice(set_name: str, im: dict) -> list[LabelledDie]:
     return out
 
 
-def photos(part: str, root: Path | None = None) -> Iterator[tuple[str, dict, np.ndarray]]:
+def photos(part: str, root: Path | None = None) -> Iterator[tuple[str, dict[str, Any], np.ndarray]]:
     """(set, image record, BGR image) of every photo in ``part`` of the committed split."""
     root = root or split_mod.real_root()
     wanted = split_mod.load()
@@ -122,12 +123,12 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = cv2.GaussianBlur(x, (0, 0), float(rng.uniform(0.3, 1.3)))
     if rng.random() < 0.5:
         x += rng.normal(0, rng.uniform(1, 9), x.shape).astype(np.float32)
-    out = np.clip(x, 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip(x, 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
         q = int(rng.integers(30, 95))
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
         if ok:
-            out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+            out = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR))
     return out
 
 

@@ -42,7 +42,7 @@ def _canvas(rng: np.random.Generator, s: int, colour: tuple[int, int, int]) -> n
 
 
 def _text(
-    img: np.ndarray, rng: np.random.Generator, s: int, colour: tuple[int, int, int], n: int
+    img: np.ndarray, rng: np.random.Generator, s: int, colour: tuple[float, ...], n: int
 ) -> None:
     """Draws ``n`` short strings into the float canvas ``img`` (OpenCV draws text on uint8)."""
     canvas = np.clip(img, 0, 255).astype(np.uint8)
@@ -113,7 +113,8 @@ def wood(rng: np.random.Generator, s: int) -> np.ndarray:
             -1,
             cv2.LINE_AA,
         )
-    return img + rng.normal(0, 4, (s, s, 1)).astype(np.float32)
+    out: np.ndarray = img + rng.normal(0, 4, (s, s, 1)).astype(np.float32)
+    return out
 
 
 def coin(rng: np.random.Generator, s: int) -> np.ndarray:

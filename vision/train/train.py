@@ -23,13 +23,20 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.dice.classifier import CLASSES, INPUT, META_FILE, MODEL_FILE, to_blob
 from vision.train import data
 
+if TYPE_CHECKING:
+    import torch
+
 SEED = 11
+WIDTHS = (12, 24, 48, 96)  # the net's channels per stage (``model.DieNet``)
+EPOCHS = 5
+COLOUR_AUG = False  # ``recolour`` every batch
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
 
 
@@ -88,8 +95,42 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     return float(fine[int(np.argmin([nll(t) for t in fine]))])
 
 
+_PERMS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+def recolour(xb: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Each crop of a batch (the net's input scale) recoloured at random: its colour channels
+    swapped (half the crops: a red die becomes a blue or a green one, which the real sets have
+    few of), each channel's gain, brightness and contrast jittered, a tenth made grey. Why on the
+    batch rather than on the stored crops: every epoch then sees other colours of the same dice."""
+    import torch
+
+    n = xb.shape[0]
+    x = xb * 64.0 + 128.0
+    perm = torch.tensor(_PERMS)[torch.randint(0, len(_PERMS), (n,), generator=gen)]
+    keep = torch.rand(n, generator=gen) < 0.5
+    perm[keep] = torch.tensor(_PERMS[0])
+    x = torch.gather(x, 1, perm[:, :, None, None].expand(-1, -1, *x.shape[2:]))
+    gain = 0.8 + 0.45 * torch.rand(n, 3, 1, 1, generator=gen)
+    bright = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
+    x = x * gain * bright
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)) + mean
+    grey = (torch.rand(n, 1, 1, 1, generator=gen) < 0.1).float()
+    x = grey * x.mean(dim=1, keepdim=True) + (1 - grey) * x
+    return (x.clamp(0.0, 255.0) - 128.0) / 64.0
+
+
 def train(
-    epochs: int, quick: bool, out_dir: Path, reference: Path | None, cache: Path | None = None
+    epochs: int,
+    quick: bool,
+    out_dir: Path,
+    reference: Path | None,
+    cache: Path | None = None,
+    *,
+    widths: tuple[int, int, int, int] = WIDTHS,
+    colour_aug: bool = COLOUR_AUG,
+    lr: float = 3e-3,
 ) -> dict[str, object]:
     import torch
 
@@ -105,9 +146,10 @@ def train(
     else:
         sets = build_data(quick, rng)
         if cache is not None:
+            arrays = {f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))}
             np.savez(
                 cache,
-                **{f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))},
+                **arrays,  # type: ignore[arg-type]
             )
     x_tr, y_tr = sets["train"]
     x_ca, y_ca = sets["calibration"]
@@ -117,11 +159,11 @@ def train(
     )
     xt = torch.from_numpy(to_blob(x_tr))
     yt = torch.from_numpy(y_tr)
-    net = DieNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
+    net = DieNet(widths)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-3)
     batch = 128
     steps = epochs * max(1, (len(yt) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
     gen = torch.Generator().manual_seed(SEED)
     for ep in range(epochs):
@@ -135,6 +177,8 @@ def train(
             xb = torch.rot90(xb, turns, dims=(2, 3))
             if bool(torch.randint(0, 2, (1,), generator=gen)):
                 xb = torch.flip(xb, dims=(3,))
+            if colour_aug:
+                xb = recolour(xb, gen)
             opt.zero_grad()
             loss = loss_fn(net(xb).flatten(1), yb)
             loss.backward()
@@ -157,6 +201,8 @@ def train(
         "temperature": round(temp, 4),
         "seed": SEED,
         "epochs": epochs,
+        "widths": list(widths),
+        "colour_aug": colour_aug,
         "quick": quick,
         "train_crops": int(len(y_tr)),
         "calibration_crops": int(len(y_ca)),
@@ -176,7 +222,7 @@ def train(
     return meta
 
 
-def export(net: object, path: Path) -> None:
+def export(net: torch.nn.Module, path: Path) -> None:
     import warnings
 
     import torch
@@ -196,7 +242,7 @@ def export(net: object, path: Path) -> None:
         )
 
 
-def check_export(net: object, path: Path, crops: np.ndarray) -> None:
+def check_export(net: torch.nn.Module, path: Path, crops: np.ndarray) -> None:
     """The ONNX file read by ``cv2.dnn`` gives PyTorch's logits (else: an error, no model)."""
     import cv2
     import torch
@@ -206,7 +252,7 @@ def check_export(net: object, path: Path, crops: np.ndarray) -> None:
     cvnet.setInput(blob)
     got = np.asarray(cvnet.forward()).reshape(len(crops), -1)
     with torch.no_grad():
-        want = net(torch.from_numpy(blob)).flatten(1).numpy()  # type: ignore[operator]
+        want = net(torch.from_numpy(blob)).flatten(1).numpy()
     err = float(np.abs(got - want).max())
     if err > 1e-3:
         raise RuntimeError(f"cv2.dnn and PyTorch differ by {err} on {path}")
@@ -221,19 +267,19 @@ def reference_crops() -> np.ndarray:
     return np.stack(dice + other)
 
 
-def write_reference(net: object, path: Path) -> None:
+def write_reference(net: torch.nn.Module, path: Path) -> None:
     import torch
 
     crops = reference_crops()
     with torch.no_grad():
-        logits = net(torch.from_numpy(to_blob(crops))).flatten(1).numpy()  # type: ignore[operator]
+        logits = net(torch.from_numpy(to_blob(crops))).flatten(1).numpy()
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, crops=crops, logits=logits)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="train-vision", description=__doc__.splitlines()[0])
-    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--epochs", type=int, default=EPOCHS)
     p.add_argument(
         "--cache",
         type=Path,
@@ -251,10 +297,37 @@ def main(argv: list[str] | None = None) -> int:
         default=MODEL_FILE.parent,
         help="where the .onnx and .json go (default: the package's models folder)",
     )
+    p.add_argument(
+        "--reference",
+        type=Path,
+        help="write the reference crops and PyTorch logits the tests compare cv2.dnn with "
+        "here (default: the tests' fixture when the model goes to the package's folder)",
+    )
+    p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument(
+        "--colour-aug",
+        action=argparse.BooleanOptionalAction,
+        default=COLOUR_AUG,
+        help="recolour every batch (channel swaps, gains, contrast)",
+    )
     args = p.parse_args(argv)
     epochs = 1 if args.quick else args.epochs
-    ref = None if args.quick or args.out != MODEL_FILE.parent else REFERENCE
-    train(epochs, args.quick, args.out, ref, args.cache)
+    ref = args.reference or (None if args.quick or args.out != MODEL_FILE.parent else REFERENCE)
+    w = [int(v) for v in args.widths.split(",")]
+    if len(w) != 4:
+        p.error("--widths takes four numbers")
+    widths = (w[0], w[1], w[2], w[3])
+    train(
+        epochs,
+        args.quick,
+        args.out,
+        ref,
+        args.cache,
+        widths=widths,
+        colour_aug=args.colour_aug,
+        lr=args.lr,
+    )
     return 0
 
 

@@ -71,3 +71,12 @@ def test_batch_recolouring_is_seeded_swaps_channels_and_stays_in_range() -> None
     dominant = a.mean(dim=(2, 3)).argmax(dim=1)
     assert int((dominant == 2).sum()) >= 16  # about half keep their colours
     assert int((dominant != 2).sum()) >= 8  # and a good share turned blue or green
+
+
+def test_answerable_share_at_a_precision_counts_the_most_confident_first() -> None:
+    from vision.train.evaluate import Tally
+
+    t = Tally(crop_scores=[(0.99, True), (0.95, True), (0.9, False), (0.8, True), (0.5, False)])
+    assert t.coverage_at(1.0) == 2 / 5  # the first wrong answer stops a perfect run
+    assert t.coverage_at(0.75) == 4 / 5  # 3 right of the 4 most confident
+    assert Tally().coverage_at(0.99) == 0.0

@@ -2,19 +2,16 @@
 
     python -m vision.train.evaluate [--part calibration] [--model DIR] [--threshold 0.8]
 
-Two views of the same photos (by default the split's calibration part: the part a candidate
-model may be chosen on; the held-out part is for the one final figure):
+The model alone, on the photos of one part of the split (by default the calibration part: the
+part a candidate model may be chosen on; the held-out part is for the one final figure): every
+labelled die cropped at its label box (``die_crop``) and read by the classifier: the share
+answered at the threshold, the share of answers right, and the share answerable at 99 % right
+whatever the threshold; and the "not a die" crops of those photos (background patches and the
+hand-written path's false dice): the share the classifier takes for a die.
 
-- **crops**: every labelled die cropped at its label box (``die_crop``), read by the classifier
-  alone: the share answered at the threshold, the share of answers right; and the "not a die"
-  crops of those photos (background patches and the hand-written path's false dice): the share
-  the classifier takes for a die;
-- **frames**: the learned full-frame path (``vision.dice.learned.read_learned``: the hand-written
-  proposals checked by the net, plus the net's own detections) scored like ``eval_dice``: found,
-  answered, right of answered, wrong per found, false dice per image, per set and pooled.
-
-The hand-written proposals do not depend on the model; they are kept in a cache file (``--cache``)
-so that comparing models re-runs only the net.
+The whole reader with a model (its gates chosen for that model) is measured by
+``python -m vision.eval_dice_gates``. The hand-written proposals do not depend on the model; they
+are kept in a cache file (``--cache``) so that comparing models re-runs only the net.
 """
 
 from __future__ import annotations
@@ -40,10 +37,6 @@ class Tally:
 
     images: int = 0
     dice: int = 0
-    found: int = 0
-    answered: int = 0
-    right: int = 0
-    false_dice: int = 0
     crops_answered: int = 0
     crops_right: int = 0
     negatives: int = 0
@@ -72,16 +65,12 @@ class Tally:
         def pct(a: int, b: int) -> str:
             return f"{100.0 * a / b:6.1f}" if b else "     -"
 
-        wrong = self.answered - self.right
         return (
-            f"{name:18s} {self.images:4d} {self.dice:5d} | crops: ans "
-            f"{pct(self.crops_answered, self.dice)} right "
-            f"{pct(self.crops_right, self.crops_answered)} neg-taken "
-            f"{pct(self.negatives_taken, self.negatives)} of {self.negatives:4d} | frames: found "
-            f"{pct(self.found, self.dice)} ans {pct(self.answered, self.found)} right "
-            f"{pct(self.right, self.answered)} wrong/found {pct(wrong, self.found)}"
-            f" false/img {self.false_dice / max(self.images, 1):5.2f} | crops answerable at 99 %"
-            f" right {100 * self.coverage_at(0.99):5.1f}"
+            f"{name:16s} {self.images:4d} photos {self.dice:5d} dice | answered "
+            f"{pct(self.crops_answered, self.dice)} % right "
+            f"{pct(self.crops_right, self.crops_answered)} % | answerable at 99 % right "
+            f"{100 * self.coverage_at(0.99):5.1f} % | not-a-die crops taken "
+            f"{pct(self.negatives_taken, self.negatives)} % of {self.negatives:4d}"
         )
 
 
@@ -94,12 +83,9 @@ def _hand(img: np.ndarray) -> list[Any]:
 
 
 def evaluate(
-    part: str, clf: DieClassifier, threshold: float, cache: Path | None, frames: bool = True
+    part: str, clf: DieClassifier, threshold: float, cache: Path | None
 ) -> dict[str, Tally]:
-    from vision.dice.learned import read_learned
-    from vision.dice.verify import face_verdict
-    from vision.eval_dice import match
-    from vision.palette import default_palette
+    from vision.dice.learned import face_verdict
 
     hand_cache: dict[str, list[Any]] = {}
     if cache is not None and cache.is_file():
@@ -147,28 +133,6 @@ def evaluate(
             vs = clf.classify(np.stack(negs))
             t.negatives += len(vs)
             t.negatives_taken += sum(v.p_die >= 0.5 for v in vs)
-        if not frames:
-            continue
-        readings = read_learned(img, hand, default_palette(), None, classifier=clf)
-        labels = [
-            {"box": [d.cx - d.side / 2, d.cy - d.side / 2, d.side, d.side], "face": d.face}
-            for d in dice
-        ]
-        pairs = match(labels, readings)
-        matched = {id(r) for _, r in pairs if r is not None}
-        t.false_dice += sum(1 for r in readings if id(r) not in matched)
-        for lab, r in pairs:
-            if r is None:
-                continue
-            t.found += 1
-            if r.face is not None:
-                t.answered += 1
-                t.right += r.face == lab["face"]
-                if r.face != lab["face"]:
-                    t.errors.append(
-                        f"{name} {im['file']} frame: face {lab['face']} read {r.face} "
-                        f"{r.face_confidence:.2f}"
-                    )
     if cache is not None and dirty:
         cache.write_bytes(pickle.dumps(hand_cache))
     pooled = Tally()
@@ -184,13 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=MODEL_FILE.parent)
     p.add_argument("--threshold", type=float, default=0.8)
     p.add_argument("--cache", type=Path)
-    p.add_argument("--no-frames", action="store_true", help="crops only (fast)")
     p.add_argument("--errors", action="store_true", help="list the wrong answers")
     args = p.parse_args(argv)
     cv2.setNumThreads(1)
     clf = DieClassifier(args.model / MODEL_FILE.name, args.model / META_FILE.name)
     t0 = time.time()
-    res = evaluate(args.part, clf, args.threshold, args.cache, frames=not args.no_frames)
+    res = evaluate(args.part, clf, args.threshold, args.cache)
     print(f"== {args.model} on the {args.part} part, answer threshold {args.threshold}")
     for name, t in res.items():
         print(t.row(name))

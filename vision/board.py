@@ -261,13 +261,13 @@ class CameraPose:
     @property
     def centre(self) -> np.ndarray:
         """The camera's position in board coordinates (z negative: above the board)."""
-        return -self.R.T @ self.t
+        return np.asarray(-self.R.T @ self.t)
 
     @property
     def homography(self) -> np.ndarray:
         """Board surface (mm) -> image pixels."""
         H = self.K @ np.column_stack([self.R[:, 0], self.R[:, 1], self.t])
-        return H / H[2, 2]
+        return np.asarray(H / H[2, 2])
 
     def project(self, xy: np.ndarray, height: np.ndarray | float = 0.0) -> np.ndarray:
         """Image pixels (N x 2) of board points ``xy`` (N x 2 mm) at ``height`` mm above it."""
@@ -276,7 +276,7 @@ class CameraPose:
         pts = np.column_stack([xy, z])
         cam = pts @ self.R.T + self.t
         uvw = cam @ self.K.T
-        return uvw[:, :2] / uvw[:, 2:3]
+        return np.asarray(uvw[:, :2] / uvw[:, 2:3])
 
     @classmethod
     def from_homography(
@@ -379,10 +379,10 @@ def _detect(gray: np.ndarray, geo: BoardGeometry, scale: float) -> dict[int, np.
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
-    for c, i in zip(corners, ids.ravel(), strict=False):
-        i = int(i)
-        if i in geo.marker_centres and i not in found:
-            found[i] = (np.asarray(c, np.float64).reshape(4, 2) + 0.5) / scale - 0.5
+    for c, raw in zip(corners, ids.ravel(), strict=False):
+        mid = int(raw)
+        if mid in geo.marker_centres and mid not in found:
+            found[mid] = (np.asarray(c, np.float64).reshape(4, 2) + 0.5) / scale - 0.5
     if found:
         pts = np.concatenate([found[i] for i in sorted(found)]).astype(np.float32)
         side = min(float(np.linalg.norm(found[i][0] - found[i][2])) for i in found) / 1.41

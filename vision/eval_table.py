@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from vision.board import BoardGeometry
+from vision.palette import CAMEL_UP
 from vision.render.board import random_position
 from vision.render.table import Table, make_table, render_table_scene, sample_table_pose
 from vision.table import (
@@ -69,7 +70,7 @@ def _setup_view(table: Table) -> tuple[Any, float, list[str], np.random.Generato
     srng = np.random.default_rng([table.seed, 2])
     pose = sample_table_pose(srng, table, FRAME)
     kelvin = float(srng.uniform(2700, 6500))
-    order = [str(c) for c in srng.permutation(["blue", "green", "orange", "yellow", "white"])]
+    order = [str(c) for c in srng.permutation(list(CAMEL_UP))]
     return pose, kelvin, order, srng
 
 
@@ -83,9 +84,7 @@ def set_up_table(
     kelvin = k0 if kelvin is None else kelvin
     track = {i + 1: [c] for i, c in enumerate(order)}
     # the person's two snapshots: the empty board (markers, track, its look), then the pieces
-    empty, truth = render_table_scene(
-        table, srng, {}, {}, kelvin=kelvin, pose=pose, size=FRAME
-    )
+    empty, truth = render_table_scene(table, srng, {}, {}, kelvin=kelvin, pose=pose, size=FRAME)
     img, _ = render_table_scene(
         table, srng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose, size=FRAME
     )

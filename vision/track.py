@@ -245,7 +245,7 @@ def _gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeomet
     d = np.linalg.norm(points[:, None, :] - cs[None], axis=-1) + 1.0
     wts = 1.0 / d**2
     wts /= wts.sum(axis=1, keepdims=True)
-    return wts @ g
+    return np.asarray(wts @ g)
 
 
 # --- the reader -----------------------------------------------------------------------------
@@ -539,9 +539,10 @@ def _read_spaces(
         columns[s] = Column(
             lin[i], base_idx, band_s, top_face, float(band_px[i]), float(hide_mm[i])
         )
-        if tiles[i] is not None:  # a camel never stands on a desert tile
+        tile = tiles[i]
+        if tile is not None:  # a camel never stands on a desert tile
             spaces[s] = SpaceReading([], 0.9)
-            desert[s] = tiles[i]
+            desert[s] = tile
             continue
         px_per_sample = float(length_px[i]) / (n - 1)
         r = _decode(
@@ -666,7 +667,7 @@ def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) 
         light = (g[:, 0] - np.maximum(g[:, 1], g[:, 2])) / np.maximum(g[:, 0], 1.0) > 0.05
         edge = np.abs(g[:, 1] - g[:, 2]) / np.maximum(np.maximum(g[:, 1], g[:, 2]), 1.0) > 0.08
         dark = dark | light | edge
-    return (dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
+    return np.asarray((dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1))
 
 
 def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
@@ -730,7 +731,7 @@ def _band_colour(
     d1 = float(d[order[0]])
     d2 = float(d[order[1]]) if len(order) > 1 else np.inf
     # near enough to one camel colour, and clearly nearer it than to any other free one
-    if d1 > 1.3 * pal.radius[best] * (1.0 + 0.01 / max(y, 0.002)) or d2 < 1.8 * d1:
+    if d1 > 1.3 * pal.radius[best] * (1.0 + 0.01 / max(float(y), 0.002)) or d2 < 1.8 * d1:
         return None
     # and not better explained as the board (a gap in the stack shows the board)
     nb = min(
@@ -776,6 +777,42 @@ def _unread(why: str) -> SpaceReading:
     return SpaceReading([], 0.0, True, why, resolvable=True)
 
 
+def _base_as_set_up(explained: np.ndarray | None, base_idx: int, band: float) -> bool:
+    """Does the space's base (from in front of it to a camel's height) look as the empty board
+    did at set-up? Then no camel stands there, whatever shows above it (a betting tile on the
+    table, a neighbour's camel): a camel at the base would hide the board's own look."""
+    if explained is None:
+        return False
+    lo, hi = max(int(base_idx - 0.3 * band), 0), int(base_idx + 1.2 * band)
+    return hi > lo and float(explained[lo:hi].mean()) > 0.85
+
+
+def _leg_gap(
+    label: np.ndarray,
+    is_board: np.ndarray,
+    explained: np.ndarray | None,
+    base_idx: int,
+    start: float,
+    band: float,
+) -> bool:
+    """Is the gap between the space's base and its lowest band the bottom camel's legs?
+
+    A dromedary's body stands on legs: seen low, the board shows between them (lit, or in the
+    camel's shadow) and the body's band starts up to a band above the base. No camel fits in
+    less than a band, so a gap that short showing the board (labelled board, or looking as the
+    empty board did at set-up) is no unread camel."""
+    if start - base_idx > 1.05 * band:
+        return False
+    # the band's lower edge is blurred into the gap over a quarter band: not counted
+    lo, hi = int(base_idx), int(start - 0.25 * band)
+    if hi - lo < 2:
+        return False
+    board = is_board[label[lo:hi]]
+    if explained is not None:
+        board = board | explained[lo:hi]
+    return float(board.mean()) >= 0.6
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -811,6 +848,7 @@ def _decode(
                 and st < reach
                 and en - st >= 0.5 * band
                 and not (explained is not None and float(explained[st:en].mean()) > 0.6)
+                and not _base_as_set_up(explained, base_idx, band)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up
@@ -878,10 +916,13 @@ def _decode(
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
         return _unread("the lowest band is below the space's front")
+    low = None
     if spans[0][0] > base_idx + 0.8 * band:
-        extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
-        if extra is None:
+        low = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
+        if low is None and not _leg_gap(label, is_board, explained, base_idx, spans[0][0], band):
             return _unread("the lowest band starts too high: a camel unread below?")
+    if low:  # camels read in the gap below the lowest band
+        extra = low
         step = (spans[0][0] - base_idx) / len(extra)
         spans = [
             [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))

@@ -173,7 +173,7 @@ class StackFit:
         ch, y = _chroma(mean[..., :3])
         d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
-        return (hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board)
+        return np.asarray((hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board))
 
     def fits(self, stack: list[str]) -> float | None:
         """How clearly the column shows ``stack`` (bottom to top): the smallest band margin,

@@ -34,13 +34,14 @@ from vision.cli.calibrate_steps import (
     track_cells,
 )
 from vision.cli.frames import FrameSource, FrameSourceError, open_source
+from vision.palette import CAMEL_UP
 from vision.table import SetupRefused, TableProfile, load_profile, save_profile
 
 __all__ = ["TableSetupDesk", "default_desk"]
 
 KEEP_SNAPSHOTS = 4  # a person may go back to the last few snapshots; older ones are dropped
 JPEG_QUALITY = 85
-COLOURS = ("blue", "green", "orange", "yellow", "white")
+COLOURS = CAMEL_UP
 
 
 def _jpeg_b64(img: np.ndarray) -> str:

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.board import BoardGeometry, CameraPose, load_geometry, stack_region
+from vision.palette import CAMEL_UP
 from vision.render.camels import draw_blocks, draw_shadows, stack_blocks
 from vision.render.effects import EffectParams, apply_effects
 from vision.render.hands import draw_hand
@@ -192,7 +193,7 @@ def _look_at(centre: np.ndarray, target: np.ndarray, roll: float) -> np.ndarray:
     down = np.cross(fwd, right)
     R = np.vstack([right, down, fwd])
     c, s = np.cos(roll), np.sin(roll)
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ R
+    return np.asarray(np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ R)
 
 
 def sample_pose(
@@ -258,7 +259,7 @@ def _pose_info(pose: CameraPose) -> dict[str, Any]:
 
 
 # --- game positions -----------------------------------------------------------------------
-COLOURS = ("blue", "green", "orange", "yellow", "white")
+COLOURS = CAMEL_UP  # the camels, in the order scenes draw them
 
 
 def random_position(
@@ -403,8 +404,8 @@ def render_board_scene(
         hands_rng = part("hands")
         for _ in range(hands):
             space = int(hands_rng.choice(geo.spaces))
-            c = geo.space_centres[space]
-            pa, pb = pose.project(np.array([c, [c[0] + 10, c[1]]]), 0.0)
+            at = geo.space_centres[space]
+            pa, pb = pose.project(np.array([at, [at[0] + 10, at[1]]]), 0.0)
             hand_mask |= draw_hand(
                 img, hands_rng, (float(pa[0]), float(pa[1])), float(np.linalg.norm(pb - pa)) / 10
             )

@@ -14,6 +14,7 @@ the ``rng`` passed in, so a scene is deterministic per seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -213,9 +214,9 @@ def make_background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarr
     base = np.asarray(_BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))], np.float32)
     base = base * rng.uniform(0.85, 1.1, 3).astype(np.float32)
     low = rng.normal(0, 1, (max(h // 40, 2), max(w // 40, 2))).astype(np.float32)
-    low = cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC)
+    low = np.asarray(cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
     grain = rng.normal(0, 1, (h, max(w // 8, 2))).astype(np.float32)
-    grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
+    grain = np.asarray(cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
     img = base[None, None, :] * (1 + 0.05 * low[..., None] + 0.03 * grain[..., None])
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -250,7 +251,7 @@ def render_dice_scene(
     die_px: tuple[float, float] = (40.0, 70.0),
     effects: bool = True,
     white_patch: bool = True,
-    effect_kwargs: dict | None = None,
+    effect_kwargs: dict[str, Any] | None = None,
 ) -> tuple[np.ndarray, SceneTruth]:
     """Render ``n_dice`` non-overlapping dice on a table; returns (BGR image, truth).
 

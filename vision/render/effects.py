@@ -83,7 +83,9 @@ def apply_lighting(
     h, w = image.shape[:2]
     gain = np.asarray(colour, np.float32) * np.float32(strength)
     if gradient <= 0:
-        return cv2.multiply(image, tuple(float(v) for v in gain) + (0.0,))
+        # a scalar per channel (OpenCV takes a 4-tuple; its stubs only know arrays)
+        scalar = tuple(float(v) for v in gain) + (0.0,)
+        return np.asarray(cv2.multiply(image, scalar))  # type: ignore[call-overload]
     a = np.deg2rad(gradient_angle_deg)
     px = ((np.arange(w, dtype=np.float32) - w / 2) * np.float32(np.cos(a)))[None, :]
     py = ((np.arange(h, dtype=np.float32) - h / 2) * np.float32(np.sin(a)))[:, None]
@@ -114,7 +116,7 @@ def motion_blur(image: np.ndarray, length: float, angle_deg: float = 0.0) -> np.
     k = np.zeros((n, n), np.float32)
     k[n // 2, :] = 1.0
     rot = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), angle_deg, 1.0)
-    k = cv2.warpAffine(k, rot, (n, n))
+    k = np.asarray(cv2.warpAffine(k, rot, (n, n)), np.float32)
     k /= max(float(k.sum()), 1e-6)
     return cv2.filter2D(image, -1, k)
 
@@ -149,7 +151,10 @@ def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), int(quality)])
     if not ok:  # pragma: no cover - OpenCV always encodes a valid uint8 image
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if out is None:  # pragma: no cover - a buffer OpenCV just encoded decodes
+        raise RuntimeError("JPEG decoding failed")
+    return np.asarray(out)
 
 
 def add_glare(

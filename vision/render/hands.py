@@ -64,7 +64,7 @@ def draw_hand(
     start = np.array([ex, ey], np.float64)
     palm = np.array([tx, ty], np.float64) + rng.normal(0, 20 * s, 2)
     axis = palm - start
-    axis /= max(np.linalg.norm(axis), 1e-6)
+    axis /= max(float(np.linalg.norm(axis)), 1e-6)
     side = np.array([-axis[1], axis[0]])
     wrist = palm - axis * 55 * s
     skin = np.zeros((h, w), np.uint8)

@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.board import BoardGeometry, CameraPose, ring_5x5_cells, stack_region
+from vision.palette import CAMEL_UP
 from vision.render.art import BoardArt, draw_board_art, draw_desert_tile
 from vision.render.board import AS_BUILT_TILT_DEG, random_position
 from vision.render.camels import Block, draw_shadows
@@ -50,7 +51,7 @@ __all__ = [
     "sample_table_pose",
 ]
 
-COLOURS = ("blue", "green", "orange", "yellow", "white")
+COLOURS = CAMEL_UP  # the camels, in the order scenes draw them
 REAL_CAMEL_RGB: dict[str, tuple[int, int, int]] = {
     "blue": (24, 58, 170),
     "green": (78, 160, 40),

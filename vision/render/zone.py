@@ -111,5 +111,5 @@ def render_zone_scene(
     zone_empty = apply_effects(zone_empty, fx_zone, rngs[3])
     assert truth.die is not None and ztruth.die is not None
     return ZoneScene(preview, preview_empty, zone, zone_empty, (x0, y0, w, h), zone_prev,
-                     die[0], int(die[1]), tuple(truth.die["box"]),  # type: ignore[arg-type]
-                     tuple(ztruth.die["box"]), pose, fx)  # type: ignore[arg-type]
+                     die[0], int(die[1]), tuple(truth.die["box"]),
+                     tuple(ztruth.die["box"]), pose, fx)

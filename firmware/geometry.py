@@ -72,6 +72,9 @@ class Layout:
     # yours and pass it (it decides whether the far row is seen over it).
     pyramid_height: float = 100.0
     camels: int = 5  # camels in the game: a stack that hides another cannot be taller than 5 - k
+    # the marker cards' white squares' corners: on a board with no margin (the first edition,
+    # a version-2 board file) the cards lie on the table beside the board, outside it
+    cards: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,23 @@ def layout_from_board(board: Mapping[str, Any], pyramid_height: float = 100.0) -
         along_x = cells[(i + 1) % len(cells)][0] == r
         spaces.append((ox + (c + 0.5) * cell, oy + (r + 0.5) * cell, along_x))
     return Layout(w, d, tuple(spaces), *camel_dims, max_stack, zone, die, pc, pbase,
-                  pyramid_height)
+                  pyramid_height, cards=_card_corners(board.get("markers")))
+
+
+def _card_corners(markers: Any) -> tuple[tuple[float, float], ...]:
+    """Corners of every marker's white square (board mm), from the board file's markers."""
+    if not isinstance(markers, Mapping) or not isinstance(markers.get("placements"), Mapping):
+        return ()
+    half = float(markers.get("size", 0.0)) / 2 + float(markers.get("white_border", 0.0))
+    out: list[tuple[float, float]] = []
+    for place in markers["placements"].values():
+        x, y = float(place[0]), float(place[1])
+        a = math.radians(float(place[2])) if len(place) > 2 else 0.0
+        for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            dx, dy = sx * half, sy * half
+            out.append((x + dx * math.cos(a) - dy * math.sin(a),
+                        y + dx * math.sin(a) + dy * math.cos(a)))
+    return tuple(out)
 
 
 def load_layout(path: str | Path | None = None, pyramid_height: float = 100.0) -> Layout:
@@ -173,9 +192,11 @@ def _edge_margin(uv: tuple[float, float] | None, lens: Lens) -> float:
 
 
 def _must_see(layout: Layout) -> list[Vec]:
-    """Board corners (the markers sit there), full stacks on every space, the reveal zone."""
+    """Board corners, the marker cards (beside a board with no margin, or on its margin), full
+    stacks on every space, the reveal zone."""
     pts: list[Vec] = [(0, 0, 0), (layout.width, 0, 0), (0, layout.depth, 0),
                       (layout.width, layout.depth, 0)]
+    pts += [(x, y, 0) for x, y in layout.cards]
     top = layout.camel_height * layout.max_stack
     for x, y, along_x in layout.spaces:
         hx, hy = _half(layout, along_x)

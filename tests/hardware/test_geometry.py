@@ -126,3 +126,20 @@ def test_incomplete_board_geometry_is_named():
 def test_lens_focal_lengths():
     lens = Lens("test", 90.0, 90.0, 1000, 600)
     assert lens.fx == pytest.approx(500) and lens.fy == pytest.approx(300)
+
+
+def test_marker_cards_beside_a_board_with_no_margin_must_be_in_view():
+    """The first edition: the cards lie outside the board, so the frame must reach them. The
+    build guide's head (37.3 deg) on the 550 mm arm loses the near cards; the centred tilt
+    of the same arm sees them."""
+    first = load_layout(BOARD.parent / "board-first-edition.yaml")
+    assert len(first.cards) == 16
+    assert sum(not (0 <= x <= first.width and 0 <= y <= first.depth) for x, y in first.cards) == 16
+    head = camera_view(Placement(550, 37.3, 200), CM3, first)
+    assert not head.ok and head.margin_px < 0
+    tilt = centred_tilt(550, 200, CM3, first)
+    assert 28 < tilt < 34
+    assert camera_view(Placement(550, tilt, 200), CM3, first).ok
+    # board.yaml's markers sit on the board's margin: nothing changes there
+    old = load_layout(BOARD)
+    assert all(0 <= x <= old.width and 0 <= y <= old.depth for x, y in old.cards)

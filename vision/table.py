@@ -57,6 +57,7 @@ __all__ = [
     "TableProfile",
     "capture_background",
     "learn_camels",
+    "learn_camels_from_stacks",
     "learn_tiles",
     "load_profile",
     "place_board",
@@ -77,6 +78,9 @@ CELL_SLACK = 0.04
 REFINE_BOUND = 0.04  # a refined colour stays this near (chromaticity) its set-up colour
 REFINE_RATE = 0.25  # each confirmed sample moves the colour this share of the way to it
 MIN_APART = 0.05  # two learnt colours nearer than this are one colour
+# a camel learnt from a stack this far (chromaticity) from its board-file colour is another
+# piece seen in its place (real paint sits 0.16-0.23 from the nominal colours)
+NOT_THAT_CAMEL = 0.4
 PROPOSAL_GAP_MM = 12.0  # a card lies about this far off the board's corner, along each side
 
 
@@ -646,6 +650,80 @@ def learn_camels(
                     f"the camels on spaces "
                     f"{spaces[names.index(a)]} and {spaces[names.index(b)]} look "
                     f"the same colour: is one camel there twice?",
+                )
+    _check_order(learnt, geo)
+    anchors = {**profile.anchors, **learnt}
+    return replace(profile, camels={**profile.camels, **learnt}, anchors=anchors, log=())
+
+
+def learn_camels_from_stacks(
+    profile: TableProfile, image: np.ndarray, track: dict[int, list[str]]
+) -> TableProfile:
+    """Each camel's colour from a frame of the setup roll's stacks as read and confirmed by a
+    person (space -> colours bottom to top), instead of the five camels on spaces 1 to 5.
+
+    Each camel's band is sampled where its level puts it on its space's column, the middle of
+    its height (a camel's legs, the hump of the one below, the next one's shadow left out), and
+    the samples far from the board's own colour kept. Refused as ``learn_camels`` is: a camel
+    not found at its level, two camels alike, colours that fit another naming much better."""
+    from vision.track import read_track
+
+    _check_image(image)
+    geo = profile.geometry
+    names = [c for stack in track.values() for c in stack]
+    if len(set(names)) != len(names) or set(names) - set(geo.colours):
+        raise SetupRefused(
+            Refusal.BAD_ORDER, f"the stacks must name each camel at most once, got {track}"
+        )
+    if any(s not in geo.space_centres for s in track) or not names:
+        raise SetupRefused(Refusal.BAD_ORDER, f"the stacks must stand on spaces 1-16: {track}")
+    loc = _locate(image, geo)
+    reading = read_track(image, geo, loc, all_camels=False)
+    if not reading.ok:
+        raise SetupRefused(Refusal.MARKER_NOT_SEEN, reading.reason or "the frame was not read")
+    board = _board_chroma(image, loc, geo, [s for s in geo.spaces if s not in track])
+    learnt: dict[str, ColourStat] = {}
+    for space, stack in track.items():
+        col = reading.columns[space]
+        for level, name in enumerate(stack):
+            lo = int(col.base + (level + 0.3) * col.band)
+            hi = int(np.ceil(col.base + (level + 0.95) * col.band))
+            seg = col.lin[max(lo, 0) : max(hi, 0)]
+            seg = seg[seg.sum(axis=1) > 0.02]
+            ch = _chroma(seg)
+            far = ch[np.linalg.norm(ch - board, axis=1) > 0.08] if len(ch) else ch
+            if len(far) < max(3, 0.4 * len(ch)):
+                raise SetupRefused(
+                    Refusal.CAMEL_NOT_FOUND,
+                    f"no camel seen at level {level + 1} of space {space}, where the {name} one "
+                    "should stand",
+                )
+            med = np.median(far, axis=0)
+            d = np.linalg.norm(far - med, axis=1)
+            keep = far[d <= np.quantile(d, 0.7)]
+            centre = np.median(keep, axis=0)
+            spread = float(np.sqrt(np.mean(np.sum((keep - centre) ** 2, axis=1))))
+            learnt[name] = ColourStat(
+                (float(centre[0]), float(centre[1]), float(centre[2])), spread, len(keep)
+            )
+    where = {c: (s, lv + 1) for s, stack in track.items() for lv, c in enumerate(stack)}
+    nominal = _nominal(geo)
+    for name, st in learnt.items():
+        # a stack in front can hide a camel's band: what is sampled there is another piece
+        if float(np.linalg.norm(np.asarray(st.chroma) - nominal[name])) > NOT_THAT_CAMEL:
+            s, lv = where[name]
+            raise SetupRefused(
+                Refusal.CAMEL_NOT_FOUND,
+                f"what stands at level {lv} of space {s} does not look like the {name} camel "
+                "(hidden behind another stack?): put the camels on spaces 1 to 5 instead",
+            )
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if float(np.linalg.norm(np.subtract(learnt[a].chroma, learnt[b].chroma))) < MIN_APART:
+                raise SetupRefused(
+                    Refusal.TWO_CAMELS_ONE_COLOUR,
+                    f"the {a} camel (space {where[a][0]}, level {where[a][1]}) and the {b} one "
+                    f"(space {where[b][0]}, level {where[b][1]}) look the same colour",
                 )
     _check_order(learnt, geo)
     anchors = {**profile.anchors, **learnt}

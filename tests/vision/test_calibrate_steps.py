@@ -127,3 +127,18 @@ def test_frame_sources_plug_in_by_scheme(frames):
         src.snapshot()
     with pytest.raises(ValueError):
         register_source("not a word", lambda rest: replay)
+
+
+def test_camels_from_the_confirmed_setup_roll_on_the_command_line(frames, tmp_path):
+    paths, truth, play_track, _ = frames
+    prof = str(tmp_path / "table.json")
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth.board_corners)
+    code, _ = _run("track", "--frame", str(paths["empty"]), "--table", prof, "--corners", corners)
+    assert code == 0
+    # the play frame's stacks, as a person confirmed them, teach the three camels in it
+    stacks = json.dumps({str(k): v for k, v in play_track.items()})
+    code, out = _run("camels", "--frame", str(paths["play"]), "--table", prof, "--track", stacks)
+    assert code == 0, out
+    assert sorted(out["camels"]) == sorted(c for s in play_track.values() for c in s)
+    code, out = _run("camels", "--frame", str(paths["play"]), "--table", prof, "--track", "{3: x}")
+    assert code == 1 and out["code"] == "bad_order"

@@ -214,3 +214,46 @@ def test_a_board_moved_against_the_cards_is_noticed_and_not_read(table):
     )
     reading = read_track(img, prof.geometry, table=prof)
     assert reading.reason == BOARD_MOVED and not reading.track
+
+
+def _roll_frame(seed: int):
+    """A tuning table set up the usual way, and a frame of a setup roll's stacks on 1-3."""
+    from vision.eval_table import set_up_table
+
+    t = make_table(seed)
+    prof, _ = set_up_table(t)
+    pose, kelvin, order, rng = _setup_view(t)
+    perm = [str(c) for c in rng.permutation(order)]
+    roll = {1: perm[:2], 2: perm[2:3], 3: perm[3:]}
+    img, _ = render_table_scene(t, rng, roll, {}, kelvin=kelvin, pose=pose)
+    return t, prof, roll, img, pose, kelvin
+
+
+def test_camel_colours_learnt_from_the_confirmed_setup_roll():
+    from vision.table import learn_camels_from_stacks
+
+    t, prof, roll, img, pose, kelvin = _roll_frame(100_031)
+    fresh = replace(prof, camels={}, anchors={})
+    got = learn_camels_from_stacks(fresh, img, roll)
+    assert sorted(got.camels) == sorted(prof.camels)
+    for name, st in got.camels.items():  # near what the five-spaces step learnt
+        assert np.linalg.norm(np.subtract(st.chroma, prof.camels[name].chroma)) < 0.06, name
+    track = {4: ["blue", "white"], 9: ["green"], 14: ["orange", "yellow"]}
+    scene, truth = render_table_scene(t, np.random.default_rng(3), track, {7: "oasis"},
+                                      kelvin=kelvin, pose=pose)
+    reading = read_track(scene, got.geometry, table=got)
+    assert reading.desert == {7: "oasis"} and len(reading.track) >= 2
+    assert all(track[s] == stack for s, stack in reading.track.items())  # abstains, never wrong
+
+
+def test_a_camel_hidden_behind_a_stack_of_the_roll_is_refused():
+    from vision.table import learn_camels_from_stacks
+
+    _, prof, roll, img, _, _ = _roll_frame(100_033)  # this view hides a camel of space 3
+    fresh = replace(prof, camels={}, anchors={})
+    with pytest.raises(SetupRefused) as err:
+        learn_camels_from_stacks(fresh, img, roll)
+    assert err.value.code == Refusal.CAMEL_NOT_FOUND and "space 3" in err.value.sentence
+    with pytest.raises(SetupRefused) as err:
+        learn_camels_from_stacks(fresh, img, {1: ["blue", "blue"]})
+    assert err.value.code == Refusal.BAD_ORDER

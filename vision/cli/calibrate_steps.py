@@ -10,6 +10,8 @@ when it succeeds:
         [--overlay PNG]    takes the proposal, --corners "x,y x,y x,y x,y" (space 1's corner,
                            then clockwise) takes a person's drag
   camels --order a,b,...   the camels stand alone on spaces 1.. in that order: learn colours
+  camels --track JSON      or: the setup roll's stacks as read and confirmed
+                           ({"1": ["blue", "green"], "2": ["white"], ...}, bottom to top)
   tiles --oasis S --mirage S   desert tiles laid on those spaces: learn both sides
   refine --track JSON      a confirmed or corrected reading ({"3": ["blue", "green"]}):
                            refine the colours within their bound, logged
@@ -35,9 +37,12 @@ import numpy as np
 
 from vision.board import BoardGeometry, ring_5x5_cells
 from vision.table import (
+    Refusal,
+    SetupRefused,
     TableProfile,
     capture_background,
     learn_camels,
+    learn_camels_from_stacks,
     learn_tiles,
     place_board,
     propose_corners,
@@ -95,8 +100,6 @@ def run_step(argv: list[str]) -> int:
     from vision.board import load_geometry
     from vision.cli.frames import FrameSourceError, open_source
     from vision.table import (
-        Refusal,
-        SetupRefused,
         TableProfile,
         load_profile,
         refine,
@@ -136,6 +139,8 @@ def run_step(argv: list[str]) -> int:
                 more["overlay"] = args.overlay
             if "cell_mm" not in more:
                 more["next"] = "check the overlay, then --confirm or give --corners"
+        elif args.step == "camels" and args.confirmed:
+            new, more = step_camels_from_stacks(profile, frame(), _stacks(args.confirmed))
         elif args.step == "camels":
             order = [c.strip() for c in (args.order or "").split(",") if c.strip()]
             new, more = step_camels(profile, frame(), order, args.first_space)
@@ -143,15 +148,9 @@ def run_step(argv: list[str]) -> int:
             sides = {s: "oasis" for s in args.oasis} | {s: "mirage" for s in args.mirage}
             new, more = step_tiles(profile, frame(), sides)
         elif args.step == "refine":
-            try:
-                confirmed = json.loads(args.confirmed or "")
-                track = {int(k): [str(c) for c in v] for k, v in confirmed.items()}
-            except (ValueError, AttributeError, TypeError) as exc:
-                raise SetupRefused(
-                    Refusal.BAD_ORDER,
-                    f'--track must be JSON like {{"3": ["blue", "green"]}} ({exc})',
-                ) from exc
+            track = _stacks(args.confirmed)
             samples = samples_from_reading(frame(), profile, track)
+            confirmed = {str(k): v for k, v in track.items()}
             new = refine(profile, samples, f"confirmed track {json.dumps(confirmed)}")
             more = {"refinement": new.log[-1].seq if new.log else None}
         elif args.step == "undo":
@@ -212,6 +211,26 @@ def step_camels(
     """The camels stand alone on spaces ``first_space``.. in ``order``: learn their colours."""
     new = learn_camels(profile, img, list(order), first_space)
     return new, {"camels": {k: v.to_json() for k, v in new.camels.items()}}
+
+
+def step_camels_from_stacks(
+    profile: TableProfile, img: np.ndarray, stacks: dict[int, list[str]]
+) -> tuple[TableProfile, dict[str, Any]]:
+    """The setup roll's stacks as read and confirmed (space -> colours bottom to top): learn
+    the camels' colours from them."""
+    new = learn_camels_from_stacks(profile, img, stacks)
+    return new, {"camels": {k: v.to_json() for k, v in new.camels.items()}}
+
+
+def _stacks(text: str | None) -> dict[int, list[str]]:
+    """``--track``'s JSON: {"3": ["blue", "green"]}, space -> camels bottom to top."""
+    try:
+        doc = json.loads(text or "")
+        return {int(k): [str(c) for c in v] for k, v in doc.items()}
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise SetupRefused(
+            Refusal.BAD_ORDER, f'--track must be JSON like {{"3": ["blue", "green"]}} ({exc})'
+        ) from exc
 
 
 def step_tiles(

@@ -142,3 +142,51 @@ def test_a_marco_polo_game_over_mqtt(hub, broker) -> None:
         assert last["game"]["game"] == "marcopolo2" and last["game"]["result"]["winner"] == "Bob"
     finally:
         sub.close()
+
+
+def test_a_second_edition_camel_up_game_over_mqtt(hub, broker) -> None:
+    """Camel Up 2018 (crazy camels, the grey die, spectator tiles) on the same topics: every
+    payload valid against docs/schemas, the state naming camelup2 and carrying its odds."""
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker, [f"{base}/#"])
+    try:
+        bad = ask_mqtt(sub, base, "start_game", {"pin": PIN, "game": "camelup2",
+                                                 "players": ["Ann", "Bob"]}, "s0")
+        assert not bad["ok"] and session.seq == 0  # the second edition needs 3 to 8 players
+        started = ask_mqtt(sub, base, "start_game", {
+            "pin": PIN, "game": "camelup2", "players": ["Ann", "Bob", "Cy"], "seed": 5},
+            "s1")
+        assert started["ok"] and started["game"] == "camelup2"
+        who = session.game.current_player
+        took = ask_mqtt(sub, base, "action", {"pin": PIN, "player": who,
+                                              "action": "leg:blue"}, "a1")
+        assert took["ok"], took
+        refused = ask_mqtt(sub, base, "action", {"pin": PIN, "player": who,
+                                                 "action": "leg:blue"}, "a2")
+        assert not refused["ok"] and refused["reason"]  # not their turn any more
+        placed = ask_mqtt(sub, base, "action", {"pin": PIN, "player": session.game.current_player,
+                                                "action": "spectator:9:booing"}, "a3")
+        assert placed["ok"], placed
+        n = 0
+        while not session.game.finished:
+            n += 1
+            who = session.game.current_player
+            answer = session.request("action", {"player": who, "action": "roll"}, TABLE)
+            assert answer["ok"], answer
+            assert n < 200
+        assert bridge.flush(10)
+        assert sub.wait_for(lambda m: any(
+            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        over = [e for e in session.engine_log() if e["type"] == "game_over"][0]
+        for name, points in over["money"].items():
+            assert sub.wait_for(lambda m, name=name, points=points: any(
+                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
+        assert {"event", "state", "response"} <= check_all(sub, session, base)
+        states = [json.loads(p) for p in sub.on(f"{base}/state") if p]
+        assert {s["game"]["game"] for s in states if s["game"]} == {"camelup2"}
+        running = [s for s in states if s["game"] and s["status"] != "finished" and s["odds"]]
+        assert running and running[0]["odds"]["edition"] == 2
+        assert set(running[0]["odds"]["leg"]) == {"blue", "green", "yellow", "red", "purple"}
+    finally:
+        sub.close()

@@ -68,10 +68,8 @@ def answer(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from hub.games.camelup2.odds import PositionError as PositionError2
-
-        serve_lines(answer, (PositionError, PositionError2), indent=args.indent)
+    try:  # both editions refuse a position with the same PositionError
+        serve_lines(answer, (PositionError,), indent=args.indent)
     except TableMissing as exc:
         print(f"pyramid odds: {exc}", file=sys.stderr)
         return 1

@@ -85,7 +85,9 @@ class LegOdds:
     pairs: np.ndarray | None = None  # (5, 5) P(row camel wins the race, column camel loses)
 
 
-def _space(raw: object, what: str) -> int:
+def space_number(raw: object, what: str) -> int:
+    """A space given as an int or a numeric string (JSON keys are strings); PositionError naming
+    ``what`` if not. Both editions' positions parse spaces this way."""
     if isinstance(raw, bool):
         raise PositionError(f"{what} {raw!r} is not a space number")
     if isinstance(raw, int):
@@ -101,7 +103,7 @@ def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, i
         raise PositionError("desert must be an object mapping spaces to 'oasis' or 'mirage'")
     tiles: dict[int, int] = {}
     for raw_space, side in desert.items():
-        space = _space(raw_space, "desert tile space")
+        space = space_number(raw_space, "desert tile space")
         if side not in SIDES:
             raise PositionError(
                 f"desert tile on space {space} has unknown side {side!r} (oasis or mirage)"
@@ -137,7 +139,7 @@ def validate_position(
     norm: dict[int, tuple[str, ...]] = {}
     seen: dict[str, int] = {}
     for raw_space, stack in track.items():
-        space = _space(raw_space, "track space")
+        space = space_number(raw_space, "track space")
         if space in norm:
             raise PositionError(f"space {space} appears twice on the track")
         if isinstance(stack, str) or not isinstance(stack, Iterable):

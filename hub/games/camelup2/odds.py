@@ -27,16 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from hub.games.camelup.odds import PositionError, space_number  # the same in both editions
+
 from . import legkernel as lk
 from .model import CAMELS, CRAZY, DICE, GREY, RACING, SIDES, SPACES
 
 RACE_GAMES = 10_000
 RACE_SEED = 2018
 TILE_EFFECT = {"cheering": 1, "booing": -1}
-
-
-class PositionError(ValueError):
-    """A position that cannot be on the board; the message says what is wrong, in one sentence."""
 
 
 @dataclass(frozen=True)
@@ -50,22 +48,12 @@ class Position:
         return any(not 1 <= s <= SPACES for s in self.track)
 
 
-def _space(raw: object, what: str) -> int:
-    if isinstance(raw, bool):
-        raise PositionError(f"{what} {raw!r} is not a space number")
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, str) and raw.strip().lstrip("+-").isdigit():
-        return int(raw)
-    raise PositionError(f"{what} {raw!r} is not a space number")
-
-
 def _validate_spectators(raw: object, track: Mapping[int, object]) -> dict[int, int]:
     if not isinstance(raw, Mapping):
         raise PositionError("spectators must be an object mapping spaces to 'cheering' or 'booing'")
     tiles: dict[int, int] = {}
     for raw_space, side in raw.items():
-        space = _space(raw_space, "spectator tile space")
+        space = space_number(raw_space, "spectator tile space")
         if side not in SIDES:
             raise PositionError(
                 f"spectator tile on space {space} has unknown side {side!r} (cheering or booing)"
@@ -102,7 +90,7 @@ def validate_position(
     norm: dict[int, tuple[str, ...]] = {}
     seen: dict[str, int] = {}
     for raw_space, stack in track.items():
-        space = _space(raw_space, "track space")
+        space = space_number(raw_space, "track space")
         if space in norm:
             raise PositionError(f"space {space} appears twice on the track")
         if isinstance(stack, str) or not isinstance(stack, Iterable):

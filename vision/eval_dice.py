@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="at most this many images per real set")
     parser.add_argument("--part", default="heldout", choices=("heldout", "calibration", "train"),
                         help="which part of the split to read (default: the held-out photos)")
+    parser.add_argument("--no-real", action="store_true", help="skip the real photos")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--zone-scenes", type=int, default=2000,
                         help="one-die scenes for read_die_in_zone (default 2000)")
@@ -226,8 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"real": [], "rendered": None}
     print(f"== dice reader on real photos, the {args.part} part of vision/train/split.json "
           "(found: label centre inside a reading's box)")
-    results = eval_split_part(args.part, args.limit) if REAL_SPLIT_ROOT().is_dir() else []
-    if not results:
+    results = (eval_split_part(args.part, args.limit)
+               if REAL_SPLIT_ROOT().is_dir() and not args.no_real else [])
+    if args.no_real:
+        print("   skipped (--no-real)")
+    elif not results:
         print(f"   skipped: {REAL_SPLIT_ROOT()} is absent")
     else:
         seen = [r for r in results if not r["set"].startswith(UNSEEN)]

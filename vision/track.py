@@ -777,16 +777,6 @@ def _unread(why: str) -> SpaceReading:
     return SpaceReading([], 0.0, True, why, resolvable=True)
 
 
-def _base_as_set_up(explained: np.ndarray | None, base_idx: int, band: float) -> bool:
-    """Does the space's base (from in front of it to a camel's height) look as the empty board
-    did at set-up? Then no camel stands there, whatever shows above it (a betting tile on the
-    table, a neighbour's camel): a camel at the base would hide the board's own look."""
-    if explained is None:
-        return False
-    lo, hi = max(int(base_idx - 0.3 * band), 0), int(base_idx + 1.2 * band)
-    return hi > lo and float(explained[lo:hi].mean()) > 0.85
-
-
 def _leg_gap(
     label: np.ndarray,
     is_board: np.ndarray,
@@ -848,7 +838,6 @@ def _decode(
                 and st < reach
                 and en - st >= 0.5 * band
                 and not (explained is not None and float(explained[st:en].mean()) > 0.6)
-                and not _base_as_set_up(explained, base_idx, band)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up

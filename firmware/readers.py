@@ -144,7 +144,7 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     hub says (None: any colour); ``background``: the empty zone's colour crop from the same
     stream (the die is what differs from it; without it the reader estimates the surface);
     ``faces``: a Camel Up die shows 1..3, the horse race's 1..6 (the zone reader knows the pip
-    layouts of all six; `python -m firmware.eval_horse_die` measures the horse race's read);
+    layouts of all six; `python -m bench.eval_horse_die` measures the horse race's read);
     ``palette``: the table's taught colours (firmware.palette; None: the shipped ones).
     """
     try:

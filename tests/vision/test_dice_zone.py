@@ -127,7 +127,7 @@ SIX = (1, 2, 3, 4, 5, 6)
 def test_six_sided_die_faces_4_5_6_read_at_full_resolution() -> None:
     # the horse race's die: 4, 5 and 6 in the board's reveal zone, read as the firmware reads
     # them (faces 1..6, any colour, the empty zone as background). The figure over 240 dice is
-    # `python -m firmware.eval_horse_die`; here 6 of them, each right and above the hub's 0.80.
+    # `python -m bench.eval_horse_die`; here 6 of them, each right and above the hub's 0.80.
     from hub.observations import DIE_CONFIDENCE_THRESHOLD
 
     for i in range(6):

@@ -1,9 +1,10 @@
 """How well the firmware's die read serves the horse race: a six-sided die in the reveal zone.
 
-    python -m firmware.eval_horse_die            # 40 scenes x faces 1..6 (~3 min on 2 cores)
-    python -m firmware.eval_horse_die --scenes 5
+    python -m bench.eval_horse_die            # 40 scenes x faces 1..6 (~3 min on 2 cores)
+    python -m bench.eval_horse_die --scenes 5
 
-Why here and not in vision's evaluations: the read measured is the firmware's
+Why in bench/ (beside the benchmarks, outside the packages the Pi installs and runs) and not
+in vision's evaluations: the read measured is the firmware's
 (:func:`firmware.readers.vision_read_die` with ``faces=1..6``: vision's zone reader, which
 knows the pip layouts of 4, 5 and 6), on rendered full-resolution reveal zones
 (vision.render.zone, the empty zone as background, as the loop gives it). Prints right / unread
@@ -53,7 +54,7 @@ def evaluate(scenes: int = 40, first_seed: int = 100) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m firmware.eval_horse_die")
+    p = argparse.ArgumentParser(prog="python -m bench.eval_horse_die")
     p.add_argument("--scenes", type=int, default=40)
     p.add_argument("--seed", type=int, default=100)
     a = p.parse_args(argv)

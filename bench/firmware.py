@@ -275,14 +275,29 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
 
     from firmware.config import BrokerConfig
 
+    from hub.wire import Topics
+
     broker = BrokerConfig(url=broker_url)
-    reads: list[tuple[Any, Any]] = []  # the dice the process read, as published
+    topics = Topics("benchrss")
+    reads: dict[Any, tuple[Any, Any]] = {}  # request id -> the die the process read
     sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-    sub.on_message = lambda c, u, msg: reads.append(
-        (lambda d: (d.get("colour"), d.get("face")))(json.loads(msg.payload)))
+
+    def answer(client: Any, userdata: Any, msg: Any) -> None:
+        """The hub's part: answer every reading on the firmware's reply topic (else it keeps
+        the reading and sends it again), and count each die once."""
+        body = json.loads(msg.payload)
+        cmd = msg.topic.rsplit("/", 1)[-1]
+        rid = body.get("request_id")
+        if cmd == "observe_die":
+            reads.setdefault(rid, (body.get("colour"), body.get("face"), body.get("reason")))
+        if rid is not None and body.get("reply_to"):
+            client.publish(topics.reply(body["reply_to"], cmd),
+                           json.dumps({"ok": True, "cmd": cmd, "request_id": rid}), qos=1)
+
+    sub.on_message = answer
     sub.username_pw_set(broker.username, broker.secret)
     sub.connect(broker.host, broker.port)
-    sub.subscribe("camelup/benchrss/request/observe_die", qos=1)
+    sub.subscribe(topics.request("+"), qos=1)
     sub.loop_start()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=repo)
@@ -319,7 +334,9 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
     sub.loop_stop()
     return {"peak_rss_mb": round(peak_kb / 1024, 1), "slider_presses": presses,
             "dice_published": len(reads),
-            "dice_read_right": sum(1 for r in reads if r == ("blue", 2)),
+            "dice_read_right": sum(1 for r in reads.values() if r[:2] == ("blue", 2)),
+            "dice_read_otherwise": sorted({f"{c}/{f}: {why}" for c, f, why in reads.values()
+                                           if (c, f) != ("blue", 2)}),
             "exit_code": proc.returncode, **({"stderr": err[-500:]} if proc.returncode else {})}
 
 

@@ -173,14 +173,33 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
     tracks: queue.Queue[float] = queue.Queue()
     sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
 
+    from hub.wire import Topics
+
+    topics = Topics(table)
+    seen: set[Any] = set()
+
     def on_message(client: Any, userdata: Any, msg: Any) -> None:
-        (got if msg.topic.endswith("observe_die") else tracks).put(time.monotonic())
+        """The hub's part: answer every reading (else the firmware sends it again), and time
+        each reading once, when it first arrives."""
+        now = time.monotonic()
+        body = json.loads(msg.payload)
+        cmd = msg.topic.rsplit("/", 1)[-1]
+        rid = body.get("request_id")
+        if rid is not None and body.get("reply_to"):
+            client.publish(topics.reply(body["reply_to"], cmd),
+                           json.dumps({"ok": True, "cmd": cmd, "request_id": rid}), qos=1)
+        if rid in seen:
+            return
+        seen.add(rid)
+        if cmd == "observe_die":
+            got.put(now)
+        elif cmd == "observe_track":
+            tracks.put(now)
 
     sub.on_message = on_message
     sub.username_pw_set(broker.username, broker.secret)
     sub.connect(broker.host, broker.port)
-    sub.subscribe(f"camelup/{table}/request/observe_die", qos=1)
-    sub.subscribe(f"camelup/{table}/request/observe_track", qos=1)
+    sub.subscribe(topics.request("+"), qos=1)
     sub.loop_start()
 
     readers = Readers()
@@ -206,6 +225,9 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
         time.sleep(1.5)  # warm-up: imports, zone from the markers
         pin = devices.slider.pin
         for _ in range(TRIALS + 2):
+            for q in (got, tracks):  # nothing left over from the trial before
+                while not q.empty():
+                    q.get_nowait()
             t0 = time.monotonic()
             shown["image"] = die  # the die lands as the slider is pushed
             pin.drive_low()
@@ -274,7 +296,6 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
     import paho.mqtt.client as mqtt
 
     from firmware.config import BrokerConfig
-
     from hub.wire import Topics
 
     broker = BrokerConfig(url=broker_url)

@@ -777,32 +777,6 @@ def _unread(why: str) -> SpaceReading:
     return SpaceReading([], 0.0, True, why, resolvable=True)
 
 
-def _leg_gap(
-    label: np.ndarray,
-    is_board: np.ndarray,
-    explained: np.ndarray | None,
-    base_idx: int,
-    start: float,
-    band: float,
-) -> bool:
-    """Is the gap between the space's base and its lowest band the bottom camel's legs?
-
-    A dromedary's body stands on legs: seen low, the board shows between them (lit, or in the
-    camel's shadow) and the body's band starts up to a band above the base. No camel fits in
-    less than a band, so a gap that short showing the board (labelled board, or looking as the
-    empty board did at set-up) is no unread camel."""
-    if start - base_idx > 1.05 * band:
-        return False
-    # the band's lower edge is blurred into the gap over a quarter band: not counted
-    lo, hi = int(base_idx), int(start - 0.25 * band)
-    if hi - lo < 2:
-        return False
-    board = is_board[label[lo:hi]]
-    if explained is not None:
-        board = board | explained[lo:hi]
-    return float(board.mean()) >= 0.6
-
-
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -905,13 +879,10 @@ def _decode(
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
         return _unread("the lowest band is below the space's front")
-    low = None
     if spans[0][0] > base_idx + 0.8 * band:
-        low = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
-        if low is None and not _leg_gap(label, is_board, explained, base_idx, spans[0][0], band):
+        extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
+        if extra is None:
             return _unread("the lowest band starts too high: a camel unread below?")
-    if low:  # camels read in the gap below the lowest band
-        extra = low
         step = (spans[0][0] - base_idx) / len(extra)
         spans = [
             [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))

@@ -74,6 +74,19 @@ def test_a_horse_race_over_mqtt(hub, broker) -> None:
         assert unsure["uncertain"] and session.pending
         ask_mqtt(sub, base, "confirm", {"pin": PIN, "prompt": unsure["prompt"], "face": 3}, "c1")
         assert session.game.state.roll == 3
+
+        def advised_roll(m: list[tuple[str, bytes, bool]]) -> bool:
+            for t, p, _ in m:
+                s = json.loads(p) if t == f"{base}/state" and p else None
+                if s and s["game"] and s["game"]["roll"] and isinstance(s["advice"], dict) \
+                        and s["advice"].get("roll"):
+                    return True
+            return False
+
+        # the retained state is published as it settles, not once per action: the roll in hand
+        # is waited for here, before the game moves on (under load the loop below used to
+        # outrun the state's publisher, and no state with a roll in hand was ever sent)
+        assert sub.wait_for(advised_roll, 20)
         n = 0
         while not session.game.finished:
             n += 1

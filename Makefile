@@ -93,13 +93,12 @@ install-pi:
 pi-check:
 	$(SUDO) nice -n 10 bash firmware/install/pi-check.sh
 
-# ruff over the tree; mypy strict on hub/ and vision's track side, normal on firmware/ (the modules they import are
-# checked where they live, not again here). Zero findings, or `make test` stops.
+# ruff over the tree; mypy strict on hub/ and vision/, normal on firmware/ (the modules it imports
+# are checked where they live, not again here). Zero findings, or `make test` stops.
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict hub
-	$(VENV)/bin/mypy --strict --follow-imports=silent vision/track.py vision/track_global.py \
-		vision/board.py vision/table.py vision/eval_table.py vision/render vision/cli
+	$(VENV)/bin/mypy --strict vision
 	$(VENV)/bin/mypy --follow-imports=silent firmware
 
 clean:

@@ -93,13 +93,13 @@ install-pi:
 pi-check:
 	$(SUDO) nice -n 10 bash firmware/install/pi-check.sh
 
-# ruff over the tree; mypy strict on hub/ and vision/, normal on firmware/ (the modules it imports
-# are checked where they live, not again here). Zero findings, or `make test` stops.
+# ruff over the tree; mypy strict on every package (hub/, vision/, firmware/, hardware/). Zero
+# findings, or `make test` stops.
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict hub
 	$(VENV)/bin/mypy --strict vision
-	$(VENV)/bin/mypy --follow-imports=silent firmware
+	$(VENV)/bin/mypy --strict firmware hardware
 
 clean:
 	rm -rf $(VENV) $(PI_VENV) .pytest_cache .hypothesis

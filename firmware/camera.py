@@ -151,7 +151,8 @@ class CameraSupervisor:
         if fn is None:
             return None
         try:
-            return fn(box)
+            cut: tuple[np.ndarray, float] | None = fn(box)
+            return cut
         except Exception as exc:
             log.warning("full-resolution zone capture failed: %s: %s", type(exc).__name__, exc)
             return None

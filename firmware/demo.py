@@ -286,7 +286,7 @@ class ObservingSession:
         return self.session.game
 
     def observe(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        answer = self.session.observe(kind, data)
+        answer: dict[str, Any] = self.session.observe(kind, data)
         if kind != "status":
             with self._cond:
                 self.answers.append((kind, data, answer))
@@ -837,6 +837,7 @@ class Spectator:
 
     def __init__(self, url: str, table: str) -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         from hub.wire import Topics, parse_broker_url
 
@@ -847,7 +848,7 @@ class Spectator:
         self.types: Counter[str] = Counter()
         self.state: dict[str, Any] | None = None
         self._cond = threading.Condition()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
                                   client_id=f"pyramid-demo-spectator-{table}-{random.getrandbits(24):x}")
         if cfg.username:
             self.client.username_pw_set(cfg.username, cfg.secret)

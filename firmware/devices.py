@@ -277,7 +277,7 @@ class LightRing:
 
     @property
     def is_on(self) -> bool:
-        return self._led.value > 0
+        return bool(self._led.value > 0)
 
     @property
     def value(self) -> float:

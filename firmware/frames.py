@@ -475,7 +475,8 @@ class ReplaySource(FrameSource):
         if frame is None:
             import cv2
 
-            frame = cv2.imread(str(self._files[i]), cv2.IMREAD_COLOR)
+            read: np.ndarray | None = cv2.imread(str(self._files[i]), cv2.IMREAD_COLOR)
+            frame = read
             if frame is None:
                 raise CameraError(f"{self._files[i]}: not a readable image")
             if len(self._cache) < self._cache_max:

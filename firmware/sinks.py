@@ -60,9 +60,9 @@ log = logging.getLogger(__name__)
 KIND_TO_COMMAND = {k: v for k, v in OBSERVATION_COMMANDS.items() if k != "status"}
 
 
-def payload(kind: str, *, ts: float | None = None, reading: dict | None = None,
-            crop_jpeg: bytes | None = None, health: dict | None = None,
-            readings: list[dict] | None = None) -> dict[str, Any]:
+def payload(kind: str, *, ts: float | None = None, reading: dict[str, Any] | None = None,
+            crop_jpeg: bytes | None = None, health: dict[str, Any] | None = None,
+            readings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON-ready payload of one observation (see the module's docstring)."""
     if kind == "status":
         return dict(health or {})
@@ -103,18 +103,18 @@ class ObservationSink:
     def pyramid_released(self, ts: float) -> None:
         self.send("release", payload("release", ts=ts))
 
-    def die_read(self, reading: dict, crop_jpeg: bytes | None) -> None:
+    def die_read(self, reading: dict[str, Any], crop_jpeg: bytes | None) -> None:
         self.send("die", payload("die", reading=reading, crop_jpeg=crop_jpeg,
                                  ts=reading.get("ts")))
 
-    def track_read(self, reading: dict) -> None:
+    def track_read(self, reading: dict[str, Any]) -> None:
         self.send("track", payload("track", reading=reading, ts=reading.get("ts")))
 
-    def dice_read(self, readings: list[dict], ts: float | None = None) -> None:
+    def dice_read(self, readings: list[dict[str, Any]], ts: float | None = None) -> None:
         """Every die reading of one frame (firmware.games.dice_frame_readings' fields)."""
         self.send("dice", payload("dice", readings=readings, ts=ts))
 
-    def status(self, health: dict) -> None:
+    def status(self, health: dict[str, Any]) -> None:
         self.send("status", payload("status", health=health))
 
     def send(self, kind: str, data: dict[str, Any]) -> None:
@@ -255,6 +255,7 @@ class MqttSink(ObservationSink):
     def __init__(self, table: str, broker: BrokerConfig, *, client_id: str | None = None,
                  resend_first_s: float = RESEND_FIRST_S) -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         self.table = table
         self.topics = Topics(table)
@@ -281,7 +282,7 @@ class MqttSink(ObservationSink):
         self.latencies: collections.deque[float] = collections.deque(maxlen=1000)  # s to answer
         self._closing = threading.Event()
         self._client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
+            CallbackAPIVersion.VERSION2, client_id=self.client_id,
         )
         if broker.username:
             self._client.username_pw_set(broker.username, broker.secret or None)

@@ -69,19 +69,32 @@ def run() -> dict:
     firsts, wins = res.firsts[0], res.wins[0]
     load = os.getloadavg()[0]
     return {
-        "advisor_ranking_mid_leg_ms": {"median": round(statistics.median(times), 2),
-                                       "p95": round(times[int(0.95 * len(times)) - 1], 2),
-                                       "cpu_median": round(statistics.median(cpu), 2),
-                                       "positions": len(times), "target": "< 100"},
-        "advisor_vs_3_random": {"games": GAMES, "first_place_rate": firsts / GAMES,
-                                "win_share": round(wins / GAMES, 4), "target": ">= 0.90",
-                                "seconds": round(wall, 1)},
-        "simulate_games": {"wall_s": round(wall, 1), "cpu_s_workers": round(sim_cpu, 1),
-                                "cpu_ms_per_game": round(sim_cpu * 1000 / GAMES, 1),
-                                "processes": cores, "load_average_after": round(load, 1),
-                                "target_wall_s": "<= 60 (issue 13)",
-                                "games": GAMES},
-        "process_peak_rss_mb": {"engine_table_game": _rss_child(), "target": "< 150",
-                                "this_process": round(resource.getrusage(
-                                    resource.RUSAGE_SELF).ru_maxrss / 1024, 1)},
+        "advisor_ranking_mid_leg_ms": {
+            "median": round(statistics.median(times), 2),
+            "p95": round(times[int(0.95 * len(times)) - 1], 2),
+            "cpu_median": round(statistics.median(cpu), 2),
+            "positions": len(times),
+            "target": "< 100",
+        },
+        "advisor_vs_3_random": {
+            "games": GAMES,
+            "first_place_rate": firsts / GAMES,
+            "win_share": round(wins / GAMES, 4),
+            "target": ">= 0.90",
+            "seconds": round(wall, 1),
+        },
+        "simulate_games": {
+            "wall_s": round(wall, 1),
+            "cpu_s_workers": round(sim_cpu, 1),
+            "cpu_ms_per_game": round(sim_cpu * 1000 / GAMES, 1),
+            "processes": cores,
+            "load_average_after": round(load, 1),
+            "target_wall_s": "<= 60 (issue 13)",
+            "games": GAMES,
+        },
+        "process_peak_rss_mb": {
+            "engine_table_game": _rss_child(),
+            "target": "< 150",
+            "this_process": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        },
     }

@@ -40,12 +40,16 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 def run() -> dict[str, Any]:
     """The read->page latency with one page open, and with a tablet and three phones."""
-    return {"one_page": measure(READS, 1), "four_pages": measure(READS, PAGES),
-            "four_pages_odds_on": measure(40, PAGES, odds=True, gap_s=1.0)}
+    return {
+        "one_page": measure(READS, 1),
+        "four_pages": measure(READS, PAGES),
+        "four_pages_odds_on": measure(40, PAGES, odds=True, gap_s=1.0),
+    }
 
 
-def measure(reads: int = READS, pages: int = PAGES, odds: bool = False,
-            gap_s: float = GAP_S) -> dict[str, Any]:
+def measure(
+    reads: int = READS, pages: int = PAGES, odds: bool = False, gap_s: float = GAP_S
+) -> dict[str, Any]:
     """``odds``: the session also works out odds and advice after every move (in this process,
     on the dashboard's worker thread), as a real table does."""
     import os
@@ -64,8 +68,7 @@ def measure(reads: int = READS, pages: int = PAGES, odds: bool = False,
     load_before = os.getloadavg()[0]  # a shared 2-core machine: say how busy it was
     rng = random.Random(4)
     tmp = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
-    session = TableSession("bench", Store(tmp / "events.sqlite"), pin="1", odds=odds,
-                           advice=odds)
+    session = TableSession("bench", Store(tmp / "events.sqlite"), pin="1", odds=odds, advice=odds)
     session.start_game(["Ann", "Bob", "Cy", "Dee"], seed=1)
     app = create_app(session)
     sent: dict[int, float] = {}
@@ -85,8 +88,9 @@ def measure(reads: int = READS, pages: int = PAGES, odds: bool = False,
                 time.sleep(0.3)
             colour = rng.choice(list(session.game.state.dice_left))
             t0 = time.time()
-            out = session.observe("die", {"colour": colour, "face": rng.randint(1, 3),
-                                          "confidence": 0.97})
+            out = session.observe(
+                "die", {"colour": colour, "face": rng.randint(1, 3), "confidence": 0.97}
+            )
             if not out.get("ok") or out.get("uncertain"):
                 raise RuntimeError(f"the bench's die read was not taken: {out}")
             # the answer's seq is the batch's last; the die_read is the first engine event

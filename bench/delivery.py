@@ -52,21 +52,24 @@ class Rig:
 
         self.broker, self.table = broker, table
         self.store = Store(folder / f"{table}.db")
-        self.session = TableSession(table, self.store, EventBus(table), pin="4321", odds=False,
-                                    advice=False)
+        self.session = TableSession(
+            table, self.store, EventBus(table), pin="4321", odds=False, advice=False
+        )
         self.session.start_game(["Ann", "Bob"], seed=1)
         self._bridge_cls = MqttBridge
         self.bridge: Any = None
         self.start_hub()
-        self.sink = MqttSink(table, parse_broker_url(broker.url_for(Role.FIRMWARE)),
-                             resend_first_s=resend_first_s)
+        self.sink = MqttSink(
+            table, parse_broker_url(broker.url_for(Role.FIRMWARE)), resend_first_s=resend_first_s
+        )
         assert self.sink.wait_connected(10), "the firmware could not connect"
         self.sent: dict[float, float] = {}  # ts -> when it was sent
         self._ts = 1.0
 
     def start_hub(self) -> None:
-        self.bridge = self._bridge_cls(self.session, self.broker.url, trusted_requests=True,
-                                       discovery_prefix=None).start()
+        self.bridge = self._bridge_cls(
+            self.session, self.broker.url, trusted_requests=True, discovery_prefix=None
+        ).start()
         assert self.bridge.wait_connected(10), "the hub could not connect"
 
     def stop_hub(self) -> None:
@@ -89,8 +92,10 @@ class Rig:
         waits = sorted(self.sink.latencies)
         return {
             "readings": len(self.sent),
-            "answer_s": {"p50": round(waits[len(waits) // 2], 3) if waits else None,
-                         "max": round(waits[-1], 3) if waits else None},
+            "answer_s": {
+                "p50": round(waits[len(waits) // 2], 3) if waits else None,
+                "max": round(waits[-1], 3) if waits else None,
+            },
             "lost": sum(1 for ts in self.sent if ts not in applied),
             "applied_twice": sum(1 for c in applied.values() if c > 1),
             "all_answered": answered,
@@ -104,11 +109,11 @@ class Rig:
         self.store.close()
 
 
-def broker_restarts(broker: Any, folder: Path, restarts: int = 10, per: int = 3,
-                    resend: bool = True) -> dict[str, Any]:
+def broker_restarts(
+    broker: Any, folder: Path, restarts: int = 10, per: int = 3, resend: bool = True
+) -> dict[str, Any]:
     """Readings sent 0.3 s after each broker restart."""
-    rig = Rig(broker, folder, "dlb" if resend else "dln",
-              resend_first_s=0.5 if resend else 1e9)
+    rig = Rig(broker, folder, "dlb" if resend else "dln", resend_first_s=0.5 if resend else 1e9)
     try:
         t0 = time.monotonic()
         for _ in range(restarts):
@@ -148,11 +153,33 @@ def _hub_process(broker: Any, folder: Path, table: str) -> Any:
 
     users = folder / "broker-users.json"
     broker.credentials.save(users)
-    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", table, "--db",
-           str(folder / f"{table}.db"), "--broker", broker.url_for(Role.HUB), "--broker-users",
-           str(users), "--pin", "4321", "--http-port", "0", "--no-odds"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "hub",
+        "--table",
+        table,
+        "--db",
+        str(folder / f"{table}.db"),
+        "--broker",
+        broker.url_for(Role.HUB),
+        "--broker-users",
+        str(users),
+        "--pin",
+        "4321",
+        "--http-port",
+        "0",
+        "--no-odds",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("hub ready"):
@@ -160,8 +187,9 @@ def _hub_process(broker: Any, folder: Path, table: str) -> Any:
     raise RuntimeError(f"the hub did not start (exit {proc.wait(5)})")
 
 
-def hub_kills(broker: Any, folder: Path, kills: int = 10, rate_hz: float = 20.0,
-              seed: int = 12) -> dict[str, Any]:
+def hub_kills(
+    broker: Any, folder: Path, kills: int = 10, rate_hz: float = 20.0, seed: int = 12
+) -> dict[str, Any]:
     """A `pyramid hub` process killed with SIGKILL at random moments while the firmware sends
     readings at ``rate_hz``, started again each time: the crash may fall between a reading's
     commit and its acknowledgement, which the request id makes harmless."""
@@ -231,8 +259,10 @@ def hub_kills(broker: Any, folder: Path, kills: int = 10, rate_hz: float = 20.0,
         "all_answered": answered,
         "resends": sink.resends,
         "answered_as_already_applied": sink.replayed,
-        "answer_s": {"p50": round(waits[len(waits) // 2], 3) if waits else None,
-                     "max": round(waits[-1], 3) if waits else None},
+        "answer_s": {
+            "p50": round(waits[len(waits) // 2], 3) if waits else None,
+            "max": round(waits[-1], 3) if waits else None,
+        },
     }
 
 

@@ -33,8 +33,9 @@ TARGET_P95_MS = 150.0
 BOARD = {1: ["blue", "green"], 2: ["orange"], 3: ["yellow", "white"]}
 
 
-def _good_frames(table: Any, cameras: int = 8, per_camera: int = 10
-                 ) -> dict[str, tuple[int, np.ndarray]]:
+def _good_frames(
+    table: Any, cameras: int = 8, per_camera: int = 10
+) -> dict[str, tuple[int, np.ndarray]]:
     """Rendered frames that vision reads right and sure (colour -> (face, image)), read as the
     watch loop reads them: the zone cut from the full-resolution stream (the demo camera's
     ``zone``), the empty zone from the same stream as background, the markers' white balance,
@@ -70,10 +71,15 @@ def _good_frames(table: Any, cameras: int = 8, per_camera: int = 10
             got = view.zone(zone)
             if got is None or got[0].shape != background[0].shape:
                 continue
-            reading, _ = vision_read_die(got[0], (0, 0, got[0].shape[1], got[0].shape[0]),
-                                         background=background[0], white_gains=gains)
-            if (reading["colour"], reading["face"]) == (colour, face) \
-                    and reading["confidence"] >= DIE_CONFIDENCE_THRESHOLD:
+            reading, _ = vision_read_die(
+                got[0],
+                (0, 0, got[0].shape[1], got[0].shape[0]),
+                background=background[0],
+                white_gains=gains,
+            )
+            if (reading["colour"], reading["face"]) == (colour, face) and reading[
+                "confidence"
+            ] >= DIE_CONFIDENCE_THRESHOLD:
                 found[colour] = (face, image)
         if len(found) > len(best):
             best = found
@@ -109,8 +115,9 @@ class _Subscriber:
             self.got[int(data["seq"])] = (str(data["event_type"]), t)
             self.cond.notify_all()
 
-    def wait_type(self, types: tuple[str, ...], after_seq: int, timeout: float
-                  ) -> tuple[int, str, float] | None:
+    def wait_type(
+        self, types: tuple[str, ...], after_seq: int, timeout: float
+    ) -> tuple[int, str, float] | None:
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
@@ -174,8 +181,9 @@ def run(releases: int = RELEASES) -> dict:
             left = [c for c in session.game.state.dice_left if c in frames]
             if not left:  # the leg's last dice have no good frame: release them by hand
                 c = session.game.state.dice_left[0]
-                session.request("action", {"player": session.game.current_player,
-                                           "action": f"roll:{c}:1"})
+                session.request(
+                    "action", {"player": session.game.current_player, "action": f"roll:{c}:1"}
+                )
                 continue
             colour = left[0]
             face, image = frames[colour]
@@ -218,7 +226,7 @@ def run(releases: int = RELEASES) -> dict:
         tmp.cleanup()
     return {
         "what": "slider edge (mock pin) -> die_read at an MQTT subscriber: watch loop at 30 fps "
-                "(3 still frames), vision, hub (SQLite fsync), bridge, mosquitto on loopback",
+        "(3 still frames), vision, hub (SQLite fsync), bridge, mosquitto on loopback",
         "releases_timed": len(edge_to_mqtt),
         "releases_unsure_excluded": unsure,
         "edge_to_subscriber_ms_median": _pct(edge_to_mqtt, 50),

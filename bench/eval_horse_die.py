@@ -38,19 +38,30 @@ def evaluate(scenes: int = 40, first_seed: int = 100) -> dict:
     for seed in range(first_seed, first_seed + scenes):
         for face in range(1, 7):
             colour = COLOURS[(seed + face) % len(COLOURS)]
-            sc = render_zone_scene(np.random.default_rng(seed * 10 + face), (colour, face),
-                                   track={1: ["blue", "green"]})
+            sc = render_zone_scene(
+                np.random.default_rng(seed * 10 + face),
+                (colour, face),
+                track={1: ["blue", "green"]},
+            )
             z = sc.zone
-            r, _ = vision_read_die(z, (0, 0, z.shape[1], z.shape[0]), background=sc.zone_empty,
-                                   faces=(1, 2, 3, 4, 5, 6))
+            r, _ = vision_read_die(
+                z,
+                (0, 0, z.shape[1], z.shape[0]),
+                background=sc.zone_empty,
+                faces=(1, 2, 3, 4, 5, 6),
+            )
             k = "right" if r["face"] == face else ("unread" if r["face"] is None else "wrong")
             per_face[face][k] += 1
             confident += k == "right" and r["face_confidence"] >= THRESHOLD
     total: collections.Counter[str] = collections.Counter()
     for c in per_face.values():
         total.update(c)
-    return {"dice": scenes * 6, **dict(total), "right_at_threshold": confident,
-            "per_face": {f: dict(c) for f, c in per_face.items()}}
+    return {
+        "dice": scenes * 6,
+        **dict(total),
+        "right_at_threshold": confident,
+        "per_face": {f: dict(c) for f, c in per_face.items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

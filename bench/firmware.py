@@ -84,15 +84,22 @@ def _scenes() -> dict[str, np.ndarray]:
         full_pose = CameraPose(K=np.diag([k, k, 1.0]) @ pose.K, R=pose.R, t=pose.t)
         out = {}
         for name, die in (("empty", None), ("die", ("blue", 2))):
-            out[name], _ = render_board_scene(np.random.default_rng(seed), track=track, die=die,
-                                              size=FULL, pose=full_pose, geometry=geo,
-                                              effects=False)
+            out[name], _ = render_board_scene(
+                np.random.default_rng(seed),
+                track=track,
+                die=die,
+                size=FULL,
+                pose=full_pose,
+                geometry=geo,
+                effects=False,
+            )
             out[f"{name}_preview"] = cv2.resize(out[name], PREVIEW, interpolation=cv2.INTER_AREA)
         x, y, w, h = vision_locate_zone(out["die_preview"])
         box = (int(x * k), int(y * k), int(w * k), int(h * k))
         zone, zone_empty = crop(out["die"], box), crop(out["empty"], box)
-        reading, _ = vision_read_die(zone, (0, 0, zone.shape[1], zone.shape[0]),
-                                     background=zone_empty)
+        reading, _ = vision_read_die(
+            zone, (0, 0, zone.shape[1], zone.shape[0]), background=zone_empty
+        )
         if (reading["colour"], reading["face"]) == ("blue", 2):
             return out
     raise RuntimeError("no seed gave a die vision reads right")
@@ -102,7 +109,7 @@ def _cut(full: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, 
     """What FrameSource.capture_zone returns: the preview box cut from the full frame."""
     k = FULL[0] / PREVIEW[0]
     x, y, w, h = box
-    return full[int(y * k):int((y + h) * k), int(x * k):int((x + w) * k)].copy(), k
+    return full[int(y * k) : int((y + h) * k), int(x * k) : int((x + w) * k)].copy(), k
 
 
 def _isp() -> tuple[Any, Any]:
@@ -145,16 +152,23 @@ def _film(folder: Path, scenes: dict[str, np.ndarray]) -> None:
         encode_i420(scenes[name], rec709).tofile(pi / f"{name}.i420")
         encode_i420(scenes[f"{name}_preview"], rec709).tofile(pi / f"{name}.yuv")
     (pi / "now").write_text("empty")
-    (pi / "film.json").write_text(json.dumps(
-        {"size": list(FULL), "lores": list(PREVIEW), "frames": ["empty", "die"],
-         "control": str(pi / "now")}))
+    (pi / "film.json").write_text(
+        json.dumps(
+            {
+                "size": list(FULL),
+                "lores": list(PREVIEW),
+                "frames": ["empty", "die"],
+                "control": str(pi / "now"),
+            }
+        )
+    )
     (folder / "pi.toml").write_text(
         '[camera]\nkind = "picamera2"\nwarmup_s = 0.2\nfps = 30\n'
-        f"full_size = [{FULL[0]}, {FULL[1]}]\n")
+        f"full_size = [{FULL[0]}, {FULL[1]}]\n"
+    )
 
 
-def _latency(broker_url: str, scenes: dict[str, np.ndarray],
-             real_vision: bool) -> dict[str, Any]:
+def _latency(broker_url: str, scenes: dict[str, np.ndarray], real_vision: bool) -> dict[str, Any]:
     import paho.mqtt.client as mqtt
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -186,8 +200,11 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
         cmd = msg.topic.rsplit("/", 1)[-1]
         rid = body.get("request_id")
         if rid is not None and body.get("reply_to"):
-            client.publish(topics.reply(body["reply_to"], cmd),
-                           json.dumps({"ok": True, "cmd": cmd, "request_id": rid}), qos=1)
+            client.publish(
+                topics.reply(body["reply_to"], cmd),
+                json.dumps({"ok": True, "cmd": cmd, "request_id": rid}),
+                qos=1,
+            )
         if rid in seen:
             return
         seen.add(rid)
@@ -204,9 +221,13 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
 
     readers = Readers()
     if not real_vision:
-        readers = Readers(read_die=lambda image, zone, **hints: (
-            {"colour": "blue", "face": 2, "confidence": 1.0}, b"\xff\xd8"),
-            read_track=lambda image: {"track": {}, "reason": None})
+        readers = Readers(
+            read_die=lambda image, zone, **hints: (
+                {"colour": "blue", "face": 2, "confidence": 1.0},
+                b"\xff\xd8",
+            ),
+            read_track=lambda image: {"track": {}, "reason": None},
+        )
     cfg = WatchConfig(track_timeout_s=0.3, status_interval_s=5.0)
     factory = MockFactory(pin_class=MockPWMPin)
     devices = Devices(load_pinmap(), pin_factory=factory, chirps=False)
@@ -214,9 +235,11 @@ def _latency(broker_url: str, scenes: dict[str, np.ndarray],
     empty, die = scenes["empty_preview"], scenes["die_preview"]
     full = {id(empty): scenes["empty"], id(die): scenes["die"]}
     shown = {"image": empty}
-    camera = CameraSupervisor(lambda: RenderedSource(
-        lambda: shown["image"], fps=30,
-        zone=lambda box: _cut(full[id(shown["image"])], box))).start()
+    camera = CameraSupervisor(
+        lambda: RenderedSource(
+            lambda: shown["image"], fps=30, zone=lambda box: _cut(full[id(shown["image"])], box)
+        )
+    ).start()
     loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=readers).start()
     lat: list[float] = []
     lost = 0
@@ -268,14 +291,19 @@ PINNED_VENV = Path(__file__).resolve().parents[1] / ".venv-pi"
 
 def _versions(python: str) -> dict[str, str]:
     """numpy's and OpenCV's versions as ``python`` imports them."""
-    out = subprocess.run([python, "-c", "import numpy, cv2; print(numpy.__version__, "
-                          "cv2.__version__)"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [python, "-c", "import numpy, cv2; print(numpy.__version__, cv2.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     numpy_v, _, cv_v = out.stdout.strip().partition(" ")
     return {"numpy": numpy_v, "opencv": cv_v}
 
 
-def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
-         python: str | None = None) -> dict[str, Any]:
+def _rss(
+    broker_url: str, folder: Path, pi: bool, seconds: float = 9.0, python: str | None = None
+) -> dict[str, Any]:
     """Peak RSS of a real `pyramid watch` process that reads a die every second: the Pi camera
     path (``pi``, the stand-in picamera2) or a --replay of the 1280x720 images; run by
     ``python`` (default: this one)."""
@@ -283,9 +311,22 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
 
     repo = Path(__file__).resolve().parents[1]
     env = dict(os.environ)
-    cmd = [python or sys.executable, "-m", "hub.cli", "watch", "--mock-pins", "--keys", "--broker",
-           broker_url, "--table", "benchrss", "--duration", str(seconds), "--log-level",
-           "WARNING"]
+    cmd = [
+        python or sys.executable,
+        "-m",
+        "hub.cli",
+        "watch",
+        "--mock-pins",
+        "--keys",
+        "--broker",
+        broker_url,
+        "--table",
+        "benchrss",
+        "--duration",
+        str(seconds),
+        "--log-level",
+        "WARNING",
+    ]
     if pi:
         fake = repo / "tests" / "firmware" / "fake_picamera2"
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(fake), env.get("PYTHONPATH")) if p)
@@ -312,16 +353,26 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
         if cmd == "observe_die":
             reads.setdefault(rid, (body.get("colour"), body.get("face"), body.get("reason")))
         if rid is not None and body.get("reply_to"):
-            client.publish(topics.reply(body["reply_to"], cmd),
-                           json.dumps({"ok": True, "cmd": cmd, "request_id": rid}), qos=1)
+            client.publish(
+                topics.reply(body["reply_to"], cmd),
+                json.dumps({"ok": True, "cmd": cmd, "request_id": rid}),
+                qos=1,
+            )
 
     sub.on_message = answer
     sub.username_pw_set(broker.username, broker.secret)
     sub.connect(broker.host, broker.port)
     sub.subscribe(topics.request("+"), qos=1)
     sub.loop_start()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=repo)
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=repo,
+    )
     status = Path(f"/proc/{proc.pid}/status")
     peak_kb = 0
     presses = 0
@@ -353,12 +404,17 @@ def _rss(broker_url: str, folder: Path, pi: bool, seconds: float = 9.0,
     time.sleep(0.3)
     sub.disconnect()
     sub.loop_stop()
-    return {"peak_rss_mb": round(peak_kb / 1024, 1), "slider_presses": presses,
-            "dice_published": len(reads),
-            "dice_read_right": sum(1 for r in reads.values() if r[:2] == ("blue", 2)),
-            "dice_read_otherwise": sorted({f"{c}/{f}: {why}" for c, f, why in reads.values()
-                                           if (c, f) != ("blue", 2)}),
-            "exit_code": proc.returncode, **({"stderr": err[-500:]} if proc.returncode else {})}
+    return {
+        "peak_rss_mb": round(peak_kb / 1024, 1),
+        "slider_presses": presses,
+        "dice_published": len(reads),
+        "dice_read_right": sum(1 for r in reads.values() if r[:2] == ("blue", 2)),
+        "dice_read_otherwise": sorted(
+            {f"{c}/{f}: {why}" for c, f, why in reads.values() if (c, f) != ("blue", 2)}
+        ),
+        "exit_code": proc.returncode,
+        **({"stderr": err[-500:]} if proc.returncode else {}),
+    }
 
 
 PINNED_RUNS = 3  # the peak depends on how the camera thread's frames meet the reads: say the spread
@@ -371,8 +427,13 @@ def _repeated(measure: Any, runs: int = PINNED_RUNS) -> dict[str, Any]:
 
     results = [measure() for _ in range(runs)]
     peaks = [r["peak_rss_mb"] for r in results]
-    return {**results[-1], "peak_rss_mb": float(np.median(peaks)), "peak_rss_mb_runs": peaks,
-            "peak_rss_mb_max": max(peaks), "load_average_1min": round(os.getloadavg()[0], 1)}
+    return {
+        **results[-1],
+        "peak_rss_mb": float(np.median(peaks)),
+        "peak_rss_mb_runs": peaks,
+        "peak_rss_mb_max": max(peaks),
+        "load_average_1min": round(os.getloadavg()[0], 1),
+    }
 
 
 def run() -> dict[str, Any]:
@@ -395,41 +456,50 @@ def run() -> dict[str, Any]:
             pinned_python = PINNED_VENV / "bin" / "python"
             pinned: dict[str, Any] = {"error": "no .venv-pi (make venv-pi)"}
             if pinned_python.exists():
-                pinned = _repeated(lambda: _rss(broker.url, folder, pi=True,
-                                                python=str(pinned_python)))
+                pinned = _repeated(
+                    lambda: _rss(broker.url, folder, pi=True, python=str(pinned_python))
+                )
                 pinned.update(_versions(str(pinned_python)))
     finally:
         broker.close()
     return {
         "watch_process_pinned": {
-            **pinned, "target_rss_mb": TARGET_RSS_MB,
+            **pinned,
+            "target_rss_mb": TARGET_RSS_MB,
             "meets_target": 0 < pinned.get("peak_rss_mb_max", 0) <= TARGET_RSS_MB,
             "python": ".venv-pi: the project under firmware/install/constraints-bookworm.txt "
-                      "(the Pi's numpy and OpenCV versions, x86_64 wheels)",
-            "camera": "as watch_process", "measured": "VmHWM of `python -m hub.cli watch`"},
+            "(the Pi's numpy and OpenCV versions, x86_64 wheels)",
+            "camera": "as watch_process",
+            "measured": "VmHWM of `python -m hub.cli watch`",
+        },
         "slider_to_observe_die_mqtt": {
             **real,
             "target_p95_ms": TARGET_P95_MS,
             "meets_target": real["p95_ms"] < TARGET_P95_MS,
             "measured_to": "the firmware's request/observe_die message at an MQTT subscriber "
-                           "(not yet the hub's die_read event)",
+            "(not yet the hub's die_read event)",
             "setup": "mock slider edge; rendered board at 30 fps (1280x720), the die appears "
-                     "still at the edge; vision.motion die watcher, still_frames=3; debounce "
-                     "lockout; the zone cut from 4608x2592 and read by the real vision readers "
-                     "with the empty zone as background; mosquitto 127.0.0.1",
+            "still at the edge; vision.motion die watcher, still_frames=3; debounce "
+            "lockout; the zone cut from 4608x2592 and read by the real vision readers "
+            "with the empty zone as background; mosquitto 127.0.0.1",
         },
         "slider_to_observe_die_mqtt_firmware_only": {
             **fake,
             "setup": "the same with an instant fake reader: the firmware's own share",
         },
-        "watch_process": {**rss, "target_rss_mb": TARGET_RSS_MB,
-                          "meets_target": 0 < rss["peak_rss_mb"] < TARGET_RSS_MB,
-                          "camera": "picamera2 stand-in: 4608x2592 main (mapped) + 1280x720 "
-                                    "lores, the die read from the full-resolution zone",
-                          "measured": "VmHWM of `python -m hub.cli watch`"},
-        "watch_process_replay": {**rss_replay,
-                                 "camera": "--replay of 1280x720 images (no full-resolution "
-                                           "stream: the die read from the preview)"},
+        "watch_process": {
+            **rss,
+            "target_rss_mb": TARGET_RSS_MB,
+            "meets_target": 0 < rss["peak_rss_mb"] < TARGET_RSS_MB,
+            "camera": "picamera2 stand-in: 4608x2592 main (mapped) + 1280x720 "
+            "lores, the die read from the full-resolution zone",
+            "measured": "VmHWM of `python -m hub.cli watch`",
+        },
+        "watch_process_replay": {
+            **rss_replay,
+            "camera": "--replay of 1280x720 images (no full-resolution "
+            "stream: the die read from the preview)",
+        },
     }
 
 

@@ -27,8 +27,14 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 STATIC = REPO / "hub" / "dashboard" / "static"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 TEMPLATE = REPO / "hub" / "dashboard" / "templates" / "index.html"
@@ -57,8 +63,9 @@ def page_bytes() -> dict[str, int]:
     return {"page_bytes": raw, "page_bytes_gzip": gz, "page_files": len(files)}
 
 
-READY = ("document.body.dataset.conn === 'live' && "
-         "document.querySelectorAll('.space .camel').length > 0")
+READY = (
+    "document.body.dataset.conn === 'live' && document.querySelectorAll('.space .camel').length > 0"
+)
 
 
 def _wait(page: Any, expression: str, timeout: float = 60.0) -> None:
@@ -103,8 +110,10 @@ def first_paint(runs: int = 5) -> dict[str, float]:
                 page.goto(srv.url + "/")
                 _wait(page, READY)
                 live = page.evaluate("performance.now()")
-                fcp = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0]"
-                                    " || {}).startTime || null")
+                fcp = page.evaluate(
+                    "(performance.getEntriesByName('first-contentful-paint')[0]"
+                    " || {}).startTime || null"
+                )
                 if fcp is not None:
                     paints.append(float(fcp))
                 lives.append(float(live))
@@ -115,8 +124,11 @@ def first_paint(runs: int = 5) -> dict[str, float]:
         session.close()
         store.close()
         tmp.cleanup()
-    return {"first_paint_x4_ms": round(statistics.median(paints), 1) if paints else -1.0,
-            "live_x4_ms": round(statistics.median(lives), 1), "first_paint_runs": runs}
+    return {
+        "first_paint_x4_ms": round(statistics.median(paints), 1) if paints else -1.0,
+        "live_x4_ms": round(statistics.median(lives), 1),
+        "first_paint_runs": runs,
+    }
 
 
 def demo_clickable(runs: int = 3) -> dict[str, float]:
@@ -128,12 +140,24 @@ def demo_clickable(runs: int = 3) -> dict[str, float]:
         for _ in range(runs):
             port = free_port()
             t0 = time.monotonic()
-            proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "pyramid"), "demo",
-                                     "--http-host", "127.0.0.1", "--http-port", str(port),
-                                     "--pin", "2468",
-                                     "--db", str(Path(tempfile.mkdtemp()) / "demo.db")],
-                                    cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    text=True)
+            proc = subprocess.Popen(
+                [
+                    str(REPO / ".venv" / "bin" / "pyramid"),
+                    "demo",
+                    "--http-host",
+                    "127.0.0.1",
+                    "--http-port",
+                    str(port),
+                    "--pin",
+                    "2468",
+                    "--db",
+                    str(Path(tempfile.mkdtemp()) / "demo.db"),
+                ],
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             try:
                 assert proc.stdout is not None
                 for line in proc.stdout:
@@ -150,18 +174,40 @@ def demo_clickable(runs: int = 3) -> dict[str, float]:
     finally:
         browser.close()
         pw.stop()
-    return {"demo_clickable_s": round(statistics.median(times), 2),
-            "demo_clickable_max_s": round(max(times), 2), "demo_runs": runs}
+    return {
+        "demo_clickable_s": round(statistics.median(times), 2),
+        "demo_clickable_max_s": round(max(times), 2),
+        "demo_runs": runs,
+    }
 
 
 def simulate_wall(games: int = 1000) -> dict[str, float]:
     t0 = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "hub.cli", "simulate", "--games", str(games),
-                          "--players", "4", "--bots", "advisor,random"], cwd=REPO,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "simulate",
+            "--games",
+            str(games),
+            "--players",
+            "4",
+            "--bots",
+            "advisor,random",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     wall = time.monotonic() - t0
-    return {"simulate_1000_s": round(wall, 1), "simulate_games": games,
-            "simulate_cores": os.cpu_count() or 1, "simulate_ok": "games" in out.stdout}
+    return {
+        "simulate_1000_s": round(wall, 1),
+        "simulate_games": games,
+        "simulate_cores": os.cpu_count() or 1,
+        "simulate_ok": "games" in out.stdout,
+    }
 
 
 def run() -> dict[str, Any]:

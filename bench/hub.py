@@ -42,12 +42,18 @@ def _pct(values: list[float], q: float) -> float:
 
 def _summary_ms(values: list[float]) -> dict[str, float]:
     ms = [v * 1000 for v in values]
-    return {"n": len(ms), "p50_ms": round(_pct(ms, 50), 2), "p95_ms": round(_pct(ms, 95), 2),
-            "p99_ms": round(_pct(ms, 99), 2), "max_ms": round(max(ms), 2) if ms else None,
-            "mean_ms": round(statistics.fmean(ms), 2) if ms else None}
+    return {
+        "n": len(ms),
+        "p50_ms": round(_pct(ms, 50), 2),
+        "p95_ms": round(_pct(ms, 95), 2),
+        "p99_ms": round(_pct(ms, 99), 2),
+        "max_ms": round(max(ms), 2) if ms else None,
+        "mean_ms": round(statistics.fmean(ms), 2) if ms else None,
+    }
 
 
 # -- die read -> MQTT subscriber ------------------------------------------------------------------
+
 
 def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str, Any]:
     import paho.mqtt.client as mqtt
@@ -74,8 +80,7 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
 
     worker = DerivedWorker().start() if odds else None
     with EmbeddedBroker() as broker:
-        session = TableSession("lat", Store(tmp / "hub.db"), odds=odds, advice=odds,
-                               derived=worker)
+        session = TableSession("lat", Store(tmp / "hub.db"), odds=odds, advice=odds, derived=worker)
         bridge = MqttBridge(session, broker.url, state_odds=odds).start()
         assert bridge.wait_connected(10)
         sub = mqtt.Client(CallbackAPIVersion.VERSION2)
@@ -95,8 +100,11 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
             if not session.active:
                 session.start_game(["Ann", "Bob", "Cy"], seed=len(samples), abandon=True)
             state = session.game.state  # type: ignore[union-attr]
-            reading = {"colour": rng.choice(list(state.dice_left)), "face": rng.choice((1, 2, 3)),
-                       "confidence": 0.97}
+            reading = {
+                "colour": rng.choice(list(state.dice_left)),
+                "face": rng.choice((1, 2, 3)),
+                "confidence": 0.97,
+            }
             before = session.seq
             t0 = time.perf_counter()
             answer = session.observe("die", reading)
@@ -112,9 +120,12 @@ def latency(reads: int = 300, odds: bool = True, pause: float = 0.1) -> dict[str
         bridge.stop()
     if worker is not None:
         worker.close()
-    return {"die_read_to_subscriber": _summary_ms(samples), "with_odds": odds,
-            "odds_in": "worker process" if odds else None,
-            "target_p95_ms": 20}
+    return {
+        "die_read_to_subscriber": _summary_ms(samples),
+        "with_odds": odds,
+        "odds_in": "worker process" if odds else None,
+        "target_p95_ms": 20,
+    }
 
 
 def store_append(n: int = 200) -> dict[str, Any]:
@@ -132,6 +143,7 @@ def store_append(n: int = 200) -> dict[str, Any]:
 
 
 # -- 200 tables -------------------------------------------------------------------------------
+
 
 def _login(client: Any, url: str) -> None:
     """Set the user and password of ``url`` on a paho client (the broker refuses anonymous)."""
@@ -151,11 +163,13 @@ def _tables_worker(url: str, first: int, count: int, seconds: float, db_dir: str
 
     sessions, bridges = [], []
     for i in range(first, first + count):
-        s = TableSession(f"b{i:03d}", Store(Path(db_dir) / f"b{i:03d}.db"), odds=False,
-                         advice=False)
+        s = TableSession(
+            f"b{i:03d}", Store(Path(db_dir) / f"b{i:03d}.db"), odds=False, advice=False
+        )
         sessions.append(s)
-        bridges.append(MqttBridge(s, url, discovery_prefix=None,
-                                  state_odds=False, mark_interval=5.0).start())
+        bridges.append(
+            MqttBridge(s, url, discovery_prefix=None, state_odds=False, mark_interval=5.0).start()
+        )
     for b in bridges:
         assert b.wait_connected(30)
     print("ready", flush=True)
@@ -170,8 +184,7 @@ def _tables_worker(url: str, first: int, count: int, seconds: float, db_dir: str
             simtable.step(s, f"{s.table_id}/{games}")
     for b in bridges:
         b.flush(60)
-    print(json.dumps({"last": {s.table_id: s.seq for s in sessions}, "games": games}),
-          flush=True)
+    print(json.dumps({"last": {s.table_id: s.seq for s in sessions}, "games": games}), flush=True)
     for b in bridges:
         b.stop(2)
 
@@ -214,18 +227,24 @@ def tables(n_tables: int = 200, processes: int = 2, seconds: float = 15.0) -> di
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-tables-"))
     with EmbeddedBroker() as broker:
+
         def spawn(*args: Any) -> subprocess.Popen[str]:
-            return subprocess.Popen([sys.executable, "-m", "bench.hub", *map(str, args)],
-                                    cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    text=True)
+            return subprocess.Popen(
+                [sys.executable, "-m", "bench.hub", *map(str, args)],
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
 
         from hub.mqtt.access import Role
 
         sub = spawn("_subscriber", broker.url_for(Role.READER), tmp / "rows.json")
         assert sub.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
         per = n_tables // processes
-        workers = [spawn("_worker", broker.url, i * per, per, seconds, tmp)
-                   for i in range(processes)]
+        workers = [
+            spawn("_worker", broker.url, i * per, per, seconds, tmp) for i in range(processes)
+        ]
         for w in workers:
             line = w.stdout.readline().strip()  # type: ignore[union-attr]
             assert line == "ready", line
@@ -260,15 +279,22 @@ def tables(n_tables: int = 200, processes: int = 2, seconds: float = 15.0) -> di
         out_of_order += sum(1 for a, b in zip(kept, kept[1:], strict=False) if b < a)
     total = sum(last.values())
     return {
-        "tables": len(last), "processes": processes, "seconds": round(elapsed, 1),
-        "events": total, "events_per_s": round(total / elapsed, 1),
+        "tables": len(last),
+        "processes": processes,
+        "seconds": round(elapsed, 1),
+        "events": total,
+        "events_per_s": round(total / elapsed, 1),
         "games_started": sum(r["games"] for r in results),
-        "received": len(rows), "lost": lost, "duplicates": duplicates,
-        "out_of_order": out_of_order, "subscriber_latency": _summary_ms(lat),
+        "received": len(rows),
+        "lost": lost,
+        "duplicates": duplicates,
+        "out_of_order": out_of_order,
+        "subscriber_latency": _summary_ms(lat),
     }
 
 
 # -- RSS of one table's hub -------------------------------------------------------------------
+
 
 def _rss_child() -> None:
     from hub import simtable
@@ -281,8 +307,7 @@ def _rss_child() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-rss-"))
     worker = DerivedWorker().start()  # as `pyramid hub` runs it
     with EmbeddedBroker() as broker:
-        session = TableSession("rss", Store(tmp / "hub.db"), odds=True, advice=True,
-                               derived=worker)
+        session = TableSession("rss", Store(tmp / "hub.db"), odds=True, advice=True, derived=worker)
         bridge = MqttBridge(session, broker.url).start()
         bridge.wait_connected(10)
         dashboard = None
@@ -302,6 +327,7 @@ def _rss_child() -> None:
             simtable.step(session, "rss-live")
             session.snapshot()
         bridge.flush(10)
+
         def rss_mb(pid: str) -> float:
             status = Path(f"/proc/{pid}/status").read_text()
             kb = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS")))
@@ -315,22 +341,37 @@ def _rss_child() -> None:
         peak_kb = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmHWM")))
         hub_mb = rss_mb("self")
         odds_mb = sum(rss_mb(pid) for pid in worker_pids)
-        print(json.dumps({"hub_process_rss_mb": hub_mb, "odds_worker_rss_mb": odds_mb,
-                          "rss_mb": round(hub_mb + odds_mb, 1),
-                          "hub_process_peak_rss_mb": round(peak_kb / 1024, 1),
-                          "dashboard": dashboard is not None, "events": session.seq}))
+        print(
+            json.dumps(
+                {
+                    "hub_process_rss_mb": hub_mb,
+                    "odds_worker_rss_mb": odds_mb,
+                    "rss_mb": round(hub_mb + odds_mb, 1),
+                    "hub_process_peak_rss_mb": round(peak_kb / 1024, 1),
+                    "dashboard": dashboard is not None,
+                    "events": session.seq,
+                }
+            )
+        )
         bridge.stop()
         worker.close()
 
 
 def rss() -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-m", "bench.hub", "_rss"], cwd=REPO,
-                         capture_output=True, text=True, timeout=600, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.hub", "_rss"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     return {**result, "target_mb": 120}
 
 
 # -- kill -9 x50 ------------------------------------------------------------------------------
+
 
 def kills(total: int = 50, seed: int = 50) -> dict[str, Any]:
     from hub import simtable
@@ -348,8 +389,17 @@ def kills(total: int = 50, seed: int = 50) -> dict[str, Any]:
         simtable.play(ref, game_seed)
         want = simtable.comparable_log(ref)
         db = tmp / f"killed{games}.db"
-        cmd = [sys.executable, "-m", "hub.simtable", "--db", str(db), "--seed", game_seed,
-               "--delay", "0.01"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "hub.simtable",
+            "--db",
+            str(db),
+            "--seed",
+            game_seed,
+            "--delay",
+            "0.01",
+        ]
         while True:
             t0 = time.perf_counter()
             proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True)
@@ -371,16 +421,26 @@ def kills(total: int = 50, seed: int = 50) -> dict[str, Any]:
         got = simtable.comparable_log(TableSession("sim", Store(db), odds=False, advice=False))
         mismatches += got != want
         games += 1
-    return {"kills": done, "kills_mid_game": mid_game, "games": games,
-            "games_equal_to_unkilled": games - mismatches, "mismatches": mismatches,
-            "restart_to_ready": _summary_ms(restart_s)}
+    return {
+        "kills": done,
+        "kills_mid_game": mid_game,
+        "games": games,
+        "games_equal_to_unkilled": games - mismatches,
+        "mismatches": mismatches,
+        "restart_to_ready": _summary_ms(restart_s),
+    }
 
 
 def run() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, fn in (("store", store_append), ("latency", latency), ("latency_no_odds",
-                     lambda: latency(200, odds=False)), ("tables", tables), ("rss", rss),
-                     ("kills", kills)):
+    for name, fn in (
+        ("store", store_append),
+        ("latency", latency),
+        ("latency_no_odds", lambda: latency(200, odds=False)),
+        ("tables", tables),
+        ("rss", rss),
+        ("kills", kills),
+    ):
         t0 = time.perf_counter()
         try:
             out[name] = fn()
@@ -393,15 +453,21 @@ def run() -> dict[str, Any]:
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     if what == "_worker":
-        _tables_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
-                       sys.argv[6])
+        _tables_worker(
+            sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+        )
     elif what == "_subscriber":
         _tables_subscriber(sys.argv[2], sys.argv[3])
     elif what == "_rss":
         _rss_child()
     else:
-        fns = {"store": store_append, "latency": latency, "tables": tables, "rss": rss,
-               "kills": kills}
+        fns = {
+            "store": store_append,
+            "latency": latency,
+            "tables": tables,
+            "rss": rss,
+            "kills": kills,
+        }
         result = run() if what == "all" else fns[what]()
         print(json.dumps(result, indent=2))
     os._exit(0)

@@ -37,9 +37,11 @@ def _positions(n: int, seed: int = 0) -> list[Any]:
 
 def _ms(samples: list[float]) -> dict[str, float]:
     s = sorted(samples)
-    return {"p50_ms": round(statistics.median(s) * 1000, 1),
-            "p95_ms": round(s[int(0.95 * (len(s) - 1))] * 1000, 1),
-            "max_ms": round(s[-1] * 1000, 1)}
+    return {
+        "p50_ms": round(statistics.median(s) * 1000, 1),
+        "p95_ms": round(s[int(0.95 * (len(s) - 1))] * 1000, 1),
+        "max_ms": round(s[-1] * 1000, 1),
+    }
 
 
 def run() -> dict[str, Any]:
@@ -50,15 +52,20 @@ def run() -> dict[str, Any]:
         adv = advise_roll(st, DEFAULT_SAMPLES, seed=i)
         bet_values(st, DEFAULT_SAMPLES, seed=i)
         times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)   # less sensitive to a loaded shared machine
+        cpu.append(time.process_time() - c0)  # less sensitive to a loaded shared machine
         errors.append(adv["max_stderr"])
         diff_errors += [c["diff_stderr"] for c in adv["choices"][1:]]
-    advice = {"samples": DEFAULT_SAMPLES, "positions": len(states), "wall": _ms(times),
-              "cpu": _ms(cpu),
-              "max_stderr_points_median": round(statistics.median(errors), 3),
-              "max_stderr_points_max": round(max(errors), 3),
-              "choice_diff_stderr_median": round(statistics.median(diff_errors), 3)
-              if diff_errors else None}
+    advice = {
+        "samples": DEFAULT_SAMPLES,
+        "positions": len(states),
+        "wall": _ms(times),
+        "cpu": _ms(cpu),
+        "max_stderr_points_median": round(statistics.median(errors), 3),
+        "max_stderr_points_max": round(max(errors), 3),
+        "choice_diff_stderr_median": round(statistics.median(diff_errors), 3)
+        if diff_errors
+        else None,
+    }
 
     t0 = time.perf_counter()
     games = 200
@@ -71,10 +78,13 @@ def run() -> dict[str, Any]:
     random_games_per_s = games / (time.perf_counter() - t0)
 
     from hub.commands.simulate_horserace import simulate
+
     duel = simulate(30, 3, seed=7, bots=["advisor", "random", "random"], samples=1000)
 
-    sheets = {p: {"coins": 20 + i, "pepper": i, "contracts": i, "camels": i, "seal_points": 3}
-              for i, p in enumerate(["A", "B", "C", "D"])}
+    sheets = {
+        p: {"coins": 20 + i, "pepper": i, "contracts": i, "camels": i, "seal_points": 3}
+        for i, p in enumerate(["A", "B", "C", "D"])
+    }
     t0 = time.perf_counter()
     for _ in range(2000):
         final_scoring(sheets)
@@ -86,6 +96,7 @@ def run() -> dict[str, Any]:
         "horserace_advisor_vs_2_random_30_games": {
             "advisor_win_rate": duel["seats"][0]["win_rate"],
             "random_win_rates": [s["win_rate"] for s in duel["seats"][1:]],
-            "seconds": duel["seconds"]},
+            "seconds": duel["seconds"],
+        },
         "marcopolo2_final_scoring_us": round(calc_us, 1),
     }

@@ -24,8 +24,11 @@ PI4_FACTOR = 4.0
 
 def _stats(ms: list[float]) -> dict:
     a = np.array(ms)
-    return {"median_ms": round(float(np.median(a)), 2),
-            "p95_ms": round(float(np.percentile(a, 95)), 2), "runs": len(ms)}
+    return {
+        "median_ms": round(float(np.median(a)), 2),
+        "p95_ms": round(float(np.percentile(a, 95)), 2),
+        "runs": len(ms),
+    }
 
 
 def _timed(fn, *a, **k):  # type: ignore[no-untyped-def]
@@ -51,22 +54,34 @@ def run() -> dict:
         z = render_zone_scene(rng, (colour, face))
         loc = locate_board(z.preview)
         gains = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
-        cases = {"preview": (z.preview, reveal_zone_box(loc, margin_mm=10.0), z.preview_empty),
-                 "full": (z.zone, (0, 0, z.zone.shape[1], z.zone.shape[0]), z.zone_empty)}
+        cases = {
+            "preview": (z.preview, reveal_zone_box(loc, margin_mm=10.0), z.preview_empty),
+            "full": (z.zone, (0, 0, z.zone.shape[1], z.zone.shape[0]), z.zone_empty),
+        }
         for key, (img, box, empty) in cases.items():
             for _ in range(3):  # repeated: the median of a loaded machine's timings
-                r, wall, cpu = _timed(read_die_in_zone, img, box, white_gains=gains,
-                                      background=empty)
+                r, wall, cpu = _timed(
+                    read_die_in_zone, img, box, white_gains=gains, background=empty
+                )
                 acc[key]["wall"].append(wall)
                 acc[key]["cpu"].append(cpu)
             acc[key]["right"] += r is not None and (r.face, r.colour) == (face, colour)
-            acc[key]["wrong"] += r is not None and (r.face not in (None, face)
-                                                    or r.colour not in (None, colour))
-    for key, name in (("preview", "zone_read_preview_1280x720"),
-                      ("full", "zone_read_full_res_4608x2592")):
+            acc[key]["wrong"] += r is not None and (
+                r.face not in (None, face) or r.colour not in (None, colour)
+            )
+    for key, name in (
+        ("preview", "zone_read_preview_1280x720"),
+        ("full", "zone_read_full_res_4608x2592"),
+    ):
         a = acc[key]
-        res[name] = {"wall": _stats(a["wall"]), "cpu": _stats(a["cpu"]),
-                     "zone_px": None, "scenes": n, "right": a["right"], "wrong": a["wrong"]}
+        res[name] = {
+            "wall": _stats(a["wall"]),
+            "cpu": _stats(a["cpu"]),
+            "zone_px": None,
+            "scenes": n,
+            "right": a["right"],
+            "wrong": a["wrong"],
+        }
         res[name].pop("zone_px")
     full_ms: list[float] = []
     for s in range(20):
@@ -94,7 +109,7 @@ def run() -> dict:
         "zone_full_res_median_ms": round(zcpu * PI4_FACTOR, 1),
         "full_frame_median_ms": round(full["median_ms"] * PI4_FACTOR, 1),
         "method": f"this machine's one-core median (CPU time for the zone) x {PI4_FACTOR} "
-                  "(assumed A72/x86 ratio, not measured on a Pi)",
+        "(assumed A72/x86 ratio, not measured on a Pi)",
     }
     return res
 
@@ -108,8 +123,12 @@ def _learned() -> dict:
 
     clf = load_classifier()
     img, truth = render_dice_scene(np.random.default_rng(7))
-    crops = np.stack([die_crop(img, x + w / 2, y + h / 2, max(w, h))
-                      for x, y, w, h in (d.box for d in truth.dice)])
+    crops = np.stack(
+        [
+            die_crop(img, x + w / 2, y + h / 2, max(w, h))
+            for x, y, w, h in (d.box for d in truth.dice)
+        ]
+    )
     one: dict[str, list[float]] = {"wall": [], "cpu": []}
     five: dict[str, list[float]] = {"wall": [], "cpu": []}
     for _ in range(60):
@@ -125,14 +144,25 @@ def _learned() -> dict:
         rng = np.random.default_rng(60_000 + s)
         frame = make_background(rng, (4000, 3000))
         for k, colour in enumerate(COLOURS):
-            draw_die(frame, (600.0 + 700 * k, 800.0 + 300 * (k % 3)),
-                     float(rng.uniform(180, 320)), colour, int(rng.integers(1, 7)), rng)
+            draw_die(
+                frame,
+                (600.0 + 700 * k, 800.0 + 300 * (k % 3)),
+                float(rng.uniform(180, 320)),
+                colour,
+                int(rng.integers(1, 7)),
+                rng,
+            )
         dice, wall, cpu = _timed(read_dice, frame)
         read += sum(d.face is not None for d in dice)
         photo["wall"].append(wall)
         photo["cpu"].append(cpu)
-    return {"classifier_ms_per_die_one_crop": {k: _stats(v) for k, v in one.items()},
-            "classifier_ms_per_die_five_crops": {k: _stats(v) for k, v in five.items()},
-            "photo_12mp_read_whole_4000x3000": {**{k: _stats(v) for k, v in photo.items()},
-                                                "dice": 15, "faces_answered": read},
-            "classifier_model_kib": round(MODEL_FILE.stat().st_size / 1024, 1)}
+    return {
+        "classifier_ms_per_die_one_crop": {k: _stats(v) for k, v in one.items()},
+        "classifier_ms_per_die_five_crops": {k: _stats(v) for k, v in five.items()},
+        "photo_12mp_read_whole_4000x3000": {
+            **{k: _stats(v) for k, v in photo.items()},
+            "dice": 15,
+            "faces_answered": read,
+        },
+        "classifier_model_kib": round(MODEL_FILE.stat().st_size / 1024, 1),
+    }

@@ -188,8 +188,10 @@ class CameraSupervisor:
                         black, none_since = 0, None
                     except Exception as exc:
                         fault = getattr(exc, "fault", None)
-                        self._report(f"cannot open the camera: {exc}",
-                                     str(getattr(fault, "value", None) or "failed"))
+                        self._report(
+                            f"cannot open the camera: {exc}",
+                            str(getattr(fault, "value", None) or "failed"),
+                        )
                         self._stop_event.wait(backoff)
                         backoff = min(backoff * 2, self.backoff_s[1])
                         continue

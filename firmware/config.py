@@ -209,9 +209,7 @@ def build_section(cls: type, data: Any, where: str) -> Any:
             hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(names)})"
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")
         if not _type_ok(value, hints[key]):
-            raise ConfigError(
-                f"{where}.{key}: expected {_type_name(hints[key])}, got {value!r}"
-            )
+            raise ConfigError(f"{where}.{key}: expected {_type_name(hints[key])}, got {value!r}")
         kwargs[key] = float(value) if hints[key] is float else value
     return cls(**kwargs)
 
@@ -272,18 +270,28 @@ def validate(cfg: Config) -> Config:
     _check(0 <= cam.black_level < 255, f"{src}: [camera] black_level", "must be 0..254")
     _check(cam.black_frames >= 1, f"{src}: [camera] black_frames", "must be at least 1")
     _check(cam.freeze_timeout_s > 0, f"{src}: [camera] freeze_timeout_s", "must be above 0")
-    _check(0 <= cam.lens_position <= 15, f"{src}: [camera] lens_position",
-           "must be 0 (from the arm's height) or up to 15 dioptres")
     _check(
-        cam.reveal_zone == [] or (len(cam.reveal_zone) == 4 and min(cam.reveal_zone[2:]) > 0
-                                  and min(cam.reveal_zone[:2]) >= 0),
+        0 <= cam.lens_position <= 15,
+        f"{src}: [camera] lens_position",
+        "must be 0 (from the arm's height) or up to 15 dioptres",
+    )
+    _check(
+        cam.reveal_zone == []
+        or (
+            len(cam.reveal_zone) == 4
+            and min(cam.reveal_zone[2:]) > 0
+            and min(cam.reveal_zone[:2]) >= 0
+        ),
         f"{src}: [camera] reveal_zone",
         f"{cam.reveal_zone!r} must be [x, y, width, height] with a positive size, or []",
     )
     _check(
-        cam.full_size == [] or (len(cam.full_size) == 2
-                                and cam.width <= cam.full_size[0] <= 16384
-                                and cam.height <= cam.full_size[1] <= 16384),
+        cam.full_size == []
+        or (
+            len(cam.full_size) == 2
+            and cam.width <= cam.full_size[0] <= 16384
+            and cam.height <= cam.full_size[1] <= 16384
+        ),
         f"{src}: [camera] full_size",
         f"{cam.full_size!r} must be [] (the sensor's resolution) or [width, height], at least "
         f"the watched frames' {cam.width}x{cam.height} and at most 16384 a side",

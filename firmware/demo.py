@@ -77,8 +77,9 @@ class BoardCamera:
     dice at the resolution the product reads them.
     """
 
-    def __init__(self, seed: Any, size: tuple[int, int] = (1280, 720),
-                 full_size: tuple[int, int] = FULL_SIZE) -> None:
+    def __init__(
+        self, seed: Any, size: tuple[int, int] = (1280, 720), full_size: tuple[int, int] = FULL_SIZE
+    ) -> None:
         from vision.board import load_geometry
 
         self.size = size
@@ -123,8 +124,12 @@ class BoardCamera:
         it; seeded all the same, so a frame depends only on the scene."""
         return np.random.default_rng(self._scene_seed)
 
-    def render(self, track: dict[int, tuple[str, ...]] | dict[int, list[str]],
-               desert: dict[int, str], die: tuple[str, int] | None = None) -> np.ndarray:
+    def render(
+        self,
+        track: dict[int, tuple[str, ...]] | dict[int, list[str]],
+        desert: dict[int, str],
+        die: tuple[str, int] | None = None,
+    ) -> np.ndarray:
         """One frame: the camels on the board's 16 spaces, the desert tiles, the die if any."""
         from vision.render.board import render_board_scene
         from vision.render.effects import apply_effects
@@ -134,13 +139,24 @@ class BoardCamera:
         with self._lock:
             self._count += 1
             n = self._count
-        scene = (self._game, tuple((k, tuple(v)) for k, v in sorted(on_board.items())),
-                 tuple(sorted(tiles.items())), die)
+        scene = (
+            self._game,
+            tuple((k, tuple(v)) for k, v in sorted(on_board.items())),
+            tuple(sorted(tiles.items())),
+            die,
+        )
         t0 = time.perf_counter()
-        image, _ = render_board_scene(self._scene_rng(), track=on_board,
-                                      desert=tiles, die=die, size=self.size, pose=self.pose,
-                                      geometry=self.geometry, effects=False,
-                                      streams=self._scene_streams())
+        image, _ = render_board_scene(
+            self._scene_rng(),
+            track=on_board,
+            desert=tiles,
+            die=die,
+            size=self.size,
+            pose=self.pose,
+            geometry=self.geometry,
+            effects=False,
+            streams=self._scene_streams(),
+        )
         noise = np.random.default_rng(_seed_int(self._seed, "frame", self._game, n))
         image = apply_effects(image, self.effects, noise)
         self.render_ms.append((time.perf_counter() - t0) * 1000)
@@ -186,11 +202,17 @@ class BoardCamera:
         if clean is None:
             A = np.array([[s, 0, -x0], [0, s, -y0], [0, 0, 1.0]])
             window = CameraPose(K=A @ pose.K, R=pose.R, t=pose.t)
-            clean, _ = render_board_scene(self._scene_rng(),
-                                          track={k: list(v) for k, v in track},
-                                          desert=dict(tiles), die=die, size=(x1 - x0, y1 - y0),
-                                          pose=window, geometry=self.geometry, effects=False,
-                                          streams=self._scene_streams())
+            clean, _ = render_board_scene(
+                self._scene_rng(),
+                track={k: list(v) for k, v in track},
+                desert=dict(tiles),
+                die=die,
+                size=(x1 - x0, y1 - y0),
+                pose=window,
+                geometry=self.geometry,
+                effects=False,
+                streams=self._scene_streams(),
+            )
             self.zone_renders += 1
             with self._lock:
                 self._zones[key] = clean
@@ -198,8 +220,12 @@ class BoardCamera:
                     del self._zones[next(iter(self._zones))]
         # the lamp's gradient is a slope across the whole frame: over the window it is smaller;
         # a small lens is softer per pixel at its full resolution (as vision.render.zone)
-        fx_zone = replace(fx, gradient=fx.gradient * max(x1 - x0, y1 - y0) / max(W, H),
-                          blur_sigma=fx.blur_sigma * 2.0, motion_length=fx.motion_length * 2.0)
+        fx_zone = replace(
+            fx,
+            gradient=fx.gradient * max(x1 - x0, y1 - y0) / max(W, H),
+            blur_sigma=fx.blur_sigma * 2.0,
+            motion_length=fx.motion_length * 2.0,
+        )
         noise = np.random.default_rng(_seed_int(self._seed, "zone", self._game, n))
         return apply_effects(clean, fx_zone, noise), s
 
@@ -211,8 +237,12 @@ class BoardCamera:
         c = self.geometry.space_centres[space]
         a, b = self.pose.project(np.array([c, [c[0] + 10.0, c[1]]]), 0.0)
         out = image.copy()
-        draw_hand(out, np.random.default_rng(seed), (float(a[0]), float(a[1])),
-                  float(np.linalg.norm(b - a)) / 10.0)
+        draw_hand(
+            out,
+            np.random.default_rng(seed),
+            (float(a[0]), float(a[1])),
+            float(np.linalg.norm(b - a)) / 10.0,
+        )
         with self._lock:
             known = self._scenes.get(id(image))
         if known is not None:  # the hand is over the track, not the reveal zone
@@ -298,8 +328,9 @@ class ObservingSession:
         with self._cond:
             return len(self.answers)
 
-    def wait_for(self, kind: str, since: int, timeout: float, stop: threading.Event | None = None
-                 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def wait_for(
+        self, kind: str, since: int, timeout: float, stop: threading.Event | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The first (payload, answer) of ``kind`` after answer number ``since``, or None."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -345,8 +376,9 @@ class DemoPolicy:
     turn removes one missing kind, and at most four are needed.
     """
 
-    def __init__(self, bots: list[Callable[[Any], Any]], seed: Any,
-                 kinds: list[str] | None = None) -> None:
+    def __init__(
+        self, bots: list[Callable[[Any], Any]], seed: Any, kinds: list[str] | None = None
+    ) -> None:
         self.bots = bots
         self.bot_kinds = kinds or ["random"] * len(bots)
         self.seed = seed
@@ -371,8 +403,11 @@ class DemoPolicy:
             for kind in missing:
                 options = [a for a in legal if kind_of(a) == kind]
                 if kind.startswith("bet:"):  # the engine lists one bet per card in hand
-                    options = [a for a in options if getattr(a, "colour", None) in
-                               state.players[state.current].race_cards]
+                    options = [
+                        a
+                        for a in options
+                        if getattr(a, "colour", None) in state.players[state.current].race_cards
+                    ]
                 if options:
                     self.forced[kind] += 1
                     return self._best(state, options, rng)
@@ -447,9 +482,15 @@ class DemoOptions:
 class DemoTable:
     """Bot players, the mock pyramid and the rendered camera around one hub session."""
 
-    def __init__(self, session: Any, options: DemoOptions, *, pin_factory: Any = None,
-                 stop: threading.Event | None = None,
-                 on_move: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        session: Any,
+        options: DemoOptions,
+        *,
+        pin_factory: Any = None,
+        stop: threading.Event | None = None,
+        on_move: Callable[[str], None] | None = None,
+    ) -> None:
         from firmware.camera import CameraSupervisor
         from firmware.config import WatchConfig
         from firmware.devices import Devices
@@ -473,8 +514,11 @@ class DemoTable:
         if options.seat is not None and options.seat not in self.names:
             self.names[0] = options.seat  # the person sits first, under their own name
         self.kinds = bot_kinds(options.players)
-        self.policy = DemoPolicy([make_bot(k, f"{options.seed}/{i}")
-                                  for i, k in enumerate(self.kinds)], options.seed, self.kinds)
+        self.policy = DemoPolicy(
+            [make_bot(k, f"{options.seed}/{i}") for i, k in enumerate(self.kinds)],
+            options.seed,
+            self.kinds,
+        )
         self.auth = {"pin": options.pin} if options.pin else None
         self.camera_view = BoardCamera(options.seed, options.size)
         self.observed = ObservingSession(session)
@@ -490,21 +534,33 @@ class DemoTable:
         self.spec_hits = 0
         self._opened: list[Callable[[], None]] = []
         try:
-            self.devices = Devices(load_pinmap(), pin_factory=pin_factory, factory_mode="mock",
-                                   chirps=False)
+            self.devices = Devices(
+                load_pinmap(), pin_factory=pin_factory, factory_mode="mock", chirps=False
+            )
             self._opened.append(self.devices.close)
             self.sink = InProcessSink(self.observed)
             self.camera = CameraSupervisor(
-                lambda: RenderedSource(self.camera_view.frame, fps=options.fps, name="demo-render",
-                                       zone=self.camera_view.zone),
-                freeze_timeout_s=30.0)  # no frame until the first render: not a frozen camera
+                lambda: RenderedSource(
+                    self.camera_view.frame,
+                    fps=options.fps,
+                    name="demo-render",
+                    zone=self.camera_view.zone,
+                ),
+                freeze_timeout_s=30.0,
+            )  # no frame until the first render: not a frozen camera
             self.loop = WatchLoop(
-                self.camera, self.sink, devices=self.devices, table=options.table,
-                config=WatchConfig(die_timeout_s=10.0, track_timeout_s=8.0,
-                                   status_interval_s=5.0, chirps=False),
-                health=Health(options.table), readers=Readers(),
+                self.camera,
+                self.sink,
+                devices=self.devices,
+                table=options.table,
+                config=WatchConfig(
+                    die_timeout_s=10.0, track_timeout_s=8.0, status_interval_s=5.0, chirps=False
+                ),
+                health=Health(options.table),
+                readers=Readers(),
                 # the rendered dice have the shipped colours, whatever this machine has taught
-                palette=TablePalette.shipped())
+                palette=TablePalette.shipped(),
+            )
         except BaseException:
             self.close()
             raise
@@ -536,11 +592,16 @@ class DemoTable:
         kind = game or self.opt.game
         n = self.stats.games + 1
         names = demo_players(self.names, kind)
-        answer = self.session.start_game(names, seed=f"{self.opt.seed}/{n}", abandon=True,
-                                         game=kind)
-        self.on_move(f"game {answer['game_id']} ({kind}): " + ", ".join(
-            f"{name} ({'you' if name == self.opt.seat else bot})"
-            for name, bot in zip(names, self.kinds, strict=False)))
+        answer = self.session.start_game(
+            names, seed=f"{self.opt.seed}/{n}", abandon=True, game=kind
+        )
+        self.on_move(
+            f"game {answer['game_id']} ({kind}): "
+            + ", ".join(
+                f"{name} ({'you' if name == self.opt.seat else bot})"
+                for name, bot in zip(names, self.kinds, strict=False)
+            )
+        )
         return self.play_current()
 
     def play_current(self) -> str | None:
@@ -574,8 +635,13 @@ class DemoTable:
                     log.info("the game changed during a move", exc_info=True)
                 played = True
                 game = self.session.game
-                if (self.opt.pause_after_leg and game is not None and not game.finished
-                        and self.session.kind == "camelup" and game.state.leg != leg):
+                if (
+                    self.opt.pause_after_leg
+                    and game is not None
+                    and not game.finished
+                    and self.session.kind == "camelup"
+                    and game.state.leg != leg
+                ):
                     self._pause(f"leg {leg} over")
             if played:
                 last = time.monotonic()
@@ -590,9 +656,11 @@ class DemoTable:
         if self.session.kind == "camelup":
             self.stats.per_game_kinds.append(dict(self.policy.used))
         result = getattr(game.state, "result", None) if self.session.kind == "camelup" else None
-        self.on_move(f"game over: {', '.join(winners)} won; "
-                     f"camels {' > '.join(result.get('ranking', []))}"
-                     if result else f"game over: {', '.join(winners) or 'nobody'} won")
+        self.on_move(
+            f"game over: {', '.join(winners)} won; camels {' > '.join(result.get('ranking', []))}"
+            if result
+            else f"game over: {', '.join(winners) or 'nobody'} won"
+        )
         return ", ".join(winners)
 
     def _begin(self) -> None:
@@ -603,8 +671,10 @@ class DemoTable:
         players = self.session.record.params.get("players", []) if self.session.record else []
         if self.opt.seat in players and self.link_base:
             token = self.session.player_token(self.opt.seat)
-            self.on_move(f"your seat, {self.opt.seat}: {self.link_base}/p/{token}  "
-                         f"(the table's page with the PIN answers the dice the camera doubts)")
+            self.on_move(
+                f"your seat, {self.opt.seat}: {self.link_base}/p/{token}  "
+                f"(the table's page with the PIN answers the dice the camera doubts)"
+            )
         if self.session.kind == "camelup":
             self.camera_view.new_game(len(self.stats.game_ids))
             self.policy.new_game()
@@ -617,8 +687,10 @@ class DemoTable:
         """Until the table's log moves past ``seq`` (a person acted) or ``timeout``."""
         end = time.monotonic() + timeout
         while self.session.seq == seq and not self.stop_event.is_set():
-            if self.stop_event.wait(min(0.05, max(end - time.monotonic(), 0.0))) or \
-                    time.monotonic() >= end:
+            if (
+                self.stop_event.wait(min(0.05, max(end - time.monotonic(), 0.0)))
+                or time.monotonic() >= end
+            ):
                 return
 
     def _pause(self, what: str) -> None:
@@ -644,8 +716,7 @@ class DemoTable:
             auth = self.auth
             if kind_of(action).startswith("bet:"):  # a bet's colour is secret: the player's link
                 auth = {"token": self.session.player_token(player)}
-            answer = self.session.request("action", {"player": player, "action": str(action)},
-                                          auth)
+            answer = self.session.request("action", {"player": player, "action": str(action)}, auth)
             if not answer.get("ok"):
                 self.stats.refusals += 1
                 log.warning("the hub refused %s for %s: %s", action, player, answer.get("error"))
@@ -680,17 +751,18 @@ class DemoTable:
             # what the table will look like once the camel is moved (the person moves the
             # true die)
             after = reduce(fold, game.check(ReleaseDie(colour, face), player), before)
-            die_frame = self.camera_view.render(before.track, before.desert_sides(),
-                                                (colour, face))
-            after_frame = self._pool.submit(self.camera_view.render, after.track,
-                                            after.desert_sides())
+            die_frame = self.camera_view.render(before.track, before.desert_sides(), (colour, face))
+            after_frame = self._pool.submit(
+                self.camera_view.render, after.track, after.desert_sides()
+            )
         self.camera_view.show(die_frame)  # the die lands in the reveal zone...
         mark = self.observed.mark()
         t0 = time.monotonic()
         self._press_slider()  # ...as the slider is pushed
         self.stats.releases += 1
-        got = self.observed.wait_for("die", mark, self.loop.cfg.die_timeout_s + 10.0,
-                                     self.stop_event)
+        got = self.observed.wait_for(
+            "die", mark, self.loop.cfg.die_timeout_s + 10.0, self.stop_event
+        )
         if got is not None:
             self.stats.die_ms.append((time.monotonic() - t0) * 1000)
         how = self._settle_die(player, colour, face, got)
@@ -702,8 +774,9 @@ class DemoTable:
         self.camera_view.show(self.camera_view.with_hand(image, moved, rng.randrange(1 << 30)))
         self.stop_event.wait(0.6 if self.opt.pace_s else 0.15)
         self.camera_view.show(image)
-        got = self.observed.wait_for("track", mark, self.loop.cfg.track_timeout_s + 10.0,
-                                     self.stop_event)
+        got = self.observed.wait_for(
+            "track", mark, self.loop.cfg.track_timeout_s + 10.0, self.stop_event
+        )
         if got is not None:
             self.stats.track_reads += 1
             if not got[1].get("match", False):
@@ -713,8 +786,9 @@ class DemoTable:
     def _next_die(self, state: Any) -> tuple[str, int]:
         """The die the pyramid will release next: seeded, among the dice left, and known ahead
         (it depends on the leg and the dice left, not on who releases it or when)."""
-        rng = random.Random(f"demo-die/{self.opt.seed}/{self.stats.games}/{state.leg}/"
-                            f"{len(state.dice_left)}")
+        rng = random.Random(
+            f"demo-die/{self.opt.seed}/{self.stats.games}/{state.leg}/{len(state.dice_left)}"
+        )
         return rng.choice(list(state.dice_left)), rng.choice((1, 2, 3))
 
     def _speculate(self) -> None:
@@ -733,12 +807,12 @@ class DemoTable:
             return
         self._drop_speculation()
         after = reduce(fold, game.check(ReleaseDie(*die), game.current_player), state)
-        self._spec = (key,
-                      self._pool.submit(self.camera_view.render, state.track,
-                                        state.desert_sides(), die),
-                      self._pool.submit(self.camera_view.render, after.track,
-                                        after.desert_sides()),
-                      after)
+        self._spec = (
+            key,
+            self._pool.submit(self.camera_view.render, state.track, state.desert_sides(), die),
+            self._pool.submit(self.camera_view.render, after.track, after.desert_sides()),
+            after,
+        )
 
     def _drop_speculation(self) -> None:
         if self._spec is not None:
@@ -751,8 +825,9 @@ class DemoTable:
         pin.drive_low()  # the switch closes to GND: pressed
         threading.Timer(0.08, pin.drive_high).start()
 
-    def _settle_die(self, player: str, colour: str, face: int,
-                    got: tuple[dict[str, Any], dict[str, Any]] | None) -> str:
+    def _settle_die(
+        self, player: str, colour: str, face: int, got: tuple[dict[str, Any], dict[str, Any]] | None
+    ) -> str:
         """Make the hub's game hold the true die, as a person at the table would."""
         answer = got[1] if got is not None else None
         if answer is not None and answer.get("ok") and answer.get("uncertain"):
@@ -762,14 +837,14 @@ class DemoTable:
             if self.opt.pace_s:  # leave the prompt on the dashboard long enough to be seen
                 self.stop_event.wait(min(1.5, self.opt.pace_s))
             self.stats.vision_prompts += 1
-            res = self.session.request("confirm", {"prompt": answer["prompt"], "colour": colour,
-                                                   "face": face}, self.auth)
+            res = self.session.request(
+                "confirm", {"prompt": answer["prompt"], "colour": colour, "face": face}, self.auth
+            )
             if not res.get("ok"):
                 return self._enter(player, colour, face, f"confirm refused: {res.get('error')}")
             return "asked a person"
         if answer is not None and answer.get("ok"):
-            read = next((e for e in answer.get("events", []) if e.get("type") == "die_read"),
-                        None)
+            read = next((e for e in answer.get("events", []) if e.get("type") == "die_read"), None)
             if read is not None and (read.get("colour"), read.get("face")) == (colour, face):
                 self.stats.read_by_vision += 1
                 return "read by vision"
@@ -797,8 +872,9 @@ class DemoTable:
         if why is not None:
             self.stats.entered_by_hand += 1
             log.warning("die entered by hand: %s", why)
-        res = self.session.request("action", {"player": player, "action": f"roll:{colour}:{face}"},
-                                   self.auth)
+        res = self.session.request(
+            "action", {"player": player, "action": f"roll:{colour}:{face}"}, self.auth
+        )
         if not res.get("ok"):
             self.stats.refusals += 1
             log.warning("the hub refused the entered die: %s", res.get("error"))
@@ -812,8 +888,11 @@ class DemoTable:
 
 
 def _scene_key(state: Any, die: tuple[str, int]) -> tuple[Any, ...]:
-    return (tuple(sorted((s, tuple(c)) for s, c in state.track.items())),
-            tuple(sorted(state.desert_sides().items())), die)
+    return (
+        tuple(sorted((s, tuple(c)) for s, c in state.track.items())),
+        tuple(sorted(state.desert_sides().items())),
+        die,
+    )
 
 
 def _winners(session: Any) -> list[str]:
@@ -848,8 +927,10 @@ class Spectator:
         self.types: Counter[str] = Counter()
         self.state: dict[str, Any] | None = None
         self._cond = threading.Condition()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
-                                  client_id=f"pyramid-demo-spectator-{table}-{random.getrandbits(24):x}")
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"pyramid-demo-spectator-{table}-{random.getrandbits(24):x}",
+        )
         if cfg.username:
             self.client.username_pw_set(cfg.username, cfg.secret)
         if cfg.use_tls:
@@ -857,7 +938,8 @@ class Spectator:
 
             self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
         self.client.on_connect = lambda c, *_: c.subscribe(
-            [(self.topics.event, 1), (self.topics.state, 1)])
+            [(self.topics.event, 1), (self.topics.state, 1)]
+        )
         self.client.on_message = self._message
         self.client.connect_async(cfg.host, cfg.port, 30)
         self.client.loop_start()
@@ -879,8 +961,12 @@ class Spectator:
         """Until an event with ``seq`` and a state at least that recent have arrived."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while not (self.seqs and max(self.seqs) >= seq and self.state is not None
-                       and int(self.state.get("seq", 0)) >= seq):
+            while not (
+                self.seqs
+                and max(self.seqs) >= seq
+                and self.state is not None
+                and int(self.state.get("seq", 0)) >= seq
+            ):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return False
@@ -910,15 +996,27 @@ class DemoResult:
 
     def summary(self) -> dict[str, Any]:
         d = self.stats.to_dict()
-        d.update(mqtt_events=self.mqtt_events, mqtt_gaps=self.mqtt_gaps,
-                 final_status=self.final_status, interrupted=self.interrupted)
+        d.update(
+            mqtt_events=self.mqtt_events,
+            mqtt_gaps=self.mqtt_gaps,
+            final_status=self.final_status,
+            interrupted=self.interrupted,
+        )
         return d
 
 
-def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = True,
-             http_host: str = "0.0.0.0", http_port: int = 8080, db: str | None = None,
-             stop: threading.Event | None = None, out: Callable[[str], None] = print,
-             odds: bool = True) -> DemoResult:
+def run_demo(
+    options: DemoOptions,
+    *,
+    broker: str | None = None,
+    mqtt: bool = True,
+    http_host: str = "0.0.0.0",
+    http_port: int = 8080,
+    db: str | None = None,
+    stop: threading.Event | None = None,
+    out: Callable[[str], None] = print,
+    odds: bool = True,
+) -> DemoResult:
     """Wire a session, the broker, the bridge, the dashboard and the demo table; play; stop.
 
     Raises DemoError when something cannot start. ``stop`` (Ctrl-C) ends the current move and
@@ -943,8 +1041,15 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
         worker = DerivedWorker().start()
     try:
         store = Store(Path(db))
-        session = TableSession(options.table, store, bus, pin=options.pin or None,
-                               odds=odds, advice=odds, derived=worker)
+        session = TableSession(
+            options.table,
+            store,
+            bus,
+            pin=options.pin or None,
+            odds=odds,
+            advice=odds,
+            derived=worker,
+        )
     except (StoreError, ValueError) as exc:
         bus.close()
         if worker is not None:
@@ -954,8 +1059,15 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
     result = DemoResult(DemoStats())
     try:
         try:
-            services = start_services(session, broker=broker, broker_port=0, mqtt=mqtt,
-                                      http_host=http_host, http_port=http_port, state_odds=odds)
+            services = start_services(
+                session,
+                broker=broker,
+                broker_port=0,
+                mqtt=mqtt,
+                http_host=http_host,
+                http_port=http_port,
+                state_odds=odds,
+            )
         except ServiceError as exc:
             raise DemoError(str(exc)) from exc
         if services.broker_url:
@@ -974,8 +1086,10 @@ def run_demo(options: DemoOptions, *, broker: str | None = None, mqtt: bool = Tr
             if options.qr:  # a phone on the same Wi-Fi scans it off the terminal
                 from hub.dashboard.qr import qr_text
 
-                out("scan to open the dashboard on a phone:\n"
-                    + qr_text(f"{services.public_url}/").rstrip("\n"))
+                out(
+                    "scan to open the dashboard on a phone:\n"
+                    + qr_text(f"{services.public_url}/").rstrip("\n")
+                )
         table = DemoTable(session, options, stop=stop, on_move=out).start()
         result.stats = table.stats
         if services.server is not None:

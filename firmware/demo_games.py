@@ -36,8 +36,14 @@ class OtherGameBots:
     for a person (the seat ``seat``) or is over.
     """
 
-    def __init__(self, session: Any, seed: Any, auth: dict[str, Any] | None,
-                 seat: str | None = None, samples: int = 200) -> None:
+    def __init__(
+        self,
+        session: Any,
+        seed: Any,
+        auth: dict[str, Any] | None,
+        seat: str | None = None,
+        samples: int = 200,
+    ) -> None:
         self.session = session
         self.seed = seed
         self.auth = auth
@@ -105,8 +111,9 @@ class OtherGameBots:
         if bot is None:  # advisor and random bots in turn round the table
             seat_no = game.state.players.index(player)
             kind = "advisor" if seat_no % 2 == 0 else "random"
-            bot = self._bots[key] = make_bot(kind, hash((str(self.seed), seat_no)) & 0xFFFFFF,
-                                             samples=self.samples)
+            bot = self._bots[key] = make_bot(
+                kind, hash((str(self.seed), seat_no)) & 0xFFFFFF, samples=self.samples
+            )
         return self._act(str(bot(game.state, player)), player)
 
     # -- Marco Polo II: every player's dice each round, compensation, the sheets, finish --------
@@ -130,9 +137,13 @@ class OtherGameBots:
         for p in bots:
             if p not in s.sheets:
                 # a short sheet: an action is at most 64 characters
-                sheet = {"coins": rng.randint(5, 30), "camels": rng.randint(0, 8),
-                         "pepper": rng.randint(0, 4), "silk": rng.randint(0, 4),
-                         "contracts": rng.randint(0, 6)}
+                sheet = {
+                    "coins": rng.randint(5, 30),
+                    "camels": rng.randint(0, 8),
+                    "pepper": rng.randint(0, 4),
+                    "silk": rng.randint(0, 4),
+                    "contracts": rng.randint(0, 6),
+                }
                 return self._act(f"score:{p}:" + ",".join(f"{k}={v}" for k, v in sheet.items()))
         if all(p in s.sheets for p in s.players):
             return self._act("finish")

@@ -102,11 +102,16 @@ class DebouncedButton:
         self.presses = 0
         self._pressed_event = threading.Event()
         # bounce_time=None: gpiozero reports every edge; debouncing is ours
-        self._button = DigitalInputDevice(pins.pin, pull_up=pins.pull_up, bounce_time=None,
-                                          pin_factory=pin_factory)
+        self._button = DigitalInputDevice(
+            pins.pin, pull_up=pins.pull_up, bounce_time=None, pin_factory=pin_factory
+        )
         self._debouncer = Debouncer(
-            pins.debounce_ms / 1000.0, self._changed, initial=bool(self._button.is_active),
-            mode=mode, clock=clock, name=f"debounce-{name}",
+            pins.debounce_ms / 1000.0,
+            self._changed,
+            initial=bool(self._button.is_active),
+            mode=mode,
+            clock=clock,
+            name=f"debounce-{name}",
         )
         self._button.when_activated = lambda: self._debouncer.edge(True)
         self._button.when_deactivated = lambda: self._debouncer.edge(False)
@@ -169,8 +174,14 @@ class StatusLed:
     def __init__(self, pins: RgbLedPins, *, pin_factory: Any = None) -> None:
         from gpiozero import RGBLED
 
-        self._led = RGBLED(pins.red, pins.green, pins.blue, active_high=pins.active_high,
-                           pwm=False, pin_factory=pin_factory)
+        self._led = RGBLED(
+            pins.red,
+            pins.green,
+            pins.blue,
+            active_high=pins.active_high,
+            pwm=False,
+            pin_factory=pin_factory,
+        )
         self.state = LedState.OFF
 
     def show(self, state: LedState) -> None:
@@ -181,8 +192,13 @@ class StatusLed:
         if blink is None:
             self._led.color = colour
         else:
-            self._led.blink(on_time=blink[0], off_time=blink[1], on_color=colour,
-                            off_color=(0, 0, 0), background=True)
+            self._led.blink(
+                on_time=blink[0],
+                off_time=blink[1],
+                on_color=colour,
+                off_color=(0, 0, 0),
+                background=True,
+            )
 
     @property
     def color(self) -> tuple[float, float, float]:
@@ -302,8 +318,7 @@ class Buzzer:
 
         self.enabled = enabled
         self.played: list[tuple[tuple[int, float], ...]] = []
-        self._dev = PWMOutputDevice(pin, frequency=1000, initial_value=0,
-                                    pin_factory=pin_factory)
+        self._dev = PWMOutputDevice(pin, frequency=1000, initial_value=0, pin_factory=pin_factory)
         self._queue: queue.Queue[tuple[tuple[int, float], ...] | None] = queue.Queue(maxsize=4)
         self._idle = threading.Event()
         self._idle.set()
@@ -384,12 +399,21 @@ class Devices:
         self.pin_factory = pin_factory
         opened: list[Any] = []
         try:
-            self.slider = DebouncedButton(pinmap.slider, name="slider", pin_factory=pin_factory,
-                                          mode=debounce_mode, clock=debounce_clock)
+            self.slider = DebouncedButton(
+                pinmap.slider,
+                name="slider",
+                pin_factory=pin_factory,
+                mode=debounce_mode,
+                clock=debounce_clock,
+            )
             opened.append(self.slider)
-            self.confirm = DebouncedButton(pinmap.confirm, name="confirm",
-                                           pin_factory=pin_factory, mode=debounce_mode,
-                                           clock=debounce_clock)
+            self.confirm = DebouncedButton(
+                pinmap.confirm,
+                name="confirm",
+                pin_factory=pin_factory,
+                mode=debounce_mode,
+                clock=debounce_clock,
+            )
             opened.append(self.confirm)
             self.status = StatusLed(pinmap.status_led, pin_factory=pin_factory)
             opened.append(self.status)

@@ -101,8 +101,9 @@ class _Pacer:
             self._next = now + self.period
 
 
-def flicker_free_exposure(exposure_us: float, gain: float, mains_hz: int,
-                          frame_us: float) -> tuple[int, float]:
+def flicker_free_exposure(
+    exposure_us: float, gain: float, mains_hz: int, frame_us: float
+) -> tuple[int, float]:
     """(exposure in µs, analogue gain) with the exposure a whole number of light-flicker periods.
 
     Why: lamps on AC mains flicker at twice the mains frequency (100 Hz in Europe, 120 Hz in
@@ -177,8 +178,7 @@ def drop_mapped_rows(array: np.ndarray, row0: int, row1: int) -> bool:
             return False
         libc = ctypes.CDLL(None, use_errno=True)
         madv_dontneed = 4
-        return int(libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo),
-                                madv_dontneed)) == 0
+        return int(libc.madvise(ctypes.c_void_p(lo), ctypes.c_size_t(hi - lo), madv_dontneed)) == 0
     except (OSError, AttributeError, ValueError):
         return False
 
@@ -209,17 +209,27 @@ class PiCamera2Source(FrameSource):
     they refuse, used by the tests and by bench/firmware.py.
     """
 
-    def __init__(self, size: tuple[int, int] = (1280, 720), fps: float = 30.0,
-                 warmup_s: float = 1.5, mains_hz: int = 50,
-                 full_size: tuple[int, int] | str | None = None, *,
-                 lamp: Lamp | None = None, lens_position: float | None = None) -> None:
+    def __init__(
+        self,
+        size: tuple[int, int] = (1280, 720),
+        fps: float = 30.0,
+        warmup_s: float = 1.5,
+        mains_hz: int = 50,
+        full_size: tuple[int, int] | str | None = None,
+        *,
+        lamp: Lamp | None = None,
+        lens_position: float | None = None,
+    ) -> None:
         try:
             from picamera2 import Picamera2  # only on the Pi: python3-picamera2 from apt
         except Exception as exc:  # ImportError, or "numpy.dtype size changed" (ValueError)
-            hint = ("; on Raspberry Pi OS: sudo apt install python3-picamera2, and a venv made "
-                    "with --system-site-packages" if isinstance(exc, ImportError) else "")
-            raise CameraError(describe(CameraFault.IMPORT, exc) + hint,
-                              CameraFault.IMPORT) from exc
+            hint = (
+                "; on Raspberry Pi OS: sudo apt install python3-picamera2, and a venv made "
+                "with --system-site-packages"
+                if isinstance(exc, ImportError)
+                else ""
+            )
+            raise CameraError(describe(CameraFault.IMPORT, exc) + hint, CameraFault.IMPORT) from exc
         self.name = "picamera2"
         self.fps = float(fps)
         self._full: tuple[int, int] | None = None
@@ -252,9 +262,13 @@ class PiCamera2Source(FrameSource):
             wanted = (int(full_size[0]), int(full_size[1]))
         self.platform = pi_platform()
         cma = read_cma()
-        plan, self.notes = plan_streams((sensor[0], sensor[1]), self._size, wanted,
-                                        platform=self.platform,
-                                        cma_free=cma[1] if cma else None)
+        plan, self.notes = plan_streams(
+            (sensor[0], sensor[1]),
+            self._size,
+            wanted,
+            platform=self.platform,
+            cma_free=cma[1] if cma else None,
+        )
         for note in self.notes:
             log.warning("camera: %s", note)
         self.plan = plan
@@ -267,7 +281,8 @@ class PiCamera2Source(FrameSource):
             colour_space=ColorSpace.Rec709(),
             controls={"FrameRate": self.fps},
             buffer_count=plan.buffers,
-            display=None, encode=None,
+            display=None,
+            encode=None,
         )
         self._cam.configure(config)
         cfg = self._cam.camera_config
@@ -280,11 +295,16 @@ class PiCamera2Source(FrameSource):
             full = cfg["main"]["size"]
             self._full = (int(full[0]), int(full[1]))
             self._scale = (self._full[0] / self._size[0], self._full[1] / self._size[1])
-        log.info("Pi camera (%s): watched %sx%s YUV420%s, %s, plan %r: %.0f MiB of camera "
-                 "memory (%s)", self.platform, *self._size,
-                 f", die read at {self._full[0]}x{self._full[1]}" if self._full else "",
-                 self.ycbcr.name, plan.name, plan.camera_bytes() / MIB,
-                 "CMA" if plan.cma_bytes(self.platform) else "system memory")
+        log.info(
+            "Pi camera (%s): watched %sx%s YUV420%s, %s, plan %r: %.0f MiB of camera memory (%s)",
+            self.platform,
+            *self._size,
+            f", die read at {self._full[0]}x{self._full[1]}" if self._full else "",
+            self.ycbcr.name,
+            plan.name,
+            plan.camera_bytes() / MIB,
+            "CMA" if plan.cma_bytes(self.platform) else "system memory",
+        )
 
     def focus(self, dioptres: float | None) -> dict[str, Any]:
         """Manual focus at ``dioptres`` (None: the build guide's arm, firmware.geometry); what
@@ -296,18 +316,30 @@ class PiCamera2Source(FrameSource):
         controls = focus_controls(self._cam.camera_controls, float(dioptres))
         if controls:
             self._cam.set_controls(controls)
-            log.info("Pi camera: manual focus at %.2f dioptres (%.0f mm)",
-                     controls["LensPosition"], 1000 / max(controls["LensPosition"], 1e-3))
+            log.info(
+                "Pi camera: manual focus at %.2f dioptres (%.0f mm)",
+                controls["LensPosition"],
+                1000 / max(controls["LensPosition"], 1e-3),
+            )
         self.lens_position = controls.get("LensPosition")
         return controls
 
     def relock(self, *, max_settle_s: float, mains_hz: int) -> Locked:
         """Measure exposure and white balance with the ring held on, and lock them."""
-        self.locked = lock_exposure(self._cam, self.lamp, max_settle_s=max_settle_s,
-                                    mains_hz=mains_hz, frame_us=1_000_000 / self.fps)
-        log.info("Pi camera: locked under the ring after %.1f s (%d frames, %s): %s",
-                 self.locked.settle_s, self.locked.frames,
-                 "settled" if self.locked.converged else "still moving", self.locked.controls)
+        self.locked = lock_exposure(
+            self._cam,
+            self.lamp,
+            max_settle_s=max_settle_s,
+            mains_hz=mains_hz,
+            frame_us=1_000_000 / self.fps,
+        )
+        log.info(
+            "Pi camera: locked under the ring after %.1f s (%d frames, %s): %s",
+            self.locked.settle_s,
+            self.locked.frames,
+            "settled" if self.locked.converged else "still moving",
+            self.locked.controls,
+        )
         return self.locked
 
     def read(self) -> np.ndarray | None:
@@ -358,10 +390,10 @@ class PiCamera2Source(FrameSource):
                 # more than one band of the buffer (the zone's rows span ~5 MB of pages)
                 for r0 in range(fy0, fy1, ZONE_BAND_ROWS):
                     r1 = min(r0 + ZONE_BAND_ROWS, fy1)
-                    zy[r0 - fy0:r1 - fy0] = yp[r0:r1, fx0:fx1]
+                    zy[r0 - fy0 : r1 - fy0] = yp[r0:r1, fx0:fx1]
                     c0, c1 = (r0 - fy0) // 2, (r1 - fy0) // 2
-                    zu[c0:c1] = up[r0 // 2:r1 // 2, fx0 // 2:fx1 // 2]
-                    zv[c0:c1] = vp[r0 // 2:r1 // 2, fx0 // 2:fx1 // 2]
+                    zu[c0:c1] = up[r0 // 2 : r1 // 2, fx0 // 2 : fx1 // 2]
+                    zv[c0:c1] = vp[r0 // 2 : r1 // 2, fx0 // 2 : fx1 // 2]
                     drop_mapped_rows(full, r0, r1)
                 h_full = self._full[1]
                 drop_mapped_rows(full, h_full, full.shape[0])  # the chroma planes' pages
@@ -382,8 +414,9 @@ class PiCamera2Source(FrameSource):
 class UsbCameraSource(FrameSource):
     """A USB webcam (UVC) through OpenCV's VideoCapture; it blocks on the camera's frame clock."""
 
-    def __init__(self, index: int = 0, size: tuple[int, int] = (1280, 720),
-                 fps: float = 30.0) -> None:
+    def __init__(
+        self, index: int = 0, size: tuple[int, int] = (1280, 720), fps: float = 30.0
+    ) -> None:
         import cv2
 
         self.name = f"usb:{index}"
@@ -415,8 +448,9 @@ class ReplaySource(FrameSource):
     in memory.
     """
 
-    def __init__(self, path: str | Path, *, fps: float | None = 30.0, loop: bool = True,
-                 cache: int = 64) -> None:
+    def __init__(
+        self, path: str | Path, *, fps: float | None = 30.0, loop: bool = True, cache: int = 64
+    ) -> None:
         self.path = Path(path)
         self.name = f"replay:{self.path.name}"
         self.fps = float(fps or 0.0)
@@ -429,8 +463,9 @@ class ReplaySource(FrameSource):
         self._cache_max = cache
         self._i = 0
         if self.path.is_dir():
-            self._files = sorted(p for p in self.path.iterdir()
-                                 if p.suffix.lower() in IMAGE_SUFFIXES)
+            self._files = sorted(
+                p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+            )
             if not self._files:
                 raise CameraError(f"{self.path}: no images ({', '.join(IMAGE_SUFFIXES)}) in it")
             self._keys = [self._key(p) for p in self._files]
@@ -498,10 +533,14 @@ class RenderedSource(FrameSource):
     :meth:`FrameSource.capture_zone`).
     """
 
-    def __init__(self, render: Callable[[], np.ndarray | None], *, fps: float | None = None,
-                 name: str = "rendered",
-                 zone: Callable[[tuple[int, int, int, int]],
-                                tuple[np.ndarray, float] | None] | None = None) -> None:
+    def __init__(
+        self,
+        render: Callable[[], np.ndarray | None],
+        *,
+        fps: float | None = None,
+        name: str = "rendered",
+        zone: Callable[[tuple[int, int, int, int]], tuple[np.ndarray, float] | None] | None = None,
+    ) -> None:
         self._render = render
         self._zone = zone
         self.name = name
@@ -524,8 +563,15 @@ def open_source(cam: CameraConfig, lamp: Lamp | None = None) -> FrameSource:
         full: tuple[int, int] | str | None = None
         if cam.full_resolution:
             full = (cam.full_size[0], cam.full_size[1]) if cam.full_size else "sensor"
-        return PiCamera2Source(size, cam.fps, cam.warmup_s, cam.mains_hz, full_size=full,
-                               lamp=lamp, lens_position=cam.lens_position or None)
+        return PiCamera2Source(
+            size,
+            cam.fps,
+            cam.warmup_s,
+            cam.mains_hz,
+            full_size=full,
+            lamp=lamp,
+            lens_position=cam.lens_position or None,
+        )
     if cam.kind == "usb":
         return UsbCameraSource(cam.index, size, cam.fps)
     if cam.kind == "replay":

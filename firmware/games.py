@@ -45,8 +45,11 @@ AUTO = "auto"
 DEFAULT_GAME = CAMELUP
 
 #: the faces the die reader may answer, per game read one die at a time
-DIE_FACES: dict[str, tuple[int, ...]] = {CAMELUP: (1, 2, 3), CAMELUP2: (1, 2, 3),
-                                         HORSERACE: (1, 2, 3, 4, 5, 6)}
+DIE_FACES: dict[str, tuple[int, ...]] = {
+    CAMELUP: (1, 2, 3),
+    CAMELUP2: (1, 2, 3),
+    HORSERACE: (1, 2, 3, 4, 5, 6),
+}
 
 #: the colours of the pyramid's dice, per game whose dice have colours (the engines' own lists):
 #: a die is read among the ones the hub says are left, else among these
@@ -99,10 +102,13 @@ def horse_race_die(reading: Mapping[str, Any]) -> dict[str, Any]:
     if face_conf is None:
         face_conf = reading.get("confidence", 0.0)
     out = {k: v for k, v in reading.items() if k not in ("colour", "colour_confidence")}
-    out.update(colour=None, face=face,
-               confidence=float(face_conf) if face is not None else 0.0,
-               face_confidence=float(face_conf),
-               reason=reading.get("reason") if face is None else None)
+    out.update(
+        colour=None,
+        face=face,
+        confidence=float(face_conf) if face is not None else 0.0,
+        face_confidence=float(face_conf),
+        reason=reading.get("reason") if face is None else None,
+    )
     return out
 
 
@@ -112,9 +118,14 @@ def dice_frame_readings(readings: list[Mapping[str, Any]]) -> list[dict[str, Any
     out = []
     for r in readings:
         box = r.get("box")
-        out.append({"colour": r.get("colour"), "face": r.get("face"),
-                    "confidence": float(r.get("confidence") or 0.0),
-                    "box": [int(v) for v in box] if box is not None else None})
+        out.append(
+            {
+                "colour": r.get("colour"),
+                "face": r.get("face"),
+                "confidence": float(r.get("confidence") or 0.0),
+                "box": [int(v) for v in box] if box is not None else None,
+            }
+        )
     return out
 
 
@@ -137,5 +148,4 @@ def palette_for(game: str, palette: Palette | None) -> Palette | None:
     base = palette or default_palette()
     if GREY in base.colours:
         return base
-    return Palette({**base.colours, GREY: bgr_to_lab(GREY_DIE_BGR)}, base.source,
-                   dict(base.meta))
+    return Palette({**base.colours, GREY: bgr_to_lab(GREY_DIE_BGR)}, base.source, dict(base.meta))

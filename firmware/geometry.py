@@ -129,8 +129,19 @@ def layout_from_board(board: Mapping[str, Any], pyramid_height: float = 100.0) -
         # a camel faces the next space: along x when that space is in the same row
         along_x = cells[(i + 1) % len(cells)][0] == r
         spaces.append((ox + (c + 0.5) * cell, oy + (r + 0.5) * cell, along_x))
-    return Layout(w, d, tuple(spaces), *camel_dims, max_stack, zone, die, pc, pbase,
-                  pyramid_height, cards=_card_corners(board.get("markers")))
+    return Layout(
+        w,
+        d,
+        tuple(spaces),
+        *camel_dims,
+        max_stack,
+        zone,
+        die,
+        pc,
+        pbase,
+        pyramid_height,
+        cards=_card_corners(board.get("markers")),
+    )
 
 
 def _card_corners(markers: Any) -> tuple[tuple[float, float], ...]:
@@ -144,8 +155,9 @@ def _card_corners(markers: Any) -> tuple[tuple[float, float], ...]:
         a = math.radians(float(place[2])) if len(place) > 2 else 0.0
         for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
             dx, dy = sx * half, sy * half
-            out.append((x + dx * math.cos(a) - dy * math.sin(a),
-                        y + dx * math.sin(a) + dy * math.cos(a)))
+            out.append(
+                (x + dx * math.cos(a) - dy * math.sin(a), y + dx * math.sin(a) + dy * math.cos(a))
+            )
     return tuple(out)
 
 
@@ -194,8 +206,12 @@ def _edge_margin(uv: tuple[float, float] | None, lens: Lens) -> float:
 def _must_see(layout: Layout) -> list[Vec]:
     """Board corners, the marker cards (beside a board with no margin, or on its margin), full
     stacks on every space, the reveal zone."""
-    pts: list[Vec] = [(0, 0, 0), (layout.width, 0, 0), (0, layout.depth, 0),
-                      (layout.width, layout.depth, 0)]
+    pts: list[Vec] = [
+        (0, 0, 0),
+        (layout.width, 0, 0),
+        (0, layout.depth, 0),
+        (layout.width, layout.depth, 0),
+    ]
     pts += [(x, y, 0) for x, y in layout.cards]
     top = layout.camel_height * layout.max_stack
     for x, y, along_x in layout.spaces:
@@ -206,8 +222,11 @@ def _must_see(layout: Layout) -> list[Vec]:
 
 
 def _half(layout: Layout, along_x: bool) -> tuple[float, float]:
-    return ((layout.camel_length / 2, layout.camel_width / 2) if along_x
-            else (layout.camel_width / 2, layout.camel_length / 2))
+    return (
+        (layout.camel_length / 2, layout.camel_width / 2)
+        if along_x
+        else (layout.camel_width / 2, layout.camel_length / 2)
+    )
 
 
 def _ray_hits_box(a: Vec, b: Vec, lo: Vec, hi: Vec) -> bool:
@@ -260,8 +279,14 @@ def _ray_hits_pyramid(a: Vec, b: Vec, layout: Layout) -> bool:
     return True
 
 
-def camera_view(p: Placement, lens: Lens, layout: Layout, min_band_px: float = 8.0,
-                min_margin_px: float = 16.0, max_hiding_stack: int = 2) -> View:
+def camera_view(
+    p: Placement,
+    lens: Lens,
+    layout: Layout,
+    min_band_px: float = 8.0,
+    min_margin_px: float = 16.0,
+    max_hiding_stack: int = 2,
+) -> View:
     """Everything a placement sees or misses; `problems` says why it would not do.
 
     A placement fails when a must-see point is within `min_margin_px` of the frame's edge, a
@@ -309,19 +334,28 @@ def camera_view(p: Placement, lens: Lens, layout: Layout, min_band_px: float = 8
     cx = layout.width / 2
     problems = []
     if margin < min_margin_px:
-        problems.append(f"the board, a full stack or the reveal zone comes within "
-                        f"{margin:.0f} px of the frame's edge (want >= {min_margin_px:g})")
+        problems.append(
+            f"the board, a full stack or the reveal zone comes within "
+            f"{margin:.0f} px of the frame's edge (want >= {min_margin_px:g})"
+        )
     if worst < min_band_px:
-        problems.append(f"a camel on space {worst_space} is only {worst:.1f} px tall "
-                        f"(want >= {min_band_px:g})")
+        problems.append(
+            f"a camel on space {worst_space} is only {worst:.1f} px tall (want >= {min_band_px:g})"
+        )
     problems += blocking
     return View(
-        placement=p, lens=lens, margin_px=margin, min_band_px=worst, worst_space=worst_space,
-        band_px=bands, die_px=die,
-        px_per_mm_near=_px_between((cx - 50, near_y, 0), (cx + 50, near_y, 0), p, lens,
-                                   layout) / 100,
+        placement=p,
+        lens=lens,
+        margin_px=margin,
+        min_band_px=worst,
+        worst_space=worst_space,
+        band_px=bands,
+        die_px=die,
+        px_per_mm_near=_px_between((cx - 50, near_y, 0), (cx + 50, near_y, 0), p, lens, layout)
+        / 100,
         px_per_mm_far=_px_between((cx - 50, far_y, 0), (cx + 50, far_y, 0), p, lens, layout) / 100,
-        hidden=hidden, problems=problems,
+        hidden=hidden,
+        problems=problems,
     )
 
 
@@ -330,8 +364,7 @@ def _px_between(a: Vec, b: Vec, p: Placement, lens: Lens, layout: Layout) -> flo
     return math.dist(ua, ub) if ua and ub else 0.0
 
 
-def _hider(cam: Vec, target: Vec, space: int, level: int,
-           layout: Layout) -> tuple[str | None, int]:
+def _hider(cam: Vec, target: Vec, space: int, level: int, layout: Layout) -> tuple[str | None, int]:
     """What hides this camel from the camera, and how tall it is in camels (0: the pyramid).
 
     Stacks: the lowest that hides it, up to what the remaining camels can make on another
@@ -378,9 +411,14 @@ def centred_tilt(height_mm: float, setback_mm: float, lens: Lens, layout: Layout
     return round((lo + hi) / 2, 2)
 
 
-def lowest_placement(lens: Lens, layout: Layout, setback_mm: float = 150.0,
-                     min_band_px: float = 8.0, min_margin_px: float = 16.0,
-                     heights: Sequence[float] | None = None) -> View | None:
+def lowest_placement(
+    lens: Lens,
+    layout: Layout,
+    setback_mm: float = 150.0,
+    min_band_px: float = 8.0,
+    min_margin_px: float = 16.0,
+    heights: Sequence[float] | None = None,
+) -> View | None:
     """The lowest lens height (10 mm steps) whose centred tilt sees everything, or None.
 
     Scans 50 mm steps first, then the 10 mm steps below the first height that passes.
@@ -388,8 +426,7 @@ def lowest_placement(lens: Lens, layout: Layout, setback_mm: float = 150.0,
 
     def at(h: float) -> View:
         tilt = centred_tilt(h, setback_mm, lens, layout)
-        return camera_view(Placement(h, tilt, setback_mm), lens, layout, min_band_px,
-                           min_margin_px)
+        return camera_view(Placement(h, tilt, setback_mm), lens, layout, min_band_px, min_margin_px)
 
     coarse = list(heights) if heights else list(range(250, 2001, 50))
     for i, h in enumerate(coarse):
@@ -405,12 +442,17 @@ def lowest_placement(lens: Lens, layout: Layout, setback_mm: float = 150.0,
     return None
 
 
-def placement_table(layout: Layout, lenses: Sequence[str] = ("cm3", "cm3-wide", "cm2"),
-                    setbacks: Sequence[float] = (0, 100, 200, 300)) -> list[str]:
+def placement_table(
+    layout: Layout,
+    lenses: Sequence[str] = ("cm3", "cm3-wide", "cm2"),
+    setbacks: Sequence[float] = (0, 100, 200, 300),
+) -> list[str]:
     """Markdown rows: for each lens and setback, the lowest placement and what it gives."""
-    rows = ["| lens | setback mm | height mm | tilt deg | min camel band px | die px | "
-            "px/mm near..far | margin px |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| lens | setback mm | height mm | tilt deg | min camel band px | die px | "
+        "px/mm near..far | margin px |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for key in lenses:
         lens = LENSES[key]
         for sb in setbacks:
@@ -419,9 +461,11 @@ def placement_table(layout: Layout, lenses: Sequence[str] = ("cm3", "cm3-wide", 
                 rows.append(f"| {key} | {sb:g} | none up to 2000 | | | | | |")
                 continue
             p = v.placement
-            rows.append(f"| {key} | {sb:g} | {p.height_mm:.0f} | {p.tilt_deg:.1f} | "
-                        f"{v.min_band_px:.1f} (space {v.worst_space}) | {v.die_px:.1f} | "
-                        f"{v.px_per_mm_far:.2f}..{v.px_per_mm_near:.2f} | {v.margin_px:.0f} |")
+            rows.append(
+                f"| {key} | {sb:g} | {p.height_mm:.0f} | {p.tilt_deg:.1f} | "
+                f"{v.min_band_px:.1f} (space {v.worst_space}) | {v.die_px:.1f} | "
+                f"{v.px_per_mm_far:.2f}..{v.px_per_mm_near:.2f} | {v.margin_px:.0f} |"
+            )
     return rows
 
 
@@ -462,8 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--lens", choices=sorted(LENSES), default=None)
     ap.add_argument("--height", type=float, default=None, help="check this lens height (mm)")
     ap.add_argument("--setback", type=float, default=200.0, help="mm behind the near edge")
-    ap.add_argument("--tilt", type=float, default=None, help="deg from straight down "
-                    "(default: centred)")
+    ap.add_argument(
+        "--tilt", type=float, default=None, help="deg from straight down (default: centred)"
+    )
     args = ap.parse_args(argv)
     layout = load_layout(args.board, args.pyramid_height)
     if args.height is None:
@@ -471,20 +516,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(placement_table(layout, lenses)))
         return 0
     lens = LENSES[args.lens or "cm3"]
-    tilt = (args.tilt if args.tilt is not None
-            else centred_tilt(args.height, args.setback, lens, layout))
+    tilt = (
+        args.tilt
+        if args.tilt is not None
+        else centred_tilt(args.height, args.setback, lens, layout)
+    )
     v = camera_view(Placement(args.height, tilt, args.setback), lens, layout)
-    print(f"{lens.name}: height {args.height:g} mm, setback {args.setback:g} mm, "
-          f"tilt {tilt:.1f} deg")
+    print(
+        f"{lens.name}: height {args.height:g} mm, setback {args.setback:g} mm, tilt {tilt:.1f} deg"
+    )
     print(f"  margin to the frame's edge: {v.margin_px:.0f} px")
     print(f"  thinnest camel band: {v.min_band_px:.1f} px (space {v.worst_space})")
-    print("  bottom camel band by space: " + ", ".join(
-        f"{n}: {b:.0f}" for n, b in v.band_px.items()))
-    print(f"  die in the reveal zone: {v.die_px:.1f} px; board {v.px_per_mm_far:.2f} px/mm "
-          f"(far row) .. {v.px_per_mm_near:.2f} px/mm (near row)")
+    print(
+        "  bottom camel band by space: " + ", ".join(f"{n}: {b:.0f}" for n, b in v.band_px.items())
+    )
+    print(
+        f"  die in the reveal zone: {v.die_px:.1f} px; board {v.px_per_mm_far:.2f} px/mm "
+        f"(far row) .. {v.px_per_mm_near:.2f} px/mm (near row)"
+    )
     placement = Placement(args.height, tilt, args.setback)
-    print(f"  focus: [camera] lens_position = {lens_position_dioptres(placement, layout):.2f} "
-          f"(dioptres; {focus_distance_mm(placement, layout):.0f} mm to the reveal zone)")
+    print(
+        f"  focus: [camera] lens_position = {lens_position_dioptres(placement, layout):.2f} "
+        f"(dioptres; {focus_distance_mm(placement, layout):.0f} mm to the reveal zone)"
+    )
     for line in v.hidden:
         print(f"  hidden: {line}")
     print("OK: sees everything it must" if v.ok else "NOT OK:\n  " + "\n  ".join(v.problems))

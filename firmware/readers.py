@@ -100,8 +100,16 @@ def changed_box(image: np.ndarray, zone: Box, background: np.ndarray | None) -> 
 
 def failed_die(reason: str, **extra: Any) -> dict[str, Any]:
     """A die reading that says it could not read: the hub turns it into a prompt for a person."""
-    return {"colour": None, "face": None, "confidence": 0.0, "face_confidence": 0.0,
-            "colour_confidence": 0.0, "box": None, "reason": reason, **extra}
+    return {
+        "colour": None,
+        "face": None,
+        "confidence": 0.0,
+        "face_confidence": 0.0,
+        "colour_confidence": 0.0,
+        "box": None,
+        "reason": reason,
+        **extra,
+    }
 
 
 def die_to_dict(reading: Any) -> dict[str, Any]:
@@ -131,12 +139,16 @@ def track_to_dict(reading: Any) -> dict[str, Any]:
 Gains = tuple[float, float, float]
 
 
-def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None = None,
-                    expected_colours: list[str] | None = None,
-                    background: np.ndarray | None = None,
-                    faces: tuple[int, ...] = (1, 2, 3),
-                    palette: Palette | None = None,
-                    ) -> tuple[dict[str, Any], bytes | None]:
+def vision_read_die(
+    image: np.ndarray,
+    zone: Box,
+    *,
+    white_gains: Gains | None = None,
+    expected_colours: list[str] | None = None,
+    background: np.ndarray | None = None,
+    faces: tuple[int, ...] = (1, 2, 3),
+    palette: Palette | None = None,
+) -> tuple[dict[str, Any], bytes | None]:
     """The one die in the reveal zone, through vision.dice.read_die_in_zone.
 
     ``white_gains``: from the markers' white borders (:func:`vision_white_gains`), so a warm lamp
@@ -151,9 +163,15 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
         from vision.dice import read_die_in_zone
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
-    reading = read_die_in_zone(image, zone, white_gains=white_gains,
-                               expected_colours=expected_colours, background=background,
-                               faces=faces, palette=palette)
+    reading = read_die_in_zone(
+        image,
+        zone,
+        white_gains=white_gains,
+        expected_colours=expected_colours,
+        background=background,
+        faces=faces,
+        palette=palette,
+    )
     if reading is None:  # the photo: what changed in the tray, else the whole tray
         landed = changed_box(image, zone, background)
         shown = zone if landed is None else die_crop_box(landed, image.shape)
@@ -161,10 +179,13 @@ def vision_read_die(image: np.ndarray, zone: Box, *, white_gains: Gains | None =
     return die_to_dict(reading), encode_jpeg(crop(image, die_crop_box(reading.box, image.shape)))
 
 
-def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
-                     expected_colours: list[str] | None = None,
-                     palette: Palette | None = None,
-                     ) -> list[tuple[dict[str, Any], bytes | None]]:
+def vision_read_dice(
+    image: np.ndarray,
+    *,
+    white_gains: Gains | None = None,
+    expected_colours: list[str] | None = None,
+    palette: Palette | None = None,
+) -> list[tuple[dict[str, Any], bytes | None]]:
     """Every die in the frame (the starting roll, a Marco Polo II board), through
     vision.dice.read_dice; ``expected_colours`` narrows the palette (the table's taught one,
     else the shipped one) to the game's dice."""
@@ -173,8 +194,9 @@ def vision_read_dice(image: np.ndarray, *, white_gains: Gains | None = None,
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
-    for reading in read_dice(image, white_gains=white_gains, expected_colours=expected_colours,
-                             palette=palette):
+    for reading in read_dice(
+        image, white_gains=white_gains, expected_colours=expected_colours, palette=palette
+    ):
         box = die_crop_box(reading.box, image.shape)
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))
     return out

@@ -60,9 +60,15 @@ log = logging.getLogger(__name__)
 KIND_TO_COMMAND = {k: v for k, v in OBSERVATION_COMMANDS.items() if k != "status"}
 
 
-def payload(kind: str, *, ts: float | None = None, reading: dict[str, Any] | None = None,
-            crop_jpeg: bytes | None = None, health: dict[str, Any] | None = None,
-            readings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def payload(
+    kind: str,
+    *,
+    ts: float | None = None,
+    reading: dict[str, Any] | None = None,
+    crop_jpeg: bytes | None = None,
+    health: dict[str, Any] | None = None,
+    readings: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The JSON-ready payload of one observation (see the module's docstring)."""
     if kind == "status":
         return dict(health or {})
@@ -104,8 +110,7 @@ class ObservationSink:
         self.send("release", payload("release", ts=ts))
 
     def die_read(self, reading: dict[str, Any], crop_jpeg: bytes | None) -> None:
-        self.send("die", payload("die", reading=reading, crop_jpeg=crop_jpeg,
-                                 ts=reading.get("ts")))
+        self.send("die", payload("die", reading=reading, crop_jpeg=crop_jpeg, ts=reading.get("ts")))
 
     def track_read(self, reading: dict[str, Any]) -> None:
         self.send("track", payload("track", reading=reading, ts=reading.get("ts")))
@@ -252,8 +257,14 @@ class MqttSink(ObservationSink):
     is (see the module docstring); the retained status is published again on every connect.
     """
 
-    def __init__(self, table: str, broker: BrokerConfig, *, client_id: str | None = None,
-                 resend_first_s: float = RESEND_FIRST_S) -> None:
+    def __init__(
+        self,
+        table: str,
+        broker: BrokerConfig,
+        *,
+        client_id: str | None = None,
+        resend_first_s: float = RESEND_FIRST_S,
+    ) -> None:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
 
@@ -282,28 +293,31 @@ class MqttSink(ObservationSink):
         self.latencies: collections.deque[float] = collections.deque(maxlen=1000)  # s to answer
         self._closing = threading.Event()
         self._client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=self.client_id,
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
         )
         if broker.username:
             self._client.username_pw_set(broker.username, broker.secret or None)
         if broker.use_tls:
-            self._client.tls_set(ca_certs=broker.ca_file or None,
-                                 cert_reqs=ssl.CERT_REQUIRED)
-        self._client.will_set(self.status_topic, json.dumps({"table": table, "state": "offline"}),
-                              qos=1, retain=True)
+            self._client.tls_set(ca_certs=broker.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
+        self._client.will_set(
+            self.status_topic, json.dumps({"table": table, "state": "offline"}), qos=1, retain=True
+        )
         self._client.reconnect_delay_set(min_delay=1, max_delay=10)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
         self._client.connect_async(broker.host, broker.port, keepalive=broker.keepalive_s)
         self._client.loop_start()
-        self._resender = threading.Thread(target=self._resend_loop, daemon=True,
-                                          name=f"firmware-resend-{table}")
+        self._resender = threading.Thread(
+            target=self._resend_loop, daemon=True, name=f"firmware-resend-{table}"
+        )
         self._resender.start()
         log.info("MQTT: connecting to %s:%s as table %s", broker.host, broker.port, table)
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                    properties: Any) -> None:
+    def _on_connect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
         if getattr(reason, "is_failure", False):
             log.warning("MQTT: connection refused: %s", reason)
             return
@@ -314,8 +328,9 @@ class MqttSink(ObservationSink):
         if self._last_status is not None:  # a restarted broker gets the retained status back
             client.publish(self.status_topic, self._last_status, qos=1, retain=True)
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                       properties: Any) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
         self.connected.clear()
         log.warning("MQTT: disconnected (%s); paho reconnects by itself", reason)
 
@@ -428,8 +443,11 @@ class MqttSink(ObservationSink):
         self._closing.set()
         try:
             info = self._client.publish(
-                self.status_topic, json.dumps({"table": self.table, "state": "offline"}),
-                qos=1, retain=True)
+                self.status_topic,
+                json.dumps({"table": self.table, "state": "offline"}),
+                qos=1,
+                retain=True,
+            )
             if self.connected.is_set():
                 info.wait_for_publish(timeout=2.0)
         except Exception:

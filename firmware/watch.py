@@ -81,14 +81,17 @@ from vision.motion import ZoneWatcher
 log = logging.getLogger(__name__)
 
 
-
 #: The loop's states (``health.state``; see the module docstring): the wire's FirmwareState, so
 #: the status payload and its schema (docs/schemas/firmware-status.json) name the same states.
 LoopState = FirmwareState
 
 
-READY, READING_DIE, READING_TRACK, SETUP = (LoopState.READY, LoopState.READING_DIE,
-                                            LoopState.READING_TRACK, LoopState.SETUP)
+READY, READING_DIE, READING_TRACK, SETUP = (
+    LoopState.READY,
+    LoopState.READING_DIE,
+    LoopState.READING_TRACK,
+    LoopState.SETUP,
+)
 READING_FRAME = LoopState.READING_FRAME
 ZONE_REFRESH_S = 10.0  # how often the reveal zone is looked for again while idle
 CLAIM_S = 1.0  # a die that settled this long before its release's edge is still that release's
@@ -330,8 +333,10 @@ class WatchLoop:
                 self.health.mode = "setup"
                 self._phase_watch = None
                 self._attention = False
-                log.info("setup mode: roll the five dice into the reveal zone, then press "
-                         "confirm (or the slider)")
+                log.info(
+                    "setup mode: roll the five dice into the reveal zone, then press "
+                    "confirm (or the slider)"
+                )
             else:
                 self.health.error(f"setup: the loop is {self.state}; ask again when it is done")
             self._status_dirty = True
@@ -341,8 +346,10 @@ class WatchLoop:
             self.health.releases += 1
             if not self._slider_idle_said:
                 self._slider_idle_said = True
-                log.info("Marco Polo II: the pyramid's slider does nothing; press the confirm "
-                         "button once the dice are rolled to read them all")
+                log.info(
+                    "Marco Polo II: the pyramid's slider does nothing; press the confirm "
+                    "button once the dice are rolled to read them all"
+                )
             return
         if kind == "confirm" and self.game == MARCOPOLO2:
             self._attention = False
@@ -367,8 +374,9 @@ class WatchLoop:
                 self._begin(SETUP, t_mono, frames=self.cfg.still_frames)
             self._show()
 
-    def _begin(self, state: LoopState, t_mono: float, *, frames: int,
-               frame: Frame | None = None) -> None:
+    def _begin(
+        self, state: LoopState, t_mono: float, *, frames: int, frame: Frame | None = None
+    ) -> None:
         self.state = state
         self.health.state = state
         self._phase_start = t_mono
@@ -384,8 +392,12 @@ class WatchLoop:
                 if watch.state in (ZoneState.READ, ZoneState.HELD):
                     # the die before this one still lies there: it is background now
                     self._zone_watcher(base, fresh=True)
-                elif self._quiet_zone is not None and self._quiet_zone[0] == self._die_box \
-                        and watch.state in (ZoneState.MOVING, ZoneState.STILL) and watch.hand:
+                elif (
+                    self._quiet_zone is not None
+                    and self._quiet_zone[0] == self._die_box
+                    and watch.state in (ZoneState.MOVING, ZoneState.STILL)
+                    and watch.hand
+                ):
                     self._rebase_at_edge(*self._quiet_zone)
                 if self._unclaimed is not None and t_mono - self._unclaimed.t <= CLAIM_S:
                     claimed = self._unclaimed  # settled just before the edge was seen
@@ -406,12 +418,15 @@ class WatchLoop:
         if claimed is not None:
             self._read_die(claimed)
 
-    def _rebase_at_edge(self, box: Box, quiet: Frame,
-                        full: tuple[np.ndarray, float] | None) -> None:
+    def _rebase_at_edge(
+        self, box: Box, quiet: Frame, full: tuple[np.ndarray, float] | None
+    ) -> None:
         """The release's edge came while the zone held a still change at its border (see the
         module docstring): the zone as it lay still before the edge is the empty zone."""
-        log.info("release: the reveal zone held a still change at its border; its last still "
-                 "frame is the empty zone")
+        log.info(
+            "release: the reveal zone held a still change at its border; its last still "
+            "frame is the empty zone"
+        )
         self._zone_watcher(quiet, fresh=True)
         self._empty_zone = (box, crop(quiet.image, box).copy())
         self._empty_full = None if full is None else (box, full[0], full[1], quiet.t)
@@ -536,8 +551,7 @@ class WatchLoop:
         assert box is not None
         self._empty_zone = (box, crop(frame.image, box).copy())
         full = self._empty_full
-        stale = (full is None or full[0] != box or became
-                 or frame.t - full[3] > EMPTY_FULL_REFRESH_S)
+        stale = full is None or full[0] != box or became or frame.t - full[3] > EMPTY_FULL_REFRESH_S
         if stale and self.state != READING_DIE:
             got = self._capture_zone(box)
             if got is not None and not _looks_alike(got[0], self._empty_zone[1]):
@@ -595,31 +609,41 @@ class WatchLoop:
                 src, scale = full
                 src_zone = (0, 0, src.shape[1], src.shape[0])
                 e = self._empty_full
-                background = e[1] if e is not None and e[0] == zone and \
-                    e[1].shape == src.shape else None
+                background = (
+                    e[1] if e is not None and e[0] == zone and e[1].shape == src.shape else None
+                )
         horse_race = self.game == HORSERACE
         hints: dict[str, Any] = {
             "white_gains": self.white_gains,
             # a horse-race die has no colour to narrow by; the reader still names one (it says
             # whether the pips are dark), among Camel Up's five by default; a Camel Up die's
             # among the dice the hub says are left, else the game's dice
-            "expected_colours": None if horse_race else dice_colours(self.game,
-                                                                     self.sink.dice_left()),
+            "expected_colours": None
+            if horse_race
+            else dice_colours(self.game, self.sink.dice_left()),
             "faces": DIE_FACES.get(self.game, FACES),
-            "palette": palette_for(self.game, self.palette.current())}
+            "palette": palette_for(self.game, self.palette.current()),
+        }
         if background is not None:
             hints["background"] = background
         try:
-            reading, jpeg = self.readers.timed("die", self.readers.read_die, src, src_zone,
-                                               **hints)
+            reading, jpeg = self.readers.timed("die", self.readers.read_die, src, src_zone, **hints)
         except Exception as exc:
-            reading, jpeg = failed_die(f"read failed: {type(exc).__name__}: {exc}"), \
-                encode_jpeg(crop(src, src_zone))
+            reading, jpeg = (
+                failed_die(f"read failed: {type(exc).__name__}: {exc}"),
+                encode_jpeg(crop(src, src_zone)),
+            )
         if scale != 1.0 and reading.get("box"):  # back to preview pixels, as the hub expects
             bx, by, bw, bh = reading["box"]
-            reading = {**reading, "box": [int(zone[0] + bx / scale), int(zone[1] + by / scale),
-                                          max(int(round(bw / scale)), 1),
-                                          max(int(round(bh / scale)), 1)]}
+            reading = {
+                **reading,
+                "box": [
+                    int(zone[0] + bx / scale),
+                    int(zone[1] + by / scale),
+                    max(int(round(bw / scale)), 1),
+                    max(int(round(bh / scale)), 1),
+                ],
+            }
         if horse_race:  # face and confidence, as the hub's horse race reads them
             reading = horse_race_die(reading)
         reading = {**reading, "mode": "play", "ts": time.time()}
@@ -628,8 +652,9 @@ class WatchLoop:
 
     def _send_die(self, reading: dict[str, Any], jpeg: bytes | None) -> None:
         ok = reading.get("face") is not None and (
-            reading.get("colour") is not None or (self.game == HORSERACE
-                                                  and reading.get("mode") != "setup"))
+            reading.get("colour") is not None
+            or (self.game == HORSERACE and reading.get("mode") != "setup")
+        )
         if ok:
             self.health.dice_read += 1
         else:
@@ -646,8 +671,13 @@ class WatchLoop:
         try:
             reading = self.readers.timed("track", self.readers.read_track, frame.image)
         except Exception as exc:
-            reading = {"track": {}, "desert": {}, "confidence": 0.0, "uncertain": [],
-                       "reason": f"read failed: {type(exc).__name__}: {exc}"}
+            reading = {
+                "track": {},
+                "desert": {},
+                "confidence": 0.0,
+                "uncertain": [],
+                "reason": f"read failed: {type(exc).__name__}: {exc}",
+            }
         if reading.get("reason"):
             self.health.read_errors += 1
             self.health.error(f"track not read: {reading['reason']}")
@@ -672,24 +702,35 @@ class WatchLoop:
         image = frame.image
         self._learn_white(image)
         try:
-            dice = self.readers.timed("dice", self.readers.read_dice, image,
-                                      white_gains=self.white_gains,
-                                      expected_colours=list(SETUP_COLOURS),
-                                      palette=self.palette.current())
+            dice = self.readers.timed(
+                "dice",
+                self.readers.read_dice,
+                image,
+                white_gains=self.white_gains,
+                expected_colours=list(SETUP_COLOURS),
+                palette=self.palette.current(),
+            )
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")
         n = self.cfg.setup_dice
         colours = [d.get("colour") for d, _ in dice]
-        complete = (len(dice) == n and None not in colours and len(set(colours)) == n
-                    and all(d.get("face") for d, _ in dice))
+        complete = (
+            len(dice) == n
+            and None not in colours
+            and len(set(colours)) == n
+            and all(d.get("face") for d, _ in dice)
+        )
         for i, (reading, jpeg) in enumerate(dice):
-            self._send_die({**reading, "mode": "setup", "index": i, "of": len(dice),
-                            "ts": time.time()}, jpeg)
+            self._send_die(
+                {**reading, "mode": "setup", "index": i, "of": len(dice), "ts": time.time()}, jpeg
+            )
         if not complete:
             self.health.read_errors += 1
-            self.health.error(f"setup roll: read {len(dice)} dice {colours}, expected {n} "
-                              "dice of different colours")
+            self.health.error(
+                f"setup roll: read {len(dice)} dice {colours}, expected {n} "
+                "dice of different colours"
+            )
             self._attention = True
             if self.devices is not None:
                 self.devices.buzzer.chirp_look()
@@ -710,9 +751,13 @@ class WatchLoop:
         image = frame.image
         self._learn_white(image)  # kept from before if this table shows no markers
         try:
-            dice = self.readers.timed("dice", self.readers.read_dice, image,
-                                      white_gains=self.white_gains,
-                                      palette=self.palette.current())
+            dice = self.readers.timed(
+                "dice",
+                self.readers.read_dice,
+                image,
+                white_gains=self.white_gains,
+                palette=self.palette.current(),
+            )
         except Exception as exc:
             self.health.read_errors += 1
             self.health.error(f"dice not read: {type(exc).__name__}: {exc}")
@@ -750,23 +795,28 @@ class WatchLoop:
         if self.state == READING_DIE and now - self._phase_start > self.cfg.die_timeout_s:
             image = self._prev_frame.image if self._prev_frame is not None else None
             jpeg = encode_jpeg(crop(image, self.zone)) if image is not None and self.zone else None
-            reading = {**failed_die(f"the die did not settle within {self.cfg.die_timeout_s:g} s"),
-                       "mode": "play", "ts": time.time()}
+            reading = {
+                **failed_die(f"the die did not settle within {self.cfg.die_timeout_s:g} s"),
+                "mode": "play",
+                "ts": time.time(),
+            }
             self._send_die(reading, jpeg)
-            self._begin(READING_TRACK, now,
-                        frames=self.cfg.track_still_frames)
+            self._begin(READING_TRACK, now, frames=self.cfg.track_still_frames)
         elif self.state == READING_FRAME and now - self._phase_start > self.cfg.die_timeout_s:
             # hands over the boards all along: a frame read now would miss or misread dice
-            self.health.error(f"dice not read: the table was not still within "
-                              f"{self.cfg.die_timeout_s:g} s; press confirm again")
+            self.health.error(
+                f"dice not read: the table was not still within "
+                f"{self.cfg.die_timeout_s:g} s; press confirm again"
+            )
             self._attention = True
             if self.devices is not None:
                 self.devices.buzzer.chirp_look()
             self._finish()
         elif self.state == READING_TRACK and now - self._phase_start > self.cfg.track_timeout_s:
             if self._prev_frame is not None:
-                self._read_track(self._prev_frame,
-                                 note=f"no move seen within {self.cfg.track_timeout_s:g} s")
+                self._read_track(
+                    self._prev_frame, note=f"no move seen within {self.cfg.track_timeout_s:g} s"
+                )
             else:
                 self.health.error("track not read: no frames")
                 self._finish()
@@ -800,12 +850,14 @@ class WatchLoop:
             attention=self._attention,
             game=self.game,
             reveal_zone=[int(v) for v in self.zone] if self.zone else None,
-            white_gains=([round(g, 3) for g in self.white_gains]
-                         if self.white_gains is not None else None),
+            white_gains=(
+                [round(g, 3) for g in self.white_gains] if self.white_gains is not None else None
+            ),
             zone_state=str(self._die_watch.state) if self._die_watch is not None else None,
             light_on=self.devices.light.is_on if self.devices is not None else None,
-            read_ms={k: round(float(np.median(v)), 1)
-                     for k, v in self.readers.timings.items() if v},
+            read_ms={
+                k: round(float(np.median(v)), 1) for k, v in self.readers.timings.items() if v
+            },
             **self.palette.status().fields(),
         )
         self.sink.status(status.to_payload())

@@ -104,8 +104,7 @@ def _pin_y(pin: int) -> float:
     return _TOP + ((pin - 1) // 2) * _ROW
 
 
-def _nearest(kind: str, near_pin: int, side: str, taken: set[int],
-             given: int | None = None) -> int:
+def _nearest(kind: str, near_pin: int, side: str, taken: set[int], given: int | None = None) -> int:
     """The pin map's own `given` pin, else the header pin carrying `kind` (GND, 5V) nearest
     `near_pin`, same side and unused first."""
     if given is not None:
@@ -133,68 +132,93 @@ def _parts(pm: PinMap) -> list[_Part]:
 
     out: list[_Part] = []
     s = phys[pm.slider.pin]
-    out.append(part(
-        "Slider microswitch",
-        ["lever microswitch on the pyramid", "closes while the slider is pushed"],
-        [
-            _Terminal(f"NO ← GPIO{pm.slider.pin}", s, c["slider"], RESISTORS["slider"]),
-            _Terminal("COM ← GND", _nearest("GND", s, _side(s), taken, pm.slider.ground),
-                      c["GND"]),
-        ],
-        [f"internal pull-up, debounce {pm.slider.debounce_ms} ms"],
-    ))
+    out.append(
+        part(
+            "Slider microswitch",
+            ["lever microswitch on the pyramid", "closes while the slider is pushed"],
+            [
+                _Terminal(f"NO ← GPIO{pm.slider.pin}", s, c["slider"], RESISTORS["slider"]),
+                _Terminal(
+                    "COM ← GND", _nearest("GND", s, _side(s), taken, pm.slider.ground), c["GND"]
+                ),
+            ],
+            [f"internal pull-up, debounce {pm.slider.debounce_ms} ms"],
+        )
+    )
     b = phys[pm.confirm.pin]
-    out.append(part(
-        "Confirm button",
-        ["momentary push button, 12 mm"],
-        [
-            _Terminal(f"1 ← GPIO{pm.confirm.pin}", b, c["confirm"]),
-            _Terminal("2 ← GND", _nearest("GND", b, _side(b), taken, pm.confirm.ground),
-                      c["GND"]),
-        ],
-        [f"internal pull-up, debounce {pm.confirm.debounce_ms} ms"],
-    ))
+    out.append(
+        part(
+            "Confirm button",
+            ["momentary push button, 12 mm"],
+            [
+                _Terminal(f"1 ← GPIO{pm.confirm.pin}", b, c["confirm"]),
+                _Terminal(
+                    "2 ← GND", _nearest("GND", b, _side(b), taken, pm.confirm.ground), c["GND"]
+                ),
+            ],
+            [f"internal pull-up, debounce {pm.confirm.debounce_ms} ms"],
+        )
+    )
     led = pm.status_led
     r = phys[led.red]
-    out.append(part(
-        "Status LED",
-        ["RGB, 5 mm, common cathode"],
-        [
-            _Terminal(f"R ← GPIO{led.red}", r, c["led_red"], RESISTORS["led_red"]),
-            _Terminal(f"G ← GPIO{led.green}", phys[led.green], c["led_green"],
-                      RESISTORS["led_green"]),
-            _Terminal(f"B ← GPIO{led.blue}", phys[led.blue], c["led_blue"],
-                      RESISTORS["led_blue"]),
-            _Terminal("K (long leg) ← GND",
-                      _nearest("GND", phys[led.blue], _side(r), taken, led.ground), c["GND"]),
-        ],
-        ["active high: GPIO on = colour lit"],
-    ))
+    out.append(
+        part(
+            "Status LED",
+            ["RGB, 5 mm, common cathode"],
+            [
+                _Terminal(f"R ← GPIO{led.red}", r, c["led_red"], RESISTORS["led_red"]),
+                _Terminal(
+                    f"G ← GPIO{led.green}", phys[led.green], c["led_green"], RESISTORS["led_green"]
+                ),
+                _Terminal(
+                    f"B ← GPIO{led.blue}", phys[led.blue], c["led_blue"], RESISTORS["led_blue"]
+                ),
+                _Terminal(
+                    "K (long leg) ← GND",
+                    _nearest("GND", phys[led.blue], _side(r), taken, led.ground),
+                    c["GND"],
+                ),
+            ],
+            ["active high: GPIO on = colour lit"],
+        )
+    )
     g = phys[pm.light_ring.pin]
-    out.append(part(
-        "Light ring",
-        ["logic-level N-MOSFET (AO3400A or", "IRLZ44N) switching a 5 V LED ring"],
-        [
-            _Terminal(f"gate ← GPIO{pm.light_ring.pin}", g, c["light_ring"], RESISTORS["gate"]),
-            _Terminal("source ← GND",
-                      _nearest("GND", g, _side(g), taken, pm.light_ring.ground), c["GND"]),
-            _Terminal("ring + ← 5V", _nearest("5V", g, _side(g), set(), pm.light_ring.supply),
-                      c["5V"]),
-        ],
-        ["drain → ring −", "100 kΩ gate → source (off at boot)",
-         f"PWM {pm.light_ring.frequency:g} Hz, brightness {pm.light_ring.brightness:g}"],
-    ))
+    out.append(
+        part(
+            "Light ring",
+            ["logic-level N-MOSFET (AO3400A or", "IRLZ44N) switching a 5 V LED ring"],
+            [
+                _Terminal(f"gate ← GPIO{pm.light_ring.pin}", g, c["light_ring"], RESISTORS["gate"]),
+                _Terminal(
+                    "source ← GND",
+                    _nearest("GND", g, _side(g), taken, pm.light_ring.ground),
+                    c["GND"],
+                ),
+                _Terminal(
+                    "ring + ← 5V", _nearest("5V", g, _side(g), set(), pm.light_ring.supply), c["5V"]
+                ),
+            ],
+            [
+                "drain → ring −",
+                "100 kΩ gate → source (off at boot)",
+                f"PWM {pm.light_ring.frequency:g} Hz, brightness {pm.light_ring.brightness:g}",
+            ],
+        )
+    )
     z = phys[pm.buzzer.pin]
-    out.append(part(
-        "Buzzer",
-        ["passive piezo transducer"],
-        [
-            _Terminal(f"+ ← GPIO{pm.buzzer.pin}", z, c["buzzer"], RESISTORS["buzzer"]),
-            _Terminal("− ← GND", _nearest("GND", z, _side(z), taken, pm.buzzer.ground),
-                      c["GND"]),
-        ],
-        ["PWM tones (no magnetic buzzer:", "its coil needs a transistor)"],
-    ))
+    out.append(
+        part(
+            "Buzzer",
+            ["passive piezo transducer"],
+            [
+                _Terminal(f"+ ← GPIO{pm.buzzer.pin}", z, c["buzzer"], RESISTORS["buzzer"]),
+                _Terminal(
+                    "− ← GND", _nearest("GND", z, _side(z), taken, pm.buzzer.ground), c["GND"]
+                ),
+            ],
+            ["PWM tones (no magnetic buzzer:", "its coil needs a transistor)"],
+        )
+    )
     return out
 
 
@@ -225,7 +249,7 @@ def _crossings(wires: list[_Wire]) -> int:
     """How many times these wires (each: pin row -> lane -> terminal) cross one another."""
     n = 0
     for i, a in enumerate(wires):
-        for b in wires[i + 1:]:
+        for b in wires[i + 1 :]:
             for w, o in ((a, b), (b, a)):
                 lo, hi = sorted((_pin_y(o.pin), o.term.y))
                 # w's pin-row segment spans the x from the table to w's lane
@@ -275,10 +299,19 @@ def _assign_lanes(wires: list[_Wire], side: str) -> None:
     apply(order)
 
 
-def _text(x: float, y: float, s: str, size: int = 12, anchor: str = "start",
-          weight: str = "normal", fill: str = "#222222") -> str:
-    return (f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
-            f'font-weight="{weight}" fill="{fill}">{escape(s)}</text>')
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    size: int = 12,
+    anchor: str = "start",
+    weight: str = "normal",
+    fill: str = "#222222",
+) -> str:
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
+        f'font-weight="{weight}" fill="{fill}">{escape(s)}</text>'
+    )
 
 
 def _header_svg(used: dict[int, str]) -> list[str]:
@@ -287,8 +320,14 @@ def _header_svg(used: dict[int, str]) -> list[str]:
         f'height="{20 * _ROW + 8}" rx="6" fill="#f4f1ea" stroke="#555555"/>',
         f'<rect x="{_PIN_L - 13}" y="{_TOP - 13}" width="{_PIN_R - _PIN_L + 26}" '
         f'height="{20 * _ROW + 2}" rx="3" fill="#2b2b2b"/>',
-        _text((_EDGE_L + _EDGE_R) / 2, _TOP - 24,
-              "Pi 40-pin header, from above, USB ports down", 12, "middle", "bold"),
+        _text(
+            (_EDGE_L + _EDGE_R) / 2,
+            _TOP - 24,
+            "Pi 40-pin header, from above, USB ports down",
+            12,
+            "middle",
+            "bold",
+        ),
     ]
     for pin, what in HEADER.items():
         x = _PIN_L if pin % 2 else _PIN_R
@@ -297,8 +336,11 @@ def _header_svg(used: dict[int, str]) -> list[str]:
         colour = _COLOURS.get(str(what), "#888888") if not isinstance(what, int) else "#888888"
         if pin in used:
             colour = used[pin]
-        shape = (f'<rect x="{x - 8}" y="{y - 8}" width="16" height="16" fill="#d9b44a"/>'
-                 if pin == 1 else f'<circle cx="{x}" cy="{y}" r="8" fill="#d9b44a"/>')
+        shape = (
+            f'<rect x="{x - 8}" y="{y - 8}" width="16" height="16" fill="#d9b44a"/>'
+            if pin == 1
+            else f'<circle cx="{x}" cy="{y}" r="8" fill="#d9b44a"/>'
+        )
         out.append(shape)
         out.append(_text(x, y + 3.5, str(pin), 9, "middle", "bold", "#000000"))
         weight = "bold" if pin in used else "normal"
@@ -307,10 +349,18 @@ def _header_svg(used: dict[int, str]) -> list[str]:
             out.append(_text(_PIN_L - 20, y + 4, label, 11, "end", weight, fill))
         else:
             out.append(_text(_PIN_R + 20, y + 4, label, 11, "start", weight, fill))
-    out.append(_text(_EDGE_L + 4, _TOP + 20 * _ROW + 8, "pin 1 (square) is at the end away",
-                     9, "start"))
-    out.append(_text(_EDGE_L + 4, _TOP + 20 * _ROW + 20, "from the USB ports; even pins on the "
-                     "board edge", 9, "start"))
+    out.append(
+        _text(_EDGE_L + 4, _TOP + 20 * _ROW + 8, "pin 1 (square) is at the end away", 9, "start")
+    )
+    out.append(
+        _text(
+            _EDGE_L + 4,
+            _TOP + 20 * _ROW + 20,
+            "from the USB ports; even pins on the board edge",
+            9,
+            "start",
+        )
+    )
     return out
 
 
@@ -342,10 +392,25 @@ def wiring_svg(pinmap: PinMap | Mapping[str, Any]) -> str:
     height = legend_y + 170
     body: list[str] = []
     body.append(_text(_WIDTH / 2, 36, "Camel Pyramid: wiring", 22, "middle", "bold"))
-    body.append(_text(_WIDTH / 2, 58, "generated from hardware/pinmap.yaml by `pyramid wiring`: "
-                      "edit the YAML, not this drawing", 12, "middle"))
-    body.append(_text(_WIDTH / 2, 76, "GPIO numbers are BCM; numbers in the circles are "
-                      "physical header pins", 12, "middle"))
+    body.append(
+        _text(
+            _WIDTH / 2,
+            58,
+            "generated from hardware/pinmap.yaml by `pyramid wiring`: "
+            "edit the YAML, not this drawing",
+            12,
+            "middle",
+        )
+    )
+    body.append(
+        _text(
+            _WIDTH / 2,
+            76,
+            "GPIO numbers are BCM; numbers in the circles are physical header pins",
+            12,
+            "middle",
+        )
+    )
     body += _header_svg(used)
 
     for side, ws in wires.items():
@@ -360,16 +425,20 @@ def wiring_svg(pinmap: PinMap | Mapping[str, Any]) -> str:
             points = [(start, py), (w.lane, py), (w.lane, ty), (box_edge, ty)]
             pts = " ".join(f"{x:g},{y:g}" for x, y in points)
             width = 3 if w.term.colour in (_COLOURS["GND"], _COLOURS["5V"]) else 2.5
-            body.append(f'<polyline points="{pts}" fill="none" stroke="{w.term.colour}" '
-                        f'stroke-width="{width}" stroke-linejoin="round"/>')
+            body.append(
+                f'<polyline points="{pts}" fill="none" stroke="{w.term.colour}" '
+                f'stroke-width="{width}" stroke-linejoin="round"/>'
+            )
             body.append(f'<circle cx="{start}" cy="{py}" r="3.5" fill="{w.term.colour}"/>')
             if w.term.resistor:
                 body += _resistor_svg((w.lane + box_edge) / 2, ty, w.term.resistor, w.term.colour)
 
     for p in parts:
         x = _BOX_L if p.side == "L" else _BOX_R
-        body.append(f'<rect x="{x}" y="{p.y:g}" width="{_BOX_W}" height="{p.height:g}" rx="8" '
-                    f'fill="#ffffff" stroke="#444444" stroke-width="1.5"/>')
+        body.append(
+            f'<rect x="{x}" y="{p.y:g}" width="{_BOX_W}" height="{p.height:g}" rx="8" '
+            f'fill="#ffffff" stroke="#444444" stroke-width="1.5"/>'
+        )
         body.append(_text(x + 10, p.y + 20, p.title, 14, "start", "bold"))
         for i, line in enumerate(p.subtitle):
             body.append(_text(x + 10, p.y + 36 + 14 * i, line, 11, "start", fill="#555555"))
@@ -396,15 +465,24 @@ def wiring_svg(pinmap: PinMap | Mapping[str, Any]) -> str:
 
 def _legend(y: float) -> list[str]:
     out = [_text(40, y + 16, "Wires", 13, "start", "bold")]
-    items = [("GND", "ground"), ("5V", "5 V (LED ring only)"), ("slider", "slider switch"),
-             ("confirm", "confirm button"), ("light_ring", "MOSFET gate (PWM)"),
-             ("buzzer", "piezo (PWM)"), ("led_red", "LED red"), ("led_green", "LED green"),
-             ("led_blue", "LED blue")]
+    items = [
+        ("GND", "ground"),
+        ("5V", "5 V (LED ring only)"),
+        ("slider", "slider switch"),
+        ("confirm", "confirm button"),
+        ("light_ring", "MOSFET gate (PWM)"),
+        ("buzzer", "piezo (PWM)"),
+        ("led_red", "LED red"),
+        ("led_green", "LED green"),
+        ("led_blue", "LED blue"),
+    ]
     for i, (key, label) in enumerate(items):
         x = 40 + (i % 3) * 260
         yy = y + 36 + (i // 3) * 20
-        out.append(f'<line x1="{x}" y1="{yy - 4}" x2="{x + 30}" y2="{yy - 4}" '
-                   f'stroke="{_COLOURS[key]}" stroke-width="3"/>')
+        out.append(
+            f'<line x1="{x}" y1="{yy - 4}" x2="{x + 30}" y2="{yy - 4}" '
+            f'stroke="{_COLOURS[key]}" stroke-width="3"/>'
+        )
         out.append(_text(x + 38, yy, label, 11))
     notes = [
         "Switches close to GND and use the Pi's internal pull-ups: no pull-up resistors.",
@@ -418,8 +496,10 @@ def _legend(y: float) -> list[str]:
     return out
 
 
-TABLE_BEGIN = ("<!-- wiring table: generated from pinmap.yaml by "
-               "`pyramid wiring --readme hardware/README.md`; edit pinmap.yaml, not this -->")
+TABLE_BEGIN = (
+    "<!-- wiring table: generated from pinmap.yaml by "
+    "`pyramid wiring --readme hardware/README.md`; edit pinmap.yaml, not this -->"
+)
 TABLE_END = "<!-- end of the wiring table -->"
 
 
@@ -427,8 +507,10 @@ def wiring_table(pinmap: PinMap | Mapping[str, Any]) -> str:
     """The build guide's wiring table (Markdown), from the same parts as the drawing: GPIO,
     header pin, the ground (or 5 V) pin and what goes in between, for every wire."""
     pm = pinmap if isinstance(pinmap, PinMap) else validate_pinmap(pinmap)
-    rows = ["| part | GPIO (BCM) | header pin | ground pin | in between |",
-            "| --- | --- | --- | --- | --- |"]
+    rows = [
+        "| part | GPIO (BCM) | header pin | ground pin | in between |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for part in _parts(pm):
         signal = [t for t in part.terminals if isinstance(HEADER[t.pin], int)]
         power = [t for t in part.terminals if not isinstance(HEADER[t.pin], int)]
@@ -439,11 +521,14 @@ def wiring_table(pinmap: PinMap | Mapping[str, Any]) -> str:
         between = " / ".join(t.resistor or "none" for t in signal)
         extra = {"Slider microswitch": "", "Light ring": "; 100 kΩ gate to source"}
         ground = " / ".join(str(t.pin) for t in gnd)
-        rows.append(f"| {part.title.lower()} | {gpio} | {pins} | {ground} | "
-                    f"{between}{extra.get(part.title, '')} |")
+        rows.append(
+            f"| {part.title.lower()} | {gpio} | {pins} | {ground} | "
+            f"{between}{extra.get(part.title, '')} |"
+        )
         for t in five:
-            rows.append(f"| {part.title.lower()} + | 5 V | {t.pin} | | ring − to the "
-                        "MOSFET's drain |")
+            rows.append(
+                f"| {part.title.lower()} + | 5 V | {t.pin} | | ring − to the MOSFET's drain |"
+            )
     return "\n".join(rows) + "\n"
 
 

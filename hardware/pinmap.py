@@ -27,10 +27,46 @@ import yaml
 
 # physical pin -> what it carries: "3V3", "5V", "GND" or a BCM number
 HEADER: dict[int, str | int] = {
-    1: "3V3", 2: "5V", 3: 2, 4: "5V", 5: 3, 6: "GND", 7: 4, 8: 14, 9: "GND", 10: 15,
-    11: 17, 12: 18, 13: 27, 14: "GND", 15: 22, 16: 23, 17: "3V3", 18: 24, 19: 10, 20: "GND",
-    21: 9, 22: 25, 23: 11, 24: 8, 25: "GND", 26: 7, 27: 0, 28: 1, 29: 5, 30: "GND",
-    31: 6, 32: 12, 33: 13, 34: "GND", 35: 19, 36: 16, 37: 26, 38: 20, 39: "GND", 40: 21,
+    1: "3V3",
+    2: "5V",
+    3: 2,
+    4: "5V",
+    5: 3,
+    6: "GND",
+    7: 4,
+    8: 14,
+    9: "GND",
+    10: 15,
+    11: 17,
+    12: 18,
+    13: 27,
+    14: "GND",
+    15: 22,
+    16: 23,
+    17: "3V3",
+    18: 24,
+    19: 10,
+    20: "GND",
+    21: 9,
+    22: 25,
+    23: 11,
+    24: 8,
+    25: "GND",
+    26: 7,
+    27: 0,
+    28: 1,
+    29: 5,
+    30: "GND",
+    31: 6,
+    32: 12,
+    33: 13,
+    34: "GND",
+    35: 19,
+    36: 16,
+    37: 26,
+    38: 20,
+    39: "GND",
+    40: 21,
 }
 # BCM number -> physical pin
 PHYSICAL: dict[int, int] = {bcm: pin for pin, bcm in HEADER.items() if isinstance(bcm, int)}
@@ -47,24 +83,44 @@ FORBIDDEN: dict[int, str] = {0: "ID_SD (HAT EEPROM)", 1: "ID_SC (HAT EEPROM)"}
 
 # Pins of the default buses. Usable as GPIO when that bus is off, so only a warning.
 BUS_DEFAULTS: dict[int, str] = {
-    2: "I2C1 SDA", 3: "I2C1 SCL",
-    7: "SPI0 CE1", 8: "SPI0 CE0", 9: "SPI0 MISO", 10: "SPI0 MOSI", 11: "SPI0 SCLK",
-    14: "UART TXD", 15: "UART RXD",
+    2: "I2C1 SDA",
+    3: "I2C1 SCL",
+    7: "SPI0 CE1",
+    8: "SPI0 CE0",
+    9: "SPI0 MISO",
+    10: "SPI0 MOSI",
+    11: "SPI0 SCLK",
+    14: "UART TXD",
+    15: "UART RXD",
 }
 
 # part -> {key: (type, required)}; the schema hardware/pinmap.yaml follows
 _SCHEMA: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
-    "slider": {"pin": (int, True), "ground": (int, False), "pull_up": (bool, False),
-               "debounce_ms": (int, False)},
-    "confirm": {"pin": (int, True), "ground": (int, False), "pull_up": (bool, False),
-                "debounce_ms": (int, False)},
+    "slider": {
+        "pin": (int, True),
+        "ground": (int, False),
+        "pull_up": (bool, False),
+        "debounce_ms": (int, False),
+    },
+    "confirm": {
+        "pin": (int, True),
+        "ground": (int, False),
+        "pull_up": (bool, False),
+        "debounce_ms": (int, False),
+    },
     "status_led": {
-        "red": (int, True), "green": (int, True), "blue": (int, True),
-        "ground": (int, False), "active_high": (bool, False),
+        "red": (int, True),
+        "green": (int, True),
+        "blue": (int, True),
+        "ground": (int, False),
+        "active_high": (bool, False),
     },
     "light_ring": {
-        "pin": (int, True), "ground": (int, False), "supply": (int, False),
-        "frequency": ((int, float), False), "brightness": ((int, float), False),
+        "pin": (int, True),
+        "ground": (int, False),
+        "supply": (int, False),
+        "frequency": ((int, float), False),
+        "brightness": ((int, float), False),
     },
     "buzzer": {"pin": (int, True), "ground": (int, False)},
 }
@@ -213,9 +269,7 @@ def _pin_problems(pinmap: PinMap) -> list[str]:
     owner: dict[int, str] = {}
     for name, bcm in pinmap.uses():
         if bcm not in PHYSICAL:
-            problems.append(
-                f"{name}: BCM {bcm} is not on the 40-pin header (GPIO 0..27 are)"
-            )
+            problems.append(f"{name}: BCM {bcm} is not on the 40-pin header (GPIO 0..27 are)")
             continue
         if bcm in FORBIDDEN:
             problems.append(f"{name}: BCM {bcm} is {FORBIDDEN[bcm]}, reserved for HATs")
@@ -234,8 +288,9 @@ def _pin_problems(pinmap: PinMap) -> list[str]:
         if carries != kind:
             what = f"BCM {carries}" if isinstance(carries, int) else carries
             good = ", ".join(str(p) for p, c in HEADER.items() if c == kind)
-            problems.append(f"{name}: pin {pin} carries {what}, not {kind} (the {kind} pins: "
-                            f"{good})")
+            problems.append(
+                f"{name}: pin {pin} carries {what}, not {kind} (the {kind} pins: {good})"
+            )
             continue
         if pin in used:
             problems.append(f"{name}: pin {pin} already has the wire of {used[pin]}")

@@ -73,9 +73,7 @@ class Authority:
         digest = hmac.new(self._secret, msg, hashlib.sha256).digest()[:16]
         return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
-    def check(
-        self, auth: Any, game_id: str | None, players: list[str] | tuple[str, ...]
-    ) -> Access:
+    def check(self, auth: Any, game_id: str | None, players: list[str] | tuple[str, ...]) -> Access:
         """Resolve the ``auth`` part of a request to an :class:`Access`.
 
         ``auth`` is None, or a dict with ``pin`` and/or ``token`` (strings), or
@@ -86,7 +84,7 @@ class Authority:
         if auth is None:
             auth = {}
         if not isinstance(auth, dict):
-            raise AuthError("auth must be an object like {\"pin\": \"1234\"}", "bad_auth")
+            raise AuthError('auth must be an object like {"pin": "1234"}', "bad_auth")
         if auth.get("local") is True:
             return TABLE
         pin = auth.get("pin")

@@ -19,8 +19,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("hub.commands.simulate", "play bot games and print win rates"),
     "hub": ("hub.commands.serve", "run the table hub: event log, MQTT bridge and dashboard"),
     "games": ("hub.commands.games", "list past games in the event log"),
-    "broker-config": ("hub.commands.broker_config",
-                      "configure a system mosquitto with the table's users and ACL"),
+    "broker-config": (
+        "hub.commands.broker_config",
+        "configure a system mosquitto with the table's users and ACL",
+    ),
     # vision
     "read-dice": ("vision.cli.read_dice", "read the dice in images (JSON lines)"),
     "read-track": ("vision.cli.read_track", "read the camel stacks on the track of an image"),

@@ -26,8 +26,9 @@ log = logging.getLogger(__name__)
 __all__ = ["compute", "DerivedWorker"]
 
 
-def compute(state: Any, player: str | None, odds: bool, advice: bool,
-            kind: str = DEFAULT_GAME) -> dict[str, Any]:
+def compute(
+    state: Any, player: str | None, odds: bool, advice: bool, kind: str = DEFAULT_GAME
+) -> dict[str, Any]:
     """{"odds": ..., "advice": ...} of a game's state (pure; runs in the worker or inline):
     what the game's driver derives (``Driver.derived``; none for a game with nothing to advise).
     ``kind`` travels instead of the driver so the worker process imports only that game."""
@@ -63,9 +64,12 @@ class DerivedWorker:
                     # orphan (its resource tracker goes with it)
                     from hub.mqtt.broker import die_with_parent
 
-                    self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx,
-                                                     initializer=die_with_parent,
-                                                     initargs=(os.getpid(),))
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1,
+                        mp_context=ctx,
+                        initializer=die_with_parent,
+                        initargs=(os.getpid(),),
+                    )
                     self._pool.submit(_warm)
                 except Exception:
                     log.exception("cannot start the odds worker: odds run in-process")
@@ -76,8 +80,15 @@ class DerivedWorker:
         self._get()
         return self
 
-    def compute(self, state: Any, player: str | None, odds: bool, advice: bool,
-                kind: str = DEFAULT_GAME, timeout: float = 60.0) -> dict[str, Any]:
+    def compute(
+        self,
+        state: Any,
+        player: str | None,
+        odds: bool,
+        advice: bool,
+        kind: str = DEFAULT_GAME,
+        timeout: float = 60.0,
+    ) -> dict[str, Any]:
         pool = self._get()
         if pool is not None:
             try:

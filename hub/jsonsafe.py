@@ -50,8 +50,9 @@ def depth(text: str) -> int:
 def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH, max_bytes: int = MAX_BYTES) -> Any:
     """Parse ``raw`` or raise :class:`JsonError` saying what is wrong with it."""
     if len(raw) > max_bytes:
-        raise JsonError(f"the message is too large ({len(raw)} bytes; at most {max_bytes})",
-                        "too_large")
+        raise JsonError(
+            f"the message is too large ({len(raw)} bytes; at most {max_bytes})", "too_large"
+        )
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes | bytearray) else raw
     except UnicodeDecodeError as exc:

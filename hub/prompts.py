@@ -19,27 +19,50 @@ Prompt = dict[str, Any]
 
 
 def _die_reading(ev: Mapping[str, Any], seq: int) -> Prompt:
-    return {"id": ev["prompt"], "kind": "die_reading", "seq": seq,
-            "player": ev.get("player"), "reading": ev.get("reading", {}),
-            "problems": ev.get("problems", []), "crop": ev.get("crop"),
-            "expected_colours": ev.get("expected_colours", [])}
+    return {
+        "id": ev["prompt"],
+        "kind": "die_reading",
+        "seq": seq,
+        "player": ev.get("player"),
+        "reading": ev.get("reading", {}),
+        "problems": ev.get("problems", []),
+        "crop": ev.get("crop"),
+        "expected_colours": ev.get("expected_colours", []),
+    }
 
 
 def _roll_reading(ev: Mapping[str, Any], seq: int) -> Prompt:
-    return {"id": ev["prompt"], "kind": "roll_reading", "seq": seq,
-            "player": ev.get("player"), "reading": ev.get("reading", {}),
-            "problems": ev.get("problems", []), "crop": ev.get("crop")}
+    return {
+        "id": ev["prompt"],
+        "kind": "roll_reading",
+        "seq": seq,
+        "player": ev.get("player"),
+        "reading": ev.get("reading", {}),
+        "problems": ev.get("problems", []),
+        "crop": ev.get("crop"),
+    }
 
 
 def _dice_check(ev: Mapping[str, Any], seq: int) -> Prompt:
-    return {"id": ev["prompt"], "kind": "dice_check", "seq": seq,
-            "round": ev.get("round"), "players": ev.get("players", []),
-            "needs_person": ev.get("needs_person", []), "read": ev.get("read", {})}
+    return {
+        "id": ev["prompt"],
+        "kind": "dice_check",
+        "seq": seq,
+        "round": ev.get("round"),
+        "players": ev.get("players", []),
+        "needs_person": ev.get("needs_person", []),
+        "read": ev.get("read", {}),
+    }
 
 
 def _bet_colour(ev: Mapping[str, Any], seq: int) -> Prompt:
-    return {"id": ev["prompt"], "kind": "bet_colour", "seq": seq,
-            "player": ev["player"], "pile": ev["pile"]}
+    return {
+        "id": ev["prompt"],
+        "kind": "bet_colour",
+        "seq": seq,
+        "player": ev["player"],
+        "pile": ev["pile"],
+    }
 
 
 #: hub event type -> the prompt it opens
@@ -57,8 +80,12 @@ def prompt_of(ev: Mapping[str, Any], seq: int) -> Prompt | None:
     return None if make is None else make(ev, seq)
 
 
-def track_prompt(pending: dict[str, Prompt], ev: Mapping[str, Any], seq: int,
-                 opens: Callable[[Mapping[str, Any], int], Prompt | None] = prompt_of) -> None:
+def track_prompt(
+    pending: dict[str, Prompt],
+    ev: Mapping[str, Any],
+    seq: int,
+    opens: Callable[[Mapping[str, Any], int], Prompt | None] = prompt_of,
+) -> None:
     """Update the open prompts for one logged event (``opens``: the game's driver's)."""
     t = ev.get("type")
     prompt = opens(ev, seq)

@@ -81,6 +81,7 @@ class TableSession(Protocol):
     def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]: ...
     def cmd_observe_status(self, p: dict[str, Any]) -> dict[str, Any]: ...
 
+
 __all__ = ["COMMANDS", "dispatch", "error"]
 
 MAX_TEXT = 64
@@ -99,6 +100,7 @@ def error(cmd: str, message: str, reason: str, **extra: Any) -> dict[str, Any]:
 
 
 # -- validation helpers -------------------------------------------------------------------------
+
 
 def _keys(
     p: Mapping[str, Any], allowed: set[str], required: frozenset[str] | set[str] = frozenset()
@@ -144,8 +146,9 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
     _need_table(a)
     kind = p.get("game", DEFAULT_GAME.value)
     if not isinstance(kind, str) or kind not in GAMES:
-        raise _Bad(f"unknown game {str(kind)[:MAX_TEXT]!r}: one of {', '.join(GAMES)}",
-                   "unknown_game")
+        raise _Bad(
+            f"unknown game {str(kind)[:MAX_TEXT]!r}: one of {', '.join(GAMES)}", "unknown_game"
+        )
     drv = GAMES[kind]
     game_settings = drv.settings
     _keys(p, START_FIELDS | game_settings, {"players"})
@@ -159,7 +162,7 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
             raise _Bad(f"the name {name!r} may not contain / + # (they are MQTT topic characters)")
     setup = p.get("setup")
     if "setup_id" in p and setup != "camera":
-        raise _Bad("'setup_id' goes with \"setup\": \"camera\" (the reading shown)")
+        raise _Bad('\'setup_id\' goes with "setup": "camera" (the reading shown)')
     if "setup_id" in p:
         _int(p, "setup_id", 1, 2**53)
     try:
@@ -167,8 +170,11 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
     except ValueError as exc:
         raise _Bad(str(exc)) from None
     seed = p.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)
-                             or (isinstance(seed, str) and len(seed) > MAX_TEXT)):
+    if seed is not None and (
+        isinstance(seed, bool)
+        or not isinstance(seed, int | str)
+        or (isinstance(seed, str) and len(seed) > MAX_TEXT)
+    ):
         raise _Bad("'seed' must be a number or a short text")
     first = p.get("first_player", drv.default_first_player)
     if first is not None and (isinstance(first, bool) or not isinstance(first, int | str)):
@@ -177,8 +183,16 @@ def _start_game(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, A
         raise _Bad("the start request is too large")
     settings = {k: p[k] for k in game_settings if k in p}
     common = {k: p[k] for k in START_FIELDS if k in p}
-    return s.cmd_start_game({**common, "game": kind, "first_player": first,
-                             "settings": settings, "abandon": _bool(p, "abandon")}, a)
+    return s.cmd_start_game(
+        {
+            **common,
+            "game": kind,
+            "first_player": first,
+            "settings": settings,
+            "abandon": _bool(p, "abandon"),
+        },
+        a,
+    )
 
 
 def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
@@ -191,8 +205,10 @@ def _action(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     if player not in s.players():
         raise _Bad(f"there is no player called {player!r} in this game", "unknown_player")
     if not a.may_act_for(player):
-        raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
-                        "forbidden" if a.level == "player" else "pin_required")
+        raise AuthError(
+            f"only {player}'s own link or the table PIN can play for {player}",
+            "forbidden" if a.level == "player" else "pin_required",
+        )
     return s.cmd_action(player, action, a)
 
 
@@ -212,16 +228,21 @@ def _action_for_all(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[st
     if player is None:
         _need_table(a)
     elif not a.may_act_for(player):
-        raise AuthError(f"only {player}'s own link or the table PIN can play for {player}",
-                        "forbidden" if a.level == "player" else "pin_required")
+        raise AuthError(
+            f"only {player}'s own link or the table PIN can play for {player}",
+            "forbidden" if a.level == "player" else "pin_required",
+        )
     return s.cmd_action(player, action, a)
 
 
 def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
     _keys(p, {"prompt", "accept", "colour", "face", "dismiss", "shade"}, {"prompt"})
     pid = _text(p, "prompt")
-    q: dict[str, Any] = {"prompt": pid, "accept": _bool(p, "accept"),
-                         "dismiss": _bool(p, "dismiss")}
+    q: dict[str, Any] = {
+        "prompt": pid,
+        "accept": _bool(p, "accept"),
+        "dismiss": _bool(p, "dismiss"),
+    }
     if "colour" in p:  # the game's driver says which colours its prompt takes
         if not isinstance(p["colour"], str) or len(p["colour"]) > MAX_TEXT:
             raise _Bad("'colour' must be a colour name", "bad_colour")
@@ -233,10 +254,14 @@ def _confirm(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]
             raise _Bad("'shade' must be black or white", "bad_payload")
         q["shade"] = p["shade"]
     prompt = s.pending.get(pid or "")
-    if not a.is_table and not (prompt is not None and prompt.get("kind") == "bet_colour"
-                               and a.player == prompt.get("player")):
-        raise AuthError("confirming needs the table PIN",
-                        "forbidden" if a.level == "player" else "pin_required")
+    if not a.is_table and not (
+        prompt is not None
+        and prompt.get("kind") == "bet_colour"
+        and a.player == prompt.get("player")
+    ):
+        raise AuthError(
+            "confirming needs the table PIN", "forbidden" if a.level == "player" else "pin_required"
+        )
     return s.cmd_confirm(q, a)
 
 
@@ -285,8 +310,11 @@ def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str
     _need_table(a)
     _keys(p, set(OBSERVATION_FIELDS["track"]), set(OBSERVATION_REQUIRED["track"]))
     _mode(p)
-    if "note" in p and p["note"] is not None and (not isinstance(p["note"], str)
-                                                  or len(p["note"]) > 200):
+    if (
+        "note" in p
+        and p["note"] is not None
+        and (not isinstance(p["note"], str) or len(p["note"]) > 200)
+    ):
         raise _Bad("'note' is a short text")
     return s.cmd_observe_track(dict(p))
 
@@ -304,7 +332,7 @@ def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str,
     clean = []
     for r in readings:
         if not isinstance(r, Mapping):
-            raise _Bad("each reading is {\"colour\", \"face\", \"confidence\", \"box\"}")
+            raise _Bad('each reading is {"colour", "face", "confidence", "box"}')
         unknown = sorted(set(r) - set(DICE_READING_FIELDS))
         if unknown:
             raise _Bad(f"unknown reading field {unknown[0]!r} (colour, face, confidence, box)")
@@ -315,11 +343,20 @@ def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str,
             raise _Bad("a reading's 'face' is a whole number or null")
         if conf is not None and (isinstance(conf, bool) or not isinstance(conf, int | float)):
             raise _Bad("a reading's 'confidence' is a number or null")
-        if box is not None and (not isinstance(box, list) or len(box) != 4 or any(
-                isinstance(v, bool) or not isinstance(v, int | float) for v in box)):
+        if box is not None and (
+            not isinstance(box, list)
+            or len(box) != 4
+            or any(isinstance(v, bool) or not isinstance(v, int | float) for v in box)
+        ):
             raise _Bad("a reading's 'box' is [x, y, w, h]")
-        clean.append({"colour": colour, "face": face, "confidence": conf,
-                      "box": tuple(box) if box is not None else None})
+        clean.append(
+            {
+                "colour": colour,
+                "face": face,
+                "confidence": conf,
+                "box": tuple(box) if box is not None else None,
+            }
+        )
     return s.cmd_observe_dice({"readings": clean})
 
 
@@ -361,8 +398,9 @@ def _tokens(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
 
 def _need_table(a: Access) -> None:
     if not a.is_table:
-        raise AuthError("this needs the table PIN", "forbidden" if a.level == "player"
-                        else "pin_required")
+        raise AuthError(
+            "this needs the table PIN", "forbidden" if a.level == "player" else "pin_required"
+        )
 
 
 Handler = Callable[["TableSession", Mapping[str, Any], Access], dict[str, Any]]
@@ -384,22 +422,44 @@ COMMANDS: dict[str, Handler] = {
 
 #: Commands a device on the MQTT broker may send without a PIN: the broker's own credentials
 #: are the gate for the firmware (it does not know the table PIN). See docs/mqtt.md.
-MQTT_TRUSTED = frozenset({"observe_release", "observe_die", "observe_track", "observe_status",
-                          "observe_dice"})
+MQTT_TRUSTED = frozenset(
+    {"observe_release", "observe_die", "observe_track", "observe_status", "observe_dice"}
+)
 
 
 #: Commands that change the table: their ``request_id`` is logged, their repeats answered again.
-MUTATING = frozenset({"start_game", "action", "confirm", "undo", "observe_release",
-                      "observe_die", "observe_track", "observe_dice"})
+MUTATING = frozenset(
+    {
+        "start_game",
+        "action",
+        "confirm",
+        "undo",
+        "observe_release",
+        "observe_die",
+        "observe_track",
+        "observe_dice",
+    }
+)
 
 #: Commands a screen sends with the ``expected_seq`` it was drawn at.
 SEQ_CHECKED = frozenset({"action", "confirm", "undo"})
 
 #: Logged events that do not change what a tap on the screen means (readings, prompts,
 #: refusals): a tap drawn before them is still the tap its player meant.
-NOT_STALE = frozenset({"die_released", "vision_uncertain", "track_mismatch", "action_refused",
-                       "bet_pending", "prompt_dismissed", "roll_uncertain", "dice_uncertain",
-                       "correction", "link_released"})
+NOT_STALE = frozenset(
+    {
+        "die_released",
+        "vision_uncertain",
+        "track_mismatch",
+        "action_refused",
+        "bet_pending",
+        "prompt_dismissed",
+        "roll_uncertain",
+        "dice_uncertain",
+        "correction",
+        "link_released",
+    }
+)
 
 MAX_REQUEST_ID = 64
 
@@ -407,10 +467,15 @@ MAX_REQUEST_ID = 64
 def request_id_error(rid: Any) -> str | None:
     """Why ``rid`` is not a request id (None when it is one): a text of 1 to 64 letters,
     digits and ``-_.:``."""
-    if (not isinstance(rid, str) or not 0 < len(rid) <= MAX_REQUEST_ID
-            or not all(c.isascii() and (c.isalnum() or c in "-_.:") for c in rid)):
-        return (f"'request_id' is a text of 1 to {MAX_REQUEST_ID} letters, digits and -_.: "
-                "(one per request, the same when the request is sent again)")
+    if (
+        not isinstance(rid, str)
+        or not 0 < len(rid) <= MAX_REQUEST_ID
+        or not all(c.isascii() and (c.isalnum() or c in "-_.:") for c in rid)
+    ):
+        return (
+            f"'request_id' is a text of 1 to {MAX_REQUEST_ID} letters, digits and -_.: "
+            "(one per request, the same when the request is sent again)"
+        )
     return None
 
 
@@ -433,19 +498,29 @@ def _repeat(cmd: str, mark: RequestMark, session: TableSession) -> dict[str, Any
     if done is None:
         return None
     if done.fingerprint != mark.fingerprint or done.cmd != cmd:
-        return error(cmd, f"the request id {mark.request_id!r} was already used for another "
-                     "request: nothing was done (send a new id with each new request)",
-                     "request_id_reused", request_id=mark.request_id)
+        return error(
+            cmd,
+            f"the request id {mark.request_id!r} was already used for another "
+            "request: nothing was done (send a new id with each new request)",
+            "request_id_reused",
+            request_id=mark.request_id,
+        )
     if done.answer is not None:
         return {**done.answer, "replayed": True, "request_id": mark.request_id}
-    return {"ok": True, "cmd": cmd, "seq": done.seq, "replayed": True,
-            "request_id": mark.request_id,
-            "message": "This request was already applied (before the hub restarted); "
-                       "nothing was done again."}
+    return {
+        "ok": True,
+        "cmd": cmd,
+        "seq": done.seq,
+        "replayed": True,
+        "request_id": mark.request_id,
+        "message": "This request was already applied (before the hub restarted); "
+        "nothing was done again.",
+    }
 
 
-def _check_fresh(session: TableSession, expected: Any, cmd: str,
-                 payload: Mapping[str, Any]) -> None:
+def _check_fresh(
+    session: TableSession, expected: Any, cmd: str, payload: Mapping[str, Any]
+) -> None:
     """Refuse a tap drawn before a move, an undo or a new game (see the module docstring).
 
     In a game where everyone acts at once (Marco Polo II's round), another player's action
@@ -457,13 +532,15 @@ def _check_fresh(session: TableSession, expected: Any, cmd: str,
     if expected == now:
         return
     if expected > now:
-        raise RequestError(f"this screen shows seq {expected} but the table is at {now}: "
-                           "reload the page", "stale")
+        raise RequestError(
+            f"this screen shows seq {expected} but the table is at {now}: reload the page", "stale"
+        )
     own: str | None = None
     if cmd == "action" and session.driver.everyone_acts:
         action = payload.get("action")
-        own = payload.get("player") or (session.driver.acting_player(action)
-                                        if isinstance(action, str) else None)
+        own = payload.get("player") or (
+            session.driver.acting_player(action) if isinstance(action, str) else None
+        )
     for env in session.events_since(expected):
         kind = env.type
         if kind in NOT_STALE:
@@ -479,8 +556,11 @@ def _check_fresh(session: TableSession, expected: Any, cmd: str,
             sentence = f"{mover} has already moved"
         else:
             sentence = "The game has moved on"
-        raise RequestError(f"{sentence}: nothing was done (the {cmd} was tapped on a screen "
-                           "drawn before it). Look at the table again.", "stale")
+        raise RequestError(
+            f"{sentence}: nothing was done (the {cmd} was tapped on a screen "
+            "drawn before it). Look at the table again.",
+            "stale",
+        )
 
 
 def _no_secret_for_the_table(session: TableSession, payload: Mapping[str, Any]) -> None:
@@ -489,9 +569,11 @@ def _no_secret_for_the_table(session: TableSession, payload: Mapping[str, Any]) 
     and read the refusals ("the orange card is already played") to learn that player's bets."""
     action = payload.get("action")
     if isinstance(action, str) and session.driver.public_action(action) != action:
-        raise AuthError("the colour of an overall bet is its player's secret: tap the bet on "
-                        "the table's screen, and the player chooses the colour on their own page",
-                        "secret_bet")
+        raise AuthError(
+            "the colour of an overall bet is its player's secret: tap the bet on "
+            "the table's screen, and the player chooses the colour on their own page",
+            "secret_bet",
+        )
 
 
 def dispatch(
@@ -513,8 +595,11 @@ def dispatch(
     asked the same, whatever the table's state meanwhile."""
     name = cmd if isinstance(cmd, str) else repr(cmd)
     if not isinstance(cmd, str) or cmd not in COMMANDS:
-        return error(name[:MAX_TEXT], f"unknown command {name[:MAX_TEXT]!r} (one of "
-                     f"{', '.join(COMMANDS)})", "bad_command")
+        return error(
+            name[:MAX_TEXT],
+            f"unknown command {name[:MAX_TEXT]!r} (one of {', '.join(COMMANDS)})",
+            "bad_command",
+        )
     if payload is None:
         payload = {}
     if not isinstance(payload, Mapping):
@@ -528,12 +613,26 @@ def dispatch(
     with session.lock:
         before = session.seq
         marks: list[RequestMark] = []
-        answer = _apply(session, cmd, payload, auth, channel, trust_mqtt_observations, rid,
-                        expected, marks, payload if asked is None else asked)
+        answer = _apply(
+            session,
+            cmd,
+            payload,
+            auth,
+            channel,
+            trust_mqtt_observations,
+            rid,
+            expected,
+            marks,
+            payload if asked is None else asked,
+        )
         if marks and (answer.get("ok") or session.seq != before):
             try:  # the first answer, for a repeat of the id
-                session.store.keep_answer(session.table_id, marks[0], answer,
-                                          session.seq if session.seq != before else None)
+                session.store.keep_answer(
+                    session.table_id,
+                    marks[0],
+                    answer,
+                    session.seq if session.seq != before else None,
+                )
             except Exception:  # the request is applied (and its id logged with its events)
                 log.exception("cannot keep the answer of request %s", marks[0].request_id)
         if rid is not None:
@@ -541,9 +640,18 @@ def dispatch(
         return answer
 
 
-def _apply(session: TableSession, cmd: str, payload: dict[str, Any], auth: Any, channel: str,
-           trust_mqtt_observations: bool, rid: str | None, expected: Any,
-           marks: list[RequestMark], asked: Any) -> dict[str, Any]:
+def _apply(
+    session: TableSession,
+    cmd: str,
+    payload: dict[str, Any],
+    auth: Any,
+    channel: str,
+    trust_mqtt_observations: bool,
+    rid: str | None,
+    expected: Any,
+    marks: list[RequestMark],
+    asked: Any,
+) -> dict[str, Any]:
     """Authorise and run one command under the table's lock; a request applied now (not a
     repeat) leaves its :class:`RequestMark` in ``marks``."""
     try:
@@ -552,8 +660,12 @@ def _apply(session: TableSession, cmd: str, payload: dict[str, Any], auth: Any, 
         elif isinstance(auth, Mapping) and auth.get("local") and channel != "local":
             raise AuthError("only the hub's own process may act as local", "bad_auth")
         access = session.authority.check(auth, session.game_id, session.players())
-        if (channel == "mqtt" and trust_mqtt_observations and cmd in MQTT_TRUSTED
-                and access.level == "guest"):
+        if (
+            channel == "mqtt"
+            and trust_mqtt_observations
+            and cmd in MQTT_TRUSTED
+            and access.level == "guest"
+        ):
             access = Access("table")
         mark = None
         if rid is not None and cmd in MUTATING:

@@ -155,13 +155,21 @@ class TableSession:
         """The current game's players, in seating order ([] before the first game)."""
         return list(self.params.get("players", []))
 
-    def request(self, cmd: str, payload: Any, auth: Any = None, *,
-                channel: str = "local", request_id: str | None = None,
-                asked: Any = None) -> dict[str, Any]:
+    def request(
+        self,
+        cmd: str,
+        payload: Any,
+        auth: Any = None,
+        *,
+        channel: str = "local",
+        request_id: str | None = None,
+        asked: Any = None,
+    ) -> dict[str, Any]:
         """Run one command (see :mod:`hub.requests`) and answer {"ok": ...}; a ``request_id``
         makes a changing command applied once (a repeat gets the first answer)."""
-        return requests.dispatch(self, cmd, payload, auth, channel=channel,
-                                 request_id=request_id, asked=asked)
+        return requests.dispatch(
+            self, cmd, payload, auth, channel=channel, request_id=request_id, asked=asked
+        )
 
     def start_game(
         self,
@@ -183,9 +191,16 @@ class TableSession:
         game; ``settings`` are that engine's (docs/games.md), Camel Up has none.
         """
         return self.cmd_start_game(
-            {"players": players, "setup": setup, "seed": seed, "first_player": first_player,
-             "abandon": abandon, "setup_id": setup_id, "game": game,
-             "settings": settings or {}},
+            {
+                "players": players,
+                "setup": setup,
+                "seed": seed,
+                "first_player": first_player,
+                "abandon": abandon,
+                "setup_id": setup_id,
+                "game": game,
+                "settings": settings or {},
+            },
             Access("table"),
         )
 
@@ -200,8 +215,11 @@ class TableSession:
         die of a frame, Marco Polo II) or "status"."""
         cmd = OBSERVATION_COMMANDS.get(kind)
         if cmd is None:
-            return {"ok": False, "error": f"unknown observation kind {kind!r} (release, die, "
-                    "track, dice or status)", "reason": "bad_command"}
+            return {
+                "ok": False,
+                "error": f"unknown observation kind {kind!r} (release, die, track, dice or status)",
+                "reason": "bad_command",
+            }
         return self.request(cmd, payload if payload is not None else {}, {"local": True})
 
     def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:
@@ -224,9 +242,14 @@ class TableSession:
             }
             if log:
                 snap["log"] = (
-                    [] if record is None
-                    else [e.to_dict() for e in self._envelopes(
-                        self.store.events(self.table_id, game_id=record.game_id))]
+                    []
+                    if record is None
+                    else [
+                        e.to_dict()
+                        for e in self._envelopes(
+                            self.store.events(self.table_id, game_id=record.game_id)
+                        )
+                    ]
                 )
         if derived:
             snap.update(self._odds_and_advice(seq, game))
@@ -252,8 +275,11 @@ class TableSession:
         for rec in self.store.games(self.table_id):
             d = rec.to_dict()
             if rec.status == "finished":
-                over = [e for e in self.store.events(self.table_id, game_id=rec.game_id)
-                        if e.type == "game_over"]
+                over = [
+                    e
+                    for e in self.store.events(self.table_id, game_id=rec.game_id)
+                    if e.type == "game_over"
+                ]
                 if over:
                     d["winners"] = over[-1].event.get("winners")
                     d["money"] = over[-1].event.get("money")
@@ -289,8 +315,10 @@ class TableSession:
                 return []
             live = {seq for batch in self._engine_batches for seq in batch}
             events = self.store.events(self.table_id, game_id=gid)
-            return [{"table": self.table_id, "game_id": gid, **t}
-                    for t in self.driver.tallies(events, live)]
+            return [
+                {"table": self.table_id, "game_id": gid, **t}
+                for t in self.driver.tallies(events, live)
+            ]
 
     @property
     def setup_reading(self) -> dict[str, Any] | None:
@@ -322,13 +350,18 @@ class TableSession:
             if self.active and not p.get("abandon"):
                 raise RequestError(
                     "a game is already being played at this table; finish it, or start with "
-                    "\"abandon\": true", "game_in_progress")
+                    '"abandon": true',
+                    "game_in_progress",
+                )
             kind = p.get("game") or DEFAULT_GAME
             drv = driver(kind)  # raises IllegalAction("unknown_game")
             game, params = drv.start(p, self._setup.for_start)
             if self.active and self.record is not None:
-                self._commit([("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
-                             {"cmd": "abandon"}, game_status="abandoned")
+                self._commit(
+                    [("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
+                    {"cmd": "abandon"},
+                    game_status="abandoned",
+                )
                 self.record = None
             number = self.store.next_game_number(self.table_id)
             game_id = f"g{number}"
@@ -360,11 +393,14 @@ class TableSession:
             pid = p["prompt"]
             prompt = self.pending.get(pid)
             if prompt is None:
-                raise RequestError(f"there is no open prompt {pid!r} (already answered?)",
-                                   "unknown_prompt")
+                raise RequestError(
+                    f"there is no open prompt {pid!r} (already answered?)", "unknown_prompt"
+                )
             if p.get("dismiss"):
-                self._commit([("hub", {"type": "prompt_dismissed", "prompt": pid})],
-                             {"cmd": "confirm", "resolves": [pid]})
+                self._commit(
+                    [("hub", {"type": "prompt_dismissed", "prompt": pid})],
+                    {"cmd": "confirm", "resolves": [pid]},
+                )
                 return {"dismissed": pid}
             return self.driver.confirm(self, game, prompt, p, access)
 
@@ -374,8 +410,10 @@ class TableSession:
             drv = self.driver
             drop = [k for k, v in self.pending.items() if drv.undo_dismisses(v)]
             if drop:  # e.g. a "bet:winner" tapped by mistake: drop its open colour prompt
-                self._commit([("hub", {"type": "prompt_dismissed", "prompt": k}) for k in drop],
-                             {"cmd": "undo", "resolves": drop})
+                self._commit(
+                    [("hub", {"type": "prompt_dismissed", "prompt": k}) for k in drop],
+                    {"cmd": "undo", "resolves": drop},
+                )
                 return {"dismissed": drop}
             if not self._engine_batches:
                 raise RequestError("there is nothing to undo", "nothing_to_undo")
@@ -385,15 +423,22 @@ class TableSession:
             was_finished = game.finished
             removed = game.undo()
             self._engine_batches.pop()
-            ev = {"type": "undo", "undone": undone, "action": drv.public_action(action),
-                  "events": len(removed), "by": access.player or "table"}
+            ev = {
+                "type": "undo",
+                "undone": undone,
+                "action": drv.public_action(action),
+                "events": len(removed),
+                "by": access.player or "table",
+            }
             try:
-                self._commit([("hub", ev)], {"cmd": "undo"},
-                             game_status="playing" if was_finished else None)
+                self._commit(
+                    [("hub", ev)], {"cmd": "undo"}, game_status="playing" if was_finished else None
+                )
             except BaseException:  # the log did not take the undo: memory follows the log
                 if self.record is not None:
-                    self.game = self._rebuild(self.record, self.store.events(
-                        self.table_id, game_id=self.record.game_id))[0]
+                    self.game = self._rebuild(
+                        self.record, self.store.events(self.table_id, game_id=self.record.game_id)
+                    )[0]
                 raise
             if was_finished:
                 self.record = self.store.game(self.table_id, self.game_id or "")
@@ -402,8 +447,11 @@ class TableSession:
     def cmd_observe_release(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             game = self._need_game()
-            ev = {"type": "die_released", "player": game.current_player,
-                  "at": float(p.get("ts", time.time()))}
+            ev = {
+                "type": "die_released",
+                "player": game.current_player,
+                "at": float(p.get("ts", time.time())),
+            }
             self._commit([("hub", ev)], {"cmd": "observe_release"})
             return {}
 
@@ -439,7 +487,9 @@ class TableSession:
         if self.active:
             raise RequestError(
                 f"setup readings are taken before a game starts: this {what} was not played "
-                f"(game {self.game_id} is being played)", "setup_in_game")
+                f"(game {self.game_id} is being played)",
+                "setup_in_game",
+            )
 
     def _is_setup_track(self, p: dict[str, Any]) -> bool:
         """A track read is a setup reading when no game runs or the firmware says so; after a
@@ -456,15 +506,25 @@ class TableSession:
 
     # -- the Table a driver acts on (hub.games_glue.Table) -----------------------------------
 
-    def play(self, action: Any, player: str | None, events: list[dict[str, Any]],
-             cause: dict[str, Any], before: Iterable[Item] = ()) -> dict[str, Any]:
+    def play(
+        self,
+        action: Any,
+        player: str | None,
+        events: list[dict[str, Any]],
+        cause: dict[str, Any],
+        before: Iterable[Item] = (),
+    ) -> dict[str, Any]:
         """Log a checked engine action's events (after ``before``, hub events), then play it."""
         game = self.game
         assert game is not None
         finished = any(e["type"] == "game_over" for e in events)
         items = [*before, *(("engine", e) for e in events)]
-        seqs = self._commit(items, cause, game_status="finished" if finished else None,
-                            apply=lambda: game.play(action, player))
+        seqs = self._commit(
+            items,
+            cause,
+            game_status="finished" if finished else None,
+            apply=lambda: game.play(action, player),
+        )
         n_before = len(items) - len(events)
         self._engine_batches.append([s for s, _ in seqs[n_before:]])
         if finished:
@@ -478,8 +538,13 @@ class TableSession:
         public = self.driver.public_action(action)
         if public != str(action):  # a secret part: the sentence may name it
             error = "That overall bet is not possible: the race card is not in the player's hand."
-        ev = {"type": "action_refused", "player": player, "action": public,
-              "reason": exc.reason, "error": error}
+        ev = {
+            "type": "action_refused",
+            "player": player,
+            "action": public,
+            "reason": exc.reason,
+            "error": error,
+        }
         seqs = self._commit([("hub", ev)], {"cmd": "action"})
         raise RequestError(str(exc), exc.reason, seq=seqs[-1][0])
 
@@ -504,8 +569,7 @@ class TableSession:
 
     def _need_game(self, allow_finished: bool = False) -> EngineGame:
         if self.game is None or self.record is None or self.record.status == "abandoned":
-            raise RequestError("no game is being played at this table: start one first",
-                               "no_game")
+            raise RequestError("no game is being played at this table: start one first", "no_game")
         if self.record.status != "playing" and not allow_finished:
             raise RequestError("the race is over: start another game", "game_over")
         return self.game
@@ -523,8 +587,15 @@ class TableSession:
         """Durably append, then change memory, then publish. The one way anything changes."""
         gid = game_id if game_id is not None else self.game_id
         drv = driver(new_game["kind"]) if new_game is not None else self.driver
-        seqs = self.store.append(self.table_id, gid, items, cause=cause, new_game=new_game,
-                                 game_status=game_status, request=self.request_mark)
+        seqs = self.store.append(
+            self.table_id,
+            gid,
+            items,
+            cause=cause,
+            new_game=new_game,
+            game_status=game_status,
+            request=self.request_mark,
+        )
         if seqs:
             self._seq = seqs[-1][0]
         if apply is not None:
@@ -598,10 +669,18 @@ class TableSession:
             from hub import derived
 
             try:
-                args = (game.state, game.current_player, self.with_odds, self.with_advice,
-                        self.kind)
-                out = (self.derived.compute(*args) if self.derived is not None
-                       else derived.compute(*args))
+                args = (
+                    game.state,
+                    game.current_player,
+                    self.with_odds,
+                    self.with_advice,
+                    self.kind,
+                )
+                out = (
+                    self.derived.compute(*args)
+                    if self.derived is not None
+                    else derived.compute(*args)
+                )
             except Exception:  # odds are advice: never let them break the snapshot
                 log.exception("odds or advice failed at seq %s", seq)
         self._derived = (seq, out)

@@ -22,8 +22,9 @@ class SetupRules(Protocol):
 
     setup_dice: int
 
-    def setup_from_dice(self, dice: list[Mapping[str, Any] | None],
-                        threshold: float) -> dict[str, Any]: ...
+    def setup_from_dice(
+        self, dice: list[Mapping[str, Any] | None], threshold: float
+    ) -> dict[str, Any]: ...
 
     def setup_from_track(self, p: Mapping[str, Any]) -> dict[str, Any]: ...
 
@@ -73,8 +74,9 @@ class SetupReadings:
         if dice["id"] > track["id"]:
             return copy_reading(dice)
         out = copy_reading(dice)
-        out["notes"].append("the track read after the dice could not be used: "
-                            + "; ".join(track["problems"]))
+        out["notes"].append(
+            "the track read after the dice could not be used: " + "; ".join(track["problems"])
+        )
         return out
 
     def _next_id(self) -> int:
@@ -87,9 +89,13 @@ class SetupReadings:
         index, of = p.get("index"), p.get("of")
         n_dice = self.rules.setup_dice
         buf = self._pass
-        if (buf is None or index == 0 or (of is not None and buf["of"] != of)
-                or (index is None and len(buf["dice"]) >= (buf["of"] or n_dice))
-                or index in buf["dice"]):
+        if (
+            buf is None
+            or index == 0
+            or (of is not None and buf["of"] != of)
+            or (index is None and len(buf["dice"]) >= (buf["of"] or n_dice))
+            or index in buf["dice"]
+        ):
             buf = self._pass = {"of": of, "dice": {}}
         if index is None:
             index = max(buf["dice"], default=-1) + 1
@@ -117,13 +123,20 @@ class SetupReadings:
             raise RequestError(
                 "the camera has not read a setup yet: lay out the camels (or roll the five "
                 "dice) with the pyramid in setup mode and press its confirm button, or enter "
-                "the roll", "no_setup_reading")
+                "the roll",
+                "no_setup_reading",
+            )
         if not reading["complete"]:
             raise RequestError(
-                "the camera's setup reading is incomplete (" + "; ".join(reading["problems"])
-                + "): read it again, or enter the roll", "setup_reading_incomplete")
+                "the camera's setup reading is incomplete ("
+                + "; ".join(reading["problems"])
+                + "): read it again, or enter the roll",
+                "setup_reading_incomplete",
+            )
         if setup_id is not None and setup_id != reading["id"]:
             raise RequestError(
                 f"the camera read the setup again since reading {setup_id} was shown (now "
-                f"reading {reading['id']}): look at it and start again", "setup_reading_changed")
+                f"reading {reading['id']}): look at it and start again",
+                "setup_reading_changed",
+            )
         return reading

@@ -40,14 +40,18 @@ def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, 
     for prompt in session.pending.values():
         if prompt["kind"] == "die_reading":  # a person looks at the crop and answers
             colour = rng.choice(list(state.dice_left))
-            return session.request("confirm", {"prompt": prompt["id"], "colour": colour,
-                                               "face": rng.choice((1, 2, 3))}, auth)
+            return session.request(
+                "confirm",
+                {"prompt": prompt["id"], "colour": colour, "face": rng.choice((1, 2, 3))},
+                auth,
+            )
         if prompt["kind"] == "bet_colour":
             player = prompt["player"]
             token = session.player_token(player)
             cards = [c for c in COLOURS if c in state.players[state.index(player)].race_cards]
-            return session.request("confirm", {"prompt": prompt["id"],
-                                               "colour": rng.choice(cards)}, {"token": token})
+            return session.request(
+                "confirm", {"prompt": prompt["id"], "colour": rng.choice(cards)}, {"token": token}
+            )
     player = game.current_player
     legal = game.legal_actions()
     kinds: dict[type, list[Any]] = {}
@@ -67,23 +71,32 @@ def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, 
         conf = 0.97 if how < 0.85 else 0.55
         return session.observe("die", {"colour": colour, "face": face, "confidence": conf})
     if roll < 0.8 and TakeLegTile in kinds:
-        return session.request("action", {"player": player,
-                                          "action": str(rng.choice(kinds[TakeLegTile]))}, auth)
+        return session.request(
+            "action", {"player": player, "action": str(rng.choice(kinds[TakeLegTile]))}, auth
+        )
     if roll < 0.9 and BetOverall in kinds:
         pile = rng.choice(("winner", "loser"))
         return session.request("action", {"player": player, "action": f"bet:{pile}"}, auth)
     if PlaceDesert in kinds and rng.random() < 0.5:
-        return session.request("action", {"player": player,
-                                          "action": str(rng.choice(kinds[PlaceDesert]))}, auth)
+        return session.request(
+            "action", {"player": player, "action": str(rng.choice(kinds[PlaceDesert]))}, auth
+        )
     if rng.random() < 0.03:  # now and then someone tries to play out of turn
         other = next(p for p in state.names if p != player)
         return session.request("action", {"player": other, "action": "roll"}, auth)
     return session.request("action", {"player": player, "action": "roll"}, auth)
 
 
-def play(session: TableSession, seed: Any, *, players: list[str] | None = None,
-         pin: str | None = None, max_steps: int = 5000, delay: float = 0.0,
-         progress: Any = None) -> int:
+def play(
+    session: TableSession,
+    seed: Any,
+    *,
+    players: list[str] | None = None,
+    pin: str | None = None,
+    max_steps: int = 5000,
+    delay: float = 0.0,
+    progress: Any = None,
+) -> int:
     """Start (unless a game is on) and play the game to its end; return the steps made."""
     if not session.active and (session.game is None or not session.game.finished):
         session.start_game(players or PLAYERS, seed=seed)
@@ -119,8 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     store = Store(args.db)
     session = TableSession(args.table, store, odds=False, advice=False)
     print(f"ready {session.seq}", flush=True)
-    play(session, args.seed, delay=args.delay,
-         progress=lambda n: print(f"step {n} {session.seq}", flush=True))
+    play(
+        session,
+        args.seed,
+        delay=args.delay,
+        progress=lambda n: print(f"step {n} {session.seq}", flush=True),
+    )
     session.close()
     print(f"done {session.seq}", flush=True)
     return 0

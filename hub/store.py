@@ -33,8 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Store", "StoredEvent", "GameRecord", "StoreError", "StoreIntegrityError",
-           "RequestMark", "AppliedRequest", "REQUEST_KEEP_S"]
+__all__ = [
+    "Store",
+    "StoredEvent",
+    "GameRecord",
+    "StoreError",
+    "StoreIntegrityError",
+    "RequestMark",
+    "AppliedRequest",
+    "REQUEST_KEEP_S",
+]
 
 #: How long the ids of applied requests are kept (a resend comes within seconds or, from a
 #: device that was offline, within the broker's session expiry of a day). Older ones are dropped
@@ -101,11 +109,24 @@ class StoreIntegrityError(StoreError):
     names the file, the table, the game and the seq)."""
 
 
-def _event_hash(prev: str, table_id: str, seq: int, game_id: str | None, origin: str,
-                type_: str, data: str, ts: float, batch: int, cause: str | None) -> str:
+def _event_hash(
+    prev: str,
+    table_id: str,
+    seq: int,
+    game_id: str | None,
+    origin: str,
+    type_: str,
+    data: str,
+    ts: float,
+    batch: int,
+    cause: str | None,
+) -> str:
     """The chained hash of one event row (of its stored text, exactly as it is in the file)."""
-    body = json.dumps([prev, table_id, seq, game_id, origin, type_, data, repr(float(ts)),
-                       batch, cause], ensure_ascii=False, separators=(",", ":"))
+    body = json.dumps(
+        [prev, table_id, seq, game_id, origin, type_, data, repr(float(ts)), batch, cause],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
@@ -180,8 +201,7 @@ class Store:
     ``Store(":memory:")`` works for quick tests, but is of course not durable.
     """
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL",
-                 verify: bool = True) -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL", verify: bool = True) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             _private_file(Path(self.path))
@@ -247,8 +267,8 @@ class Store:
                             ),
                         )
                     row = self._db.execute(
-                        "SELECT seq, hash FROM events WHERE table_id = ? ORDER BY seq DESC"
-                        " LIMIT 1", (table_id,)
+                        "SELECT seq, hash FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT 1",
+                        (table_id,),
                     ).fetchone()
                     seq = int(row[0]) if row else 0
                     prev = str(row[1] or "") if row else ""
@@ -259,13 +279,24 @@ class Store:
                         seq += 1
                         data = json.dumps(event, sort_keys=True)
                         type_ = str(event["type"])
-                        prev = _event_hash(prev, table_id, seq, game_id, origin, type_, data,
-                                           ts, batch, cause_json)
+                        prev = _event_hash(
+                            prev, table_id, seq, game_id, origin, type_, data, ts, batch, cause_json
+                        )
                         self._db.execute(
                             "INSERT INTO events(table_id, seq, game_id, origin, type, data, ts,"
                             " batch, cause, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (table_id, seq, game_id, origin, type_, data, ts, batch,
-                             cause_json, prev),
+                            (
+                                table_id,
+                                seq,
+                                game_id,
+                                origin,
+                                type_,
+                                data,
+                                ts,
+                                batch,
+                                cause_json,
+                                prev,
+                            ),
                         )
                         out.append((seq, ts))
                     if out:
@@ -275,17 +306,29 @@ class Store:
                             "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq,"
                             " ts) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(table_id, request_id)"
                             " DO UPDATE SET seq = excluded.seq",
-                            (table_id, request.request_id, request.cmd, request.fingerprint,
-                             seq, ts))
+                            (
+                                table_id,
+                                request.request_id,
+                                request.cmd,
+                                request.fingerprint,
+                                seq,
+                                ts,
+                            ),
+                        )
                     if new_game is not None:
-                        self._set_meta_in_tx(f"game_number/{table_id}",
-                                             str(int(new_game["number"])))
+                        self._set_meta_in_tx(
+                            f"game_number/{table_id}", str(int(new_game["number"]))
+                        )
                     if game_status is not None:
                         self._db.execute(
                             "UPDATE games SET status = ?, finished = ? WHERE table_id = ? AND"
                             " game_id = ?",
-                            (game_status, None if game_status == "playing" else ts, table_id,
-                             game_id),
+                            (
+                                game_status,
+                                None if game_status == "playing" else ts,
+                                table_id,
+                                game_id,
+                            ),
                         )
                     self._db.execute("COMMIT")
                 except BaseException:
@@ -298,17 +341,21 @@ class Store:
     def _set_meta_in_tx(self, key: str, value: str) -> None:
         self._db.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET"
-            " value = excluded.value", (key, value))
+            " value = excluded.value",
+            (key, value),
+        )
 
     def next_game_number(self, table_id: str) -> int:
         """The number of the table's next game: above every game it ever had, even one whose
         rows were deleted since (a game id, and the players' links made from it, never return).
         """
         with self._lock:
-            row = self._db.execute("SELECT MAX(number) FROM games WHERE table_id = ?",
-                                   (table_id,)).fetchone()
-            kept = self._db.execute("SELECT value FROM meta WHERE key = ?",
-                                    (f"game_number/{table_id}",)).fetchone()
+            row = self._db.execute(
+                "SELECT MAX(number) FROM games WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            kept = self._db.execute(
+                "SELECT value FROM meta WHERE key = ?", (f"game_number/{table_id}",)
+            ).fetchone()
         high = max(int(row[0] or 0), int(kept[0]) if kept else 0)
         return high + 1
 
@@ -321,8 +368,9 @@ class Store:
             raise StoreIntegrityError(f"the event log {self.path} is damaged: {exc}") from None
         problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
         if problems:
-            raise StoreIntegrityError(f"the event log {self.path} is damaged: "
-                                      f"{'; '.join(problems[:3])}")
+            raise StoreIntegrityError(
+                f"the event log {self.path} is damaged: {'; '.join(problems[:3])}"
+            )
 
     def _migrate(self) -> None:
         """A log from before the chained hashes: add the column and compute the chain."""
@@ -339,13 +387,25 @@ class Store:
                 heads: dict[str, tuple[int, str]] = {}
                 rows = self._db.execute(
                     "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
-                    " FROM events ORDER BY table_id, seq").fetchall()
+                    " FROM events ORDER BY table_id, seq"
+                ).fetchall()
                 for t, seq, g, origin, type_, data, ts, batch, cause, h in rows:
                     if h is None:
-                        h = _event_hash(prev.get(t, ""), t, int(seq), g, origin, type_, data,
-                                        float(ts), int(batch), cause)
-                        self._db.execute("UPDATE events SET hash = ? WHERE table_id = ? AND"
-                                         " seq = ?", (h, t, seq))
+                        h = _event_hash(
+                            prev.get(t, ""),
+                            t,
+                            int(seq),
+                            g,
+                            origin,
+                            type_,
+                            data,
+                            float(ts),
+                            int(batch),
+                            cause,
+                        )
+                        self._db.execute(
+                            "UPDATE events SET hash = ? WHERE table_id = ? AND seq = ?", (h, t, seq)
+                        )
                     prev[t] = h
                     heads[t] = (int(seq), h)
                 for t, (seq, h) in heads.items():
@@ -361,9 +421,13 @@ class Store:
         with self._lock:
             rows = self._db.execute(
                 "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
-                " FROM events ORDER BY table_id, seq").fetchall()
-            heads = dict(self._db.execute(
-                "SELECT substr(key, 10), value FROM meta WHERE key LIKE 'log_head/%'").fetchall())
+                " FROM events ORDER BY table_id, seq"
+            ).fetchall()
+            heads = dict(
+                self._db.execute(
+                    "SELECT substr(key, 10), value FROM meta WHERE key LIKE 'log_head/%'"
+                ).fetchall()
+            )
         where = f"the event log {self.path}"
         last: dict[str, tuple[int, str, str | None]] = {}
         for t, seq, g, origin, type_, data, ts, batch, cause, h in rows:
@@ -373,19 +437,22 @@ class Store:
             if seq != before + 1:
                 raise StoreIntegrityError(
                     f"{where}: table {t}, {game}: event seq {before + 1} is missing (seq "
-                    f"{before} is followed by {seq}): an event was deleted")
+                    f"{before} is followed by {seq}): an event was deleted"
+                )
             try:
                 json.loads(data)
                 if cause:
                     json.loads(cause)
             except ValueError:
-                raise StoreIntegrityError(f"{where}: table {t}, {game}: event seq {seq} is "
-                                          "unreadable (altered)") from None
-            want = _event_hash(prev, t, seq, g, origin, type_, data, float(ts), int(batch),
-                               cause)
+                raise StoreIntegrityError(
+                    f"{where}: table {t}, {game}: event seq {seq} is unreadable (altered)"
+                ) from None
+            want = _event_hash(prev, t, seq, g, origin, type_, data, float(ts), int(batch), cause)
             if h != want:
-                raise StoreIntegrityError(f"{where}: table {t}, {game}: event seq {seq} was "
-                                          "altered (its hash does not match the chain)")
+                raise StoreIntegrityError(
+                    f"{where}: table {t}, {game}: event seq {seq} was "
+                    "altered (its hash does not match the chain)"
+                )
             last[t] = (seq, h, g)
         for t, head in heads.items():
             seq_text, _, h = str(head).partition(":")
@@ -393,7 +460,8 @@ class Store:
             if int(seq_text or 0) != seq or (seq and h != got):
                 raise StoreIntegrityError(
                     f"{where}: table {t}: the log ends at seq {seq} but seq {seq_text} was "
-                    "written: events at its end were deleted or altered")
+                    "written: events at its end were deleted or altered"
+                )
 
     # -- requests applied once ---------------------------------------------------------------
 
@@ -402,19 +470,26 @@ class Store:
         with self._lock:
             row = self._db.execute(
                 "SELECT cmd, fingerprint, seq, answer FROM requests WHERE table_id = ? AND"
-                " request_id = ?", (table_id, request_id)).fetchone()
+                " request_id = ?",
+                (table_id, request_id),
+            ).fetchone()
         if row is None:
             return None
         try:
             answer = json.loads(row[3]) if row[3] else None
         except ValueError:
             answer = None
-        return AppliedRequest(request_id, str(row[0]), str(row[1]),
-                              None if row[2] is None else int(row[2]),
-                              answer if isinstance(answer, dict) else None)
+        return AppliedRequest(
+            request_id,
+            str(row[0]),
+            str(row[1]),
+            None if row[2] is None else int(row[2]),
+            answer if isinstance(answer, dict) else None,
+        )
 
-    def keep_answer(self, table_id: str, mark: RequestMark, answer: dict[str, Any],
-                    seq: int | None = None) -> None:
+    def keep_answer(
+        self, table_id: str, mark: RequestMark, answer: dict[str, Any], seq: int | None = None
+    ) -> None:
         """Keep the first answer of an applied request (a repeat of its id gets it again).
 
         The request's row was written with its events; a request that wrote no event (refused
@@ -429,13 +504,15 @@ class Store:
                 "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq, answer, ts)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(table_id, request_id) DO UPDATE SET"
                 " answer = excluded.answer WHERE requests.answer IS NULL",
-                (table_id, mark.request_id, mark.cmd, mark.fingerprint, seq, text, time.time()))
+                (table_id, mark.request_id, mark.cmd, mark.fingerprint, seq, text, time.time()),
+            )
 
     def forget_requests(self, older_than_s: float = REQUEST_KEEP_S) -> int:
         """Drop the ids of requests applied longer ago than ``older_than_s``; how many."""
         with self._lock:
-            cur = self._db.execute("DELETE FROM requests WHERE ts < ?",
-                                   (time.time() - older_than_s,))
+            cur = self._db.execute(
+                "DELETE FROM requests WHERE ts < ?", (time.time() - older_than_s,)
+            )
         return int(cur.rowcount or 0)
 
     def put_crop(self, table_id: str, crop_id: str, game_id: str | None, jpeg: bytes) -> None:
@@ -497,9 +574,7 @@ class Store:
         """Games of one table (or all tables), oldest first."""
         with self._lock:
             if table_id is None:
-                rows = self._db.execute(
-                    "SELECT * FROM games ORDER BY table_id, number"
-                ).fetchall()
+                rows = self._db.execute("SELECT * FROM games ORDER BY table_id, number").fetchall()
             else:
                 rows = self._db.execute(
                     "SELECT * FROM games WHERE table_id = ? ORDER BY number", (table_id,)

@@ -30,10 +30,22 @@ from urllib.parse import unquote, urlsplit
 from hub.observations import OBSERVATION_COMMANDS
 
 __all__ = [
-    "TOPIC_PREFIX", "Topics", "BrokerConfig", "parse_broker_url", "RequestEnvelope",
-    "ReleaseObservation", "DieObservation", "TrackObservation", "DiceObservation",
-    "Observation", "OBSERVATION_COMMANDS", "CameraFault", "FirmwareState", "PaletteSource",
-    "FirmwareStatus", "dataclass_schema",
+    "TOPIC_PREFIX",
+    "Topics",
+    "BrokerConfig",
+    "parse_broker_url",
+    "RequestEnvelope",
+    "ReleaseObservation",
+    "DieObservation",
+    "TrackObservation",
+    "DiceObservation",
+    "Observation",
+    "OBSERVATION_COMMANDS",
+    "CameraFault",
+    "FirmwareState",
+    "PaletteSource",
+    "FirmwareStatus",
+    "dataclass_schema",
 ]
 
 #: Every table's topics live under ``<TOPIC_PREFIX>/<table>/`` (a league subscribes to
@@ -146,8 +158,7 @@ class BrokerConfig:
     @property
     def username(self) -> str:
         """The user: ``user``, else the URL's, else the users file's firmware user; "" none."""
-        return (self.user or unquote(urlsplit(self.url).username or "")
-                or self._from_users_file()[0])
+        return self.user or unquote(urlsplit(self.url).username or "") or self._from_users_file()[0]
 
     @property
     def secret(self) -> str:
@@ -182,11 +193,16 @@ def parse_broker_url(url: str) -> BrokerConfig:
         _ = parts.port
     except ValueError:
         raise ValueError(f"broker URL {url!r} has a bad port") from None
-    return BrokerConfig(url=full, tls=parts.scheme in TLS_SCHEMES,
-                        user=unquote(parts.username or ""), password=unquote(parts.password or ""))
+    return BrokerConfig(
+        url=full,
+        tls=parts.scheme in TLS_SCHEMES,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+    )
 
 
 # -- requests --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RequestEnvelope:
@@ -211,8 +227,11 @@ class RequestEnvelope:
         ``transaction`` is not a text or number of at most 64 characters."""
         body = dict(payload)
         transaction = body.pop("transaction", None)
-        if transaction is not None and (isinstance(transaction, bool) or not isinstance(
-                transaction, str | int) or len(str(transaction)) > 64):
+        if transaction is not None and (
+            isinstance(transaction, bool)
+            or not isinstance(transaction, str | int)
+            or len(str(transaction)) > 64
+        ):
             raise ValueError("'transaction' is a text or number of at most 64 characters")
         auth: Any = body.pop("auth", None)
         for key in ("pin", "token"):
@@ -226,10 +245,14 @@ class RequestEnvelope:
             raise ValueError("'request_id' is a text")
         reply_to = body.pop("reply_to", None)
         if reply_to is not None and (
-                not isinstance(reply_to, str) or not 0 < len(reply_to) <= 64
-                or any(c in reply_to for c in "/+#\x00") or not reply_to.isprintable()):
-            raise ValueError("'reply_to' is the asker's MQTT client id (1 to 64 characters, "
-                             "no / + #)")
+            not isinstance(reply_to, str)
+            or not 0 < len(reply_to) <= 64
+            or any(c in reply_to for c in "/+#\x00")
+            or not reply_to.isprintable()
+        ):
+            raise ValueError(
+                "'reply_to' is the asker's MQTT client id (1 to 64 characters, no / + #)"
+            )
         return cls(cmd, body, transaction, auth, request_id, reply_to)
 
 
@@ -239,8 +262,13 @@ class RequestEnvelope:
 #: fields (hub.requests refuses any other; docs/schemas/observe-*.json are generated from them).
 _NUMBER: dict[str, Any] = {"type": "number"}
 _TEXT: dict[str, Any] = {"type": "string", "maxLength": 64}
-_BOX: dict[str, Any] = {"type": "array", "items": {"type": "number"}, "minItems": 4,
-                        "maxItems": 4, "description": "[x, y, w, h] in the frame's pixels"}
+_BOX: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "number"},
+    "minItems": 4,
+    "maxItems": 4,
+    "description": "[x, y, w, h] in the frame's pixels",
+}
 
 DICE_READING_FIELDS: dict[str, dict[str, Any]] = {
     "colour": {"type": ["string", "null"], "maxLength": 64},
@@ -264,27 +292,44 @@ OBSERVATION_FIELDS: dict[str, dict[str, dict[str, Any]]] = {
         "crop_b64": {"type": "string", "description": "the crop, base64 JPEG (older name)"},
         "ts": _NUMBER,
         "reason": {"type": ["string", "null"], "description": "why the reader abstained"},
-        "mode": {**_TEXT, "description": "\"setup\": a die of the starting roll"},
-        "index": {"type": "integer", "minimum": 0, "maximum": 15,
-                  "description": "the die's place in the setup pass"},
-        "of": {"type": "integer", "minimum": 0, "maximum": 16,
-               "description": "the dice in the setup pass"},
+        "mode": {**_TEXT, "description": '"setup": a die of the starting roll'},
+        "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 15,
+            "description": "the die's place in the setup pass",
+        },
+        "of": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 16,
+            "description": "the dice in the setup pass",
+        },
     },
     "track": {
-        "track": {"type": "object", "description": "{space: [horses or colours bottom to top]}"
-                  " or the horse race's {horse: space}"},
+        "track": {
+            "type": "object",
+            "description": "{space: [horses or colours bottom to top]}"
+            " or the horse race's {horse: space}",
+        },
         "uncertain": {"type": "array", "description": "the spaces the reader was unsure of"},
-        "desert": {"type": ["object", "null"], "description": "{space: \"oasis\"|\"mirage\"}"},
+        "desert": {"type": ["object", "null"], "description": '{space: "oasis"|"mirage"}'},
         "confidence": {"type": ["number", "null"]},
         "reason": {"type": ["string", "null"]},
         "ts": _NUMBER,
         "note": {"type": ["string", "null"], "maxLength": 200},
-        "mode": {**_TEXT, "description": "\"setup\": the starting track"},
+        "mode": {**_TEXT, "description": '"setup": the starting track'},
     },
     "dice": {
-        "readings": {"type": "array", "maxItems": 64,
-                     "items": {"type": "object", "properties": DICE_READING_FIELDS,
-                               "additionalProperties": False}},
+        "readings": {
+            "type": "array",
+            "maxItems": 64,
+            "items": {
+                "type": "object",
+                "properties": DICE_READING_FIELDS,
+                "additionalProperties": False,
+            },
+        },
         "ts": _NUMBER,
         "note": {"type": ["string", "null"]},
     },
@@ -292,6 +337,7 @@ OBSERVATION_FIELDS: dict[str, dict[str, dict[str, Any]]] = {
 
 #: the fields an observation must have
 OBSERVATION_REQUIRED: dict[str, tuple[str, ...]] = {"track": ("track",), "dice": ("readings",)}
+
 
 def _ts(ts: float | None) -> float:
     return round(time.time() if ts is None else ts, 4)
@@ -321,8 +367,9 @@ class DieObservation:
 
     def to_payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ts": _ts(self.ts), **self.reading}
-        out["crop_jpeg"] = (base64.b64encode(self.crop_jpeg).decode("ascii") if self.crop_jpeg
-                            else None)
+        out["crop_jpeg"] = (
+            base64.b64encode(self.crop_jpeg).decode("ascii") if self.crop_jpeg else None
+        )
         return out
 
 
@@ -356,6 +403,7 @@ Observation = ReleaseObservation | DieObservation | TrackObservation | DiceObser
 
 
 # -- the firmware's status (firmware -> everyone, retained) -----------------------------------
+
 
 class CameraFault(StrEnum):
     """What stops the camera (``camera_fault`` in the status; firmware.camera_fault says how
@@ -420,8 +468,7 @@ class FirmwareStatus:
     dropped_frames: int | None = None
     camera_errors: int | None = None
     camera_reopens: int | None = None
-    camera_fault: CameraFault | None = _doc("why the camera fails now; null while it gives "
-                                            "frames")
+    camera_fault: CameraFault | None = _doc("why the camera fails now; null while it gives frames")
     attention: bool | None = _doc("the LED asks a person to look")
     game: str | None = _doc("the game the loop serves (firmware.games)")
     reveal_zone: list[int] | None = _doc("[x, y, w, h] of the reveal zone in the frame")
@@ -434,10 +481,25 @@ class FirmwareStatus:
     palette_error: str | None = _doc("why the table's palette file is not used")
 
     #: sent even when None (a dashboard shows "none yet" rather than an old value)
-    ALWAYS: typing.ClassVar[frozenset[str]] = frozenset({
-        "table", "state", "mode", "ts", "uptime_s", "fps", "frames", "loop_ms_max",
-        "cpu_temp_c", "releases", "dice_read", "tracks_read", "read_errors", "last_error",
-        "last_error_ts"})
+    ALWAYS: typing.ClassVar[frozenset[str]] = frozenset(
+        {
+            "table",
+            "state",
+            "mode",
+            "ts",
+            "uptime_s",
+            "fps",
+            "frames",
+            "loop_ms_max",
+            "cpu_temp_c",
+            "releases",
+            "dice_read",
+            "tracks_read",
+            "read_errors",
+            "last_error",
+            "last_error_ts",
+        }
+    )
 
     #: sent whenever there is a camera (``camera_fault`` null: the camera gives frames)
     WITH_CAMERA: typing.ClassVar[frozenset[str]] = frozenset({"camera_fault"})
@@ -459,6 +521,7 @@ class FirmwareStatus:
 
 # -- schemas generated from the dataclasses ---------------------------------------------------
 
+
 def _type_schema(tp: Any) -> dict[str, Any]:
     """The JSON Schema of one annotation: str, int, float, bool, None, StrEnum, list[X],
     dict[str, X], Any, and unions of those (what the wire's dataclasses use)."""
@@ -478,8 +541,13 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": _type_schema(typing.get_args(tp)[1])}
     if isinstance(tp, type) and issubclass(tp, StrEnum):
         return {"enum": [m.value for m in tp]}
-    simple_types = {str: "string", int: "integer", float: "number", bool: "boolean",
-                    type(None): "null"}
+    simple_types = {
+        str: "string",
+        int: "integer",
+        float: "number",
+        bool: "boolean",
+        type(None): "null",
+    }
     if tp in simple_types:
         return {"type": simple_types[tp]}
     if tp is Any:
@@ -506,7 +574,7 @@ def dataclass_schema(cls: type, *, file: str, title: str, description: str) -> d
         "$id": file,
         "title": title,
         "description": f"{description} (generated from hub/wire.py by `python -m hub.wire "
-                       "docs/schemas`; do not edit).",
+        "docs/schemas`; do not edit).",
         "type": "object",
         "properties": props,
         "required": required,
@@ -517,11 +585,13 @@ def dataclass_schema(cls: type, *, file: str, title: str, description: str) -> d
 def firmware_status_schema() -> dict[str, Any]:
     """``docs/schemas/firmware-status.json``."""
     return dataclass_schema(
-        FirmwareStatus, file="firmware-status.json",
+        FirmwareStatus,
+        file="firmware-status.json",
         title="camelup/<table>/firmware/status (retained; last will {table, state: offline})",
         description="The firmware's health, published retained by the Pi's watch service: the "
-                    "loop's state, the camera (and why it fails), the reads, the palette the "
-                    "die reader uses. Fields that are not known are left out")
+        "loop's state, the camera (and why it fails), the reads, the palette the "
+        "die reader uses. Fields that are not known are left out",
+    )
 
 
 # -- schemas ---------------------------------------------------------------------------------
@@ -529,16 +599,24 @@ def firmware_status_schema() -> dict[str, Any]:
 #: the request envelope's own fields (beside the command's), as RequestEnvelope reads them
 ENVELOPE_FIELDS: dict[str, dict[str, Any]] = {
     "transaction": {"type": ["string", "integer"], "description": "echoed on response/<cmd>"},
-    "request_id": {"type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_.:-]+$",
-                   "description": "one per request, the same when it is sent again: a repeat "
-                                  "is answered with the first answer and changes nothing"},
-    "reply_to": {"type": "string", "maxLength": 64,
-                 "description": "the asker's client id: the answer goes to "
-                                "reply/<client id>/<cmd>"},
+    "request_id": {
+        "type": "string",
+        "maxLength": 64,
+        "pattern": "^[A-Za-z0-9_.:-]+$",
+        "description": "one per request, the same when it is sent again: a repeat "
+        "is answered with the first answer and changes nothing",
+    },
+    "reply_to": {
+        "type": "string",
+        "maxLength": 64,
+        "description": "the asker's client id: the answer goes to reply/<client id>/<cmd>",
+    },
     "pin": {"type": "string"},
     "token": {"type": "string"},
-    "auth": {"type": "object", "properties": {"pin": {"type": "string"},
-                                              "token": {"type": "string"}}},
+    "auth": {
+        "type": "object",
+        "properties": {"pin": {"type": "string"}, "token": {"type": "string"}},
+    },
 }
 
 
@@ -550,7 +628,7 @@ def observation_schema(kind: str) -> dict[str, Any]:
         "$id": f"observe-{kind}.json",
         "title": f"camelup/<table>/request/{cmd} (not retained)",
         "description": f"The firmware's {kind} observation (generated from hub/wire.py by "
-                       "`python -m hub.wire docs/schemas`; do not edit).",
+        "`python -m hub.wire docs/schemas`; do not edit).",
         "type": "object",
         "properties": {**OBSERVATION_FIELDS[kind], **ENVELOPE_FIELDS},
         "required": list(OBSERVATION_REQUIRED.get(kind, ())),
@@ -562,8 +640,10 @@ def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
 
-    out = {f"observe-{kind}.json": json.dumps(observation_schema(kind), indent=1) + "\n"
-           for kind in OBSERVATION_FIELDS}
+    out = {
+        f"observe-{kind}.json": json.dumps(observation_schema(kind), indent=1) + "\n"
+        for kind in OBSERVATION_FIELDS
+    }
     out["firmware-status.json"] = json.dumps(firmware_status_schema(), indent=1) + "\n"
     return out
 

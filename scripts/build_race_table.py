@@ -23,10 +23,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=racetable.TABLE_PATH, help="output .npz")
     parser.add_argument("--batch", type=int, default=48, help="start positions per kernel run")
-    parser.add_argument("--pairs-out", type=Path, default=racetable.PAIRS_PATH,
-                        help="output .npz of the joint (winner, loser) table")
-    parser.add_argument("--only", choices=["both", "marginals", "pairs"], default="both",
-                        help="which table(s) to build")
+    parser.add_argument(
+        "--pairs-out",
+        type=Path,
+        default=racetable.PAIRS_PATH,
+        help="output .npz of the joint (winner, loser) table",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["both", "marginals", "pairs"],
+        default="both",
+        help="which table(s) to build",
+    )
     args = parser.parse_args(argv)
 
     last = [0.0]

@@ -72,11 +72,32 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
     sub = _Subscriber(broker.url_for(Role.READER), table)  # a read-only watcher, as a phone
     assert sub.ready.wait(10), "the test's subscriber could not subscribe"
     http_port = free_port()
-    cmd = [sys.executable, "-m", "hub.cli", "demo", "--headless", "--games", "1",
-           "--players", "2", "--speed", "max", "--seed", "3", "--table", table,
-           "--broker", broker.url, "--http-port", str(http_port), "--pin", "4321"]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "demo",
+        "--headless",
+        "--games",
+        "1",
+        "--players",
+        "2",
+        "--speed",
+        "max",
+        "--seed",
+        "3",
+        "--table",
+        table,
+        "--broker",
+        broker.url,
+        "--http-port",
+        str(http_port),
+        "--pin",
+        "4321",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     lines: list[str] = []
     live_state: dict = {}
     try:
@@ -88,8 +109,9 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
                 assert f":{http_port}/" in line and "PIN: 4321" in line
                 deadline = time.monotonic() + 20
                 while time.monotonic() < deadline and not live_state.get("log"):
-                    with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/api/state",
-                                                timeout=5) as r:
+                    with urllib.request.urlopen(
+                        f"http://127.0.0.1:{http_port}/api/state", timeout=5
+                    ) as r:
                         live_state = json.loads(r.read())
                         live_state = live_state.get("snapshot", live_state)
                     time.sleep(0.2)
@@ -119,8 +141,13 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
     i_rel = [i for i, t in enumerate(types) if t == "die_released"]
     for a, b in zip(i_rel, i_rel[1:] + [len(types)], strict=True):
         assert "die_read" in types[a:b], f"no die_read after the release at seq {seqs[a]}"
-    assert summary["read_by_vision"] + summary["vision_prompts"] + \
-        summary["misreads_corrected"] + summary["entered_by_hand"] == summary["releases"]
+    assert (
+        summary["read_by_vision"]
+        + summary["vision_prompts"]
+        + summary["misreads_corrected"]
+        + summary["entered_by_hand"]
+        == summary["releases"]
+    )
     assert counts["vision_uncertain"] == summary["vision_prompts"]
     assert summary["entered_by_hand"] == 0  # the watch loop answered every release
     # the product's reader, from the full-resolution zone: most dice read by vision, none wrong
@@ -135,8 +162,9 @@ def test_headless_demo_plays_a_whole_game_through_the_real_pipeline(broker) -> N
     piles = Counter(e.get("pile") for e in events if e["event_type"] == "overall_bet_placed")
     assert piles["winner"] and piles["loser"]
     assert all(summary["kinds"].get(k) for k in KINDS), summary["kinds"]
-    assert all(e.get("colour") is None for e in events
-               if e["event_type"] == "overall_bet_placed"), "a secret bet colour leaked"
+    assert all(
+        e.get("colour") is None for e in events if e["event_type"] == "overall_bet_placed"
+    ), "a secret bet colour leaked"
     # the last retained state: the game is finished; the demo's own subscriber agrees
     assert sub.states and sub.states[-1]["status"] == "finished"
     assert summary["final_status"] == "finished" and summary["mqtt_gaps"] == 0
@@ -150,8 +178,9 @@ def _always(text: str):
 
 
 def test_policy_plays_every_missing_kind_once_the_race_is_under_way() -> None:
-    game = Game.new(["Ada", "Bo"], track={7: ["blue"], 2: ["green", "orange"], 1: ["yellow"],
-                                          3: ["white"]})
+    game = Game.new(
+        ["Ada", "Bo"], track={7: ["blue"], 2: ["green", "orange"], 1: ["yellow"], 3: ["white"]}
+    )
     policy = DemoPolicy([_always("leg:blue"), _always("leg:blue")], seed=1)
     seen = []
     for _ in range(6):
@@ -179,8 +208,9 @@ def test_camera_view_is_still_until_the_scene_changes() -> None:
     pytest.importorskip("vision.render.board")
     cam = BoardCamera(seed=5)
     assert cam.frame() is None
-    image = cam.render({1: ["blue"], 3: ["green", "white"], 17: ["orange"]}, {5: "oasis"},
-                       die=("yellow", 2))  # a camel past the finish is off the board
+    image = cam.render(
+        {1: ["blue"], 3: ["green", "white"], 17: ["orange"]}, {5: "oasis"}, die=("yellow", 2)
+    )  # a camel past the finish is off the board
     cam.show(image)
     assert cam.frame() is image and cam.frame() is cam.frame()
     hand = cam.with_hand(image, 3, seed=1)
@@ -201,8 +231,9 @@ def test_observing_session_keeps_the_hubs_answers(tmp_path) -> None:
         observed = ObservingSession(session)
         mark = observed.mark()
         left = session.game.state.dice_left[0]
-        answer = observed.observe("die", {"colour": left, "face": 2, "confidence": 0.99,
-                                          "mode": "play"})
+        answer = observed.observe(
+            "die", {"colour": left, "face": 2, "confidence": 0.99, "mode": "play"}
+        )
         assert answer["ok"], answer
         data, got = observed.wait_for("die", mark, timeout=1.0)
         assert got is answer and data["mode"] == "play"  # the hub takes the loop's fields
@@ -214,8 +245,13 @@ def test_observing_session_keeps_the_hubs_answers(tmp_path) -> None:
 
 @pytest.mark.parametrize("bad", [["--players", "9"], ["--speed", "fast"], ["--games", "0"]])
 def test_bad_options_exit_2_and_start_nothing(bad: list[str]) -> None:
-    r = subprocess.run([sys.executable, "-m", "hub.cli", "demo", "--headless", *bad],
-                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "demo", "--headless", *bad],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2, r.stdout + r.stderr
     assert "dashboard:" not in r.stdout and "MQTT:" not in r.stdout
 
@@ -232,8 +268,15 @@ def test_a_tile_placed_or_a_camel_moved_changes_only_its_own_part_of_the_frame()
 
     def frame(track, desert, streams: bool) -> np.ndarray:
         image, _ = board.render_board_scene(
-            np.random.default_rng(9), track=track, desert=desert, size=(640, 360), pose=pose,
-            geometry=geo, effects=False, streams=SceneStreams(9) if streams else None)
+            np.random.default_rng(9),
+            track=track,
+            desert=desert,
+            size=(640, 360),
+            pose=pose,
+            geometry=geo,
+            effects=False,
+            streams=SceneStreams(9) if streams else None,
+        )
         return image
 
     def changed(a: np.ndarray, b: np.ndarray) -> float:

@@ -57,8 +57,9 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def match(labels: list[dict[str, Any]], readings: list[DieReading]
-          ) -> list[tuple[dict[str, Any], DieReading | None]]:
+def match(
+    labels: list[dict[str, Any]], readings: list[DieReading]
+) -> list[tuple[dict[str, Any], DieReading | None]]:
     """Each label with its reading (or None): centre-inside, one to one, nearest first."""
     pairs = []
     for i, lab in enumerate(labels):
@@ -85,14 +86,15 @@ def eval_real_set(name: str, limit: int | None = None) -> dict[str, Any]:
     data = json.loads((folder / "labels.json").read_text())
     images = data["images"]
     if half:  # "even"/"odd": images by index parity (byler-train: tuned on even, odd held out)
-        images = images[0 if half == "even" else 1::2]
+        images = images[0 if half == "even" else 1 :: 2]
     images = images[:limit] if limit else images
     r = score_photos(folder, images)
     return {"set": name, **r, "tuned_on": name in TUNED_ON}
 
 
-def eval_split_part(part: str = "heldout", limit: int | None = None,
-                    root: Path | None = None) -> list[dict[str, Any]]:
+def eval_split_part(
+    part: str = "heldout", limit: int | None = None, root: Path | None = None
+) -> list[dict[str, Any]]:
     """The reader on one part of the committed split (``vision/train/split.json``), per set;
     the learned classifier never saw the held-out part, nor was it calibrated on it."""
     from vision.train import split
@@ -103,8 +105,11 @@ def eval_split_part(part: str = "heldout", limit: int | None = None,
         files = set(parts.get(part, []))
         if not files or not (root / name / "labels.json").is_file():
             continue
-        images = [im for im in json.loads((root / name / "labels.json").read_text())["images"]
-                  if im["file"] in files]
+        images = [
+            im
+            for im in json.loads((root / name / "labels.json").read_text())["images"]
+            if im["file"] in files
+        ]
         r = score_photos(root / name, images[:limit] if limit else images)
         out.append({"set": f"{name}:{part}", **r, "tuned_on": part != "heldout"})
     return out
@@ -112,11 +117,20 @@ def eval_split_part(part: str = "heldout", limit: int | None = None,
 
 def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
     """The sum of several sets' figures (by_face summed too)."""
-    keys = ("images", "dice", "found", "found_iou50", "answered", "right", "wrong",
-            "unmatched_readings")
+    keys = (
+        "images",
+        "dice",
+        "found",
+        "found_iou50",
+        "answered",
+        "right",
+        "wrong",
+        "unmatched_readings",
+    )
     out: dict[str, Any] = {k: sum(r[k] for r in results) for k in keys}
-    out["by_face"] = {f: [sum(r["by_face"][f][i] for r in results) for i in range(4)]
-                      for f in range(1, 7)}
+    out["by_face"] = {
+        f: [sum(r["by_face"][f][i] for r in results) for i in range(4)] for f in range(1, 7)
+    }
     out["set"] = "pooled"
     out["tuned_on"] = any(r["tuned_on"] for r in results)
     return out
@@ -127,8 +141,13 @@ def faces_part(r: dict[str, Any], faces: Sequence[int]) -> dict[str, int]:
     attributable to a face: left out)."""
     bf = r["by_face"]
     found, answered, right, total = (sum(bf[f][i] for f in faces) for i in range(4))
-    return {"dice": total, "found": found, "answered": answered, "right": right,
-            "wrong": answered - right}
+    return {
+        "dice": total,
+        "found": found,
+        "answered": answered,
+        "right": right,
+        "wrong": answered - right,
+    }
 
 
 def score_photos(folder: Path, images: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,13 +184,22 @@ def score_photos(folder: Path, images: list[dict[str, Any]]) -> dict[str, Any]:
                     by_face[f][2] += 1
                 else:
                     wrong += 1
-    return {"images": len(images), "dice": tot, "found": found, "found_iou50": found_iou,
-            "answered": answered, "right": right, "wrong": wrong, "unmatched_readings": extra,
-            "by_face": by_face}
+    return {
+        "images": len(images),
+        "dice": tot,
+        "found": found,
+        "found_iou50": found_iou,
+        "answered": answered,
+        "right": right,
+        "wrong": wrong,
+        "unmatched_readings": extra,
+        "by_face": by_face,
+    }
 
 
-def eval_rendered(n_scenes: int, seed0: int = 100_000,
-                  colours: Sequence[str] | None = CAMEL_UP) -> dict[str, Any]:
+def eval_rendered(
+    n_scenes: int, seed0: int = 100_000, colours: Sequence[str] | None = CAMEL_UP
+) -> dict[str, Any]:
     """Five-dice rendered scenes read whole; ``colours`` None: the general palette."""
     from vision.dice import read_dice
     from vision.render.dice import render_dice_scene
@@ -198,11 +226,18 @@ def eval_rendered(n_scenes: int, seed0: int = 100_000,
             wrong_colour += r.colour is not None and r.colour != lab["colour"]
             abst_face += r.face is None
             abst_colour += r.colour is None
-    return {"scenes": n_scenes, "palette": "general" if colours is None else "+".join(colours),
-            "dice": tot, "right": right, "missed": missed,
-            "face_abstained": abst_face, "colour_abstained": abst_colour,
-            "face_wrong": wrong_face, "colour_wrong": wrong_colour,
-            "read_ms_per_scene": round(1000 * t_read / max(n_scenes, 1), 1)}
+    return {
+        "scenes": n_scenes,
+        "palette": "general" if colours is None else "+".join(colours),
+        "dice": tot,
+        "right": right,
+        "missed": missed,
+        "face_abstained": abst_face,
+        "colour_abstained": abst_colour,
+        "face_wrong": wrong_face,
+        "colour_wrong": wrong_colour,
+        "read_ms_per_scene": round(1000 * t_read / max(n_scenes, 1), 1),
+    }
 
 
 def _pct(a: int, b: int) -> str:
@@ -212,23 +247,43 @@ def _pct(a: int, b: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eval_dice", description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=2000, help="rendered scenes (default 2000)")
-    parser.add_argument("--general-palette", action="store_true",
-                        help="also read the rendered scenes against the general palette")
+    parser.add_argument(
+        "--general-palette",
+        action="store_true",
+        help="also read the rendered scenes against the general palette",
+    )
     parser.add_argument("--limit", type=int, help="at most this many images per real set")
-    parser.add_argument("--part", default="heldout", choices=("heldout", "calibration", "train"),
-                        help="which part of the split to read (default: the held-out photos)")
+    parser.add_argument(
+        "--part",
+        default="heldout",
+        choices=("heldout", "calibration", "train"),
+        help="which part of the split to read (default: the held-out photos)",
+    )
     parser.add_argument("--no-real", action="store_true", help="skip the real photos")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
-    parser.add_argument("--zone-scenes", type=int, default=2000,
-                        help="one-die scenes for read_die_in_zone (default 2000)")
-    parser.add_argument("--board-scenes", type=int, default=300,
-                        help="board reveal-zone scenes, preview and full resolution (default 300)")
+    parser.add_argument(
+        "--zone-scenes",
+        type=int,
+        default=2000,
+        help="one-die scenes for read_die_in_zone (default 2000)",
+    )
+    parser.add_argument(
+        "--board-scenes",
+        type=int,
+        default=300,
+        help="board reveal-zone scenes, preview and full resolution (default 300)",
+    )
     args, _ = parser.parse_known_args(argv)
     out: dict[str, Any] = {"real": [], "rendered": None}
-    print(f"== dice reader on real photos, the {args.part} part of vision/train/split.json "
-          "(found: label centre inside a reading's box)")
-    results = (eval_split_part(args.part, args.limit)
-               if REAL_SPLIT_ROOT().is_dir() and not args.no_real else [])
+    print(
+        f"== dice reader on real photos, the {args.part} part of vision/train/split.json "
+        "(found: label centre inside a reading's box)"
+    )
+    results = (
+        eval_split_part(args.part, args.limit)
+        if REAL_SPLIT_ROOT().is_dir() and not args.no_real
+        else []
+    )
     if args.no_real:
         print("   skipped (--no-real)")
     elif not results:
@@ -236,41 +291,53 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seen = [r for r in results if not r["set"].startswith(UNSEEN)]
         results += [pooled(seen) | {"set": "pooled, seen sources"}, pooled(results)]
-        print(f"{'set':30s} {'dice':>5s} {'found':>8s} {'answered':>9s} {'right':>8s} "
-              f"{'wrong/found':>11s} {'false/img':>9s}  faces 1..3 right/answered")
+        print(
+            f"{'set':30s} {'dice':>5s} {'found':>8s} {'answered':>9s} {'right':>8s} "
+            f"{'wrong/found':>11s} {'false/img':>9s}  faces 1..3 right/answered"
+        )
         for r in results:
             out["real"].append(r)
             f13a = sum(r["by_face"][f][1] for f in (1, 2, 3))
             f13r = sum(r["by_face"][f][2] for f in (1, 2, 3))
-            print(f"{r['set']:30s} {r['dice']:5d} {_pct(r['found'], r['dice']):>8s} "
-                  f"{_pct(r['answered'], r['found']):>9s} {_pct(r['right'], r['answered']):>8s} "
-                  f"{_pct(r['wrong'], r['found']):>11s} "
-                  f"{r['unmatched_readings'] / max(r['images'], 1):9.2f}  "
-                  f"{_pct(f13r, f13a):>8s} of {f13a:4d}")
-            print(f"{'':30s} IoU>=0.5 found {_pct(r['found_iou50'], r['dice'])}; per face "
-                  f"(found/answered/right/total): " + " ".join(
-                      f"{f}:{'/'.join(map(str, v))}" for f, v in r["by_face"].items()))
+            print(
+                f"{r['set']:30s} {r['dice']:5d} {_pct(r['found'], r['dice']):>8s} "
+                f"{_pct(r['answered'], r['found']):>9s} {_pct(r['right'], r['answered']):>8s} "
+                f"{_pct(r['wrong'], r['found']):>11s} "
+                f"{r['unmatched_readings'] / max(r['images'], 1):9.2f}  "
+                f"{_pct(f13r, f13a):>8s} of {f13a:4d}"
+            )
+            print(
+                f"{'':30s} IoU>=0.5 found {_pct(r['found_iou50'], r['dice'])}; per face "
+                f"(found/answered/right/total): "
+                + " ".join(f"{f}:{'/'.join(map(str, v))}" for f, v in r["by_face"].items())
+            )
         print("   faces 1..3 apart (the dice labelled 1, 2 or 3, as read among 1..6):")
         for r in results:
             f13 = faces_part(r, (1, 2, 3))
             r["faces_1_3"] = f13
-            print(f"{r['set']:30s} {f13['dice']:5d} {_pct(f13['found'], f13['dice']):>8s} "
-                  f"{_pct(f13['answered'], f13['found']):>9s} "
-                  f"{_pct(f13['right'], f13['answered']):>8s} "
-                  f"{_pct(f13['wrong'], f13['found']):>11s}")
+            print(
+                f"{r['set']:30s} {f13['dice']:5d} {_pct(f13['found'], f13['dice']):>8s} "
+                f"{_pct(f13['answered'], f13['found']):>9s} "
+                f"{_pct(f13['right'], f13['answered']):>8s} "
+                f"{_pct(f13['wrong'], f13['found']):>11s}"
+            )
     if args.scenes > 0:
         palettes = [CAMEL_UP, None] if args.general_palette else [CAMEL_UP]
         for colours in palettes:
             name = "Camel Up's five colours" if colours else "the general palette"
-            print(f"== dice reader on {args.scenes} rendered Camel Up scenes (5 dice each), "
-                  f"read among {name}")
+            print(
+                f"== dice reader on {args.scenes} rendered Camel Up scenes (5 dice each), "
+                f"read among {name}"
+            )
             r = eval_rendered(args.scenes, colours=colours)
             out["rendered" if colours else "rendered_general"] = r
-            print(f"   colour and face right: {r['right']}/{r['dice']} = "
-                  f"{_pct(r['right'], r['dice'])}; missed {r['missed']}, face abstained "
-                  f"{r['face_abstained']}, colour abstained {r['colour_abstained']}, face wrong "
-                  f"{r['face_wrong']}, colour wrong {r['colour_wrong']}; "
-                  f"{r['read_ms_per_scene']} ms per 640x480 read")
+            print(
+                f"   colour and face right: {r['right']}/{r['dice']} = "
+                f"{_pct(r['right'], r['dice'])}; missed {r['missed']}, face abstained "
+                f"{r['face_abstained']}, colour abstained {r['colour_abstained']}, face wrong "
+                f"{r['face_wrong']}, colour wrong {r['colour_wrong']}; "
+                f"{r['read_ms_per_scene']} ms per 640x480 read"
+            )
     if args.zone_scenes > 0 or args.board_scenes > 0:
         from vision.eval_dice_zone import evaluate, report  # the product path
 

@@ -91,8 +91,11 @@ def collect(part: str = "calibration", limit: int | None = None) -> list[Photo]:
         files = set(parts.get(part, []))
         if not files or not (root / name / "labels.json").is_file():
             continue
-        images = [im for im in json.loads((root / name / "labels.json").read_text())["images"]
-                  if im["file"] in files]
+        images = [
+            im
+            for im in json.loads((root / name / "labels.json").read_text())["images"]
+            if im["file"] in files
+        ]
         for im in images[:limit] if limit else images:
             img = cv2.imread(str(root / name / im["file"]))
             if img is None:
@@ -109,8 +112,9 @@ def _box(p: Proposal) -> tuple[int, int, int, int]:
     return p.det.box
 
 
-def found_and_false(photos: Sequence[Photo], gates: Gates
-                    ) -> tuple[int, int, list[tuple[str, float, bool]]]:
+def found_and_false(
+    photos: Sequence[Photo], gates: Gates
+) -> tuple[int, int, list[tuple[str, float, bool]]]:
     """Dice found, readings on no labelled die, and every found die's (case, p, right)."""
     found = false = 0
     items: list[tuple[str, float, bool]] = []
@@ -164,8 +168,11 @@ def colour_gate(n_scenes: int) -> float:
         gains = gains_from_patch(img, truth.white_patch)
         props = propose(img, hand_proposals(img, pal, gains), clf, detect_min=DETECT_FLOOR)
         for p in props:
-            base = p.hand if p.hand is not None else (
-                None if p.det is None else detection_base(img, p.det, pal, gains, (0, 0)))
+            base = (
+                p.hand
+                if p.hand is not None
+                else (None if p.det is None else detection_base(img, p.det, pal, gains, (0, 0)))
+            )
             if base is None or base.colour is None:
                 continue
             bx, by, bw, bh = base.box
@@ -194,10 +201,15 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
     gates = {c: face_gate([(p, r) for k, p, r in items if k == c]) for c in CASES}
     chosen = Gates(keep=keep, detect=det, colour=colour, **gates)
     answered = [(p, r) for k, p, r in items if p >= gates[k]]
-    stats = {"photos": n, "dice": sum(len(p.labels) for p in photos), "found": found,
-             "false": false, "answered": len(answered),
-             "wrong": sum(not r for _, r in answered),
-             "per_case": {c: sum(k == c for k, _, _ in items) for c in CASES}}
+    stats = {
+        "photos": n,
+        "dice": sum(len(p.labels) for p in photos),
+        "found": found,
+        "false": false,
+        "answered": len(answered),
+        "wrong": sum(not r for _, r in answered),
+        "per_case": {c: sum(k == c for k, _, _ in items) for c in CASES},
+    }
     return chosen, stats
 
 
@@ -218,13 +230,19 @@ def main(argv: list[str] | None = None) -> int:
     gates, stats = choose(photos, colour)
     print(json.dumps({"gates": asdict(gates), "calibration": stats}, indent=1))
     if args.write:
-        GATES_FILE.write_text(json.dumps({
-            "about": "chosen on the calibration photos of vision/train/split.json by "
-                     "python -m vision.eval_dice_gates --write; for the model of this hash",
-            "model_sha256": model_sha256(),
-            "gates": asdict(gates),
-            "calibration": stats,
-        }, indent=1) + "\n")
+        GATES_FILE.write_text(
+            json.dumps(
+                {
+                    "about": "chosen on the calibration photos of vision/train/split.json by "
+                    "python -m vision.eval_dice_gates --write; for the model of this hash",
+                    "model_sha256": model_sha256(),
+                    "gates": asdict(gates),
+                    "calibration": stats,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
         print(f"written: {Path(GATES_FILE).name}")
     return 0
 

@@ -49,13 +49,30 @@ SEED0 = 300_000
 
 
 def _blank() -> dict[str, Any]:
-    return {"dice": 0, "right": 0, "face_wrong": 0, "colour_wrong": 0, "face_abstained": 0,
-            "colour_abstained": 0, "not_found": 0, "ms": [], "cpu_ms": [], "wrong_cases": [],
-            "answered": []}
+    return {
+        "dice": 0,
+        "right": 0,
+        "face_wrong": 0,
+        "colour_wrong": 0,
+        "face_abstained": 0,
+        "colour_abstained": 0,
+        "not_found": 0,
+        "ms": [],
+        "cpu_ms": [],
+        "wrong_cases": [],
+        "answered": [],
+    }
 
 
-def _score(st: dict[str, Any], r: DieReading | None, colour: str, face: int, ms: float,
-           cpu: float, tag: str) -> None:
+def _score(
+    st: dict[str, Any],
+    r: DieReading | None,
+    colour: str,
+    face: int,
+    ms: float,
+    cpu: float,
+    tag: str,
+) -> None:
     st["dice"] += 1
     st["ms"].append(ms)
     st["cpu_ms"].append(cpu)
@@ -66,16 +83,14 @@ def _score(st: dict[str, Any], r: DieReading | None, colour: str, face: int, ms:
         return
     rf, rc = r.face, r.colour
     if rf is not None and rc is not None:
-        st["answered"].append((round(float(r.confidence), 4),
-                               bool(rf == face and rc == colour)))
+        st["answered"].append((round(float(r.confidence), 4), bool(rf == face and rc == colour)))
     st["right"] += rf == face and rc == colour
     st["face_wrong"] += rf is not None and rf != face
     st["colour_wrong"] += rc is not None and rc != colour
     st["face_abstained"] += rf is None
     st["colour_abstained"] += rc is None
     if (rf is not None and rf != face) or (rc is not None and rc != colour):
-        st["wrong_cases"].append(f"{tag}: {colour} {face} read {rc} {rf} "
-                                 f"(conf {r.confidence:.2f})")
+        st["wrong_cases"].append(f"{tag}: {colour} {face} read {rc} {rf} (conf {r.confidence:.2f})")
 
 
 def _timed(fn: Callable[P, T], *a: P.args, **k: P.kwargs) -> tuple[T, float, float]:
@@ -94,8 +109,9 @@ def dice_chunk(seeds: list[int]) -> dict[str, Any]:
     st = _blank()
     for s in seeds:
         # one die per scene, as in the reveal zone (neighbours would sit in its zone box)
-        img, truth = render_dice_scene(np.random.default_rng(s), n_dice=1,
-                                       colours=[COLOURS[s % 5]], size=(480, 360))
+        img, truth = render_dice_scene(
+            np.random.default_rng(s), n_dice=1, colours=[COLOURS[s % 5]], size=(480, 360)
+        )
         assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
         for i, d in enumerate(truth.dice):
@@ -123,12 +139,14 @@ def board_chunk(seeds: list[int]) -> dict[str, Any]:
         loc = locate_board(z.preview)
         gains = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
         box = reveal_zone_box(loc, margin_mm=10.0)
-        r, ms, cpu = _timed(read_die_in_zone, z.preview, box, white_gains=gains,
-                            background=z.preview_empty)
+        r, ms, cpu = _timed(
+            read_die_in_zone, z.preview, box, white_gains=gains, background=z.preview_empty
+        )
         _score(out["preview"], r, colour, face, ms, cpu, f"board scene {s} preview")
         full_box = (0, 0, z.zone.shape[1], z.zone.shape[0])
-        r, ms, cpu = _timed(read_die_in_zone, z.zone, full_box, white_gains=gains,
-                            background=z.zone_empty)
+        r, ms, cpu = _timed(
+            read_die_in_zone, z.zone, full_box, white_gains=gains, background=z.zone_empty
+        )
         _score(out["full"], r, colour, face, ms, cpu, f"board scene {s} full-res")
     return out
 
@@ -146,8 +164,9 @@ def six_chunk(seeds: list[int]) -> dict[str, Any]:
     cv2.setNumThreads(1)
     out = {"dice": _blank(), "board_full": _blank()}
     for s in seeds:
-        img, truth = render_dice_scene(np.random.default_rng(s), n_dice=1,
-                                       colours=[COLOURS[s % 5]], size=(480, 360), faces=SIX)
+        img, truth = render_dice_scene(
+            np.random.default_rng(s), n_dice=1, colours=[COLOURS[s % 5]], size=(480, 360), faces=SIX
+        )
         assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
         d = truth.dice[0]
@@ -165,8 +184,14 @@ def six_chunk(seeds: list[int]) -> dict[str, Any]:
 
         loc = locate_board(z.preview)
         zg = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
-        r, ms, cpu = _timed(read_die_in_zone, z.zone, (0, 0, z.zone.shape[1], z.zone.shape[0]),
-                            white_gains=zg, background=z.zone_empty, faces=SIX)
+        r, ms, cpu = _timed(
+            read_die_in_zone,
+            z.zone,
+            (0, 0, z.zone.shape[1], z.zone.shape[0]),
+            white_gains=zg,
+            background=z.zone_empty,
+            faces=SIX,
+        )
         _score(out["board_full"], r, colour, face, ms, cpu, f"six board scene {s} full-res")
     return out
 
@@ -186,12 +211,16 @@ def calibration(answered: list[tuple[float, bool]]) -> dict[str, Any]:
     """Right and wrong answers the hub would accept at each threshold (confidence >= t)."""
     right = np.array([c for c, ok in answered if ok])
     wrong = np.array([c for c, ok in answered if not ok])
-    table = {f"{t:.2f}": {"right": int((right >= t).sum()), "wrong": int((wrong >= t).sum())}
-             for t in THRESHOLDS}
-    return {"answered": len(answered), "by_threshold": table,
-            "max_wrong_confidence": round(float(wrong.max()), 4) if wrong.size else None,
-            "right_confidence_p5": round(float(np.percentile(right, 5)), 4) if right.size
-            else None}
+    table = {
+        f"{t:.2f}": {"right": int((right >= t).sum()), "wrong": int((wrong >= t).sum())}
+        for t in THRESHOLDS
+    }
+    return {
+        "answered": len(answered),
+        "by_threshold": table,
+        "max_wrong_confidence": round(float(wrong.max()), 4) if wrong.size else None,
+        "right_confidence_p5": round(float(np.percentile(right, 5)), 4) if right.size else None,
+    }
 
 
 def _summary(st: dict[str, Any]) -> dict[str, Any]:
@@ -211,13 +240,15 @@ def _chunks(n: int, seed0: int, jobs: int) -> list[list[int]]:
     return [seeds[i::jobs] for i in range(jobs) if seeds[i::jobs]]
 
 
-def evaluate(dice_scenes: int, board_scenes: int, jobs: int = 2, seed0: int = SEED0,
-             six_scenes: int = 0) -> dict[str, Any]:
+def evaluate(
+    dice_scenes: int, board_scenes: int, jobs: int = 2, seed0: int = SEED0, six_scenes: int = 0
+) -> dict[str, Any]:
     res: dict[str, Any] = {}
     with ProcessPoolExecutor(max_workers=jobs) as ex:
         if dice_scenes:
-            res["dice"] = _summary(_merge(list(ex.map(dice_chunk,
-                                                      _chunks(dice_scenes, seed0, jobs)))))
+            res["dice"] = _summary(
+                _merge(list(ex.map(dice_chunk, _chunks(dice_scenes, seed0, jobs))))
+            )
             res["dice"]["scenes"] = dice_scenes
         if board_scenes:
             parts = list(ex.map(board_chunk, _chunks(board_scenes, seed0, jobs)))
@@ -233,23 +264,29 @@ def evaluate(dice_scenes: int, board_scenes: int, jobs: int = 2, seed0: int = SE
 
 
 def report(res: dict[str, Any]) -> None:
-    names = {"dice": "dice scenes, zone box round each die, no empty-zone reference",
-             "board_preview": "board reveal zone, 1280x720 preview (die ~20 px)",
-             "board_full": "board reveal zone cut from 4608x2592 (die ~70 px)",
-             "six_dice": "six-sided die (faces 1..6), dice scenes, no empty-zone reference",
-             "six_board_full": "six-sided die (faces 1..6), board reveal zone at 4608x2592"}
+    names = {
+        "dice": "dice scenes, zone box round each die, no empty-zone reference",
+        "board_preview": "board reveal zone, 1280x720 preview (die ~20 px)",
+        "board_full": "board reveal zone cut from 4608x2592 (die ~70 px)",
+        "six_dice": "six-sided die (faces 1..6), dice scenes, no empty-zone reference",
+        "six_board_full": "six-sided die (faces 1..6), board reveal zone at 4608x2592",
+    }
     for key, st in res.items():
         print(f"== read_die_in_zone: {names[key]}: {st['scenes']} scenes, {st['dice']} dice")
-        print(f"   colour and face right {st['right']} = {st['right_pct']} %; wrong: face "
-              f"{st['face_wrong']}, colour {st['colour_wrong']} ({st['wrong_pct']} %); "
-              f"abstained: face {st['face_abstained']}, colour {st['colour_abstained']} "
-              f"(no die found {st['not_found']}); one core: median {st['median_cpu_ms']} ms CPU "
-              f"(p95 {st['p95_cpu_ms']}), {st['median_ms']} ms wall")
+        print(
+            f"   colour and face right {st['right']} = {st['right_pct']} %; wrong: face "
+            f"{st['face_wrong']}, colour {st['colour_wrong']} ({st['wrong_pct']} %); "
+            f"abstained: face {st['face_abstained']}, colour {st['colour_abstained']} "
+            f"(no die found {st['not_found']}); one core: median {st['median_cpu_ms']} ms CPU "
+            f"(p95 {st['p95_cpu_ms']}), {st['median_ms']} ms wall"
+        )
         cal = st["calibration"]
-        print(f"   confidence of the {cal['answered']} answers (colour and face named): "
-              f"highest wrong {cal['max_wrong_confidence']}, 5th percentile right "
-              f"{cal['right_confidence_p5']}; accepted at threshold t (right/wrong): "
-              + ", ".join(f"{t} {v['right']}/{v['wrong']}" for t, v in cal["by_threshold"].items()))
+        print(
+            f"   confidence of the {cal['answered']} answers (colour and face named): "
+            f"highest wrong {cal['max_wrong_confidence']}, 5th percentile right "
+            f"{cal['right_confidence_p5']}; accepted at threshold t (right/wrong): "
+            + ", ".join(f"{t} {v['right']}/{v['wrong']}" for t, v in cal["by_threshold"].items())
+        )
         for case in st["wrong_cases"][:10]:
             print(f"   WRONG {case}")
 
@@ -257,19 +294,25 @@ def report(res: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eval_dice_zone", description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=2000, help="dice scenes (default 2000)")
-    parser.add_argument("--board-scenes", type=int, default=500,
-                        help="board reveal-zone scenes (default 500)")
-    parser.add_argument("--six-scenes", type=int, default=0,
-                        help="six-sided die (faces 1..6) scenes: dice and full-res board "
-                             "(default 0)")
+    parser.add_argument(
+        "--board-scenes", type=int, default=500, help="board reveal-zone scenes (default 500)"
+    )
+    parser.add_argument(
+        "--six-scenes",
+        type=int,
+        default=0,
+        help="six-sided die (faces 1..6) scenes: dice and full-res board (default 0)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--seed0", type=int, default=SEED0,
-                        help=f"first scene seed (default {SEED0}, the seeds tuned on; "
-                             "another range is held out)")
+    parser.add_argument(
+        "--seed0",
+        type=int,
+        default=SEED0,
+        help=f"first scene seed (default {SEED0}, the seeds tuned on; another range is held out)",
+    )
     parser.add_argument("--json", metavar="PATH")
     args, _ = parser.parse_known_args(argv)
-    res = evaluate(args.scenes, args.board_scenes, max(args.jobs, 1), args.seed0,
-                   args.six_scenes)
+    res = evaluate(args.scenes, args.board_scenes, max(args.jobs, 1), args.seed0, args.six_scenes)
     report(res)
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n")

@@ -96,9 +96,18 @@ class Palette:
         return out
 
     def to_json(self) -> str:
-        return json.dumps({"version": PALETTE_VERSION, "source": self.source, "meta": self.meta,
-                           "colours": {n: [round(v, 2) for v in lab]
-                                       for n, lab in self.colours.items()}}, indent=2) + "\n"
+        return (
+            json.dumps(
+                {
+                    "version": PALETTE_VERSION,
+                    "source": self.source,
+                    "meta": self.meta,
+                    "colours": {n: [round(v, 2) for v in lab] for n, lab in self.colours.items()},
+                },
+                indent=2,
+            )
+            + "\n"
+        )
 
     @classmethod
     def from_json(cls, text: str, source: str = "json") -> Palette:
@@ -109,8 +118,9 @@ class Palette:
         if not isinstance(data, Mapping) or not isinstance(data.get("colours"), Mapping):
             raise ValueError(f"palette {source} needs a 'colours' object of name -> [L, a, b]")
         if data.get("version", PALETTE_VERSION) != PALETTE_VERSION:
-            raise ValueError(f"palette {source} has version {data.get('version')}, "
-                             f"expected {PALETTE_VERSION}")
+            raise ValueError(
+                f"palette {source} has version {data.get('version')}, expected {PALETTE_VERSION}"
+            )
         try:
             colours = {str(k): tuple(float(x) for x in v) for k, v in data["colours"].items()}
         except (TypeError, ValueError) as exc:

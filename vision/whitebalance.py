@@ -56,8 +56,9 @@ def gains_from_mask(image: np.ndarray, mask: np.ndarray) -> Gains | None:
     return gains_from_pixels(image[mask])
 
 
-def gains_from_patch(image: np.ndarray, polygon: Sequence[Sequence[float]], *,
-                     bright_fraction: float = 0.5) -> Gains:
+def gains_from_patch(
+    image: np.ndarray, polygon: Sequence[Sequence[float]], *, bright_fraction: float = 0.5
+) -> Gains:
     """(b, g, r) gains that make the patch inside ``polygon`` neutral (``gains_from_pixels``).
 
     Only the brightest ``bright_fraction`` of the patch counts, so a marker's black inner square
@@ -70,8 +71,9 @@ def gains_from_patch(image: np.ndarray, polygon: Sequence[Sequence[float]], *,
     mask = _polygon_mask(image.shape[:2], polygon)
     px = image[mask]
     if len(px) < MIN_PIXELS:
-        raise ValueError(f"reference patch covers only {len(px)} pixels; "
-                         f"need at least {MIN_PIXELS}")
+        raise ValueError(
+            f"reference patch covers only {len(px)} pixels; need at least {MIN_PIXELS}"
+        )
     gains = gains_from_pixels(px, bright_fraction=bright_fraction)
     if gains is None:
         med = _bright_median(px, bright_fraction)
@@ -90,8 +92,9 @@ def apply_gains(image: np.ndarray, gains: Sequence[float]) -> np.ndarray:
     return out.astype(np.uint8)
 
 
-def balance_colour(bgr: Sequence[float] | np.ndarray,
-                   gains: Sequence[float] | None) -> tuple[float, float, float]:
+def balance_colour(
+    bgr: Sequence[float] | np.ndarray, gains: Sequence[float] | None
+) -> tuple[float, float, float]:
     """One colour through the gains (used for a die's face colour)."""
     if gains is None:
         return float(bgr[0]), float(bgr[1]), float(bgr[2])

@@ -42,8 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     focus = sub.add_parser("focus", help="manual focus at D dioptres (1 / metres)")
     focus.add_argument("dioptres", type=float)
-    sub.add_parser("setup", help="read the starting roll next: roll the five dice into the "
-                   "reveal zone, then press confirm")
+    sub.add_parser(
+        "setup",
+        help="read the starting roll next: roll the five dice into the "
+        "reveal zone, then press confirm",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
             )
         elif args.what == "setup":
             link.setup()
-            print("setup mode: roll the five dice into the reveal zone, let them lie still, "
-                  "then press confirm (or the slider)")
+            print(
+                "setup mode: roll the five dice into the reveal zone, let them lie still, "
+                "then press confirm (or the slider)"
+            )
     except SetupLinkError as exc:
         print(f"pyramid camera: {exc}", file=sys.stderr)
         return 1

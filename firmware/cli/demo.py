@@ -35,7 +35,8 @@ def _speed(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--speed is human, max or seconds per move, not {text!r}") from None
+            f"--speed is human, max or seconds per move, not {text!r}"
+        ) from None
     if not 0.0 <= value <= 60.0:
         raise argparse.ArgumentTypeError("--speed in seconds per move must be 0 to 60")
     return value
@@ -93,46 +94,91 @@ def _read_enter(resume: threading.Event, stop: threading.Event) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=_players, default=4, help="2 to 8 bots (default 4)")
-    parser.add_argument("--seed", default=None, help="seed of the dice and the bots "
-                        "(default: a random one, printed)")
-    parser.add_argument("--speed", type=_speed, default="human",
-                        help="human (a move every ~2 s, the default), max, or seconds per move")
+    parser.add_argument(
+        "--seed",
+        default=None,
+        help="seed of the dice and the bots (default: a random one, printed)",
+    )
+    parser.add_argument(
+        "--speed",
+        type=_speed,
+        default="human",
+        help="human (a move every ~2 s, the default), max, or seconds per move",
+    )
     parser.add_argument("--table", default="demo", help="table id in MQTT topics (default demo)")
-    parser.add_argument("--broker", default=None, metavar="URL",
-                        help="mqtt://[user:pass@]host[:port]; default: an embedded broker on "
-                             "127.0.0.1 (mosquitto)")
+    parser.add_argument(
+        "--broker",
+        default=None,
+        metavar="URL",
+        help="mqtt://[user:pass@]host[:port]; default: an embedded broker on 127.0.0.1 (mosquitto)",
+    )
     parser.add_argument("--no-mqtt", action="store_true", help="no broker, no MQTT at all")
-    parser.add_argument("--headless", action="store_true",
-                        help="no waiting between games; with --games N, exit when done")
-    parser.add_argument("--games", type=int, default=None,
-                        help="games to play (default: until Ctrl-C; 1 with --headless)")
-    parser.add_argument("--http-host", default="0.0.0.0",
-                        help="dashboard address (default 0.0.0.0: phones on the Wi-Fi)")
-    parser.add_argument("--http-port", type=_port, default=None,
-                        help=f"dashboard port (default {DEFAULT_PORT}, or the next free one; "
-                             "0 = no dashboard)")
-    parser.add_argument("--game", choices=("camelup", "camelup2", "horserace", "marcopolo2"),
-                        default="camelup", help="the game the demo starts (default camelup); "
-                        "any game started from the page is played too")
-    parser.add_argument("--seat", default=None, metavar="NAME",
-                        help="you play this seat from the page (your own link is printed); the "
-                             "bots wait for you and leave the dice the camera doubts to you")
-    parser.add_argument("--pause-after-leg", action="store_true",
-                        help="hold the bots after each leg until you press Enter here")
-    parser.add_argument("--pin", default=None,
-                        help="table PIN for the dashboard (default: a random 4 digits, printed)")
-    parser.add_argument("--db", default=None,
-                        help=f"keep the event log in this SQLite file (default {DEMO_DB}, so "
-                             "`pyramid games` lists the demo's games; with --headless a "
-                             "temporary one)")
-    parser.add_argument("--no-odds", action="store_true", help="skip odds in the state and "
-                        "dashboard (the advisor bots still use the race table)")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="no waiting between games; with --games N, exit when done",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="games to play (default: until Ctrl-C; 1 with --headless)",
+    )
+    parser.add_argument(
+        "--http-host",
+        default="0.0.0.0",
+        help="dashboard address (default 0.0.0.0: phones on the Wi-Fi)",
+    )
+    parser.add_argument(
+        "--http-port",
+        type=_port,
+        default=None,
+        help=f"dashboard port (default {DEFAULT_PORT}, or the next free one; 0 = no dashboard)",
+    )
+    parser.add_argument(
+        "--game",
+        choices=("camelup", "camelup2", "horserace", "marcopolo2"),
+        default="camelup",
+        help="the game the demo starts (default camelup); "
+        "any game started from the page is played too",
+    )
+    parser.add_argument(
+        "--seat",
+        default=None,
+        metavar="NAME",
+        help="you play this seat from the page (your own link is printed); the "
+        "bots wait for you and leave the dice the camera doubts to you",
+    )
+    parser.add_argument(
+        "--pause-after-leg",
+        action="store_true",
+        help="hold the bots after each leg until you press Enter here",
+    )
+    parser.add_argument(
+        "--pin",
+        default=None,
+        help="table PIN for the dashboard (default: a random 4 digits, printed)",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help=f"keep the event log in this SQLite file (default {DEMO_DB}, so "
+        "`pyramid games` lists the demo's games; with --headless a "
+        "temporary one)",
+    )
+    parser.add_argument(
+        "--no-odds",
+        action="store_true",
+        help="skip odds in the state and dashboard (the advisor bots still use the race table)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     from firmware.demo import DemoError, DemoOptions, run_demo
 
     games = args.games if args.games is not None else (1 if args.headless else None)
@@ -152,8 +198,11 @@ def run(args: argparse.Namespace) -> int:
     if port is None:  # the default: the next free port if it is taken, and say so
         port = free_port_from(args.http_host, DEFAULT_PORT)
         if port is None:
-            print(f"pyramid demo: ports {DEFAULT_PORT}-{DEFAULT_PORT + PORT_TRIES - 1} are all "
-                  "busy; choose one with --http-port", file=sys.stderr)
+            print(
+                f"pyramid demo: ports {DEFAULT_PORT}-{DEFAULT_PORT + PORT_TRIES - 1} are all "
+                "busy; choose one with --http-port",
+                file=sys.stderr,
+            )
             return 2
         if port != DEFAULT_PORT:
             print(f"pyramid demo: port {DEFAULT_PORT} is busy, using {port}", flush=True)
@@ -167,11 +216,19 @@ def run(args: argparse.Namespace) -> int:
     resume = threading.Event()
     if args.pause_after_leg:
         threading.Thread(target=_read_enter, args=(resume, stop), daemon=True).start()
-    options = DemoOptions(players=args.players, seed=seed, pace_s=speed, games=games,
-                          table=args.table, pin=pin, game=args.game,
-                          seat=args.seat.strip() if args.seat else None,
-                          pause_after_leg=args.pause_after_leg, resume=resume,
-                          qr=not args.headless and sys.stdout.isatty())
+    options = DemoOptions(
+        players=args.players,
+        seed=seed,
+        pace_s=speed,
+        games=games,
+        table=args.table,
+        pin=pin,
+        game=args.game,
+        seat=args.seat.strip() if args.seat else None,
+        pause_after_leg=args.pause_after_leg,
+        resume=resume,
+        qr=not args.headless and sys.stdout.isatty(),
+    )
 
     def on_signal(signum: int, frame: Any) -> None:
         if stop.is_set():  # a second Ctrl-C: the user means it
@@ -181,26 +238,42 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    print(f"pyramid demo: {args.game} at table {args.table}, {args.players} players, seed {seed}, "
-          f"speed {'max' if speed == 0 else f'{speed:g} s a move'}"
-          + (f"; games kept in {db} (pyramid games --db {db})" if db else ""), flush=True)
+    print(
+        f"pyramid demo: {args.game} at table {args.table}, {args.players} players, seed {seed}, "
+        f"speed {'max' if speed == 0 else f'{speed:g} s a move'}"
+        + (f"; games kept in {db} (pyramid games --db {db})" if db else ""),
+        flush=True,
+    )
     try:
-        result = run_demo(options, broker=args.broker, mqtt=not args.no_mqtt,
-                          http_host=args.http_host, http_port=port, db=db,
-                          stop=stop, out=lambda text: print(text, flush=True),
-                          odds=not args.no_odds)
+        result = run_demo(
+            options,
+            broker=args.broker,
+            mqtt=not args.no_mqtt,
+            http_host=args.http_host,
+            http_port=port,
+            db=db,
+            stop=stop,
+            out=lambda text: print(text, flush=True),
+            odds=not args.no_odds,
+        )
     except DemoError as exc:
         print(f"pyramid demo: {exc}", file=sys.stderr)
         return 2
     s = result.stats
-    print(f"played {s.games} game(s), {s.moves} moves: {s.releases} dice released, "
-          f"{s.read_by_vision} read by vision, {s.vision_prompts} vision prompts, "
-          f"{s.misreads_corrected} misreads corrected, {s.entered_by_hand} entered by hand; "
-          f"{s.track_reads} track reads, {s.track_mismatches} track mismatches; "
-          f"winners: {'; '.join(s.winners) or '-'}", flush=True)
+    print(
+        f"played {s.games} game(s), {s.moves} moves: {s.releases} dice released, "
+        f"{s.read_by_vision} read by vision, {s.vision_prompts} vision prompts, "
+        f"{s.misreads_corrected} misreads corrected, {s.entered_by_hand} entered by hand; "
+        f"{s.track_reads} track reads, {s.track_mismatches} track mismatches; "
+        f"winners: {'; '.join(s.winners) or '-'}",
+        flush=True,
+    )
     if result.mqtt_events is not None:
-        print(f"MQTT: {result.mqtt_events} events seen by a subscriber, "
-              f"{result.mqtt_gaps} gaps, final state {result.final_status}", flush=True)
+        print(
+            f"MQTT: {result.mqtt_events} events seen by a subscriber, "
+            f"{result.mqtt_gaps} gaps, final state {result.final_status}",
+            flush=True,
+        )
     print("summary: " + json.dumps(result.summary(), sort_keys=True), flush=True)
     if args.headless and games is not None and s.games < games:
         return 1

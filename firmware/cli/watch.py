@@ -23,33 +23,60 @@ from firmware.config import CAMERA_KINDS, TABLE_GAMES, ConfigError, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="PATH", default=os.environ.get("PYRAMID_CONFIG"),
-                        help="the table's TOML file (default: $PYRAMID_CONFIG, else defaults)")
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=os.environ.get("PYRAMID_CONFIG"),
+        help="the table's TOML file (default: $PYRAMID_CONFIG, else defaults)",
+    )
     parser.add_argument("--table", metavar="ID", help="table id (MQTT camelup/<id>/...)")
     parser.add_argument("--broker", metavar="URL", help="mqtt://[user:pass@]host[:port]")
-    parser.add_argument("--game", choices=TABLE_GAMES,
-                        help="the game the camera reads for ([table] game; auto: the hub's)")
+    parser.add_argument(
+        "--game",
+        choices=TABLE_GAMES,
+        help="the game the camera reads for ([table] game; auto: the hub's)",
+    )
     parser.add_argument("--camera", choices=CAMERA_KINDS, help="camera kind")
     parser.add_argument("--index", type=int, help="USB camera index")
-    parser.add_argument("--replay", metavar="PATH",
-                        help="replay a folder of images, an image or a video (camera = replay)")
+    parser.add_argument(
+        "--replay",
+        metavar="PATH",
+        help="replay a folder of images, an image or a video (camera = replay)",
+    )
     parser.add_argument("--fps", type=float, help="camera frames per second")
     parser.add_argument("--pins", metavar="PATH", help="pin map (default hardware/pinmap.yaml)")
     parser.add_argument("--mock-pins", action="store_true", help="gpiozero mock pins")
-    parser.add_argument("--sink", choices=("mqtt", "print"), default="mqtt",
-                        help="where observations go (print: JSON lines on stdout)")
-    parser.add_argument("--setup", action="store_true",
-                        help="start in setup mode: read the starting roll's five dice first")
-    parser.add_argument("--keys", action="store_true",
-                        help="with mock pins: Enter presses the slider, 'c' Enter the confirm")
+    parser.add_argument(
+        "--sink",
+        choices=("mqtt", "print"),
+        default="mqtt",
+        help="where observations go (print: JSON lines on stdout)",
+    )
+    parser.add_argument(
+        "--setup",
+        action="store_true",
+        help="start in setup mode: read the starting roll's five dice first",
+    )
+    parser.add_argument(
+        "--keys",
+        action="store_true",
+        help="with mock pins: Enter presses the slider, 'c' Enter the confirm",
+    )
     parser.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
-    parser.add_argument("--check", action="store_true",
-                        help="check the configuration and pin map, print them, and exit")
-    parser.add_argument("--socket", metavar="PATH",
-                        help="the set-up link's Unix socket (default: $PYRAMID_WATCH_SOCKET, "
-                             "the service's /run/camel-pyramid/watch.sock, else per user)")
-    parser.add_argument("--log-level", default="INFO",
-                        choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the configuration and pin map, print them, and exit",
+    )
+    parser.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="the set-up link's Unix socket (default: $PYRAMID_WATCH_SOCKET, "
+        "the service's /run/camel-pyramid/watch.sock, else per user)",
+    )
+    parser.add_argument(
+        "--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -73,8 +100,10 @@ def _press(pin: Any) -> None:
 
 def _keys(devices: Any, stop: threading.Event) -> None:
     """Read the terminal: Enter = slider, 'c' = confirm (mock pins only)."""
-    print("keys: Enter = pyramid slider, c + Enter = confirm button, q + Enter = quit",
-          file=sys.stderr)
+    print(
+        "keys: Enter = pyramid slider, c + Enter = confirm button, q + Enter = quit",
+        file=sys.stderr,
+    )
     for line in sys.stdin:
         key = line.strip().lower()
         if key == "q":
@@ -116,8 +145,10 @@ def lean_process() -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=getattr(logging, args.log_level),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     log = logging.getLogger("pyramid.watch")
     # the one pin-map checker (hardware/ is the data package; `pyramid wiring` uses it too)
     from hardware.pinmap import PinMapError, load_pinmap
@@ -152,26 +183,40 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     devices = sink = camera = thermometer = link = None
     try:
-        devices = Devices(pinmap, factory_mode=cfg.pins.factory, debounce_mode=cfg.pins.debounce,
-                          chirps=cfg.watch.chirps)
-        sink = (PrintSink() if args.sink == "print"
-                else MqttSink(cfg.table.id, cfg.broker))
+        devices = Devices(
+            pinmap,
+            factory_mode=cfg.pins.factory,
+            debounce_mode=cfg.pins.debounce,
+            chirps=cfg.watch.chirps,
+        )
+        sink = PrintSink() if args.sink == "print" else MqttSink(cfg.table.id, cfg.broker)
         thermometer = CpuThermometer(devices.pin_factory)
         camera = CameraSupervisor(
             lambda: open_source(cfg.camera, lamp=devices.light),
             black_level=cfg.camera.black_level,
-            black_frames=cfg.camera.black_frames, freeze_timeout_s=cfg.camera.freeze_timeout_s)
+            black_frames=cfg.camera.black_frames,
+            freeze_timeout_s=cfg.camera.freeze_timeout_s,
+        )
         zone = tuple(cfg.camera.reveal_zone) if cfg.camera.reveal_zone else None
-        loop = WatchLoop(camera, sink, devices=devices, config=cfg.watch,
-                         health=Health(cfg.table.id, thermometer), readers=Readers(),
-                         reveal_zone=zone, setup=args.setup, table=cfg.table.id,
-                         game=cfg.table.game)
+        loop = WatchLoop(
+            camera,
+            sink,
+            devices=devices,
+            config=cfg.watch,
+            health=Health(cfg.table.id, thermometer),
+            readers=Readers(),
+            reveal_zone=zone,
+            setup=args.setup,
+            table=cfg.table.id,
+            game=cfg.table.game,
+        )
         camera.start()
         # the set-up (pyramid calibrate, pyramid camera) asks this process for frames and light;
         # without it the table still plays (a second watch on the same socket, a read-only /run)
         try:
-            link = SetupServer(camera, devices.light, getattr(args, "socket", None),
-                               loop=loop).start()
+            link = SetupServer(
+                camera, devices.light, getattr(args, "socket", None), loop=loop
+            ).start()
         except (SetupLinkError, OSError) as exc:
             log.warning("set-up link off: %s", exc)
 
@@ -186,21 +231,31 @@ def run(args: argparse.Namespace) -> int:
                 log.warning("--keys needs mock pins (--mock-pins or off a Pi); ignored")
             else:
                 threading.Thread(target=_keys, args=(devices, stop), daemon=True).start()
+
                 def stop_when_asked() -> None:
                     stop.wait()
                     loop.stop(timeout=0)
 
                 threading.Thread(target=stop_when_asked, daemon=True).start()
-        log.info("watching table %s with camera %s, game %s", cfg.table.id, cfg.camera.kind,
-                 cfg.table.game)
+        log.info(
+            "watching table %s with camera %s, game %s",
+            cfg.table.id,
+            cfg.camera.kind,
+            cfg.table.game,
+        )
         loop.run(duration=args.duration)
         return 0
     except Exception as exc:
         log.exception("pyramid watch could not run: %s", exc)
         return 1
     finally:
-        for closer in (link and link.close, camera and camera.stop, sink and sink.close,
-                       thermometer and thermometer.close, devices and devices.close):
+        for closer in (
+            link and link.close,
+            camera and camera.stop,
+            sink and sink.close,
+            thermometer and thermometer.close,
+            devices and devices.close,
+        ):
             if closer:
                 try:
                     closer()

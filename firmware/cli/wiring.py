@@ -16,15 +16,23 @@ from hardware.pinmap import PinMapError, default_pinmap_path, load_pinmap
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pinmap", type=Path, default=None,
-                        help="pin map YAML (default: hardware/pinmap.yaml)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="write the SVG here (default: standard output)")
-    parser.add_argument("--readme", type=Path, default=None,
-                        help="also rewrite the wiring table in this build guide (between its "
-                             "markers)")
-    parser.add_argument("--check", action="store_true",
-                        help="do not write: exit 1 if --out (and --readme) differ from fresh")
+    parser.add_argument(
+        "--pinmap", type=Path, default=None, help="pin map YAML (default: hardware/pinmap.yaml)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write the SVG here (default: standard output)"
+    )
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="also rewrite the wiring table in this build guide (between its markers)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="do not write: exit 1 if --out (and --readme) differ from fresh",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,8 +59,11 @@ def run(args: argparse.Namespace) -> int:
             return 1
         if args.check:
             if current_md != fresh_md:
-                print(f"pyramid wiring: the wiring table in {readme} is out of date with "
-                      f"{source}; run `pyramid wiring --readme {readme}`", file=sys.stderr)
+                print(
+                    f"pyramid wiring: the wiring table in {readme} is out of date with "
+                    f"{source}; run `pyramid wiring --readme {readme}`",
+                    file=sys.stderr,
+                )
                 return 1
         elif current_md != fresh_md:
             readme.write_text(fresh_md, encoding="utf-8")
@@ -72,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"pyramid wiring: cannot read {args.out}: {exc.strerror}", file=sys.stderr)
             return 1
         if current != svg:
-            print(f"pyramid wiring: {args.out} is out of date with {source}; run "
-                  f"`pyramid wiring --out {args.out}`", file=sys.stderr)
+            print(
+                f"pyramid wiring: {args.out} is out of date with {source}; run "
+                f"`pyramid wiring --out {args.out}`",
+                file=sys.stderr,
+            )
             return 1
         print(f"{args.out} matches {source}")
         return 0

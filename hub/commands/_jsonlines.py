@@ -12,10 +12,13 @@ from collections.abc import Callable
 from typing import IO, Any
 
 
-def serve_lines(answer: Callable[[dict[str, Any]], dict[str, Any]],
-                errors: tuple[type[BaseException], ...],
-                stdin: IO[str] | None = None, stdout: IO[str] | None = None,
-                indent: int | None = None) -> int:
+def serve_lines(
+    answer: Callable[[dict[str, Any]], dict[str, Any]],
+    errors: tuple[type[BaseException], ...],
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    indent: int | None = None,
+) -> int:
     """Answer every non-blank line; errors in ``errors`` become error lines. Returns how
     many lines were answered with an error."""
     stdin = stdin or sys.stdin
@@ -26,12 +29,19 @@ def serve_lines(answer: Callable[[dict[str, Any]], dict[str, Any]],
             continue
         try:
             request = json.loads(line)
-            out = (answer(request) if isinstance(request, dict) else
-                   {"error": f"line {n} must be one JSON object, not {type(request).__name__}",
-                    "line": n})
+            out = (
+                answer(request)
+                if isinstance(request, dict)
+                else {
+                    "error": f"line {n} must be one JSON object, not {type(request).__name__}",
+                    "line": n,
+                }
+            )
         except json.JSONDecodeError as exc:
-            out = {"error": f"line {n} is not valid JSON: {exc.msg} at column {exc.colno}",
-                   "line": n}
+            out = {
+                "error": f"line {n} is not valid JSON: {exc.msg} at column {exc.colno}",
+                "line": n,
+            }
         except errors as exc:
             out = {"error": str(exc), "line": n}
         except (KeyError, TypeError, ValueError) as exc:

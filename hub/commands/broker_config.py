@@ -31,15 +31,23 @@ HELP = "write the table's MQTT users, password file and ACL for a system mosquit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--users", required=True, type=Path,
-                        help="the users and passwords (JSON, 0600; made if missing)")
+    parser.add_argument(
+        "--users",
+        required=True,
+        type=Path,
+        help="the users and passwords (JSON, 0600; made if missing)",
+    )
     parser.add_argument("--passwd", type=Path, default=Path("/etc/mosquitto/camel-pyramid.passwd"))
     parser.add_argument("--acl", type=Path, default=Path("/etc/mosquitto/camel-pyramid.acl"))
-    parser.add_argument("--conf", type=Path,
-                        default=Path("/etc/mosquitto/conf.d/camel-pyramid.conf"))
-    parser.add_argument("--listen", default="1883",
-                        help="the listener: a port (all addresses, so Home Assistant on the LAN "
-                             "can read) or 'PORT ADDRESS' (default 1883)")
+    parser.add_argument(
+        "--conf", type=Path, default=Path("/etc/mosquitto/conf.d/camel-pyramid.conf")
+    )
+    parser.add_argument(
+        "--listen",
+        default="1883",
+        help="the listener: a port (all addresses, so Home Assistant on the LAN "
+        "can read) or 'PORT ADDRESS' (default 1883)",
+    )
     parser.add_argument("--owner", default=None, help="the user who runs the hub: owns --users")
     parser.add_argument("--prefix", default="camelup", help="the topic prefix (default camelup)")
 
@@ -54,8 +62,10 @@ def run(args: argparse.Namespace) -> int:
         write_private(args.acl, acl_text(creds, args.prefix))
         for p in (args.passwd, args.acl):
             os.chmod(p, 0o640)  # the install gives them to the mosquitto group
-        conf = ("# written by `pyramid broker-config` (camel-pyramid): users, ACL, limits\n"
-                f"listener {args.listen}\n" + security_conf(args.passwd, args.acl))
+        conf = (
+            "# written by `pyramid broker-config` (camel-pyramid): users, ACL, limits\n"
+            f"listener {args.listen}\n" + security_conf(args.passwd, args.acl)
+        )
         args.conf.parent.mkdir(parents=True, exist_ok=True)
         args.conf.write_text(conf, encoding="utf-8")
         os.chmod(args.conf, 0o644)

@@ -14,9 +14,12 @@ DEFAULT_DBS = ("var/hub.db", "var/demo.db")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None,
-                        help=f"SQLite event log (default: {' and '.join(DEFAULT_DBS)}, "
-                             "the hub's and the demo's, whichever exist)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help=f"SQLite event log (default: {' and '.join(DEFAULT_DBS)}, "
+        "the hub's and the demo's, whichever exist)",
+    )
     parser.add_argument("--table", default=None, help="only this table")
     parser.add_argument("--json", action="store_true", help="JSON lines instead of a table")
 
@@ -25,8 +28,11 @@ def run(args: argparse.Namespace) -> int:
     dbs = [args.db] if args.db else [d for d in DEFAULT_DBS if Path(d).exists()]
     if not dbs:
         where = args.db or " or ".join(DEFAULT_DBS)
-        print(f"pyramid games: no event log at {where} (run from the checkout where the hub "
-              "or `make demo` ran, or give --db FILE)", file=sys.stderr)
+        print(
+            f"pyramid games: no event log at {where} (run from the checkout where the hub "
+            "or `make demo` ran, or give --db FILE)",
+            file=sys.stderr,
+        )
         return 2
     rows = []
     for db in dbs:
@@ -41,13 +47,17 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no games yet in {', '.join(dbs)}")
         return 0
-    print(f"{'table':<8} {'game':<6} {'kind':<10} {'started':<16} {'status':<9} "
-          f"{'players':<28} winner")
+    print(
+        f"{'table':<8} {'game':<6} {'kind':<10} {'started':<16} {'status':<9} "
+        f"{'players':<28} winner"
+    )
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started"]))
         winners = ", ".join(r.get("winners") or []) or "-"
-        print(f"{r['table']:<8} {r['game_id']:<6} {r.get('kind') or 'camelup':<10} "
-              f"{started:<16} {r['status']:<9} {', '.join(r['players']):<28} {winners}")
+        print(
+            f"{r['table']:<8} {r['game_id']:<6} {r.get('kind') or 'camelup':<10} "
+            f"{started:<16} {r['status']:<9} {', '.join(r['players']):<28} {winners}"
+        )
     return 0
 
 

@@ -63,8 +63,9 @@ def answer(data: dict[str, Any]) -> dict[str, Any]:
         raise PositionError('the position has no "track"')
     # "edition": 1 given explicitly asks for the additions beyond today's answer (the leg's whole
     # finishing order); without it the answer is exactly what it always was
-    return position_odds(data["track"], data.get("dice_left"), data.get("desert"),
-                         order="edition" in data)
+    return position_odds(
+        data["track"], data.get("dice_left"), data.get("desert"), order="edition" in data
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,41 +26,70 @@ log = logging.getLogger("pyramid.hub")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default="t1", help="table id, used in topics (default t1)")
     parser.add_argument("--db", default="var/hub.db", help="SQLite event log (default var/hub.db)")
-    parser.add_argument("--broker", default=None,
-                        help="mqtt://[user:pass@]host[:port] or mqtts://...; default: start an "
-                             "embedded broker on 127.0.0.1")
-    parser.add_argument("--broker-port", type=int, default=1883,
-                        help="port of the embedded broker (default 1883; 0 = any free port)")
-    parser.add_argument("--broker-users", default=None,
-                        help="the table's broker users and passwords (JSON, 0600; default "
-                             "broker-users.json beside --db): the embedded broker's, made at the "
-                             "first start; with --broker and no user in its URL, the hub's user "
-                             "is taken from it (the Pi's install writes it)")
+    parser.add_argument(
+        "--broker",
+        default=None,
+        help="mqtt://[user:pass@]host[:port] or mqtts://...; default: start an "
+        "embedded broker on 127.0.0.1",
+    )
+    parser.add_argument(
+        "--broker-port",
+        type=int,
+        default=1883,
+        help="port of the embedded broker (default 1883; 0 = any free port)",
+    )
+    parser.add_argument(
+        "--broker-users",
+        default=None,
+        help="the table's broker users and passwords (JSON, 0600; default "
+        "broker-users.json beside --db): the embedded broker's, made at the "
+        "first start; with --broker and no user in its URL, the hub's user "
+        "is taken from it (the Pi's install writes it)",
+    )
     parser.add_argument("--no-mqtt", action="store_true", help="run without any MQTT")
-    parser.add_argument("--pin", default=None, help="table PIN needed to change the game "
-                        "(default: a 6-digit PIN made at the first start, kept in the event "
-                        "log's database and printed with the dashboard's address)")
-    parser.add_argument("--open", action="store_true",
-                        help="a deliberately open table: no PIN, anyone who can reach the "
-                             "dashboard may play (warned about at start)")
-    parser.add_argument("--http-host", default="127.0.0.1",
-                        help="dashboard address (default 127.0.0.1: this machine only; "
-                             "0.0.0.0 for phones on the Wi-Fi, as the Pi's install sets)")
-    parser.add_argument("--public-url", default=None,
-                        help="the address players open (http://192.168.1.20:8080): the players' "
-                             "links and QR codes use it; default: this machine's LAN address "
-                             "when --http-host is 0.0.0.0")
+    parser.add_argument(
+        "--pin",
+        default=None,
+        help="table PIN needed to change the game "
+        "(default: a 6-digit PIN made at the first start, kept in the event "
+        "log's database and printed with the dashboard's address)",
+    )
+    parser.add_argument(
+        "--open",
+        action="store_true",
+        help="a deliberately open table: no PIN, anyone who can reach the "
+        "dashboard may play (warned about at start)",
+    )
+    parser.add_argument(
+        "--http-host",
+        default="127.0.0.1",
+        help="dashboard address (default 127.0.0.1: this machine only; "
+        "0.0.0.0 for phones on the Wi-Fi, as the Pi's install sets)",
+    )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        help="the address players open (http://192.168.1.20:8080): the players' "
+        "links and QR codes use it; default: this machine's LAN address "
+        "when --http-host is 0.0.0.0",
+    )
     parser.add_argument("--http-port", type=int, default=8080, help="dashboard port (0 = none)")
-    parser.add_argument("--threshold", type=float, default=DIE_CONFIDENCE_THRESHOLD,
-                        help="die readings below this confidence are asked about "
-                             f"(default {DIE_CONFIDENCE_THRESHOLD})")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=DIE_CONFIDENCE_THRESHOLD,
+        help="die readings below this confidence are asked about "
+        f"(default {DIE_CONFIDENCE_THRESHOLD})",
+    )
     parser.add_argument("--no-odds", action="store_true", help="skip odds and advice")
     parser.add_argument("-v", "--verbose", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     from hub.bus import EventBus
     from hub.session import TableSession
     from hub.store import Store, StoreError
@@ -76,9 +105,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = Store(Path(args.db))
         pin = table_pin(store, args.table, args.pin, open_table=args.open)
-        session = TableSession(args.table, store, EventBus(args.table), pin=pin,
-                               threshold=args.threshold, odds=not args.no_odds,
-                               advice=not args.no_odds, derived=worker)
+        session = TableSession(
+            args.table,
+            store,
+            EventBus(args.table),
+            pin=pin,
+            threshold=args.threshold,
+            odds=not args.no_odds,
+            advice=not args.no_odds,
+            derived=worker,
+        )
     except (StoreError, ValueError) as exc:
         log.error("%s", exc)
         if worker is not None:
@@ -86,10 +122,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except Exception as exc:  # the log's events do not fold into a game: say where, no traceback
         games = store.games(args.table)
-        where = f"game {games[-1].game_id} (up to seq {store.last_seq(args.table)})" if games \
+        where = (
+            f"game {games[-1].game_id} (up to seq {store.last_seq(args.table)})"
+            if games
             else "no game"
-        log.error("the event log %s cannot be replayed: table %s, %s: %s: %s", args.db,
-                  args.table, where, type(exc).__name__, exc)
+        )
+        log.error(
+            "the event log %s cannot be replayed: table %s, %s: %s: %s",
+            args.db,
+            args.table,
+            where,
+            type(exc).__name__,
+            exc,
+        )
         if worker is not None:
             worker.close()
         return 2
@@ -112,10 +157,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             services = start_services(
-                session, broker=args.broker, broker_port=args.broker_port,
+                session,
+                broker=args.broker,
+                broker_port=args.broker_port,
                 broker_users=users_file,
-                mqtt=not args.no_mqtt, http_host=args.http_host, http_port=args.http_port,
-                state_odds=not args.no_odds, public_url=args.public_url)
+                mqtt=not args.no_mqtt,
+                http_host=args.http_host,
+                http_port=args.http_port,
+                state_odds=not args.no_odds,
+                public_url=args.public_url,
+            )
         except ServiceError as exc:
             log.error("%s", exc)
             return 2
@@ -141,8 +192,11 @@ def table_pin(store: Any, table: str, given: str | None, *, open_table: bool = F
 
     key = f"table_pin/{table}"
     if open_table:
-        log.warning("table %s is OPEN (--open): anyone who can reach the dashboard may play, "
-                    "undo and start games", table)
+        log.warning(
+            "table %s is OPEN (--open): anyone who can reach the dashboard may play, "
+            "undo and start games",
+            table,
+        )
         return None
     if given is not None:
         return given
@@ -205,10 +259,18 @@ class Services:
         self.closers = []
 
 
-def start_services(session: Any, *, broker: str | None = None, broker_port: int | None = 1883,
-                   mqtt: bool = True, http_host: str = "0.0.0.0", http_port: int = 8080,
-                   state_odds: bool = True, broker_users: Path | None = None,
-                   public_url: str | None = None) -> Services:
+def start_services(
+    session: Any,
+    *,
+    broker: str | None = None,
+    broker_port: int | None = 1883,
+    mqtt: bool = True,
+    http_host: str = "0.0.0.0",
+    http_port: int = 8080,
+    state_odds: bool = True,
+    broker_users: Path | None = None,
+    public_url: str | None = None,
+) -> Services:
     """Start the MQTT side (an embedded broker unless ``broker`` is a URL, and the bridge) and the
     dashboard around ``session``. Shared by `pyramid hub` and `pyramid demo` so both tables are
     wired the same way. ``broker_port`` 0/None = any free port; ``http_port`` 0 = no dashboard.
@@ -228,24 +290,34 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
                 from hub.mqtt.broker import BrokerUnavailable, EmbeddedBroker
 
                 try:
-                    creds = (BrokerCredentials.load_or_create(broker_users)
-                             if broker_users is not None else None)
-                    services.broker = EmbeddedBroker(port=broker_port or None,
-                                                     credentials=creds, supervise=True).start()
+                    creds = (
+                        BrokerCredentials.load_or_create(broker_users)
+                        if broker_users is not None
+                        else None
+                    )
+                    services.broker = EmbeddedBroker(
+                        port=broker_port or None, credentials=creds, supervise=True
+                    ).start()
                 except (BrokerUnavailable, ValueError, OSError) as exc:
                     raise ServiceError(str(exc)) from exc
                 services.closers.append(services.broker.close)
                 url = services.broker.url
-                log.info("embedded %s broker on %s:%s (users and passwords: %s)",
-                         services.broker.kind, services.broker.host, services.broker.port,
-                         broker_users or "this run only")
+                log.info(
+                    "embedded %s broker on %s:%s (users and passwords: %s)",
+                    services.broker.kind,
+                    services.broker.host,
+                    services.broker.port,
+                    broker_users or "this run only",
+                )
             try:
                 # our own broker (embedded, or configured with the table's users file) has the
                 # ACL of hub.mqtt.access: only trusted users can write requests
                 trusted = services.broker is not None or (
-                    broker_users is not None and broker_users.exists())
-                services.bridge = MqttBridge(session, url, state_odds=state_odds,
-                                             trusted_requests=trusted).start()
+                    broker_users is not None and broker_users.exists()
+                )
+                services.bridge = MqttBridge(
+                    session, url, state_odds=state_odds, trusted_requests=trusted
+                ).start()
             except ValueError as exc:
                 raise ServiceError(str(exc)) from exc
             services.broker_url = url
@@ -269,8 +341,12 @@ def start_services(session: Any, *, broker: str | None = None, broker_port: int 
                     public_url = f"http://{host}:{services.server.port}"
                     app.config["PUBLIC_URL"] = public_url
                 services.public_url = public_url.rstrip("/")
-                log.info("dashboard on http://%s:%s/ (players open %s/)", http_host,
-                         services.server.port, services.public_url)
+                log.info(
+                    "dashboard on http://%s:%s/ (players open %s/)",
+                    http_host,
+                    services.server.port,
+                    services.public_url,
+                )
     except BaseException:
         services.close()
         raise

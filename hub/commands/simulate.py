@@ -37,8 +37,10 @@ class ProgressBar:
         self._shown = step
         elapsed = time.monotonic() - self.start
         eta = elapsed / done * (total - done) if done else 0.0
-        sys.stderr.write(f"\r[{'#' * step}{'.' * (self.WIDTH - step)}] {done}/{total} games"
-                         f"  {elapsed:4.0f} s, ~{eta:.0f} s left ")
+        sys.stderr.write(
+            f"\r[{'#' * step}{'.' * (self.WIDTH - step)}] {done}/{total} games"
+            f"  {elapsed:4.0f} s, ~{eta:.0f} s left "
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -48,16 +50,25 @@ class ProgressBar:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default=GameKind.CAMELUP.value, choices=list(SIMULATORS))
-    parser.add_argument("--edition", type=int, default=1, choices=[1, 2],
-                        help="Camel Up edition: 1 (default) or 2 (2018, crazy camels)")
+    parser.add_argument(
+        "--edition",
+        type=int,
+        default=1,
+        choices=[1, 2],
+        help="Camel Up edition: 1 (default) or 2 (2018, crazy camels)",
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--bots", default="advisor,random",
-                        help="comma-separated bots per seat (advisor, random); the last repeats")
+    parser.add_argument(
+        "--bots",
+        default="advisor,random",
+        help="comma-separated bots per seat (advisor, random); the last repeats",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.add_argument("--processes", type=int, default=None,
-                        help="worker processes (default: one per core)")
+    parser.add_argument(
+        "--processes", type=int, default=None, help="worker processes (default: one per core)"
+    )
     from hub.commands import simulate_horserace  # its extra options (races, track length, ...)
 
     simulate_horserace.add_arguments(parser)
@@ -86,12 +97,17 @@ def _camelup(args: argparse.Namespace) -> int:
     kinds = [b.strip() for b in args.bots.split(",") if b.strip()]
     unknown = [k for k in kinds if k not in BOTS]
     if unknown or not kinds:
-        print(f"pyramid simulate: unknown bot(s) {unknown or kinds}; choose from "
-              f"{', '.join(BOTS)}", file=sys.stderr)
+        print(
+            f"pyramid simulate: unknown bot(s) {unknown or kinds}; choose from {', '.join(BOTS)}",
+            file=sys.stderr,
+        )
         return 2
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS or args.games < 1:
-        print(f"pyramid simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS} and --games "
-              "at least 1", file=sys.stderr)
+        print(
+            f"pyramid simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS} and --games "
+            "at least 1",
+            file=sys.stderr,
+        )
         return 2
     seats = (kinds + [kinds[-1]] * args.players)[: args.players]
     import os
@@ -100,8 +116,10 @@ def _camelup(args: argparse.Namespace) -> int:
     extra: dict[str, object] = {}
     if args.edition == 1:  # the first edition's simulator plays in worker processes
         bar = ProgressBar(args.games) if sys.stderr.isatty() else None
-        extra = {"processes": args.processes or os.cpu_count() or 1,
-                 "progress": bar.update if bar else None}
+        extra = {
+            "processes": args.processes or os.cpu_count() or 1,
+            "progress": bar.update if bar else None,
+        }
     summary = simulate(seats, args.games, args.seed, **extra).summary()
     if bar is not None:
         bar.close()

@@ -35,9 +35,19 @@ __all__ = ["create_app", "EXTENSION"]
 
 EXTENSION = "pyramid_dashboard"
 HERE = Path(__file__).parent
-AUTH_ERRORS = {"wrong_pin": 403, "bad_token": 403, "bad_auth": 400, "forbidden": 403,
-               "pin_required": 401, "guest": 401, "cross_origin": 403, "unknown_host": 421,
-               "stale": 409, "request_id_reused": 409, "secret_bet": 403}
+AUTH_ERRORS = {
+    "wrong_pin": 403,
+    "bad_token": 403,
+    "bad_auth": 400,
+    "forbidden": 403,
+    "pin_required": 401,
+    "guest": 401,
+    "cross_origin": 403,
+    "unknown_host": 421,
+    "stale": 409,
+    "request_id_reused": 409,
+    "secret_bet": 403,
+}
 MAX_BODY = 64 * 1024
 MAX_STREAMS = 32  # open live streams (each holds a server thread): a table has a dozen phones
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -76,8 +86,13 @@ def create_app(
     app.extensions["pyramid_pin_throttle"] = pins
     claims = guard.LinkClaims(session.store, session.table_id)  # a link is one device's
     streams = threading.BoundedSemaphore(max_streams)
-    bp = Blueprint("dashboard", __name__, template_folder="templates", static_folder="static",
-                   static_url_path="/static")
+    bp = Blueprint(
+        "dashboard",
+        __name__,
+        template_folder="templates",
+        static_folder="static",
+        static_url_path="/static",
+    )
 
     # -- the gate -----------------------------------------------------------------------------
 
@@ -94,28 +109,39 @@ def create_app(
     def gate() -> Any:
         host = request.headers.get("Host", "")
         if not guard.host_allowed(host, public_hosts()):
-            return _error(f"this hub does not answer to the name {host[:64]!r}: open the "
-                          "address it prints (or set its public address)", "unknown_host")
+            return _error(
+                f"this hub does not answer to the name {host[:64]!r}: open the "
+                "address it prints (or set its public address)",
+                "unknown_host",
+            )
         if request.method in UNSAFE_METHODS:
             origin = request.headers.get("Origin")
             if origin is None and request.headers.get("Referer"):
                 origin = guard.origin_of(request.headers["Referer"])
             if origin is not None:
                 if not guard.origin_allowed(origin, host, public_origins()):
-                    log.warning("dashboard: refused a %s %s from the origin %r",
-                                request.method, request.path, origin[:100])
+                    log.warning(
+                        "dashboard: refused a %s %s from the origin %r",
+                        request.method,
+                        request.path,
+                        origin[:100],
+                    )
                     return _error("a change from another web site is refused", "cross_origin")
             elif not request.is_json:
-                return _error("a change is sent as JSON (Content-Type: application/json)",
-                              "cross_origin")
+                return _error(
+                    "a change is sent as JSON (Content-Type: application/json)", "cross_origin"
+                )
         pin = request.headers.get("X-Pyramid-Pin")
         table_pin = getattr(session.authority, "pin", None)
         if pin and table_pin is not None:
             client = request.remote_addr or "?"
             ok, wait = pins.check(client, pin, table_pin)
             if wait > 0:
-                resp = _error(f"too many wrong PINs: try again in {int(wait) + 1} s",
-                              "too_many_tries", status=429)
+                resp = _error(
+                    f"too many wrong PINs: try again in {int(wait) + 1} s",
+                    "too_many_tries",
+                    status=429,
+                )
                 resp.headers["Retry-After"] = str(int(wait) + 1)
                 return resp
             if not ok:
@@ -159,8 +185,7 @@ def create_app(
         from hub.auth import AuthError
 
         try:
-            access = session.authority.check({"token": token}, session.game_id,
-                                             _players(session))
+            access = session.authority.check({"token": token}, session.game_id, _players(session))
         except AuthError:
             return True  # a wrong token is refused as such by the normal path
         gid = session.game_id
@@ -187,12 +212,21 @@ def create_app(
         rid = request.headers.get("Idempotency-Key") or sent.get("request_id")
         if "expected_seq" in sent:
             payload = {**payload, "expected_seq": sent["expected_seq"]}
-        answer = session.request(cmd, payload, auth_of(), channel="http", request_id=rid,
-                                 asked={"path": request.path, "body": sent})
+        answer = session.request(
+            cmd,
+            payload,
+            auth_of(),
+            channel="http",
+            request_id=rid,
+            asked={"path": request.path, "body": sent},
+        )
         if not isinstance(answer, dict) or not answer.get("ok"):
             answer = answer if isinstance(answer, dict) else {}
-            return _error(_sentence(answer.get("error") or "the hub refused"),
-                          str(answer.get("reason") or "refused"), extra=answer)
+            return _error(
+                _sentence(answer.get("error") or "the hub refused"),
+                str(answer.get("reason") or "refused"),
+                extra=answer,
+            )
         out = {k: v for k, v in answer.items() if k != "tokens"}  # tokens only via QR endpoint
         return jsonify(out)
 
@@ -209,8 +243,9 @@ def create_app(
 
     def page(token: str | None = None, game_id: str | None = None) -> str:
         root = url_for("dashboard.index")
-        return render_template("index.html", token=token, game_id=game_id, root=root,
-                               game_scripts=game_scripts())
+        return render_template(
+            "index.html", token=token, game_id=game_id, root=root, game_scripts=game_scripts()
+        )
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -231,14 +266,19 @@ def create_app(
     @bp.get("/api/whoami")
     def whoami() -> Response:
         access = access_of()
-        out = {"auth": {"role": access.level, "player": access.player},
-               "table": session.table_id, "game_id": session.game_id}
+        out = {
+            "auth": {"role": access.level, "player": access.player},
+            "table": session.table_id,
+            "game_id": session.game_id,
+        }
         elsewhere = request.environ.get("pyramid.claimed_elsewhere")
         if elsewhere:
             out["claimed_elsewhere"] = elsewhere
-            out["message"] = (f"{elsewhere}'s link is open on another device, so here it shows "
-                              "the table as everyone sees it. If that device is lost, the table "
-                              "can release the link (everyone is told).")
+            out["message"] = (
+                f"{elsewhere}'s link is open on another device, so here it shows "
+                "the table as everyone sees it. If that device is lost, the table "
+                "can release the link (everyone is told)."
+            )
         return jsonify(out)
 
     @bp.get("/api/state")
@@ -252,13 +292,17 @@ def create_app(
         player = access.player if access.level == "player" else None
         last = parse_last_id(request.headers.get("Last-Event-ID"), request.args.get("last"))
         if not streams.acquire(blocking=False):
-            resp = _error("too many open live views of this table: try again shortly",
-                          "too_many_streams", status=503)
+            resp = _error(
+                "too many open live views of this table: try again shortly",
+                "too_many_streams",
+                status=503,
+            )
             resp.headers["Retry-After"] = "5"
             return resp
 
-        resp = Response(_Counted(live.stream(last, player), streams.release),
-                        mimetype="text/event-stream")
+        resp = Response(
+            _Counted(live.stream(last, player), streams.release), mimetype="text/event-stream"
+        )
         resp.headers["Cache-Control"] = "no-cache, no-transform"
         resp.headers["X-Accel-Buffering"] = "no"  # nginx in front must not buffer the stream
         return resp
@@ -275,8 +319,13 @@ def create_app(
         advice = snap.get("advice") or []
         if not (access.level == "player" and access.player == current):
             advice = redact_advice(advice)
-        return jsonify({"seq": snap["seq"], "odds": snap.get("odds"),
-                        "advice": {"player": current, "actions": advice}})
+        return jsonify(
+            {
+                "seq": snap["seq"],
+                "odds": snap.get("odds"),
+                "advice": {"player": current, "actions": advice},
+            }
+        )
 
     @bp.get("/api/camera")
     def camera() -> Response:
@@ -286,10 +335,18 @@ def create_app(
         access_of()
         fw = dict(getattr(session, "firmware", None) or {})
         fault = fw.get("camera_fault")
-        return jsonify({"camera": {
-            "state": fw.get("state"), "source": fw.get("camera"), "fps": fw.get("camera_fps"),
-            "fault": fault, "message": fw.get("last_error") if fault else None,
-            "received": fw.get("received")}})
+        return jsonify(
+            {
+                "camera": {
+                    "state": fw.get("state"),
+                    "source": fw.get("camera"),
+                    "fps": fw.get("camera_fps"),
+                    "fault": fault,
+                    "message": fw.get("last_error") if fault else None,
+                    "received": fw.get("received"),
+                }
+            }
+        )
 
     @bp.get("/api/setup")
     def setup_reading() -> Response:
@@ -309,10 +366,21 @@ def create_app(
             g = _past_game(session, game_id)
         except RequestError as exc:
             return _error(str(exc), exc.reason, status=404)
-        return jsonify({"game_id": g["game_id"], "seq": g["seq"],
-                        "log": [page_event(e) for e in g["log"]],
-                        "state": {"seq": g["seq"], "game_id": g["game_id"], "status": g["status"],
-                                  "view": g["game"], "legal": [], "pending": []}})
+        return jsonify(
+            {
+                "game_id": g["game_id"],
+                "seq": g["seq"],
+                "log": [page_event(e) for e in g["log"]],
+                "state": {
+                    "seq": g["seq"],
+                    "game_id": g["game_id"],
+                    "status": g["status"],
+                    "view": g["game"],
+                    "legal": [],
+                    "pending": [],
+                },
+            }
+        )
 
     @bp.get("/api/crops/<crop_id>")
     def crop(crop_id: str) -> Response:
@@ -328,8 +396,10 @@ def create_app(
         """A player's own link and its QR code: for the table (PIN) or that player only."""
         access = access_of()
         if not access.may_act_for(name):
-            return _error("only the table (with its PIN) can show a player's own link",
-                          "pin_required" if access.level == "guest" else "forbidden")
+            return _error(
+                "only the table (with its PIN) can show a player's own link",
+                "pin_required" if access.level == "guest" else "forbidden",
+            )
         from hub.session import RequestError
 
         try:
@@ -345,15 +415,17 @@ def create_app(
         open: the release is logged, so every screen says so."""
         access = access_of()
         if not access.is_table:
-            return _error("only the table (with its PIN) can release a player's link",
-                          "pin_required" if access.level == "guest" else "forbidden")
+            return _error(
+                "only the table (with its PIN) can release a player's link",
+                "pin_required" if access.level == "guest" else "forbidden",
+            )
         if name not in _players(session) or session.game_id is None:
-            return _error(f"there is no player called {name!r} in this game", "unknown_player",
-                          status=404)
+            return _error(
+                f"there is no player called {name!r} in this game", "unknown_player", status=404
+            )
         with session.lock:
             claims.release(session.game_id, name)
-            seqs = session.log([{"type": "link_released", "player": name}],
-                               {"cmd": "release_link"})
+            seqs = session.log([{"type": "link_released", "player": name}], {"cmd": "release_link"})
         return jsonify({"ok": True, "player": name, "seq": seqs[-1]})
 
     @bp.get("/api/join")
@@ -371,7 +443,7 @@ def create_app(
         data = body()
         act = data.get("action")
         if not isinstance(act, str) or not act.strip() or len(act) > 64:
-            return _error("say which action, like \"leg:blue\" or \"roll\"", "bad_payload")
+            return _error('say which action, like "leg:blue" or "roll"', "bad_payload")
         player = data.get("player")
         if player is None and session.driver.everyone_acts:
             # everyone acts at once: the action names its player (or is the table's)
@@ -385,8 +457,9 @@ def create_app(
             player = access.player if access.level == "player" else _current(session)
             if player is None:  # say why there is nobody to play for
                 if session.game is None:
-                    return _error("no game is being played at this table: start one first",
-                                  "no_game")
+                    return _error(
+                        "no game is being played at this table: start one first", "no_game"
+                    )
                 return _error("the race is over: start another game", "game_over")
         return command("action", {"player": player, "action": act})
 
@@ -414,8 +487,13 @@ def create_app(
             payload.pop("setup", None)  # the hub rolls it ("camera" goes on: the camera's read)
         return command("start_game", payload)
 
-    add_setup_routes(bp, setup if setup is not None else registered_setup_desk(),
-                     access_of=access_of, body=body, error=_error)
+    add_setup_routes(
+        bp,
+        setup if setup is not None else registered_setup_desk(),
+        access_of=access_of,
+        body=body,
+        error=_error,
+    )
     app.register_blueprint(bp, url_prefix=url_prefix or None)
 
     @app.errorhandler(404)
@@ -494,8 +572,9 @@ def _sentence(text: str) -> str:
     return text
 
 
-def _error(message: str, reason: str, *, status: int | None = None,
-           extra: dict[str, Any] | None = None) -> Response:
+def _error(
+    message: str, reason: str, *, status: int | None = None, extra: dict[str, Any] | None = None
+) -> Response:
     code = status or AUTH_ERRORS.get(reason, 400)
     payload = {"ok": False, "error": reason, "message": _sentence(message)}
     if extra:

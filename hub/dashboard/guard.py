@@ -46,16 +46,25 @@ from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FREE_TRIES", "PinThrottle", "origin_allowed", "host_allowed", "SECURITY_HEADERS",
-           "LinkClaims", "device_id_ok"]
+__all__ = [
+    "FREE_TRIES",
+    "PinThrottle",
+    "origin_allowed",
+    "host_allowed",
+    "SECURITY_HEADERS",
+    "LinkClaims",
+    "device_id_ok",
+]
 
 FREE_TRIES = 5
 MAX_WAIT_S = 15 * 60
 MAX_CLIENTS = 10_000
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
-       "form-action 'self'; object-src 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'self'; object-src 'none'"
+)
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
@@ -78,8 +87,9 @@ class _Client:
 class PinThrottle:
     """Wrong PINs per client, with an exponential wait after :data:`FREE_TRIES`."""
 
-    def __init__(self, free: int = FREE_TRIES, max_wait: float = MAX_WAIT_S,
-                 clock: object = None) -> None:
+    def __init__(
+        self, free: int = FREE_TRIES, max_wait: float = MAX_WAIT_S, clock: object = None
+    ) -> None:
         self.free = free
         self.max_wait = max_wait
         self._clock = clock if callable(clock) else time.monotonic
@@ -122,8 +132,12 @@ class PinThrottle:
                 wait = min(self.max_wait, 2.0 ** (c.failures - self.free))
                 c.until = now + wait
                 self.lockouts += 1
-                log.warning("dashboard: %d wrong PINs from %s: locked out for %.0f s",
-                            c.failures, client, wait)
+                log.warning(
+                    "dashboard: %d wrong PINs from %s: locked out for %.0f s",
+                    c.failures,
+                    client,
+                    wait,
+                )
             return False, 0.0
 
 
@@ -164,8 +178,11 @@ def origin_of(url: str) -> str:
 
 def device_id_ok(device: str | None) -> bool:
     """A device id as the page makes it: 16 to 64 letters, digits, ``-`` or ``_``."""
-    return (isinstance(device, str) and 16 <= len(device) <= 64
-            and all(c.isascii() and (c.isalnum() or c in "-_") for c in device))
+    return (
+        isinstance(device, str)
+        and 16 <= len(device) <= 64
+        and all(c.isascii() and (c.isalnum() or c in "-_") for c in device)
+    )
 
 
 RELEASED = "released"  # a link the table released: the next device claims it, no script reads it
@@ -204,11 +221,9 @@ class LinkClaims:
                 if device_id_ok(device):
                     assert device is not None
                     self.store.set_meta(key, self._hash(device))
-                    log.info("dashboard: %s's link of game %s claimed by a device", player,
-                             game_id)
+                    log.info("dashboard: %s's link of game %s claimed by a device", player, game_id)
                 return True
-            return device_id_ok(device) and hmac.compare_digest(
-                held, self._hash(device or ""))
+            return device_id_ok(device) and hmac.compare_digest(held, self._hash(device or ""))
 
     def release(self, game_id: str, player: str) -> bool:
         """Forget the claim (the next device to open the link claims it); was there one?"""

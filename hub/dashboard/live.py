@@ -83,8 +83,11 @@ def redact_advice(advice: Any) -> Any:
             if pile in piles:
                 continue
             piles.add(pile)
-            item = {**item, "action": f"bet:{pile}",
-                    "why": "the colour is shown on the player's own page"}
+            item = {
+                **item,
+                "action": f"bet:{pile}",
+                "why": "the colour is shown on the player's own page",
+            }
         out.append(item)
     return out
 
@@ -108,8 +111,9 @@ class Live:
         self._cache_lock = threading.Lock()
         self._public: tuple[int, str | None, dict[str, Any]] | None = None
         self.states_built = 0
-        self.derived = bool(getattr(session, "with_odds", True) or
-                            getattr(session, "with_advice", True))
+        self.derived = bool(
+            getattr(session, "with_odds", True) or getattr(session, "with_advice", True)
+        )
         self.odds_computed = 0
         self._odds: OddsReady | None = None
         self._odds_wanted = threading.Event()
@@ -118,8 +122,9 @@ class Live:
         self._unsubscribe_odds: Any = None
         if self.derived:
             self._unsubscribe_odds = session.bus.subscribe(self._on_envelope)
-            self._odds_thread = threading.Thread(target=self._odds_worker, daemon=True,
-                                                 name="dashboard-odds")
+            self._odds_thread = threading.Thread(
+                target=self._odds_worker, daemon=True, name="dashboard-odds"
+            )
             self._odds_thread.start()
             self._odds_wanted.set()
 
@@ -133,9 +138,15 @@ class Live:
         """Odds and public advice of the current position (computed by the session, cached)."""
         snap = self.session.snapshot(log=False, derived=True)
         view = snap.get("game") or {}
-        return {"seq": snap["seq"], "game_id": snap.get("game_id"), "odds": snap.get("odds"),
-                "advice": {"player": view.get("current_player"),
-                           "actions": redact_advice(snap.get("advice") or [])}}
+        return {
+            "seq": snap["seq"],
+            "game_id": snap.get("game_id"),
+            "odds": snap.get("odds"),
+            "advice": {
+                "player": view.get("current_player"),
+                "actions": redact_advice(snap.get("advice") or []),
+            },
+        }
 
     #: Let a move's updates reach the pages before the odds take the CPU (and the GIL): they are
     #: worth a second's wait, the die read is not.
@@ -230,8 +241,13 @@ class Live:
 
     def stream(self, last_id: int | None, player: str | None = None) -> Iterator[str]:
         """The SSE text of one page's connection; ends when the page goes or on drop_all()."""
-        info: dict[str, Any] = {"last_id": last_id, "player": player, "replayed": 0,
-                                "snapshot": False, "opened": time.time()}
+        info: dict[str, Any] = {
+            "last_id": last_id,
+            "player": player,
+            "replayed": 0,
+            "snapshot": False,
+            "opened": time.time(),
+        }
         sub = self.fanout.open(**info)
         try:
             sent = -1

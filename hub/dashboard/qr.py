@@ -25,7 +25,14 @@ def qr_svg(url: str, *, scale: int = 4, title: str = "scan to open your own link
     """
     buf = io.BytesIO()
     segno.make(url, error="m", micro=False).save(
-        buf, kind="svg", scale=scale, border=2, xmldecl=False, svgns=True, nl=False, omitsize=True,
+        buf,
+        kind="svg",
+        scale=scale,
+        border=2,
+        xmldecl=False,
+        svgns=True,
+        nl=False,
+        omitsize=True,
         title=title,
     )
     return buf.getvalue().decode("utf-8")

@@ -58,10 +58,12 @@ class ServerThread:
     were seen) waits in the listen backlog instead of growing the process without bound.
     """
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0,
-                 max_threads: int = MAX_THREADS) -> None:
-        self.server: BaseWSGIServer = make_server(host, port, app, threaded=True,
-                                                   request_handler=_QuietHandler)
+    def __init__(
+        self, app: Any, host: str = "127.0.0.1", port: int = 0, max_threads: int = MAX_THREADS
+    ) -> None:
+        self.server: BaseWSGIServer = make_server(
+            host, port, app, threaded=True, request_handler=_QuietHandler
+        )
         # open streams must not keep the process alive (make_server(threaded=True) is a
         # ThreadingMixIn server, which has the attribute; the stub's BaseWSGIServer does not)
         self.server.daemon_threads = True  # type: ignore[attr-defined]
@@ -71,8 +73,9 @@ class ServerThread:
         self.host = host
         self.port = self.server.server_port
         self.url = f"http://{host}:{self.port}"
-        self._thread = threading.Thread(target=self.server.serve_forever, name="dashboard",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, name="dashboard", daemon=True
+        )
 
     def start(self) -> ServerThread:
         self._thread.start()

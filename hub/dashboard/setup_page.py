@@ -34,8 +34,9 @@ class SetupDesk(Protocol):
 
     def snapshot(self) -> dict[str, Any]: ...
 
-    def track(self, snapshot: str, corners: list[list[float]] | None,
-              occupied: list[int]) -> dict[str, Any]: ...
+    def track(
+        self, snapshot: str, corners: list[list[float]] | None, occupied: list[int]
+    ) -> dict[str, Any]: ...
 
     def camels(self, order: list[str], first_space: int = 1) -> dict[str, Any]: ...
 
@@ -67,9 +68,14 @@ def _corners(value: Any) -> list[list[float]] | None:
         raise BadPayload("corners are four [x, y] points: space 1's outer corner, then clockwise")
     out = []
     for p in value:
-        if (not isinstance(p, list) or len(p) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool)
-                           and math.isfinite(v) for v in p)):
+        if (
+            not isinstance(p, list)
+            or len(p) != 2
+            or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in p
+            )
+        ):
             raise BadPayload("each corner is [x, y] in the snapshot's pixels")
         out.append([float(p[0]), float(p[1])])
     return out
@@ -89,9 +95,14 @@ def _order(value: Any) -> list[str]:
     return list(value)
 
 
-def add_setup_routes(bp: Blueprint, desk: SetupDesk | None, *, access_of: Callable[[], Any],
-                     body: Callable[[], dict[str, Any]],
-                     error: Callable[..., Response]) -> None:
+def add_setup_routes(
+    bp: Blueprint,
+    desk: SetupDesk | None,
+    *,
+    access_of: Callable[[], Any],
+    body: Callable[[], dict[str, Any]],
+    error: Callable[..., Response],
+) -> None:
     """The page and its endpoints on the dashboard's blueprint. ``access_of`` is the app's
     check of the caller (it answers 403 for a wrong PIN); ``body`` its JSON body reader;
     ``error`` its refusal answer."""
@@ -101,14 +112,21 @@ def add_setup_routes(bp: Blueprint, desk: SetupDesk | None, *, access_of: Callab
         if access.level != "table":
             return error("only the table (with its PIN) can set the camera up", "pin_required")
         if desk is None:
-            return error("this hub has no camera to set up: run the set-up where the camera "
-                         "is (pyramid calibrate)", "no_camera", status=503)
+            return error(
+                "this hub has no camera to set up: run the set-up where the camera "
+                "is (pyramid calibrate)",
+                "no_camera",
+                status=503,
+            )
         return None
 
     def answer(result: dict[str, Any]) -> Response:
         if not result.get("ok"):
-            return error(str(result.get("error") or "the step was refused"),
-                         str(result.get("code") or "refused"), status=422)
+            return error(
+                str(result.get("error") or "the step was refused"),
+                str(result.get("code") or "refused"),
+                status=422,
+            )
         return jsonify(result)
 
     def guarded(step: Callable[[SetupDesk], dict[str, Any]]) -> Response:
@@ -144,6 +162,7 @@ def add_setup_routes(bp: Blueprint, desk: SetupDesk | None, *, access_of: Callab
                 raise BadPayload("occupied lists the spaces with pieces on them")
             spaces = [_space(s, "an occupied space") for s in occupied]
             return d.track(sid, _corners(data.get("corners")), spaces)
+
         return guarded(step)
 
     @bp.post("/api/table-setup/camels")
@@ -159,4 +178,5 @@ def add_setup_routes(bp: Blueprint, desk: SetupDesk | None, *, access_of: Callab
             if oasis == mirage:
                 raise BadPayload("the two tiles lie on two different spaces")
             return d.tiles(oasis, mirage)
+
         return guarded(step)

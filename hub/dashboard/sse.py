@@ -20,8 +20,9 @@ from typing import Any
 __all__ = ["format_sse", "comment", "Fanout", "Subscription", "parse_last_id"]
 
 
-def format_sse(data: Any, *, event: str | None = None, id: int | None = None,
-               retry_ms: int | None = None) -> str:
+def format_sse(
+    data: Any, *, event: str | None = None, id: int | None = None, retry_ms: int | None = None
+) -> str:
     """One SSE message. ``data`` is JSON-encoded on a single line (JSON never needs a newline).
 
     >>> format_sse({"a": 1}, event="game", id=7)
@@ -101,8 +102,9 @@ class Subscription:
 class Fanout:
     """Copies every envelope from the bus to every open page's queue, never blocking the bus."""
 
-    def __init__(self, subscribe: Callable[[Callable[[Any], None]], Callable[[], None]],
-                 maxsize: int = 2000) -> None:
+    def __init__(
+        self, subscribe: Callable[[Callable[[Any], None]], Callable[[], None]], maxsize: int = 2000
+    ) -> None:
         self._subs: list[Subscription] = []
         self._lock = threading.Lock()
         self._maxsize = maxsize

@@ -35,14 +35,16 @@ def check_player_names(players: Sequence[str], low: int, high: int) -> list[str]
     (both are separators in the action notation)."""
     names = list(players)
     if not low <= len(names) <= high:
-        raise IllegalAction("bad_players", f"This game needs {low} to {high} players, "
-                            f"not {len(names)}.")
+        raise IllegalAction(
+            "bad_players", f"This game needs {low} to {high} players, not {len(names)}."
+        )
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise IllegalAction("bad_players", f"Player name {name!r} is empty.")
         if any(ch in name for ch in ":,;="):
-            raise IllegalAction("bad_players",
-                                f"Player name {name!r} may not contain ':', ',', ';' or '='.")
+            raise IllegalAction(
+                "bad_players", f"Player name {name!r} may not contain ':', ',', ';' or '='."
+            )
     if len(set(names)) != len(names):
         raise IllegalAction("bad_players", "Two players have the same name.")
     return names
@@ -65,8 +67,8 @@ class EventSourcedGame(Generic[S]):
     def __init__(self, events: list[Event], state: S) -> None:
         self._log: list[Event] = list(events)
         self._state = state
-        self._marks: list[int] = []          # log index where each undoable action begins
-        self._stack: list[S] = []            # state before each undoable action
+        self._marks: list[int] = []  # log index where each undoable action begins
+        self._stack: list[S] = []  # state before each undoable action
 
     # -- the game-specific part ------------------------------------------------------------
     @staticmethod
@@ -135,8 +137,9 @@ class EventSourcedGame(Generic[S]):
         self._log = [dict(e) for e in events]
 
 
-def fold(initial: Callable[[Event], S], apply: Callable[[S, Event], S],
-         events: Sequence[Event]) -> S:
+def fold(
+    initial: Callable[[Event], S], apply: Callable[[S, Event], S], events: Sequence[Event]
+) -> S:
     """Fold a whole log into a state (for callers that need no Game object)."""
     state = initial(events[0])
     for event in events[1:]:

@@ -57,6 +57,5 @@ def driver(kind: str | None) -> Driver:
     """The driver of ``kind`` (None: Camel Up, the games logged before there was a choice)."""
     name = kind or DEFAULT_GAME
     if name not in GAMES:
-        raise IllegalAction("unknown_game", f"unknown game {kind!r}: one of "
-                            f"{', '.join(GAMES)}")
+        raise IllegalAction("unknown_game", f"unknown game {kind!r}: one of {', '.join(GAMES)}")
     return GAMES[name]

@@ -74,9 +74,12 @@ class Sensor:
 
 
 #: the player to move, for the games that have one
-TO_MOVE = Sensor("to_move", "Player to move",
-                 "{{ (value_json.game.current_player if value_json.game else none) "
-                 "or 'nobody' }}", {"icon": "mdi:account-arrow-right"})
+TO_MOVE = Sensor(
+    "to_move",
+    "Player to move",
+    "{{ (value_json.game.current_player if value_json.game else none) or 'nobody' }}",
+    {"icon": "mdi:account-arrow-right"},
+)
 
 
 class EngineGame(Protocol):
@@ -126,9 +129,14 @@ class Table(Protocol):
     @property
     def active(self) -> bool: ...
 
-    def play(self, action: Any, player: str | None, events: list[dict[str, Any]],
-             cause: dict[str, Any],
-             before: Iterable[tuple[str, dict[str, Any]]] = ()) -> dict[str, Any]: ...
+    def play(
+        self,
+        action: Any,
+        player: str | None,
+        events: list[dict[str, Any]],
+        cause: dict[str, Any],
+        before: Iterable[tuple[str, dict[str, Any]]] = (),
+    ) -> dict[str, Any]: ...
 
     def refuse(self, player: str | None, action: str, exc: IllegalAction) -> NoReturn: ...
 
@@ -163,8 +171,9 @@ class Driver:
         unknown = sorted(set(given) - self.settings)
         if unknown:
             known = ", ".join(sorted(self.settings)) or "none"
-            raise bad_settings(f"{unknown[0]!r} is not a setting of {self.title} "
-                               f"(its settings: {known})")
+            raise bad_settings(
+                f"{unknown[0]!r} is not a setting of {self.title} (its settings: {known})"
+            )
         return dict(given)
 
     def validate_setup(self, setup: Any) -> None:
@@ -173,21 +182,27 @@ class Driver:
         if setup is not None and setup != "random":
             raise ValueError(f"'setup' is Camel Up's starting roll; {self.title} has none")
 
-    def start(self, p: Payload, camera_setup: Callable[[Any], dict[str, Any]]
-              ) -> tuple[EngineGame, dict[str, Any]]:
+    def start(
+        self, p: Payload, camera_setup: Callable[[Any], dict[str, Any]]
+    ) -> tuple[EngineGame, dict[str, Any]]:
         """(a new engine ``Game``, the ``params`` to store) from a checked start request.
 
         ``camera_setup(setup_id)`` is the setup the camera read (RequestError when there is none
         usable), for games whose start the camera reads."""
         if p.get("setup") not in (None, "random") or p.get("setup_id") is not None:
-            raise RequestError(f"'setup' is Camel Up's starting roll; {self.title} has none",
-                               "bad_payload")
+            raise RequestError(
+                f"'setup' is Camel Up's starting roll; {self.title} has none", "bad_payload"
+            )
         settings = self.check_settings(p.get("settings") or {})
         seed = p.get("seed")
         if seed is None:  # the engine's own rolls must be the same when checked and played
             seed = secrets.randbelow(2**31)
-        params: dict[str, Any] = {"players": list(p["players"]), "seed": seed,
-                                  "first_player": p.get("first_player"), "settings": settings}
+        params: dict[str, Any] = {
+            "players": list(p["players"]),
+            "seed": seed,
+            "first_player": p.get("first_player"),
+            "settings": settings,
+        }
         return self.new(params), params
 
     def new(self, params: Mapping[str, Any]) -> EngineGame:  # pragma: no cover - abstract
@@ -244,8 +259,9 @@ class Driver:
         """An action's text as everyone may see it (the base: as it is)."""
         return str(action)
 
-    def action(self, table: Table, game: EngineGame, player: str | None, text: str,
-               access: Access) -> dict[str, Any]:
+    def action(
+        self, table: Table, game: EngineGame, player: str | None, text: str, access: Access
+    ) -> dict[str, Any]:
         """Play an authorised action in the engine's notation, or refuse it (logged).
 
         Open prompts the action answers are closed with it (:meth:`answered`)."""
@@ -256,13 +272,21 @@ class Driver:
             events = self.check(game, act, player)
         except IllegalAction as exc:
             table.refuse(player, text, exc)
-        return table.play(act, player, events, {"cmd": "action", "action": str(act),
-                                                "player": player,
-                                                "resolves": self.answered(game, table.pending,
-                                                                          events)})
+        return table.play(
+            act,
+            player,
+            events,
+            {
+                "cmd": "action",
+                "action": str(act),
+                "player": player,
+                "resolves": self.answered(game, table.pending, events),
+            },
+        )
 
-    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
-                access: Access) -> dict[str, Any]:
+    def confirm(
+        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+    ) -> dict[str, Any]:
         """A person answers one of this game's prompts (dismissing is the session's)."""
         raise RequestError(f"a {prompt['kind']} prompt can only be dismissed", "bad_payload")
 
@@ -274,29 +298,36 @@ class Driver:
         raise RequestError(f"{self.title} has no track for the camera to read", "wrong_game")
 
     def observe_dice(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
-        raise RequestError("observe_dice is Marco Polo II's round-start frame; this game reads "
-                           "one die at a time (observe_die)", "wrong_game")
+        raise RequestError(
+            "observe_dice is Marco Polo II's round-start frame; this game reads "
+            "one die at a time (observe_die)",
+            "wrong_game",
+        )
 
     # -- prompts ----------------------------------------------------------------------------
     def prompt_of(self, event: Mapping[str, Any], seq: int) -> Prompt | None:
         """The prompt a logged hub event opens (see :mod:`hub.prompts`), or None."""
         return prompt_of(event, seq)
 
-    def answered(self, game: EngineGame, pending: Mapping[str, Prompt],
-                 events: list[dict[str, Any]]) -> list[str]:
+    def answered(
+        self, game: EngineGame, pending: Mapping[str, Prompt], events: list[dict[str, Any]]
+    ) -> list[str]:
         """The open prompts these engine events answer: an unsure roll by any roll; a frame's
         dice check by the next round, the game's end, or the dice of every unread player."""
         types = {e.get("type") for e in events}
         state = game.state if game is not None else None
         read = set(getattr(state, "dice", {}) or {}) | {
-            e.get("player") for e in events if e.get("type") == "dice_read"}
+            e.get("player") for e in events if e.get("type") == "dice_read"
+        }
         out = []
         for pid, prompt in pending.items():
             if prompt["kind"] == "roll_reading" and "die_rolled" in types:
                 out.append(pid)
             elif prompt["kind"] == "dice_check" and (
-                    "round_started" in types or "game_over" in types
-                    or ("dice_read" in types and set(prompt.get("players", [])) <= read)):
+                "round_started" in types
+                or "game_over" in types
+                or ("dice_read" in types and set(prompt.get("players", [])) <= read)
+            ):
                 out.append(pid)
         return out
 
@@ -305,13 +336,11 @@ class Driver:
         return False
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool,
-                advice: bool) -> dict[str, Any]:
+    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """{"odds": ..., "advice": ...} of a position (pure: runs in the odds worker)."""
         return {"odds": None, "advice": []}
 
-    def tallies(self, events: Iterable[StoredEventLike],
-                live: set[int]) -> list[dict[str, Any]]:
+    def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         """The stage-end tallies of a game (``live``: the seqs not undone), each with its
         ``leg``; the MQTT bridge retains each on ``leg/<n>/tally``. The base: none."""
         return []

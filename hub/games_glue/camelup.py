@@ -51,30 +51,43 @@ class CamelUp(Driver):
             return
         if isinstance(setup, str):
             if setup not in ("camera", "random"):
-                raise ValueError("'setup' as text is \"camera\" (the camera's setup reading) or "
-                                 "\"random\" (the hub rolls it)")
+                raise ValueError(
+                    "'setup' as text is \"camera\" (the camera's setup reading) or "
+                    '"random" (the hub rolls it)'
+                )
         elif isinstance(setup, list):
             for item in setup:
-                if (not isinstance(item, list | tuple) or len(item) != 2
-                        or item[0] not in COLOURS or isinstance(item[1], bool)
-                        or not isinstance(item[1], int)):
-                    raise ValueError("'setup' is the setup roll: [[colour, face], ...] for the "
-                                     "five dice")
+                if (
+                    not isinstance(item, list | tuple)
+                    or len(item) != 2
+                    or item[0] not in COLOURS
+                    or isinstance(item[1], bool)
+                    or not isinstance(item[1], int)
+                ):
+                    raise ValueError(
+                        "'setup' is the setup roll: [[colour, face], ...] for the five dice"
+                    )
         elif isinstance(setup, dict):
             for space, stack in setup.items():
                 if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
-                    raise ValueError(f"'setup' as a track: space {space!r} needs a list of "
-                                     "colours")
+                    raise ValueError(f"'setup' as a track: space {space!r} needs a list of colours")
         else:
-            raise ValueError("'setup' is a setup roll [[colour, face], ...], a track "
-                             "{space: [...]}, \"camera\" or \"random\"")
+            raise ValueError(
+                "'setup' is a setup roll [[colour, face], ...], a track "
+                '{space: [...]}, "camera" or "random"'
+            )
 
     def start(self, p: Payload, camera_setup: Any) -> tuple[EngineGame, dict[str, Any]]:
         if p.get("settings"):
-            raise RequestError("Camel Up takes no settings: "
-                               f"{sorted(p['settings'])[0]!r} is not one", "bad_settings")
-        params: dict[str, Any] = {"players": list(p["players"]), "seed": p.get("seed"),
-                                  "first_player": p.get("first_player") or 0}
+            raise RequestError(
+                f"Camel Up takes no settings: {sorted(p['settings'])[0]!r} is not one",
+                "bad_settings",
+            )
+        params: dict[str, Any] = {
+            "players": list(p["players"]),
+            "seed": p.get("seed"),
+            "first_player": p.get("first_player") or 0,
+        }
         setup = p.get("setup")
         if setup == "camera":
             reading = camera_setup(p.get("setup_id"))
@@ -83,8 +96,9 @@ class CamelUp(Driver):
         elif setup == "random":
             setup = None
         elif isinstance(setup, str):
-            raise RequestError(f"unknown setup {setup!r}: \"camera\", \"random\", a roll "
-                               "or a track", "bad_payload")
+            raise RequestError(
+                f'unknown setup {setup!r}: "camera", "random", a roll or a track', "bad_payload"
+            )
         if isinstance(setup, dict):
             params["track"] = {str(k): list(v) for k, v in setup.items()}
         elif setup is not None:
@@ -94,8 +108,10 @@ class CamelUp(Driver):
     def new(self, params: Mapping[str, Any]) -> EngineGame:
         from hub.games.camelup import Game
 
-        kwargs: dict[str, Any] = {"seed": params.get("seed"),
-                                  "first_player": params.get("first_player", 0)}
+        kwargs: dict[str, Any] = {
+            "seed": params.get("seed"),
+            "first_player": params.get("first_player", 0),
+        }
         if params.get("track") is not None:
             kwargs["track"] = params["track"]
         elif params.get("setup") is not None:
@@ -103,8 +119,9 @@ class CamelUp(Driver):
         return Game.new(params["players"], **kwargs)
 
     # -- the setup reading (read by the camera before a game starts) --------------------------
-    def setup_from_dice(self, dice: list[Mapping[str, Any] | None],
-                        threshold: float) -> dict[str, Any]:
+    def setup_from_dice(
+        self, dice: list[Mapping[str, Any] | None], threshold: float
+    ) -> dict[str, Any]:
         return observations.setup_from_dice(dice, threshold)
 
     def setup_from_track(self, p: Payload) -> dict[str, Any]:
@@ -139,8 +156,12 @@ class CamelUp(Driver):
     def annotate(self, event: dict[str, Any], cause: Mapping[str, Any]) -> dict[str, Any]:
         """A die read: its crop and confidence, and whether the camera or a person read it."""
         if event.get("type") == "die_read" and cause.get("cmd") in ("observe_die", "confirm"):
-            event = {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
-                     "source": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
+            event = {
+                **event,
+                "crop": cause.get("crop"),
+                "confidence": cause.get("confidence"),
+                "source": "vision" if cause["cmd"] == "observe_die" else "confirmed",
+            }
         return event
 
     # -- actions ----------------------------------------------------------------------------
@@ -152,8 +173,9 @@ class CamelUp(Driver):
         parts = str(action).split(":")
         return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
 
-    def action(self, table: Table, game: EngineGame, player: str | None, text: str,
-               access: Access) -> dict[str, Any]:
+    def action(
+        self, table: Table, game: EngineGame, player: str | None, text: str, access: Access
+    ) -> dict[str, Any]:
         assert player is not None
         parts = text.strip().lower().split(":")
         if parts[0] == "bet" and len(parts) == 2:
@@ -161,19 +183,29 @@ class CamelUp(Driver):
         try:
             act = self.parse_action(text)
             if isinstance(act, BetOverall) and not access.may_act_for(player):
-                raise RequestError("only the player may choose their bet's colour, from "
-                                   "their own link", "forbidden")
+                raise RequestError(
+                    "only the player may choose their bet's colour, from their own link",
+                    "forbidden",
+                )
             events = game.check(act, player)
         except IllegalAction as exc:
             table.refuse(player, text, exc)
-        resolves = [k for k, v in table.pending.items()
-                    if v["kind"] == "bet_colour" and v["player"] == player]
-        return table.play(act, player, events, {"cmd": "action", "action": str(act),
-                                                "player": player, "resolves": resolves})
+        resolves = [
+            k
+            for k, v in table.pending.items()
+            if v["kind"] == "bet_colour" and v["player"] == player
+        ]
+        return table.play(
+            act,
+            player,
+            events,
+            {"cmd": "action", "action": str(act), "player": player, "resolves": resolves},
+        )
 
-    def _bet_pending(self, table: Table, game: EngineGame, player: str,
-                     pile: str) -> dict[str, Any]:
-        """"bet:winner" from the shared screen: check it could be legal, then ask the player
+    def _bet_pending(
+        self, table: Table, game: EngineGame, player: str, pile: str
+    ) -> dict[str, Any]:
+        """ "bet:winner" from the shared screen: check it could be legal, then ask the player
         for the colour on their own page (a ``bet_colour`` prompt)."""
         if game.current_player != player:
             try:  # the engine words the refusal (unknown player, not your turn, game over)
@@ -181,26 +213,33 @@ class CamelUp(Driver):
             except IllegalAction as exc:
                 table.refuse(player, _bet_text(pile), exc)
         if not any(isinstance(a, BetOverall) and a.pile == pile for a in game.legal_actions()):
-            table.refuse(player, _bet_text(pile), IllegalAction(
-                "no_race_card", f"{player} has no race card left to bet with."))
+            table.refuse(
+                player,
+                _bet_text(pile),
+                IllegalAction("no_race_card", f"{player} has no race card left to bet with."),
+            )
         for k, v in table.pending.items():
             if v["kind"] == "bet_colour" and v["player"] == player:
                 return {"prompt": k, "pending": True}
         pid = table.next_prompt()
-        table.log([{"type": "bet_pending", "prompt": pid, "player": player, "pile": pile}],
-                  {"cmd": "action", "action": _bet_text(pile)})
+        table.log(
+            [{"type": "bet_pending", "prompt": pid, "player": player, "pile": pile}],
+            {"cmd": "action", "action": _bet_text(pile)},
+        )
         return {"prompt": pid, "pending": True}
 
-    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
-                access: Access) -> dict[str, Any]:
+    def confirm(
+        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+    ) -> dict[str, Any]:
         if "colour" in p and p["colour"] not in COLOURS:
             raise RequestError(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
         if prompt["kind"] == "bet_colour":
             colour = p.get("colour")
             if colour is None:
                 raise RequestError("choose the colour of the bet", "bad_payload")
-            return self.action(table, game, prompt["player"], _bet_text(prompt["pile"], colour),
-                               access)
+            return self.action(
+                table, game, prompt["player"], _bet_text(prompt["pile"], colour), access
+            )
         if prompt["kind"] != "die_reading":
             return super().confirm(table, game, prompt, p, access)
         pid = prompt["id"]
@@ -212,22 +251,38 @@ class CamelUp(Driver):
         if colour not in COLOURS or face not in (1, 2, 3):
             raise RequestError(
                 f"the reading cannot be accepted as it is ({colour} {face}): give the colour "
-                "and the face seen", "bad_face" if colour in COLOURS else "bad_colour")
+                "and the face seen",
+                "bad_face" if colour in COLOURS else "bad_colour",
+            )
         player = game.current_player
         act = ReleaseDie(colour, int(face))
         try:
             events = game.check(act, player)
         except IllegalAction as exc:
             raise RequestError(str(exc), exc.reason) from None
-        correction = {"type": "correction", "prompt": pid, "colour": colour, "face": face,
-                      "read": {"colour": reading.get("colour"), "face": reading.get("face")},
-                      "changed": colour != reading.get("colour") or face != reading.get("face"),
-                      "by": access.player or "table"}
-        return table.play(act, player, events,
-                          {"cmd": "confirm", "action": str(act), "player": player,
-                           "resolves": [pid], "crop": prompt.get("crop"),
-                           "confidence": reading.get("confidence")},
-                          before=[("hub", correction)])
+        correction = {
+            "type": "correction",
+            "prompt": pid,
+            "colour": colour,
+            "face": face,
+            "read": {"colour": reading.get("colour"), "face": reading.get("face")},
+            "changed": colour != reading.get("colour") or face != reading.get("face"),
+            "by": access.player or "table",
+        }
+        return table.play(
+            act,
+            player,
+            events,
+            {
+                "cmd": "confirm",
+                "action": str(act),
+                "player": player,
+                "resolves": [pid],
+                "crop": prompt.get("crop"),
+                "confidence": reading.get("confidence"),
+            },
+            before=[("hub", correction)],
+        )
 
     def undo_dismisses(self, prompt: Prompt) -> bool:
         """Undoing a "bet:winner" tapped by mistake drops the open colour prompt."""
@@ -247,14 +302,29 @@ class CamelUp(Driver):
             except IllegalAction as exc:  # judge_die let through what the rules refuse
                 verdict = verdict.refused(str(exc))
             else:
-                return table.play(act, player, events,
-                                  {"cmd": "observe_die", "action": str(act), "player": player,
-                                   "crop": crop_id, "confidence": verdict.confidence,
-                                   "inferred": verdict.inferred})
+                return table.play(
+                    act,
+                    player,
+                    events,
+                    {
+                        "cmd": "observe_die",
+                        "action": str(act),
+                        "player": player,
+                        "crop": crop_id,
+                        "confidence": verdict.confidence,
+                        "inferred": verdict.inferred,
+                    },
+                )
         pid = table.next_prompt()
-        ev = {"type": "vision_uncertain", "prompt": pid, "player": player,
-              "reading": verdict.reading, "problems": verdict.problems,
-              "expected_colours": list(state.dice_left), "crop": crop_id}
+        ev = {
+            "type": "vision_uncertain",
+            "prompt": pid,
+            "player": player,
+            "reading": verdict.reading,
+            "problems": verdict.problems,
+            "expected_colours": list(state.dice_left),
+            "crop": crop_id,
+        }
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": verdict.problems}
 
@@ -263,14 +333,16 @@ class CamelUp(Driver):
         diffs = observations.compare_track(view["track"], view["desert"], p)
         if not diffs:
             return {"match": True}
-        ev = {"type": "track_mismatch", "differences": [d["text"] for d in diffs],
-              "spaces": sorted({d["space"] for d in diffs})}
+        ev = {
+            "type": "track_mismatch",
+            "differences": [d["text"] for d in diffs],
+            "spaces": sorted({d["space"] for d in diffs}),
+        }
         table.log([ev], {"cmd": "observe_track"})
         return {"match": False, "differences": ev["differences"]}
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool,
-                advice: bool) -> dict[str, Any]:
+    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """Exact leg and race odds, and the advisor's ranked list."""
         from hub.games.camelup.advisor import advise, odds_for_state
         from hub.games.camelup.views import public_state
@@ -284,8 +356,7 @@ class CamelUp(Driver):
             out["advice"] = advise(public_state(state), player, limit=5)
         return out
 
-    def tallies(self, events: Iterable[StoredEventLike],
-                live: set[int]) -> list[dict[str, Any]]:
+    def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         """The stage-end tally of every leg scored (undone legs left out)."""
         out = []
         for e in events:
@@ -296,24 +367,40 @@ class CamelUp(Driver):
             changes = ev.get("changes", {})
             tiles = ev.get("tiles", {})
             pyramid = ev.get("pyramid_tiles", {})
-            out.append({
-                "seq": e.seq, "leg": ev.get("leg"),
-                "winner": ev.get("first"), "runner_up": ev.get("second"),
-                "players": {name: {"tiles": tiles.get(name, []),
-                                   "pyramid_tiles": pyramid.get(name, 0),
-                                   "change": changes.get(name, 0), "money": money.get(name)}
-                            for name in money},
-            })
+            out.append(
+                {
+                    "seq": e.seq,
+                    "leg": ev.get("leg"),
+                    "winner": ev.get("first"),
+                    "runner_up": ev.get("second"),
+                    "players": {
+                        name: {
+                            "tiles": tiles.get(name, []),
+                            "pyramid_tiles": pyramid.get(name, 0),
+                            "change": changes.get(name, 0),
+                            "money": money.get(name),
+                        }
+                        for name in money
+                    },
+                }
+            )
         return out
 
     def sensors(self) -> list[Sensor]:
         return [
-            Sensor("leg", "Leg", "{{ value_json.game.leg if value_json.game else 0 }}",
-                   {"icon": "mdi:flag-checkered"}),
+            Sensor(
+                "leg",
+                "Leg",
+                "{{ value_json.game.leg if value_json.game else 0 }}",
+                {"icon": "mdi:flag-checkered"},
+            ),
             TO_MOVE,
-            Sensor("dice_left", "Dice in the pyramid",
-                   "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
-                   {"icon": "mdi:dice-multiple"}),
+            Sensor(
+                "dice_left",
+                "Dice in the pyramid",
+                "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
+                {"icon": "mdi:dice-multiple"},
+            ),
         ]
 
 

@@ -25,15 +25,16 @@ __all__ = ["CamelUp2", "DRIVER"]
 
 CAMERA_LATER = (
     "the camera does not read the second edition's starting position yet (the table set-up "
-    "must first learn the seven camels' colours): give the track, or \"random\""
+    'must first learn the seven camels\' colours): give the track, or "random"'
 )
 
 #: the grey die's numerals (firmware reads its colour and face; a person says which)
 CRAZY_SHADES = ("black", "white")
 
 
-def judge_die(reading: Mapping[str, Any], dice_left: list[str],
-              threshold: float) -> tuple[dict[str, Any], list[str]]:
+def judge_die(
+    reading: Mapping[str, Any], dice_left: list[str], threshold: float
+) -> tuple[dict[str, Any], list[str]]:
     """(what was read, why it cannot be played as it is: [] when it can), for the second
     edition's six dice. With one die left in the pyramid its colour is known."""
     from hub.games.camelup2.model import DICE, FACES
@@ -41,13 +42,15 @@ def judge_die(reading: Mapping[str, Any], dice_left: list[str],
     colour, face, conf = reading.get("colour"), reading.get("face"), reading.get("confidence")
     if len(dice_left) == 1 and colour != dice_left[0]:
         colour, conf = dice_left[0], reading.get("face_confidence", conf)
-    value: float | None = (float(conf) if isinstance(conf, int | float)
-                           and not isinstance(conf, bool) else None)
+    value: float | None = (
+        float(conf) if isinstance(conf, int | float) and not isinstance(conf, bool) else None
+    )
     ok_conf = value is not None and 0 <= value <= 1
-    shown: dict[str, Any] = {"colour": colour if isinstance(colour, str) else None,
-                             "face": face if isinstance(face, int)
-                             and not isinstance(face, bool) else None,
-                             "confidence": value if ok_conf else None}
+    shown: dict[str, Any] = {
+        "colour": colour if isinstance(colour, str) else None,
+        "face": face if isinstance(face, int) and not isinstance(face, bool) else None,
+        "confidence": value if ok_conf else None,
+    }
     problems = []
     if not ok_conf:
         problems.append("no confidence between 0 and 1 was given")
@@ -58,8 +61,9 @@ def judge_die(reading: Mapping[str, Any], dice_left: list[str],
     elif colour not in dice_left:
         problems.append(f"{colour} was already rolled this leg")
     if shown["face"] is None or face not in FACES:
-        problems.append(f"face {face!r} is not 1, 2 or 3" if face is not None
-                        else "no face was read")
+        problems.append(
+            f"face {face!r} is not 1, 2 or 3" if face is not None else "no face was read"
+        )
     if value is not None and ok_conf and value < threshold:
         problems.append(f"confidence {value:.2f} is below {threshold:.2f}")
     return shown, problems
@@ -80,20 +84,27 @@ class CamelUp2(Driver):
         if setup == "camera":
             raise ValueError(CAMERA_LATER)
         if not isinstance(setup, dict):
-            raise ValueError("'setup' of the second edition is a track {space: [camels bottom "
-                             "to top], ...} holding all seven camels, or \"random\"")
+            raise ValueError(
+                "'setup' of the second edition is a track {space: [camels bottom "
+                'to top], ...} holding all seven camels, or "random"'
+            )
         for space, stack in setup.items():
             if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
                 raise ValueError(f"'setup' as a track: space {space!r} needs a list of camels")
 
     def start(self, p: Payload, camera_setup: Any) -> tuple[Any, dict[str, Any]]:
         if p.get("settings"):
-            raise RequestError("Camel Up takes no settings: "
-                               f"{sorted(p['settings'])[0]!r} is not one", "bad_settings")
+            raise RequestError(
+                f"Camel Up takes no settings: {sorted(p['settings'])[0]!r} is not one",
+                "bad_settings",
+            )
         if p.get("setup") == "camera" or p.get("setup_id") is not None:
             raise RequestError(CAMERA_LATER, "bad_payload")
-        params: dict[str, Any] = {"players": list(p["players"]), "seed": p.get("seed"),
-                                  "first_player": p.get("first_player") or 0}
+        params: dict[str, Any] = {
+            "players": list(p["players"]),
+            "seed": p.get("seed"),
+            "first_player": p.get("first_player") or 0,
+        }
         setup = p.get("setup")
         if isinstance(setup, dict):
             params["track"] = {str(k): list(v) for k, v in setup.items()}
@@ -102,8 +113,12 @@ class CamelUp2(Driver):
     def new(self, params: Mapping[str, Any]) -> Any:
         from hub.games.camelup2 import Game
 
-        return Game.new(params["players"], seed=params.get("seed"),
-                        first_player=params.get("first_player", 0), track=params.get("track"))
+        return Game.new(
+            params["players"],
+            seed=params.get("seed"),
+            first_player=params.get("first_player", 0),
+            track=params.get("track"),
+        )
 
     # -- views ------------------------------------------------------------------------------
     def full_view(self, state: Any) -> dict[str, Any]:
@@ -125,23 +140,32 @@ class CamelUp2(Driver):
         parts = str(action).split(":")
         return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
 
-    def action(self, table: Table, game: Any, player: str | None, text: str,
-               access: Access) -> dict[str, Any]:
+    def action(
+        self, table: Table, game: Any, player: str | None, text: str, access: Access
+    ) -> dict[str, Any]:
         from hub.games.camelup2 import BetOverall
 
         try:
             act = self.parse_action(text)
-            if isinstance(act, BetOverall) and (player is None
-                                                or not access.may_act_for(player)):
-                raise RequestError("only the player may choose their bet's colour, from "
-                                   "their own link", "forbidden")
+            if isinstance(act, BetOverall) and (player is None or not access.may_act_for(player)):
+                raise RequestError(
+                    "only the player may choose their bet's colour, from their own link",
+                    "forbidden",
+                )
             events = game.check(act, player)
         except IllegalAction as exc:
             table.refuse(player, text, exc)
-        return table.play(act, player, events, {"cmd": "action", "action": str(act),
-                                                "player": player,
-                                                "resolves": self.answered(game, table.pending,
-                                                                          events)})
+        return table.play(
+            act,
+            player,
+            events,
+            {
+                "cmd": "action",
+                "action": str(act),
+                "player": player,
+                "resolves": self.answered(game, table.pending, events),
+            },
+        )
 
     def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
         """A die the camera read in the reveal zone (firmware.games: among the six dice). A
@@ -163,19 +187,36 @@ class CamelUp2(Driver):
             except IllegalAction as exc:  # the judge let through what the rules refuse
                 problems.append(str(exc))
             else:
-                return table.play(act, player, events,
-                                  {"cmd": "observe_die", "action": str(act), "player": player,
-                                   "crop": crop_id, "confidence": shown["confidence"]})
+                return table.play(
+                    act,
+                    player,
+                    events,
+                    {
+                        "cmd": "observe_die",
+                        "action": str(act),
+                        "player": player,
+                        "crop": crop_id,
+                        "confidence": shown["confidence"],
+                    },
+                )
         if not problems:  # the grey die, read confidently
             problems.append("the grey die: is its numeral black or white?")
         pid = table.next_prompt()
-        ev = {"type": "vision_uncertain", "prompt": pid, "player": player, "reading": shown,
-              "problems": problems, "expected_colours": left, "crop": crop_id}
+        ev = {
+            "type": "vision_uncertain",
+            "prompt": pid,
+            "player": player,
+            "reading": shown,
+            "problems": problems,
+            "expected_colours": left,
+            "crop": crop_id,
+        }
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": problems}
 
-    def confirm(self, table: Table, game: Any, prompt: Prompt, p: Payload,
-                access: Access) -> dict[str, Any]:
+    def confirm(
+        self, table: Table, game: Any, prompt: Prompt, p: Payload, access: Access
+    ) -> dict[str, Any]:
         """A person answers a die reading: ``accept`` it, or give ``colour`` and ``face``;
         the grey die also needs ``shade`` (the numeral's colour, black or white)."""
         from hub.games.camelup2 import ReleaseDie
@@ -194,37 +235,52 @@ class CamelUp2(Driver):
         if face not in FACES:
             raise RequestError("'face' must be 1, 2 or 3", "bad_face")
         if colour == GREY and shade not in CRAZY_SHADES:
-            raise RequestError("the grey die's numeral: give 'shade', black or white",
-                               "bad_payload")
+            raise RequestError(
+                "the grey die's numeral: give 'shade', black or white", "bad_payload"
+            )
         player = game.current_player
         act = ReleaseDie(colour, int(face), shade if colour == GREY else None)
         try:
             events = game.check(act, player)
         except IllegalAction as exc:
             raise RequestError(str(exc), exc.reason) from None
-        correction = {"type": "correction", "prompt": prompt["id"], "colour": colour,
-                      "face": face, "read": {"colour": reading.get("colour"),
-                                             "face": reading.get("face")},
-                      "changed": colour != reading.get("colour") or face != reading.get("face"),
-                      "by": access.player or "table"}
-        return table.play(act, player, events,
-                          {"cmd": "confirm", "action": str(act), "player": player,
-                           "resolves": [prompt["id"]], "crop": prompt.get("crop"),
-                           "confidence": reading.get("confidence")},
-                          before=[("hub", correction)])
+        correction = {
+            "type": "correction",
+            "prompt": prompt["id"],
+            "colour": colour,
+            "face": face,
+            "read": {"colour": reading.get("colour"), "face": reading.get("face")},
+            "changed": colour != reading.get("colour") or face != reading.get("face"),
+            "by": access.player or "table",
+        }
+        return table.play(
+            act,
+            player,
+            events,
+            {
+                "cmd": "confirm",
+                "action": str(act),
+                "player": player,
+                "resolves": [prompt["id"]],
+                "crop": prompt.get("crop"),
+                "confidence": reading.get("confidence"),
+            },
+            before=[("hub", correction)],
+        )
 
-    def answered(self, game: Any, pending: Mapping[str, Prompt],
-                 events: list[dict[str, Any]]) -> list[str]:
+    def answered(
+        self, game: Any, pending: Mapping[str, Prompt], events: list[dict[str, Any]]
+    ) -> list[str]:
         """A die released by hand (an action) answers the open die readings too."""
         out = super().answered(game, pending, events)
         if any(e.get("type") == "die_read" for e in events):
-            out += [pid for pid, pr in pending.items()
-                    if pr["kind"] == "die_reading" and pid not in out]
+            out += [
+                pid for pid, pr in pending.items() if pr["kind"] == "die_reading" and pid not in out
+            ]
         return out
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool,
-                advice: bool) -> dict[str, Any]:
+    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """Exact leg odds, simulated race odds (with their standard error), the advice."""
         from dataclasses import replace
 
@@ -236,41 +292,56 @@ class CamelUp2(Driver):
             out["odds"] = odds_for_state(state)
         if advice and player is not None:
             # the shared screen knows only what the table knows: every hand full, piles colourless
-            public = replace(state, players=tuple(replace(p, finish_cards=frozenset(RACING))
-                                                  for p in state.players),
-                             overall={pile: tuple((i, "?") for i, _ in state.overall[pile])
-                                      for pile in PILES})
+            public = replace(
+                state,
+                players=tuple(replace(p, finish_cards=frozenset(RACING)) for p in state.players),
+                overall={pile: tuple((i, "?") for i, _ in state.overall[pile]) for pile in PILES},
+            )
             out["advice"] = advise(public, player, limit=5)
         return out
 
-    def tallies(self, events: Iterable[StoredEventLike],
-                live: set[int]) -> list[dict[str, Any]]:
+    def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         out = []
         for e in events:
             if e.type != "leg_scored" or e.seq not in live:
                 continue
             ev = e.event
             money = ev.get("money", {})
-            out.append({
-                "seq": e.seq, "leg": ev.get("leg"),
-                "winner": ev.get("first"), "runner_up": ev.get("second"),
-                "players": {name: {"tiles": ev.get("tickets", {}).get(name, []),
-                                   "pyramid_tiles": ev.get("pyramid_tickets", {}).get(name, 0),
-                                   "partner_gain": ev.get("partner_gain", {}).get(name, 0),
-                                   "change": ev.get("changes", {}).get(name, 0),
-                                   "money": money.get(name)}
-                            for name in money},
-            })
+            out.append(
+                {
+                    "seq": e.seq,
+                    "leg": ev.get("leg"),
+                    "winner": ev.get("first"),
+                    "runner_up": ev.get("second"),
+                    "players": {
+                        name: {
+                            "tiles": ev.get("tickets", {}).get(name, []),
+                            "pyramid_tiles": ev.get("pyramid_tickets", {}).get(name, 0),
+                            "partner_gain": ev.get("partner_gain", {}).get(name, 0),
+                            "change": ev.get("changes", {}).get(name, 0),
+                            "money": money.get(name),
+                        }
+                        for name in money
+                    },
+                }
+            )
         return out
 
     def sensors(self) -> list[Sensor]:
         return [
-            Sensor("leg", "Leg", "{{ value_json.game.leg if value_json.game else 0 }}",
-                   {"icon": "mdi:flag-checkered"}),
+            Sensor(
+                "leg",
+                "Leg",
+                "{{ value_json.game.leg if value_json.game else 0 }}",
+                {"icon": "mdi:flag-checkered"},
+            ),
             TO_MOVE,
-            Sensor("dice_left", "Dice in the pyramid",
-                   "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
-                   {"icon": "mdi:dice-multiple"}),
+            Sensor(
+                "dice_left",
+                "Dice in the pyramid",
+                "{{ value_json.game.dice_left | length if value_json.game else 0 }}",
+                {"icon": "mdi:dice-multiple"},
+            ),
         ]
 
 

@@ -33,8 +33,9 @@ def judge_roll(reading: Mapping[str, Any], threshold: float) -> tuple[Roll | Non
     conf = reading.get("confidence")
     problems: list[str] = []
     if face is None:
-        problems.append("the camera read no face" + (f" ({reading['reason']})"
-                                                     if reading.get("reason") else ""))
+        problems.append(
+            "the camera read no face" + (f" ({reading['reason']})" if reading.get("reason") else "")
+        )
     elif not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= DIE_FACES:
         problems.append(f"a die shows 1 to {DIE_FACES}, not {face!r}")
     if conf is None:
@@ -63,12 +64,15 @@ def _seen(reading: Mapping[Any, Any]) -> dict[str, int]:
     try:
         return positions_from_reading(reading)
     except (TypeError, ValueError):
-        raise IllegalAction("bad_track", "a track reading is {space: [horses]} or "
-                            "{horse: space} with whole-number spaces") from None
+        raise IllegalAction(
+            "bad_track",
+            "a track reading is {space: [horses]} or {horse: space} with whole-number spaces",
+        ) from None
 
 
-def judge_track(state: State, track: Mapping[Any, Any],
-                uncertain: list[Any] | None = None) -> TrackDecision:
+def judge_track(
+    state: State, track: Mapping[Any, Any], uncertain: list[Any] | None = None
+) -> TrackDecision:
     """What a still track means for the game. ``uncertain`` spaces (the reader's doubts) make
     anything but a plain match a mismatch: a doubtful space is never read as a move."""
     seen = _seen(track)
@@ -86,8 +90,13 @@ def judge_track(state: State, track: Mapping[Any, Any],
     if not differs:
         return TrackDecision("waiting" if state.roll is not None else "match")
     if uncertain:
-        return TrackDecision("mismatch", differences=[
-            *differs, f"the camera is unsure of space(s) {', '.join(map(str, uncertain))}"])
+        return TrackDecision(
+            "mismatch",
+            differences=[
+                *differs,
+                f"the camera is unsure of space(s) {', '.join(map(str, uncertain))}",
+            ],
+        )
     if state.roll is None or state.phase != "running" or state.finished:
         return TrackDecision("mismatch", differences=differs)
     try:
@@ -101,8 +110,9 @@ class HorseRace(Driver):
     package = "hub.games.horserace"
     title = "the horse race"
     script = "horserace.js"
-    settings = frozenset({"races", "track_length", "next_starter", "score_table", "horses",
-                          "tokens"})
+    settings = frozenset(
+        {"races", "track_length", "next_starter", "score_table", "horses", "tokens"}
+    )
 
     def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
         from hub.games.horserace import Settings
@@ -114,15 +124,21 @@ class HorseRace(Driver):
                 raise bad_settings(f"{key!r} must be a whole number, not {v!r}")
         if "score_table" in data:
             rows = data["score_table"]
-            if (not isinstance(rows, list) or not all(isinstance(r, list) for r in rows)
-                    or any(isinstance(v, bool) for r in rows for v in r)):
-                raise bad_settings("'score_table' is a list of rows of whole numbers, one row "
-                                   "per podium place")
-        if "horses" in data and (not isinstance(data["horses"], list)
-                                 or not all(isinstance(h, str) for h in data["horses"])):
+            if (
+                not isinstance(rows, list)
+                or not all(isinstance(r, list) for r in rows)
+                or any(isinstance(v, bool) for r in rows for v in r)
+            ):
+                raise bad_settings(
+                    "'score_table' is a list of rows of whole numbers, one row per podium place"
+                )
+        if "horses" in data and (
+            not isinstance(data["horses"], list)
+            or not all(isinstance(h, str) for h in data["horses"])
+        ):
             raise bad_settings("'horses' is a list of horse names")
         if "next_starter" in data and not isinstance(data["next_starter"], str):
-            raise bad_settings("'next_starter' is \"leader\" or \"rotate\"")
+            raise bad_settings('\'next_starter\' is "leader" or "rotate"')
         if data.get("track_length", 30) > 200 or data.get("races", 1) > 20:
             raise bad_settings("the track is at most 200 spaces and a game at most 20 races")
         try:
@@ -138,22 +154,31 @@ class HorseRace(Driver):
         from hub.games.horserace import Game
 
         first = params.get("first_player")
-        return Game.new(params["players"], seed=params.get("seed"), first_player=first,
-                        **dict(params.get("settings") or {}))
+        return Game.new(
+            params["players"],
+            seed=params.get("seed"),
+            first_player=first,
+            **dict(params.get("settings") or {}),
+        )
 
     def annotate(self, event: dict[str, Any], cause: Mapping[str, Any]) -> dict[str, Any]:
         """A roll: its crop and confidence, and whether the camera or a person read it."""
         if event.get("type") == "die_rolled" and cause.get("cmd") in ("observe_die", "confirm"):
-            return {**event, "crop": cause.get("crop"), "confidence": cause.get("confidence"),
-                    "read": "vision" if cause["cmd"] == "observe_die" else "confirmed"}
+            return {
+                **event,
+                "crop": cause.get("crop"),
+                "confidence": cause.get("confidence"),
+                "read": "vision" if cause["cmd"] == "observe_die" else "confirmed",
+            }
         return event
 
     def default_actor(self, game: EngineGame) -> str | None:
         """A roll entered with no player is the player to move's."""
         return game.current_player
 
-    def confirm(self, table: Table, game: EngineGame, prompt: Prompt, p: Payload,
-                access: Access) -> dict[str, Any]:
+    def confirm(
+        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+    ) -> dict[str, Any]:
         """A person says what the die shows (or accepts the camera's reading)."""
         if prompt["kind"] != "roll_reading":
             return super().confirm(table, game, prompt, p, access)
@@ -163,23 +188,39 @@ class HorseRace(Driver):
         if not p.get("accept") and "face" not in p:
             raise RequestError("say accept, or give the face seen", "bad_payload")
         if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= DIE_FACES:
-            raise RequestError(f"the reading cannot be accepted as it is (face {face}): give "
-                               f"the face seen, 1 to {DIE_FACES}", "bad_face")
+            raise RequestError(
+                f"the reading cannot be accepted as it is (face {face}): give "
+                f"the face seen, 1 to {DIE_FACES}",
+                "bad_face",
+            )
         act = self.parse_action(f"roll:{face}")
         player = game.current_player
         try:
             events = self.check(game, act, player)
         except IllegalAction as exc:
             raise RequestError(str(exc), exc.reason) from None
-        correction = {"type": "correction", "prompt": pid, "face": face,
-                      "read": {"face": reading.get("face")},
-                      "changed": face != reading.get("face"), "by": access.player or "table"}
-        return table.play(act, player, events,
-                          {"cmd": "confirm", "action": str(act), "player": player,
-                           "resolves": sorted({pid, *self.answered(game, table.pending,
-                                                                   events)}),
-                           "crop": prompt.get("crop"), "confidence": reading.get("confidence")},
-                          before=[("hub", correction)])
+        correction = {
+            "type": "correction",
+            "prompt": pid,
+            "face": face,
+            "read": {"face": reading.get("face")},
+            "changed": face != reading.get("face"),
+            "by": access.player or "table",
+        }
+        return table.play(
+            act,
+            player,
+            events,
+            {
+                "cmd": "confirm",
+                "action": str(act),
+                "player": player,
+                "resolves": sorted({pid, *self.answered(game, table.pending, events)}),
+                "crop": prompt.get("crop"),
+                "confidence": reading.get("confidence"),
+            },
+            before=[("hub", correction)],
+        )
 
     def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
         """A die read by the camera: the roll, or a person prompt (never a guess)."""
@@ -192,14 +233,28 @@ class HorseRace(Driver):
             except IllegalAction as exc:  # a readable die the rules refuse (no roll due now)
                 problems = [str(exc)]
             else:
-                return table.play(roll, player, events,
-                                  {"cmd": "observe_die", "action": str(roll), "player": player,
-                                   "crop": crop_id, "confidence": p.get("confidence"),
-                                   "resolves": self.answered(game, table.pending, events)})
+                return table.play(
+                    roll,
+                    player,
+                    events,
+                    {
+                        "cmd": "observe_die",
+                        "action": str(roll),
+                        "player": player,
+                        "crop": crop_id,
+                        "confidence": p.get("confidence"),
+                        "resolves": self.answered(game, table.pending, events),
+                    },
+                )
         pid = table.next_prompt()
-        ev = {"type": "roll_uncertain", "prompt": pid, "player": player,
-              "reading": {"face": p.get("face"), "confidence": p.get("confidence")},
-              "problems": problems, "crop": crop_id}
+        ev = {
+            "type": "roll_uncertain",
+            "prompt": pid,
+            "player": player,
+            "reading": {"face": p.get("face"), "confidence": p.get("confidence")},
+            "problems": problems,
+            "crop": crop_id,
+        }
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": problems}
 
@@ -218,9 +273,12 @@ class HorseRace(Driver):
             except IllegalAction as exc:
                 decision = TrackDecision("mismatch", differences=[str(exc)])
             else:
-                out = table.play(decision.action, player, events,
-                                 {"cmd": "observe_track", "action": str(decision.action),
-                                  "player": player})
+                out = table.play(
+                    decision.action,
+                    player,
+                    events,
+                    {"cmd": "observe_track", "action": str(decision.action), "player": player},
+                )
                 return {"match": True, "action": str(decision.action), **out}
         ev = {"type": "track_mismatch", "differences": list(decision.differences), "spaces": []}
         table.log([ev], {"cmd": "observe_track"})
@@ -229,8 +287,7 @@ class HorseRace(Driver):
     def sensors(self) -> list[Sensor]:
         return [TO_MOVE]
 
-    def derived(self, state: Any, player: str | None, odds: bool,
-                advice: bool) -> dict[str, Any]:
+    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """The podium odds as ``odds``, and as ``advice`` the roll in hand's choices
         (``advise_roll``: each horse's expected points per player with the standard error) and
         what a token is worth now (``bet_values``), both Monte Carlo, ~0.1 s together, so they
@@ -240,13 +297,18 @@ class HorseRace(Driver):
         if state.finished or not (odds or advice):
             return {"odds": None, "advice": []}
         bets = bet_values(state)
-        roll = (advise_roll(state) if state.phase == "running" and state.roll is not None
-                else None)
-        out: dict[str, Any] = {"odds": {"podium": bets["podium_odds"]} if odds else None,
-                               "advice": []}
+        roll = advise_roll(state) if state.phase == "running" and state.roll is not None else None
+        out: dict[str, Any] = {
+            "odds": {"podium": bets["podium_odds"]} if odds else None,
+            "advice": [],
+        }
         if advice:
-            out["advice"] = {"game": str(self.kind), "player": state.current_player(),
-                             "roll": roll, "bets": bets if state.phase == "betting" else None}
+            out["advice"] = {
+                "game": str(self.kind),
+                "player": state.current_player(),
+                "roll": roll,
+                "bets": bets if state.phase == "betting" else None,
+            }
         return out
 
 

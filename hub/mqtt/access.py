@@ -54,8 +54,7 @@ __all__ = [
 MAX_PACKET_SIZE = 1024 * 1024
 
 #: The requests the firmware may send.
-OBSERVATIONS = ("observe_release", "observe_die", "observe_track", "observe_dice",
-                "observe_status")
+OBSERVATIONS = ("observe_release", "observe_die", "observe_track", "observe_dice", "observe_status")
 
 PBKDF2_ITERATIONS = 101  # mosquitto_passwd's default; the passwords are random, not guessable
 
@@ -110,8 +109,10 @@ class BrokerCredentials:
                 os.chmod(p, 0o600)
             try:
                 data = json.loads(p.read_text(encoding="utf-8"))
-                users = {Role(k): (str(v["username"]), str(v["password"]))
-                         for k, v in data["users"].items()}
+                users = {
+                    Role(k): (str(v["username"]), str(v["password"]))
+                    for k, v in data["users"].items()
+                }
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"{p}: not a broker credentials file ({exc})") from exc
             missing = [r.value for r in Role if r not in users]
@@ -126,8 +127,9 @@ class BrokerCredentials:
         return creds
 
     def save(self, path: str | Path) -> None:
-        data = {"users": {r.value: {"username": u, "password": pw}
-                          for r, (u, pw) in self.users.items()}}
+        data = {
+            "users": {r.value: {"username": u, "password": pw} for r, (u, pw) in self.users.items()}
+        }
         write_private(Path(path), json.dumps(data, indent=2) + "\n")
 
     def username(self, role: Role) -> str:
@@ -143,13 +145,13 @@ class BrokerCredentials:
         return f"{scheme}://{quote(user, safe='')}:{quote(pw, safe='')}@{host}:{port}"
 
 
-def mosquitto_hash(password: str, salt: bytes | None = None,
-                   iterations: int = PBKDF2_ITERATIONS) -> str:
+def mosquitto_hash(
+    password: str, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS
+) -> str:
     """mosquitto 2's ``$7$`` password hash: PBKDF2-HMAC-SHA512 with a 12-byte salt, base64."""
     salt = salt if salt is not None else secrets.token_bytes(12)
     digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
-    return (f"$7${iterations}${base64.b64encode(salt).decode()}$"
-            f"{base64.b64encode(digest).decode()}")
+    return f"$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
 
 
 def password_file_text(creds: BrokerCredentials) -> str:
@@ -157,8 +159,9 @@ def password_file_text(creds: BrokerCredentials) -> str:
     return "".join(f"{u}:{mosquitto_hash(pw)}\n" for u, pw in creds.users.values())
 
 
-def acl_text(creds: BrokerCredentials, prefix: str = "camelup",
-             discovery_prefix: str = "homeassistant") -> str:
+def acl_text(
+    creds: BrokerCredentials, prefix: str = "camelup", discovery_prefix: str = "homeassistant"
+) -> str:
     """The ``acl_file`` for mosquitto (see the module's docstring for who may do what).
 
     Topics are written with ``+`` for the table, so one broker serves many tables (a café).
@@ -166,35 +169,58 @@ def acl_text(creds: BrokerCredentials, prefix: str = "camelup",
     reason 0x87) and never delivers a message to a client that may not read its topic.
     """
     t = f"{prefix}/+"
-    public = [f"{t}/available", f"{t}/state", f"{t}/event", f"{t}/score/+", f"{t}/leg/+/tally",
-              f"{t}/firmware/status"]
-    lines = ["# written by camel-pyramid: who may publish and read what (hub/mqtt/access.py)",
-             "# no anonymous section: anonymous clients are refused (allow_anonymous false)", ""]
-    lines += [f"user {creds.username(Role.HUB)}",
-              f"topic readwrite {prefix}/#",
-              f"topic readwrite {discovery_prefix}/#", ""]
+    public = [
+        f"{t}/available",
+        f"{t}/state",
+        f"{t}/event",
+        f"{t}/score/+",
+        f"{t}/leg/+/tally",
+        f"{t}/firmware/status",
+    ]
+    lines = [
+        "# written by camel-pyramid: who may publish and read what (hub/mqtt/access.py)",
+        "# no anonymous section: anonymous clients are refused (allow_anonymous false)",
+        "",
+    ]
+    lines += [
+        f"user {creds.username(Role.HUB)}",
+        f"topic readwrite {prefix}/#",
+        f"topic readwrite {discovery_prefix}/#",
+        "",
+    ]
     lines += [f"user {creds.username(Role.FIRMWARE)}"]
     lines += [f"topic write {t}/request/{cmd}" for cmd in OBSERVATIONS]
-    lines += [f"topic readwrite {t}/firmware/status", f"topic read {t}/state",
-              f"topic read {t}/available"]
+    lines += [
+        f"topic readwrite {t}/firmware/status",
+        f"topic read {t}/state",
+        f"topic read {t}/available",
+    ]
     lines += [f"topic read {t}/response/{cmd}" for cmd in OBSERVATIONS]
     lines += [""]
-    lines += [f"user {creds.username(Role.CONTROL)}", f"topic write {t}/request/+",
-              f"topic read {t}/response/+"]
+    lines += [
+        f"user {creds.username(Role.CONTROL)}",
+        f"topic write {t}/request/+",
+        f"topic read {t}/response/+",
+    ]
     lines += [f"topic read {topic}" for topic in public]
     lines += [f"topic read {discovery_prefix}/#", ""]
     lines += [f"user {creds.username(Role.READER)}"]
     lines += [f"topic read {topic}" for topic in public]
     lines += [f"topic read {discovery_prefix}/#", f"topic write {discovery_prefix}/status", ""]
-    lines += ["# every client: the answers addressed to its own client id, and nobody else's",
-              f"pattern read {t}/reply/%c/#", ""]
+    lines += [
+        "# every client: the answers addressed to its own client id, and nobody else's",
+        f"pattern read {t}/reply/%c/#",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def security_conf(password_file: Path, acl_file: Path) -> str:
     """The security part of a mosquitto.conf: no anonymous clients, users with passwords, the
     ACL, a packet size limit. Shared by the embedded broker and the Pi's install."""
-    return (f"allow_anonymous false\n"
-            f"password_file {password_file}\n"
-            f"acl_file {acl_file}\n"
-            f"max_packet_size {MAX_PACKET_SIZE}\n")
+    return (
+        f"allow_anonymous false\n"
+        f"password_file {password_file}\n"
+        f"acl_file {acl_file}\n"
+        f"max_packet_size {MAX_PACKET_SIZE}\n"
+    )

@@ -135,8 +135,12 @@ class MqttBridge:
     def _make_client(self) -> mqtt.Client:
         # manual_ack: a request is acknowledged to the broker only once it is answered, so one
         # that reached a hub stopping (or dying) before it was handled is delivered again
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                        protocol=mqtt.MQTTv5, manual_ack=True)
+        c = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            protocol=mqtt.MQTTv5,
+            manual_ack=True,
+        )
         c.max_inflight_messages_set(100)
         c.will_set(self.topics.available, "offline", qos=1, retain=True)
         if self.config.username:
@@ -157,10 +161,14 @@ class MqttBridge:
             for env in self.session.events_since(self._acked_upto):
                 self._outbox.append(env)
             self._unsubscribe = self.session.bus.subscribe(self._on_envelope)
-        for target, name in ((self._send_loop, "send"), (self._state_loop, "state"),
-                             (self._request_loop, "requests")):
-            t = threading.Thread(target=target, name=f"mqtt-{name}-{self.session.table_id}",
-                                 daemon=True)
+        for target, name in (
+            (self._send_loop, "send"),
+            (self._state_loop, "state"),
+            (self._request_loop, "requests"),
+        ):
+            t = threading.Thread(
+                target=target, name=f"mqtt-{name}-{self.session.table_id}", daemon=True
+            )
             t.start()
             self._threads.append(t)
         from paho.mqtt.packettypes import PacketTypes
@@ -168,8 +176,9 @@ class MqttBridge:
 
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY_S
-        self.client.connect_async(self.config.host, self.config.port, self.keepalive,
-                                  clean_start=False, properties=props)
+        self.client.connect_async(
+            self.config.host, self.config.port, self.keepalive, clean_start=False, properties=props
+        )
         self.client.loop_start()
         self._dirty.set()
         return self
@@ -239,7 +248,8 @@ class MqttBridge:
         while True:
             with self._lock:
                 while not self._stopping.is_set() and not (
-                        self._online and not self._draining and self._outbox):
+                    self._online and not self._draining and self._outbox
+                ):
                     self._lock.wait(0.5)
                 if self._stopping.is_set():
                     return
@@ -298,8 +308,13 @@ class MqttBridge:
             log.warning("broker %s refused the connection: %s", self.config.display_url, reason)
             return
         self.connects += 1
-        client.subscribe([(self.topics.request("+"), 1), (self.topics.firmware_status, 1),
-                          (discovery.STATUS_TOPIC, 1)])
+        client.subscribe(
+            [
+                (self.topics.request("+"), 1),
+                (self.topics.firmware_status, 1),
+                (discovery.STATUS_TOPIC, 1),
+            ]
+        )
         with self._lock:
             self._online = True
             self._force = True
@@ -310,8 +325,9 @@ class MqttBridge:
         self._dirty.set()
         self.connected.set()
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                       props: Any) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
         with self._lock:
             self._online = False
         self.connected.clear()
@@ -372,8 +388,9 @@ class MqttBridge:
         for leg in set(self._tallies) - set(tallies):
             pub(self.topics.leg_tally(leg), b"")
         self._tallies = tallies
-        if self.discovery_prefix and (force or players != self._disc_players
-                                      or drv.sensors() != self._disc_sensors):
+        if self.discovery_prefix and (
+            force or players != self._disc_players or drv.sensors() != self._disc_sensors
+        ):
             self._publish_discovery(players)
         if force:
             self.retained_rounds += 1
@@ -382,14 +399,20 @@ class MqttBridge:
         if not self.discovery_prefix:
             return
         if players is None:
-            game = (self.session.snapshot(log=False, derived=False).get("game") or {})
+            game = self.session.snapshot(log=False, derived=False).get("game") or {}
             players = list(game.get("players", []))
         sensors = self.session.driver.sensors()
-        payload = discovery.discovery_payload(self.session.table_id, players, self.base,
-                                              removed=self._disc_players, sensors=sensors,
-                                              removed_sensors=self._disc_sensors)
-        self._pub(discovery.discovery_topic(self.session.table_id, self.discovery_prefix),
-                  _json(payload))
+        payload = discovery.discovery_payload(
+            self.session.table_id,
+            players,
+            self.base,
+            removed=self._disc_players,
+            sensors=sensors,
+            removed_sensors=self._disc_sensors,
+        )
+        self._pub(
+            discovery.discovery_topic(self.session.table_id, self.discovery_prefix), _json(payload)
+        )
         self._disc_players = players
         self._disc_sensors = sensors
 
@@ -433,11 +456,11 @@ class MqttBridge:
                     continue
                 answer, reply_to = self._handle(cmd, raw)
                 if self._kill_before_ack == cmd:  # a crash after the commit, before the ack
-                    log.warning("%s: killing the hub before acknowledging %s", KILL_BEFORE_ACK_ENV,
-                                cmd)
+                    log.warning(
+                        "%s: killing the hub before acknowledging %s", KILL_BEFORE_ACK_ENV, cmd
+                    )
                     os.kill(os.getpid(), signal.SIGKILL)
-                topic = (self.topics.reply(reply_to, cmd) if reply_to
-                         else self.topics.response(cmd))
+                topic = self.topics.reply(reply_to, cmd) if reply_to else self.topics.response(cmd)
                 self.client.publish(topic, _json(answer), qos=1)
                 self.requests_handled += 1
             except Exception:
@@ -464,8 +487,10 @@ class MqttBridge:
         except JsonError as exc:  # not JSON, or nested too deeply: a sentence, not a traceback
             return {**error(cmd, str(exc), exc.reason), "transaction": None}, None
         if not isinstance(payload, dict):
-            return {**error(cmd, "the request must be a JSON object", "bad_payload"),
-                    "transaction": None}, None
+            return {
+                **error(cmd, "the request must be a JSON object", "bad_payload"),
+                "transaction": None,
+            }, None
         try:
             req = RequestEnvelope.from_json(cmd, payload)
         except ValueError as exc:
@@ -474,12 +499,24 @@ class MqttBridge:
         rid = req.request_id
         if self.trusted_requests:
             if auth:  # a secret in a payload is read by the broker and whoever may subscribe
-                return {**error(cmd, "no PIN or token over MQTT: the broker's user and password "
-                                "are the authority (docs/mqtt.md)", "secret_on_mqtt"),
-                        "transaction": transaction}, req
+                return {
+                    **error(
+                        cmd,
+                        "no PIN or token over MQTT: the broker's user and password "
+                        "are the authority (docs/mqtt.md)",
+                        "secret_on_mqtt",
+                    ),
+                    "transaction": transaction,
+                }, req
             if cmd == "tokens":
-                return {**error(cmd, "players' links are given on the dashboard only, never "
-                                "over MQTT", "forbidden"), "transaction": transaction}, req
+                return {
+                    **error(
+                        cmd,
+                        "players' links are given on the dashboard only, never over MQTT",
+                        "forbidden",
+                    ),
+                    "transaction": transaction,
+                }, req
             answer = self.session.request(cmd, payload, None, channel="local", request_id=rid)
         else:
             answer = self.session.request(cmd, payload, auth, channel="mqtt", request_id=rid)

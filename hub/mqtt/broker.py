@@ -148,8 +148,13 @@ class EmbeddedBroker:
     """
 
     def __init__(
-        self, port: int | None = None, host: str = "127.0.0.1", kind: str = "auto", *,
-        credentials: BrokerCredentials | None = None, supervise: bool = False,
+        self,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        kind: str = "auto",
+        *,
+        credentials: BrokerCredentials | None = None,
+        supervise: bool = False,
         prefix: str = "camelup",
     ) -> None:
         self.host = host
@@ -175,7 +180,8 @@ class EmbeddedBroker:
             return "amqtt"
         raise BrokerUnavailable(
             "no MQTT broker to start: install mosquitto (`sudo apt-get install mosquitto`), "
-            "or give --broker mqtt://user:password@host:port")
+            "or give --broker mqtt://user:password@host:port"
+        )
 
     @property
     def url(self) -> str:
@@ -202,8 +208,9 @@ class EmbeddedBroker:
             self._wanted = True
         if self.supervise and self._watch is None:
             self._watch_stop.clear()
-            self._watch = threading.Thread(target=self._supervise, name="broker-supervisor",
-                                           daemon=True)
+            self._watch = threading.Thread(
+                target=self._supervise, name="broker-supervisor", daemon=True
+            )
             self._watch.start()
         return self
 
@@ -216,8 +223,9 @@ class EmbeddedBroker:
                 if not wanted or proc is None or proc.poll() is None:
                     delay = 0.2
                     continue
-                log.warning("the embedded broker exited (code %s): starting it again",
-                            proc.returncode)
+                log.warning(
+                    "the embedded broker exited (code %s): starting it again", proc.returncode
+                )
                 try:
                     self._proc = None
                     self._start(10.0)
@@ -237,34 +245,49 @@ class EmbeddedBroker:
             write_private(passwd, password_file_text(self.credentials))
             write_private(acl, acl_text(self.credentials, self.prefix))
             conf = self._dir / "mosquitto.conf"
-            write_private(conf, MOSQUITTO_CONF.format(
-                port=self.port, host=self.host, log=self.log_path, user=_user(),
-                security=security_conf(passwd, acl)))
+            write_private(
+                conf,
+                MOSQUITTO_CONF.format(
+                    port=self.port,
+                    host=self.host,
+                    log=self.log_path,
+                    user=_user(),
+                    security=security_conf(passwd, acl),
+                ),
+            )
             cmd = [find_mosquitto() or "mosquitto", "-c", str(conf)]
         else:
-            log.warning("amqtt is an open broker here (no users, no ACL): use mosquitto for a "
-                        "table others can reach")
+            log.warning(
+                "amqtt is an open broker here (no users, no ACL): use mosquitto for a "
+                "table others can reach"
+            )
             conf = self._dir / "amqtt.yaml"
             conf.write_text(AMQTT_CONF.format(port=self.port, host=self.host))
             cmd = [*(find_amqtt() or []), "-c", str(conf)]
         die = functools.partial(die_with_parent, os.getpid())
         with open(self._dir / "stdout.log", "ab") as out:
-            self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL, start_new_session=True,
-                                          preexec_fn=die)
+            self._proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=die,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise BrokerUnavailable(f"the {self.kind} broker exited at start: "
-                                        f"{self._tail()}")
+                raise BrokerUnavailable(f"the {self.kind} broker exited at start: {self._tail()}")
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.2):
                     return
             except OSError:
                 time.sleep(0.02)
         self._terminate()
-        raise BrokerUnavailable(f"the {self.kind} broker did not listen on port {self.port} "
-                                f"within {timeout:.0f} s: {self._tail()}")
+        raise BrokerUnavailable(
+            f"the {self.kind} broker did not listen on port {self.port} "
+            f"within {timeout:.0f} s: {self._tail()}"
+        )
 
     def stop(self, timeout: float = 5.0) -> None:
         with self._guard:

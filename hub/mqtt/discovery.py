@@ -57,8 +57,12 @@ def discovery_topic(table: str, prefix: str = "homeassistant") -> str:
 
 
 def discovery_payload(
-    table: str, players: list[str], base: str, removed: list[str] | None = None,
-    sensors: Sequence[Sensor] = (), removed_sensors: Sequence[Sensor] = (),
+    table: str,
+    players: list[str],
+    base: str,
+    removed: list[str] | None = None,
+    sensors: Sequence[Sensor] = (),
+    removed_sensors: Sequence[Sensor] = (),
 ) -> dict[str, Any]:
     """The device config: ``base`` is the table's topic prefix (``camelup/<table>``).
 
@@ -69,31 +73,48 @@ def discovery_payload(
     state = f"{base}/state"
 
     def sensor(key: str, name: str, template: str, **extra: Any) -> tuple[str, dict[str, Any]]:
-        return f"{dev}_{key}", {"platform": "sensor", "name": name, "unique_id": f"{dev}_{key}",
-                                "state_topic": state, "value_template": template, **extra}
+        return f"{dev}_{key}", {
+            "platform": "sensor",
+            "name": name,
+            "unique_id": f"{dev}_{key}",
+            "state_topic": state,
+            "value_template": template,
+            **extra,
+        }
 
-    comps = dict([
-        sensor("status", "Status", "{{ value_json.status }}", icon="mdi:cards-playing"),
-        sensor("game", "Game", "{{ value_json.game_id or 'none' }}"),
-        *(sensor(s.key, s.name, s.template, **s.extra) for s in sensors),
-        sensor("seq", "Events", "{{ value_json.seq }}", entity_category="diagnostic"),
-    ])
+    comps = dict(
+        [
+            sensor("status", "Status", "{{ value_json.status }}", icon="mdi:cards-playing"),
+            sensor("game", "Game", "{{ value_json.game_id or 'none' }}"),
+            *(sensor(s.key, s.name, s.template, **s.extra) for s in sensors),
+            sensor("seq", "Events", "{{ value_json.seq }}", entity_category="diagnostic"),
+        ]
+    )
     for gone in removed_sensors:
         if f"{dev}_{gone.key}" not in comps:
             comps[f"{dev}_{gone.key}"] = {"platform": "sensor"}
     for name in players:
         key = f"score_{player_key(name)}"
         comps[f"{dev}_{key}"] = {
-            "platform": "sensor", "name": f"{name} money", "unique_id": f"{dev}_{key}",
-            "state_topic": f"{base}/score/{name}", "unit_of_measurement": "coins",
-            "state_class": "measurement", "icon": "mdi:cash",
+            "platform": "sensor",
+            "name": f"{name} money",
+            "unique_id": f"{dev}_{key}",
+            "state_topic": f"{base}/score/{name}",
+            "unit_of_measurement": "coins",
+            "state_class": "measurement",
+            "icon": "mdi:cash",
         }
     for name in removed or []:
         if name not in players:
             comps[f"{dev}_score_{player_key(name)}"] = {"platform": "sensor"}
     return {
-        "device": {"identifiers": [dev], "name": f"Camel Pyramid {table}",
-                   "manufacturer": "Camel Pyramid", "model": "table hub", "sw_version": VERSION},
+        "device": {
+            "identifiers": [dev],
+            "name": f"Camel Pyramid {table}",
+            "manufacturer": "Camel Pyramid",
+            "model": "table hub",
+            "sw_version": VERSION,
+        },
         "origin": {"name": "camel-pyramid", "sw_version": VERSION},
         "availability_topic": f"{base}/available",
         "qos": 1,

@@ -7,6 +7,7 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _own_pyramid_home(tmp_path_factory: pytest.TempPathFactory,
-                      monkeypatch: pytest.MonkeyPatch) -> None:
+def _own_pyramid_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYRAMID_HOME", str(tmp_path_factory.mktemp("pyramid-home")))

@@ -37,8 +37,9 @@ class Scripted(FrameSource):
         return GOOD
 
 
-def supervisor(script: list[str], errors: list[str], recovered: threading.Event,
-               **kw) -> CameraSupervisor:
+def supervisor(
+    script: list[str], errors: list[str], recovered: threading.Event, **kw
+) -> CameraSupervisor:
     def open_source() -> FrameSource:
         i = min(Scripted.opened, len(script) - 1)
         Scripted.opened += 1
@@ -47,8 +48,9 @@ def supervisor(script: list[str], errors: list[str], recovered: threading.Event,
         return Scripted(script[i])
 
     Scripted.opened = 0
-    return CameraSupervisor(open_source, backoff_s=(0.01, 0.05), on_error=errors.append,
-                            on_recover=recovered.set, **kw)
+    return CameraSupervisor(
+        open_source, backoff_s=(0.01, 0.05), on_error=errors.append, on_recover=recovered.set, **kw
+    )
 
 
 def wait_frames(cam: CameraSupervisor, n: int, timeout: float = 3.0) -> int:

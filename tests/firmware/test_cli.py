@@ -24,8 +24,11 @@ def test_bad_config_exits_2_and_says_where(tmp_path: Path, capsys) -> None:
 def test_bad_pin_map_exits_2_and_names_every_problem(tmp_path: Path, capsys) -> None:
     pins = tmp_path / "pinmap.yaml"
     text = (Path(__file__).resolve().parents[2] / "hardware" / "pinmap.yaml").read_text()
-    pins.write_text(text.replace("buzzer:     {pin: 12,", "buzzer:     {pin: 17,")
-                    .replace("ground: 6,", "ground: 1,"))
+    pins.write_text(
+        text.replace("buzzer:     {pin: 12,", "buzzer:     {pin: 17,").replace(
+            "ground: 6,", "ground: 1,"
+        )
+    )
     assert main(["watch", "--pins", str(pins), "--check"]) == 2
     err = capsys.readouterr().err
     assert str(pins) in err and "already used by slider.pin" in err
@@ -51,9 +54,26 @@ def test_replayed_table_with_keys_reads_a_die(tmp_path: Path) -> None:
     for i in range(30):
         cv2.imwrite(str(tmp_path / f"{i:03d}.png"), die if i >= 15 else table)
     out = subprocess.run(
-        [sys.executable, "-m", "hub.cli", "watch", "--replay", str(tmp_path), "--sink", "print",
-         "--mock-pins", "--keys", "--duration", "3", "--log-level", "WARNING"],
-        input="\n", capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "watch",
+            "--replay",
+            str(tmp_path),
+            "--sink",
+            "print",
+            "--mock-pins",
+            "--keys",
+            "--duration",
+            "3",
+            "--log-level",
+            "WARNING",
+        ],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]

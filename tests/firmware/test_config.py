@@ -54,8 +54,7 @@ def test_a_full_file_is_read(tmp_path: Path) -> None:
         ("[camera\n", r"not valid TOML"),
     ],
 )
-def test_mistakes_are_named_with_the_file_and_key(tmp_path: Path, text: str,
-                                                  expected: str) -> None:
+def test_mistakes_are_named_with_the_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
     p = tmp_path / "table.toml"
     p.write_text(text)
     with pytest.raises(ConfigError, match=expected) as err:

@@ -99,7 +99,11 @@ def test_debouncer_thread_reports_each_real_change_once() -> None:
         clock.t = 2.1
         assert done.wait(2.0)
         time.sleep(0.05)
-        assert got == [Change(True, 1.0), Change(False, 1.1), Change(True, 2.0),
-                       Change(False, 2.005)]
+        assert got == [
+            Change(True, 1.0),
+            Change(False, 1.1),
+            Change(True, 2.0),
+            Change(False, 2.005),
+        ]
     finally:
         d.close()

@@ -43,8 +43,9 @@ def clocked(mock_factory):
         yield devs, clock
 
 
-def bounce(pin, clock: FakeClock, start: float, final_low: bool, edges: int = 7,
-           gap: float = 0.0005) -> None:
+def bounce(
+    pin, clock: FakeClock, start: float, final_low: bool, edges: int = 7, gap: float = 0.0005
+) -> None:
     """Toggle a mock pin like a real switch's contacts (edges ``gap`` s apart on the debouncer's
     clock), ending at the final level."""
     for i in range(edges):
@@ -100,8 +101,9 @@ def test_a_short_tap_is_released_by_the_timer_in_real_time(mock_factory) -> None
 
 def test_hold_mode_ignores_a_spike(mock_factory) -> None:
     clock = FakeClock()
-    with Devices(load_pinmap(), pin_factory=mock_factory, debounce_mode="hold",
-                 debounce_clock=clock) as devs:
+    with Devices(
+        load_pinmap(), pin_factory=mock_factory, debounce_mode="hold", debounce_clock=clock
+    ) as devs:
         pin = devs.slider.pin
         pin.drive_low()
         clock.t += 0.001
@@ -127,8 +129,9 @@ def test_confirm_button_wait_for_press(devices) -> None:
 
 def test_status_led_states(devices, mock_factory) -> None:
     pm = devices.pinmap
-    red, green, blue = (mock_factory.pin(p) for p in
-                        (pm.status_led.red, pm.status_led.green, pm.status_led.blue))
+    red, green, blue = (
+        mock_factory.pin(p) for p in (pm.status_led.red, pm.status_led.green, pm.status_led.blue)
+    )
     devices.status.show(LedState.READY)
     assert (red.state, green.state, blue.state) == (False, True, False)
     devices.status.show(LedState.READING)

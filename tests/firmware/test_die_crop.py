@@ -23,8 +23,9 @@ def decode(jpeg: bytes | None) -> np.ndarray:
 def scene(die: tuple[str, int] | None) -> tuple[np.ndarray, tuple[int, int, int, int]]:
     from vision.board import locate_board, reveal_zone_box
 
-    image, _ = board.render_board_scene(np.random.default_rng(3), track={1: ["blue"]},
-                                        die=die, effects=False)
+    image, _ = board.render_board_scene(
+        np.random.default_rng(3), track={1: ["blue"]}, die=die, effects=False
+    )
     return image, reveal_zone_box(locate_board(image), margin_mm=10.0)
 
 
@@ -39,19 +40,27 @@ def test_a_read_die_is_shown_big_in_its_photo() -> None:
     empty, zone = scene(None)
     image, _ = scene(("yellow", 2))
     x, y, w, h = zone
-    reading, jpeg = vision_read_die(image, zone, background=empty[y:y + h, x:x + w].copy())
+    reading, jpeg = vision_read_die(image, zone, background=empty[y : y + h, x : x + w].copy())
     assert reading["box"] is not None, reading
     photo = decode(jpeg)
     bw, bh = reading["box"][2:]
     side = max(bw, bh)
     # the die fills most of its photo: a margin of DIE_CROP_MARGIN of its side on each side
-    assert photo.shape[0] == photo.shape[1] == round(side * (1 + 2 * DIE_CROP_MARGIN)) or \
-        abs(photo.shape[1] - side * (1 + 2 * DIE_CROP_MARGIN)) <= 2, (photo.shape, side)
+    assert (
+        photo.shape[0] == photo.shape[1] == round(side * (1 + 2 * DIE_CROP_MARGIN))
+        or abs(photo.shape[1] - side * (1 + 2 * DIE_CROP_MARGIN)) <= 2
+    ), (photo.shape, side)
     assert side / photo.shape[1] > 0.7
     assert photo.shape[1] < w / 3  # not the tray: the tray is many dice wide
     # and the photo is of the die: its centre is the die's colour, not the table's
-    centre = photo[photo.shape[0] // 2 - 3:photo.shape[0] // 2 + 3,
-                   photo.shape[1] // 2 - 3:photo.shape[1] // 2 + 3].reshape(-1, 3).mean(axis=0)
+    centre = (
+        photo[
+            photo.shape[0] // 2 - 3 : photo.shape[0] // 2 + 3,
+            photo.shape[1] // 2 - 3 : photo.shape[1] // 2 + 3,
+        ]
+        .reshape(-1, 3)
+        .mean(axis=0)
+    )
     b, g, r = centre
     assert r > 150 and g > 130 and b < 110, centre  # yellow
 
@@ -64,9 +73,9 @@ def test_a_die_the_reader_did_not_find_is_still_shown_cut_round_what_landed() ->
     image = empty.copy()
     px, py = x + w // 3, y + h // 3
     cv2.rectangle(image, (px, py), (px + 40, py + 40), (40, 200, 240), -1)
-    reading, jpeg = vision_read_die(image, zone, background=empty[y:y + h, x:x + w].copy())
+    reading, jpeg = vision_read_die(image, zone, background=empty[y : y + h, x : x + w].copy())
     assert reading["box"] is None and reading["reason"]
-    landed = changed_box(image, zone, empty[y:y + h, x:x + w].copy())
+    landed = changed_box(image, zone, empty[y : y + h, x : x + w].copy())
     assert landed is not None and abs(landed[0] - px) <= 2 and abs(landed[1] - py) <= 2
     photo = decode(jpeg)
     assert photo.shape[1] < 60 < w, photo.shape

@@ -97,6 +97,7 @@ def test_open_source_from_config(tmp_path: Path) -> None:
 def test_picamera2_missing_is_a_clear_error() -> None:
     try:
         import picamera2  # noqa: F401
+
         pytest.skip("picamera2 is installed here")
     except ImportError:
         pass
@@ -115,8 +116,9 @@ def test_picamera2_missing_is_a_clear_error() -> None:
         (40_000, 1.0, 60, 25_000, 1.6),  # three 8.33 ms periods: four would fill the frame
     ],
 )
-def test_exposure_is_a_whole_number_of_flicker_periods(exposure_us, gain, mains_hz, want_us,
-                                                       want_gain) -> None:
+def test_exposure_is_a_whole_number_of_flicker_periods(
+    exposure_us, gain, mains_hz, want_us, want_gain
+) -> None:
     from firmware.frames import flicker_free_exposure
 
     exposure, new_gain = flicker_free_exposure(exposure_us, gain, mains_hz, 1_000_000 / 30)

@@ -14,8 +14,13 @@ SCRIPT = REPO / "firmware" / "install" / "install-pi.sh"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["bash", str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_shellcheck_clean() -> None:
@@ -80,6 +85,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     assert [u.name for u in units] == ["camel-pyramid-hub.service", "camel-pyramid-watch.service"]
     watch = (tmp_path / "camel-pyramid-watch.service").read_text()
     assert f"ExecStart={venv}/bin/pyramid watch --config /etc/camel-pyramid/table.toml" in watch
-    res = subprocess.run(["systemd-analyze", "verify", *map(str, units)], capture_output=True,
-                         text=True, timeout=60)
+    res = subprocess.run(
+        ["systemd-analyze", "verify", *map(str, units)], capture_output=True, text=True, timeout=60
+    )
     assert res.returncode == 0, res.stdout + res.stderr

@@ -25,17 +25,24 @@ def test_no_file_is_the_shipped_palette_then_a_taught_file_is_used(tmp_path: Pat
     path = tmp_path / "palette.json"
     pal = TablePalette(path)
     assert pal.current() is None  # vision's readers then use the shipped palette
-    assert pal.status().fields() == {"palette": PaletteSource.DEFAULT, "palette_file": None,
-                                     "palette_error": None}
+    assert pal.status().fields() == {
+        "palette": PaletteSource.DEFAULT,
+        "palette_file": None,
+        "palette_error": None,
+    }
     _taught(path, orange=(60.0, 50.0, 60.0))
     got = pal.current()
     assert got is not None and got.colours["orange"] == (60.0, 50.0, 60.0)
-    assert pal.status().fields() == {"palette": PaletteSource.TABLE, "palette_file": str(path),
-                                     "palette_error": None}
+    assert pal.status().fields() == {
+        "palette": PaletteSource.TABLE,
+        "palette_file": str(path),
+        "palette_error": None,
+    }
 
 
 def test_a_changed_file_is_reloaded_a_bad_one_changes_nothing_a_removed_one_is_forgotten(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "palette.json"
     _taught(path, orange=(60.0, 50.0, 60.0))
     pal = TablePalette(path)
@@ -62,8 +69,9 @@ def test_a_bad_file_at_start_leaves_the_shipped_palette_and_says_why(tmp_path: P
     assert st.error and "[L, a, b]" in st.error or "three numbers" in (st.error or "")
 
 
-def test_the_default_place_is_where_pyramid_calibrate_stores_it(tmp_path: Path,
-                                                                 monkeypatch) -> None:
+def test_the_default_place_is_where_pyramid_calibrate_stores_it(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("PYRAMID_HOME", str(tmp_path))
     from vision.palette import default_path
 

@@ -16,8 +16,12 @@ from hub.mqtt.access import Role
 
 
 def test_die_payload_is_flat_with_a_base64_crop() -> None:
-    p = payload("die", ts=12.5, reading={"colour": "blue", "face": 3, "confidence": 0.9},
-                crop_jpeg=b"\xff\xd8abc")
+    p = payload(
+        "die",
+        ts=12.5,
+        reading={"colour": "blue", "face": 3, "confidence": 0.9},
+        crop_jpeg=b"\xff\xd8abc",
+    )
     assert p["colour"] == "blue" and p["face"] == 3 and p["ts"] == 12.5
     assert base64.b64decode(p["crop_jpeg"]) == b"\xff\xd8abc"
     json.dumps(p)  # JSON-ready
@@ -66,11 +70,18 @@ def test_in_process_sink_with_the_real_hub_session(tmp_path) -> None:
         sink = InProcessSink(session)
         sink.pyramid_released(time.time())
         left = session.snapshot(log=False, derived=False)["game"]["dice_left"]
-        sink.die_read({"colour": left[0], "face": 2, "confidence": 0.99,
-                       "face_confidence": 0.99, "colour_confidence": 0.99}, b"\xff\xd8jpg")
+        sink.die_read(
+            {
+                "colour": left[0],
+                "face": 2,
+                "confidence": 0.99,
+                "face_confidence": 0.99,
+                "colour_confidence": 0.99,
+            },
+            b"\xff\xd8jpg",
+        )
         assert sink.failures == 0, sink.last_error
-        kinds = [e.event.get("type") or e.event.get("event_type")
-                 for e in session.events_since(0)]
+        kinds = [e.event.get("type") or e.event.get("event_type") for e in session.events_since(0)]
         assert "die_released" in kinds and "die_read" in kinds
         # the colours still in the pyramid, for the die reader: the one just read is out
         assert sink.dice_left() == [c for c in left if c != left[0]]
@@ -149,8 +160,9 @@ def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(brok
     topic = f"camelup/{table}/state"
 
     def state(left) -> None:
-        hub.publish(topic, json.dumps({"seq": 1, "game": {"dice_left": left}}), qos=1,
-                    retain=True).wait_for_publish(5.0)
+        hub.publish(
+            topic, json.dumps({"seq": 1, "game": {"dice_left": left}}), qos=1, retain=True
+        ).wait_for_publish(5.0)
 
     def wait_left(want, timeout: float = 5.0):
         deadline = time.monotonic() + timeout
@@ -167,8 +179,9 @@ def test_mqtt_sink_knows_the_dice_left_from_a_state_newer_than_its_last_die(brok
         assert sink.dice_left() is None  # that state does not know the die just sent
         state(["blue", "white"])
         assert wait_left(["blue", "white"]) == ["blue", "white"]
-        hub.publish(topic, json.dumps({"seq": 2, "game": None}), qos=1,
-                    retain=True).wait_for_publish(5.0)  # no game
+        hub.publish(
+            topic, json.dumps({"seq": 2, "game": None}), qos=1, retain=True
+        ).wait_for_publish(5.0)  # no game
         time.sleep(0.3)
         assert sink.dice_left() is None
     finally:

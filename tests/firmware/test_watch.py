@@ -20,8 +20,13 @@ from firmware.watch import WatchLoop
 from hardware.pinmap import load_pinmap
 
 ZONE = (40, 30, 60, 50)
-CFG = WatchConfig(still_frames=3, track_still_frames=3, die_timeout_s=1.0, track_timeout_s=1.0,
-                  status_interval_s=0.2)
+CFG = WatchConfig(
+    still_frames=3,
+    track_still_frames=3,
+    die_timeout_s=1.0,
+    track_timeout_s=1.0,
+    status_interval_s=0.2,
+)
 
 
 def table_frame(seed: int = 0) -> np.ndarray:
@@ -35,7 +40,7 @@ def scene(die: bool = False, camel: int = 1) -> np.ndarray:
     outside the reveal zone), and a die lying in the zone if ``die``."""
     img = table_frame(0)
     x = 10 + 20 * camel
-    img[95:107, x:x + 14] = (20, 200, 20)
+    img[95:107, x : x + 14] = (20, 200, 20)
     if die:
         img[40:60, 55:75] = (200, 80, 20)  # "a die", well inside the zone
     return img
@@ -56,8 +61,10 @@ class FakeVision:
         self.hints.append(hints)
         if self.fail_die is not None:
             raise self.fail_die
-        return ({"colour": "blue", "face": 2, "confidence": 0.97, "box": list(zone)},
-                b"\xff\xd8jpeg")
+        return (
+            {"colour": "blue", "face": 2, "confidence": 0.97, "box": list(zone)},
+            b"\xff\xd8jpeg",
+        )
 
     def white_gains(self, image: np.ndarray):
         self.white_calls += 1
@@ -65,25 +72,37 @@ class FakeVision:
 
     def read_dice(self, image: np.ndarray, **hints):
         self.hints.append(hints)
-        return [({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
-                for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])]
+        return [
+            ({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
+            for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])
+        ]
 
     def read_track(self, image: np.ndarray):
         self.track_calls += 1
-        return {"track": {"1": ["blue", "green"]}, "desert": {}, "confidence": 0.9,
-                "uncertain": [], "reason": None}
+        return {
+            "track": {"1": ["blue", "green"]},
+            "desert": {},
+            "confidence": 0.9,
+            "uncertain": [],
+            "reason": None,
+        }
 
     def readers(self) -> Readers:
-        return Readers(read_die=self.read_die, read_dice=self.read_dice,
-                       read_track=self.read_track, locate_zone=lambda image: ZONE,
-                       white_gains_of=self.white_gains)
+        return Readers(
+            read_die=self.read_die,
+            read_dice=self.read_dice,
+            read_track=self.read_track,
+            locate_zone=lambda image: ZONE,
+            white_gains_of=self.white_gains,
+        )
 
 
 class Table:
     """Mock pins + a camera over a settable frame + the loop + a recording sink."""
 
-    def __init__(self, mock_factory, source_factory=None, setup: bool = False,
-                 cfg: WatchConfig = CFG) -> None:
+    def __init__(
+        self, mock_factory, source_factory=None, setup: bool = False, cfg: WatchConfig = CFG
+    ) -> None:
         self.camel = 1
         self.frame = scene()
         self.moving = False  # True: every frame differs (a rolling die, a hand)
@@ -96,10 +115,17 @@ class Table:
         pm = dataclasses.replace(pm, slider=dataclasses.replace(pm.slider, debounce_ms=200))
         self.devices = Devices(pm, pin_factory=mock_factory)
         opener = source_factory or (lambda: RenderedSource(self.render, fps=60))
-        self.camera = CameraSupervisor(opener, backoff_s=(0.02, 0.1), black_frames=5,
-                                       freeze_timeout_s=0.5).start()
-        self.loop = WatchLoop(self.camera, self.sink, devices=self.devices, config=cfg,
-                              readers=self.vision.readers(), setup=setup).start()
+        self.camera = CameraSupervisor(
+            opener, backoff_s=(0.02, 0.1), black_frames=5, freeze_timeout_s=0.5
+        ).start()
+        self.loop = WatchLoop(
+            self.camera,
+            self.sink,
+            devices=self.devices,
+            config=cfg,
+            readers=self.vision.readers(),
+            setup=setup,
+        ).start()
 
     def render(self) -> np.ndarray:
         if self.moving:
@@ -221,8 +247,12 @@ def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> No
     assert len(table.sink.wait_for("die", 1, 2.0)) == 1
     hints = dict(table.vision.hints[0])
     background = hints.pop("background")  # the empty zone's colour crop, as the die's own
-    assert hints == {"white_gains": (1.25, 1.0, 0.75), "expected_colours": ["blue", "white"],
-                     "faces": (1, 2, 3), "palette": None}  # no taught palette: the shipped one
+    assert hints == {
+        "white_gains": (1.25, 1.0, 0.75),
+        "expected_colours": ["blue", "white"],
+        "faces": (1, 2, 3),
+        "palette": None,
+    }  # no taught palette: the shipped one
     x, y, w, h = ZONE  # the preview's zone crop: this source has no full-resolution stream
     assert background.ndim == 3 and background.shape == (h, w, 3)
     table.move_camel(to=2)
@@ -237,14 +267,18 @@ def test_the_die_reader_gets_white_balance_and_the_dice_left(table: Table) -> No
     assert table.vision.white_calls == 2  # ...and reused for the next die
     hints = {k: v for k, v in table.vision.hints[1].items() if k != "background"}
     # the hub has not said which dice are left: any of Camel Up's five
-    assert hints == {"white_gains": (1.25, 1.0, 0.5),
-                     "expected_colours": ["blue", "green", "orange", "yellow", "white"],
-                     "faces": (1, 2, 3), "palette": None}
+    assert hints == {
+        "white_gains": (1.25, 1.0, 0.5),
+        "expected_colours": ["blue", "green", "orange", "yellow", "white"],
+        "faces": (1, 2, 3),
+        "palette": None,
+    }
     assert table.sink.of("status")[-1]["white_gains"] == [1.25, 1.0, 0.5]
 
 
 def test_a_tile_placed_at_the_zones_border_just_before_the_release_is_not_the_die(
-        table: Table) -> None:
+    table: Table,
+) -> None:
     """The demo's dice that 'did not settle': a desert tile laid by the reveal zone, overlapping
     its border, a moment before the slider is pushed. The die watcher calls a still change at
     the border a hand and would wait for it to leave until the die timeout; at the edge, the
@@ -263,7 +297,7 @@ def test_a_tile_placed_at_the_zones_border_just_before_the_release_is_not_the_di
     assert "did not settle" not in str(dice[0].get("reason"))
     x, y, w, h = ZONE
     background = table.vision.hints[0]["background"]
-    assert np.array_equal(background, tiled[y:y + h, x:x + w])  # the tile is background
+    assert np.array_equal(background, tiled[y : y + h, x : x + w])  # the tile is background
 
 
 def test_a_die_left_in_the_zone_is_background_for_the_next(table: Table) -> None:
@@ -334,8 +368,9 @@ class Flaky(FrameSource):
         return self.frame_of()
 
 
-@pytest.mark.parametrize(("how", "message"), [("raise", "camera timed out"),
-                                              ("black", "black frames")])
+@pytest.mark.parametrize(
+    ("how", "message"), [("raise", "camera timed out"), ("black", "black frames")]
+)
 def test_a_failing_camera_is_reported_and_recovers(mock_factory, how: str, message: str) -> None:
     Flaky.openings = 0
     holder: dict = {}
@@ -346,8 +381,11 @@ def test_a_failing_camera_is_reported_and_recovers(mock_factory, how: str, messa
         while time.monotonic() < deadline:
             # (a periodic status may carry the camera's error a moment before the loop has
             # handled it: the one that matters says camera_error)
-            errs = [s for s in table.sink.of("status")
-                    if message in (s.get("last_error") or "") and s["state"] == "camera_error"]
+            errs = [
+                s
+                for s in table.sink.of("status")
+                if message in (s.get("last_error") or "") and s["state"] == "camera_error"
+            ]
             if errs and Flaky.openings >= 2:
                 break
             time.sleep(0.05)

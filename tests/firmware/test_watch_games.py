@@ -42,18 +42,40 @@ def test_the_game_comes_from_the_state_unless_the_config_names_it() -> None:
 
 
 def test_a_horse_race_die_has_a_face_and_no_colour() -> None:
-    read = {"colour": "blue", "face": 6, "confidence": 0.55, "face_confidence": 0.93,
-            "colour_confidence": 0.4, "box": [1, 2, 3, 4],
-            "reason": "colour is between palette entries"}
+    read = {
+        "colour": "blue",
+        "face": 6,
+        "confidence": 0.55,
+        "face_confidence": 0.93,
+        "colour_confidence": 0.4,
+        "box": [1, 2, 3, 4],
+        "reason": "colour is between palette entries",
+    }
     out = horse_race_die(read)
     assert out["colour"] is None and "colour_confidence" not in out
     assert out["face"] == 6 and out["confidence"] == 0.93 and out["reason"] is None
-    unread = horse_race_die({"colour": None, "face": None, "confidence": 0.0,
-                             "face_confidence": 0.1, "reason": "no pips"})
+    unread = horse_race_die(
+        {
+            "colour": None,
+            "face": None,
+            "confidence": 0.0,
+            "face_confidence": 0.1,
+            "reason": "no pips",
+        }
+    )
     assert unread["confidence"] == 0.0 and unread["reason"] == "no pips"
-    assert dice_frame_readings([{"colour": "red", "face": 3, "confidence": 0.9,
-                                 "face_confidence": 0.9, "box": (5, 6, 7, 8), "reason": None}]) \
-        == [{"colour": "red", "face": 3, "confidence": 0.9, "box": [5, 6, 7, 8]}]
+    assert dice_frame_readings(
+        [
+            {
+                "colour": "red",
+                "face": 3,
+                "confidence": 0.9,
+                "face_confidence": 0.9,
+                "box": (5, 6, 7, 8),
+                "reason": None,
+            }
+        ]
+    ) == [{"colour": "red", "face": 3, "confidence": 0.9, "box": [5, 6, 7, 8]}]
 
 
 def test_a_bad_table_game_is_a_clear_config_error(tmp_path: Path) -> None:
@@ -61,9 +83,12 @@ def test_a_bad_table_game_is_a_clear_config_error(tmp_path: Path) -> None:
     assert load_config(None).table.game == "auto"
     bad = tmp_path / "table.toml"
     bad.write_text('[table]\ngame = "horse-race"\n')
-    with pytest.raises(ConfigError, match=r"table\.toml: \[table\] game: 'horse-race' must be "
-                                          r"one of 'auto', 'camelup', 'camelup2', 'horserace', "
-                                          r"'marcopolo2'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"table\.toml: \[table\] game: 'horse-race' must be "
+        r"one of 'auto', 'camelup', 'camelup2', 'horserace', "
+        r"'marcopolo2'",
+    ):
         load_config(bad)
     with pytest.raises(ConfigError, match=r"\[table\]\.game: expected a string"):
         parse_config({"table": {"game": 2}})
@@ -92,7 +117,8 @@ def test_horse_race_one_press_one_die_with_faces_one_to_six_and_no_colour(mock_f
 
 
 def test_second_edition_one_press_one_die_among_its_six_dice_with_grey_in_the_palette(
-        mock_factory) -> None:
+    mock_factory,
+) -> None:
     """camelup2 (issue 16): a slider press reads one die, among the dice the hub says are left
     (the grey die too), faces 1..3, with a palette that knows grey; then the track."""
     table = Table(mock_factory)
@@ -104,8 +130,11 @@ def test_second_edition_one_press_one_die_among_its_six_dice_with_grey_in_the_pa
         dice = table.sink.wait_for("die", 1, 2.0)
         assert len(dice) == 1 and dice[0]["colour"] == "blue" and dice[0]["face"] == 2
         hints = table.vision.hints[0]
-        assert hints["faces"] == (1, 2, 3) and hints["expected_colours"] == ["red", "grey",
-                                                                            "purple"]
+        assert hints["faces"] == (1, 2, 3) and hints["expected_colours"] == [
+            "red",
+            "grey",
+            "purple",
+        ]
         assert hints["palette"] is not None and "grey" in hints["palette"].colours
         hints["palette"].restricted(hints["expected_colours"])  # the reader can narrow to them
         assert table.sink.of("status")[-1]["game"] == "camelup2"
@@ -147,7 +176,12 @@ def test_marco_polo_confirm_reads_the_frame_and_the_slider_does_nothing(mock_fac
         table.devices.confirm.pin.drive_high()
         assert len(frames) == 1 and kinds(table.sink) == ["dice"]
         assert [(r["colour"], r["face"]) for r in frames[0]["readings"]] == [
-            ("blue", 1), ("green", 2), ("orange", 3), ("yellow", 1), ("white", 2)]
+            ("blue", 1),
+            ("green", 2),
+            ("orange", 3),
+            ("yellow", 1),
+            ("white", 2),
+        ]
         assert set(frames[0]["readings"][0]) == {"colour", "face", "confidence", "box"}
         assert table.loop.state == "ready" and table.vision.die_calls == 0
     finally:
@@ -177,7 +211,8 @@ class Requests:
         self.got: queue.Queue[tuple[str, dict]] = queue.Queue()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         self.client.on_message = lambda c, u, m: self.got.put(
-            (m.topic.rsplit("/", 1)[-1], json.loads(m.payload)))
+            (m.topic.rsplit("/", 1)[-1], json.loads(m.payload))
+        )
         b = BrokerConfig(url=url)
         self.client.username_pw_set(b.username, b.secret)
         self.client.connect(b.host, b.port)
@@ -185,8 +220,9 @@ class Requests:
         self.client.loop_start()
 
     def state(self, game: dict | None) -> None:
-        self.client.publish(f"camelup/{self.table}/state", json.dumps({"seq": 1, "game": game}),
-                            qos=1, retain=True).wait_for_publish(5.0)
+        self.client.publish(
+            f"camelup/{self.table}/state", json.dumps({"seq": 1, "game": game}), qos=1, retain=True
+        ).wait_for_publish(5.0)
 
     def close(self) -> None:
         self.client.publish(f"camelup/{self.table}/state", b"", retain=True).wait_for_publish(5.0)
@@ -209,8 +245,9 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
     t = Table(mock_factory)  # (its recording sink is replaced by the MQTT one below)
     t.loop.stop()
     sink = MqttSink(table_id, BrokerConfig(url=broker.url_for(Role.FIRMWARE)))
-    loop = WatchLoop(t.camera, sink, devices=t.devices, config=CFG,
-                     readers=t.vision.readers()).start()
+    loop = WatchLoop(
+        t.camera, sink, devices=t.devices, config=CFG, readers=t.vision.readers()
+    ).start()
     fixed = None
     try:
         assert sink.wait_connected(5.0)
@@ -231,8 +268,7 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
         got = [hub.got.get(timeout=5.0)[0] for _ in range(2)]
         assert got == ["observe_release", "observe_die"]  # no release was sent before
         # a table that names its game in the config ignores the hub's
-        fixed = WatchLoop(t.camera, sink, config=CFG, readers=t.vision.readers(),
-                          game="horserace")
+        fixed = WatchLoop(t.camera, sink, config=CFG, readers=t.vision.readers(), game="horserace")
         fixed._follow_game()
         hub.state({"game": "marcopolo2"})
         time.sleep(0.3)
@@ -269,8 +305,9 @@ class HubSink(InProcessSink):
 
 
 @contextmanager
-def _hub_table(session, mock_factory, source: Callable[[], RenderedSource],
-               **loop_kw) -> Iterator[tuple[WatchLoop, Devices, HubSink]]:
+def _hub_table(
+    session, mock_factory, source: Callable[[], RenderedSource], **loop_kw
+) -> Iterator[tuple[WatchLoop, Devices, HubSink]]:
     """A watch loop with mock pins on frames from ``source``, its readings going in process to
     the hub's ``session``; stopped and its pins closed on leaving."""
     sink = HubSink(session)
@@ -289,11 +326,13 @@ def _event_types(session) -> list[str]:
     return [e.event.get("type") for e in session.events_since(0)]
 
 
-def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(mock_factory,
-                                                                  tmp_path: Path) -> None:
+def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(
+    mock_factory, tmp_path: Path
+) -> None:
     zone_mod = pytest.importorskip("vision.render.zone")
-    scene = zone_mod.render_zone_scene(np.random.default_rng(2), ("blue", 6),
-                                       track={1: ["blue", "green"]})
+    scene = zone_mod.render_zone_scene(
+        np.random.default_rng(2), ("blue", 6), track={1: ["blue", "green"]}
+    )
     scale = scene.zone.shape[1] / scene.zone_box_preview[2]
     shown = {"die": False}
     session, bus = _session(tmp_path)
@@ -302,18 +341,25 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(mock_factory,
         for _ in range(20):  # a betting phase first: everyone passes
             if session.game.state.phase == "running":
                 break
-            session.request("action", {"player": session.game.current_player,
-                                       "action": "pass"}, {"local": True})
+            session.request(
+                "action", {"player": session.game.current_player, "action": "pass"}, {"local": True}
+            )
         assert session.game.state.phase == "running"  # a roll is due
+
         def source() -> RenderedSource:
             return RenderedSource(
-                lambda: scene.preview if shown["die"] else scene.preview_empty, fps=30,
-                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(),
-                                  scale))
+                lambda: scene.preview if shown["die"] else scene.preview_empty,
+                fps=30,
+                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(), scale),
+            )
 
-        with _hub_table(session, mock_factory, source, reveal_zone=scene.zone_box_preview,
-                        config=WatchConfig(still_frames=2, track_timeout_s=0.5,
-                                           status_interval_s=1.0)) as (loop, devices, sink):
+        with _hub_table(
+            session,
+            mock_factory,
+            source,
+            reveal_zone=scene.zone_box_preview,
+            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+        ) as (loop, devices, sink):
             assert _wait(lambda: loop.game == "horserace", 3.0)
             time.sleep(0.5)
             devices.slider.pin.drive_low()
@@ -331,24 +377,31 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(mock_factory,
         bus.close()
 
 
-def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(mock_factory,
-                                                                  tmp_path: Path) -> None:
+def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(
+    mock_factory, tmp_path: Path
+) -> None:
     dice_render = pytest.importorskip("vision.render.dice")
     from vision.dice import read_dice
 
     # the players' colours (Ann blue, Bob yellow) and two neutral dice; no black die (that needs
     # the boards' regions, a table setting, to be given to a player)
     image, truth = dice_render.render_dice_scene(
-        np.random.default_rng(4), 4, colours=["blue", "yellow", "green", "red"],
-        size=(640, 480), faces=(1, 2, 3, 4, 5, 6))
+        np.random.default_rng(4),
+        4,
+        colours=["blue", "yellow", "green", "red"],
+        size=(640, 480),
+        faces=(1, 2, 3, 4, 5, 6),
+    )
     direct = [(r.colour, r.face, list(r.box)) for r in read_dice(image)]
     session, bus = _session(tmp_path)
     try:
-        session.start_game(["Ann", "Bob"], game="marcopolo2",
-                           settings={"expected_dice": 1})
-        with _hub_table(session, mock_factory, lambda: RenderedSource(lambda: image, fps=30),
-                        config=WatchConfig(still_frames=2, status_interval_s=1.0)
-                        ) as (loop, devices, sink):
+        session.start_game(["Ann", "Bob"], game="marcopolo2", settings={"expected_dice": 1})
+        with _hub_table(
+            session,
+            mock_factory,
+            lambda: RenderedSource(lambda: image, fps=30),
+            config=WatchConfig(still_frames=2, status_interval_s=1.0),
+        ) as (loop, devices, sink):
             assert _wait(lambda: loop.game == "marcopolo2", 3.0)
             time.sleep(0.3)
             devices.confirm.pin.drive_low()

@@ -26,8 +26,9 @@ pytest.importorskip("vision.track")
 
 def test_white_gains_from_the_markers_undo_a_colour_cast() -> None:
 
-    image, _ = board.render_board_scene(np.random.default_rng(5), track={2: ["white"]},
-                                        effects=False)
+    image, _ = board.render_board_scene(
+        np.random.default_rng(5), track={2: ["white"]}, effects=False
+    )
     cast = np.array([0.6, 0.8, 0.95])  # a warm, dimmer lamp: far less blue (nothing clips)
     warm = np.clip(image * cast, 0, 255).astype(np.uint8)
     gains = np.array(vision_white_gains(warm))
@@ -45,8 +46,9 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
     # the same scene without and with the die (no random effects, so only the die differs),
     # replayed as a looped film: the empty table for 10 frames, then the die for 10
     empty, _ = board.render_board_scene(np.random.default_rng(3), track=track, effects=False)
-    image, _ = board.render_board_scene(np.random.default_rng(3), track=track,
-                                        die=("yellow", 2), effects=False)
+    image, _ = board.render_board_scene(
+        np.random.default_rng(3), track=track, die=("yellow", 2), effects=False
+    )
     film = tmp_path / "film"
     film.mkdir()
     cv2.imwrite(str(tmp_path / "empty.png"), empty)
@@ -59,9 +61,13 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
     # white balance (worked out when the board was first found: on the empty table), faces 1..3
     x, y, w, h = zone
     empty_replayed = cv2.imread(str(tmp_path / "empty.png"))
-    direct = read_die_in_zone(replayed, zone,
-                              background=empty_replayed[y:y + h, x:x + w].copy(),
-                              white_gains=vision_white_gains(empty_replayed), faces=(1, 2, 3))
+    direct = read_die_in_zone(
+        replayed,
+        zone,
+        background=empty_replayed[y : y + h, x : x + w].copy(),
+        white_gains=vision_white_gains(empty_replayed),
+        faces=(1, 2, 3),
+    )
 
     sink = RecordingSink()
     cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)
@@ -84,15 +90,17 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
     else:
         assert (die["colour"], die["face"]) == (direct.colour, direct.face)
         assert die["box"] == list(direct.box)
-    crop = cv2.imdecode(np.frombuffer(__import__("base64").b64decode(die["crop_jpeg"]),
-                                      np.uint8), cv2.IMREAD_COLOR)
+    crop = cv2.imdecode(
+        np.frombuffer(__import__("base64").b64decode(die["crop_jpeg"]), np.uint8), cv2.IMREAD_COLOR
+    )
     assert crop is not None and crop.shape[0] > 8
     assert tracks[0]["track"] == read_track(replayed).to_json()["track"]
     assert tracks[0]["track"] == {"1": ["blue", "green"], "3": ["orange"]}
 
 
-def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(mock_factory,
-                                                                    tmp_path: Path) -> None:
+def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(
+    mock_factory, tmp_path: Path
+) -> None:
     """Frame replay through the real readers: with a palette file that swaps yellow and orange
     (as if this lamp made them look so), the loop's reading is the one vision gives with that
     palette, not the shipped one's, and the status names the file; without the file, the
@@ -101,10 +109,12 @@ def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(mock_factory,
     from vision.dice import read_die_in_zone
     from vision.palette import Palette, default_palette, save_palette
 
-    empty, _ = board.render_board_scene(np.random.default_rng(3), track={1: ["blue"]},
-                                        effects=False)
-    image, _ = board.render_board_scene(np.random.default_rng(3), track={1: ["blue"]},
-                                        die=("yellow", 2), effects=False)
+    empty, _ = board.render_board_scene(
+        np.random.default_rng(3), track={1: ["blue"]}, effects=False
+    )
+    image, _ = board.render_board_scene(
+        np.random.default_rng(3), track={1: ["blue"]}, die=("yellow", 2), effects=False
+    )
     film = tmp_path / "film"
     film.mkdir()
     cv2.imwrite(str(tmp_path / "empty.png"), empty)
@@ -112,15 +122,26 @@ def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(mock_factory,
     for i in range(20):
         os.link(tmp_path / ("die.png" if i >= 10 else "empty.png"), film / f"{i:03d}.png")
     shipped = default_palette()
-    swapped = Palette({**shipped.colours, "yellow": shipped.colours["orange"],
-                       "orange": shipped.colours["yellow"]}, "calibrated")
+    swapped = Palette(
+        {
+            **shipped.colours,
+            "yellow": shipped.colours["orange"],
+            "orange": shipped.colours["yellow"],
+        },
+        "calibrated",
+    )
     replayed, empty_replayed = (cv2.imread(str(tmp_path / n)) for n in ("die.png", "empty.png"))
     x, y, w, h = zone = reveal_zone_box(locate_board(replayed), margin_mm=10.0)
 
     def direct(palette: Palette | None) -> tuple[object, object]:
-        r = read_die_in_zone(replayed, zone, background=empty_replayed[y:y + h, x:x + w].copy(),
-                             white_gains=vision_white_gains(empty_replayed), faces=(1, 2, 3),
-                             palette=palette)
+        r = read_die_in_zone(
+            replayed,
+            zone,
+            background=empty_replayed[y : y + h, x : x + w].copy(),
+            white_gains=vision_white_gains(empty_replayed),
+            faces=(1, 2, 3),
+            palette=palette,
+        )
         return (r.colour, r.face) if r is not None else (None, None)
 
     assert direct(None) == ("yellow", 2)
@@ -129,8 +150,9 @@ def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(mock_factory,
 
     def run(palette_file: Path) -> tuple[dict, dict]:
         sink = RecordingSink()
-        cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=0.2,
-                          palette=str(palette_file))
+        cfg = WatchConfig(
+            still_frames=2, track_timeout_s=0.5, status_interval_s=0.2, palette=str(palette_file)
+        )
         with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
             camera = CameraSupervisor(lambda: ReplaySource(film, fps=30)).start()
             loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()

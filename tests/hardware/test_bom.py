@@ -29,8 +29,19 @@ def test_columns_and_values():
 
 def test_parts_the_build_needs_are_listed():
     text = " ".join(f"{r['part']} {r['model']}".lower() for r in rows())
-    for needed in ("raspberry pi 4", "camera module 3", "microswitch", "rgb led", "mosfet",
-                   "led ring", "piezo", "push button", "power supply", "microsd", "pole"):
+    for needed in (
+        "raspberry pi 4",
+        "camera module 3",
+        "microswitch",
+        "rgb led",
+        "mosfet",
+        "led ring",
+        "piezo",
+        "push button",
+        "power supply",
+        "microsd",
+        "pole",
+    ):
         assert needed in text, needed
 
 
@@ -38,8 +49,11 @@ def test_resistors_match_the_wiring_drawing():
     """The values drawn on wiring.svg are the values bought."""
     from firmware.wiring import RESISTORS
 
-    bought = {r["part"].removeprefix("Resistor ").replace("kohm", "kΩ").replace("ohm", "Ω")
-              for r in rows() if r["part"].startswith("Resistor")}
+    bought = {
+        r["part"].removeprefix("Resistor ").replace("kohm", "kΩ").replace("ohm", "Ω")
+        for r in rows()
+        if r["part"].startswith("Resistor")
+    }
     assert set(RESISTORS.values()) <= bought
     assert "100 kΩ" in bought  # the gate pull-down written inside the light ring's box
 

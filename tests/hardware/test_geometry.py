@@ -83,8 +83,7 @@ def test_lowest_placement_is_lowest(layout):
     view = lowest_placement(CM3, layout, setback_mm=200)
     assert view is not None and view.ok
     h = view.placement.height_mm
-    below = camera_view(Placement(h - 10, centred_tilt(h - 10, 200, CM3, layout), 200),
-                        CM3, layout)
+    below = camera_view(Placement(h - 10, centred_tilt(h - 10, 200, CM3, layout), 200), CM3, layout)
     assert not below.ok
 
 
@@ -95,8 +94,10 @@ def test_too_low_is_refused_with_reasons(layout):
 
 
 def test_higher_camera_gives_thinner_near_bands(layout):
-    bands = [camera_view(Placement(h, centred_tilt(h, 200, CM3, layout), 200), CM3,
-                         layout).band_px[11] for h in (450, 700, 1000)]
+    bands = [
+        camera_view(Placement(h, centred_tilt(h, 200, CM3, layout), 200), CM3, layout).band_px[11]
+        for h in (450, 700, 1000)
+    ]
     assert bands[0] > bands[1] > bands[2]
 
 
@@ -106,14 +107,12 @@ def test_pyramid_hides_the_far_row_from_a_low_flat_view(layout):
     assert any("pyramid" in p for p in view.problems)
     # and a shorter pyramid does not
     short = load_layout(BOARD, pyramid_height=10)
-    assert not any("pyramid" in h for h in camera_view(Placement(250, 70, 400), CM3,
-                                                       short).hidden)
+    assert not any("pyramid" in h for h in camera_view(Placement(250, 70, 400), CM3, short).hidden)
 
 
 def test_wide_lens_puts_fewer_pixels_on_a_die(layout):
     p = Placement(500, centred_tilt(500, 200, CM3, layout), 200)
-    assert camera_view(p, LENSES["cm3-wide"], layout).die_px < camera_view(p, CM3,
-                                                                           layout).die_px
+    assert camera_view(p, LENSES["cm3-wide"], layout).die_px < camera_view(p, CM3, layout).die_px
 
 
 def test_incomplete_board_geometry_is_named():

@@ -49,13 +49,24 @@ def test_the_yaml_states_each_pin_once_as_data():
     build guide against 34/6 in the comments), so no comment names one."""
     import re
 
-    comments = [line.split("#", 1)[1] for line in PINMAP.read_text(encoding="utf-8").splitlines()
-                if "#" in line]
+    comments = [
+        line.split("#", 1)[1]
+        for line in PINMAP.read_text(encoding="utf-8").splitlines()
+        if "#" in line
+    ]
     assert not [c for c in comments if re.search(r"(GND|= ?pin) \d+|pin \d+/", c)]
     pm = load_pinmap(PINMAP)
-    assert all(entry is not None for entry in (pm.slider.ground, pm.confirm.ground,
-                                               pm.status_led.ground, pm.light_ring.ground,
-                                               pm.light_ring.supply, pm.buzzer.ground))
+    assert all(
+        entry is not None
+        for entry in (
+            pm.slider.ground,
+            pm.confirm.ground,
+            pm.status_led.ground,
+            pm.light_ring.ground,
+            pm.light_ring.supply,
+            pm.buzzer.ground,
+        )
+    )
     for name, bcm in pm.uses():
         assert PHYSICAL[bcm] in range(1, 41), name
 
@@ -88,13 +99,16 @@ def test_pwm_parts_may_use_any_gpio(raw):
     assert pm.light_ring.pin == 23 and pm.buzzer.pin == 22
 
 
-@pytest.mark.parametrize(("part", "key", "pin", "message"), [
-    ("slider", "ground", 11, "slider.ground: pin 11 carries BCM 17, not GND"),
-    ("status_led", "ground", 2, "status_led.ground: pin 2 carries 5V, not GND"),
-    ("light_ring", "supply", 6, "light_ring.supply: pin 6 carries GND, not 5V"),
-    ("buzzer", "ground", 41, "buzzer.ground: pin 41 is not on the 40-pin header"),
-    ("confirm", "ground", 9, "confirm.ground: pin 9 already has the wire of slider.ground"),
-])
+@pytest.mark.parametrize(
+    ("part", "key", "pin", "message"),
+    [
+        ("slider", "ground", 11, "slider.ground: pin 11 carries BCM 17, not GND"),
+        ("status_led", "ground", 2, "status_led.ground: pin 2 carries 5V, not GND"),
+        ("light_ring", "supply", 6, "light_ring.supply: pin 6 carries GND, not 5V"),
+        ("buzzer", "ground", 41, "buzzer.ground: pin 41 is not on the 40-pin header"),
+        ("confirm", "ground", 9, "confirm.ground: pin 9 already has the wire of slider.ground"),
+    ],
+)
 def test_ground_and_supply_pins_are_checked(raw, part, key, pin, message):
     raw[part][key] = pin
     with pytest.raises(PinMapError) as err:

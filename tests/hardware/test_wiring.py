@@ -94,9 +94,10 @@ def test_the_build_guides_table_diagram_and_pinmap_agree():
 
     pm = load_pinmap(HARDWARE / "pinmap.yaml")
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
-    block = readme[readme.index(TABLE_BEGIN) + len(TABLE_BEGIN):readme.index(TABLE_END)]
+    block = readme[readme.index(TABLE_BEGIN) + len(TABLE_BEGIN) : readme.index(TABLE_END)]
     assert block.strip() == wiring_table(pm).strip(), (
-        "run `pyramid wiring --out hardware/wiring.svg --readme hardware/README.md`")
+        "run `pyramid wiring --out hardware/wiring.svg --readme hardware/README.md`"
+    )
     drawn = {p.title: {t.pin for t in p.terminals} for p in _parts(pm)}
     assert pm.slider.ground in drawn["Slider microswitch"]
     assert pm.confirm.ground in drawn["Confirm button"]

@@ -22,8 +22,9 @@ class Collector:
     controller, which may send requests and read their answers and the public topics.
     """
 
-    def __init__(self, broker: Any, topics: list[str], role: Any = None,
-                 client_id: str | None = None) -> None:
+    def __init__(
+        self, broker: Any, topics: list[str], role: Any = None, client_id: str | None = None
+    ) -> None:
         from hub.mqtt.access import Role
         from hub.mqtt.bridge import parse_broker_url
 
@@ -50,8 +51,9 @@ class Collector:
             self.messages.append((msg.topic, bytes(msg.payload), bool(msg.retain)))
             self._cond.notify_all()
 
-    def wait_for(self, pred: Callable[[list[tuple[str, bytes, bool]]], bool],
-                 timeout: float = 10.0) -> bool:
+    def wait_for(
+        self, pred: Callable[[list[tuple[str, bytes, bool]]], bool], timeout: float = 10.0
+    ) -> bool:
         deadline = time.monotonic() + timeout
         with self._cond:
             while not pred(self.messages):
@@ -113,8 +115,9 @@ def dedupe(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def bridged(tables: Any, broker: Any, request: Any, prefix: str,
-            **session_kw: Any) -> Iterator[tuple[Any, Any]]:
+def bridged(
+    tables: Any, broker: Any, request: Any, prefix: str, **session_kw: Any
+) -> Iterator[tuple[Any, Any]]:
     """A session named after the test (retained topics do not mix), bridged to the broker;
     yields (session, bridge) and stops the bridge after the test. For a ``hub`` fixture."""
     from hub.mqtt.bridge import MqttBridge

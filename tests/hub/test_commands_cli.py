@@ -17,8 +17,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _pyramid(*args: str, cwd: Path = REPO, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hub.cli", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "hub.cli", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_advise_reads_the_readmes_example_which_is_the_hubs_state() -> None:
@@ -40,15 +46,17 @@ def test_advise_reads_the_readmes_example_which_is_the_hubs_state() -> None:
 def test_simulate_in_worker_processes_gives_the_serial_answer() -> None:
     seen: list[tuple[int, int]] = []
     serial = simulate(["advisor", "random"], 4, seed=3).summary()
-    parallel = simulate(["advisor", "random"], 4, seed=3, processes=2,
-                        progress=lambda d, n: seen.append((d, n))).summary()
+    parallel = simulate(
+        ["advisor", "random"], 4, seed=3, processes=2, progress=lambda d, n: seen.append((d, n))
+    ).summary()
     assert parallel == serial
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
 
 
 def test_simulate_prints_no_progress_bar_when_not_on_a_terminal() -> None:
-    out = _pyramid("simulate", "--games", "2", "--players", "2", "--bots", "random",
-                   "--processes", "2")
+    out = _pyramid(
+        "simulate", "--games", "2", "--players", "2", "--bots", "random", "--processes", "2"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr == "" and "2 games" in out.stdout
 
@@ -66,13 +74,19 @@ def test_games_finds_the_demos_log_or_says_where_it_looks(tmp_path: Path) -> Non
     bus = EventBus("demo")
     try:
         TableSession("demo", store, bus, odds=False, advice=False).start_game(
-            ["Ada", "Bo"], game="horserace", seed=1)
+            ["Ada", "Bo"], game="horserace", seed=1
+        )
     finally:
         bus.close()
         store.close()
-    env_out = subprocess.run([sys.executable, "-m", "hub.cli", "games", "--json"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=120,
-                             env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    env_out = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "games", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert env_out.returncode == 0, env_out.stderr
     (row,) = [json.loads(x) for x in env_out.stdout.splitlines()]
     assert row["table"] == "demo" and row["kind"] == "horserace" and row["db"] == "var/demo.db"

@@ -24,13 +24,23 @@ def reference_log(tmp: Path, seed: str) -> list[dict]:
     return simtable.comparable_log(s)
 
 
-def run_with_kills(db: Path, seed: str, kills: int, rng: random.Random,
-                   delay: float = 0.004) -> list[int]:
+def run_with_kills(
+    db: Path, seed: str, kills: int, rng: random.Random, delay: float = 0.004
+) -> list[int]:
     """Run the simulated table in a subprocess, SIGKILL it ``kills`` times, let it finish.
 
     Returns the log's last seq at each kill (where in the game each one struck)."""
-    cmd = [sys.executable, "-m", "hub.simtable", "--db", str(db), "--seed", seed,
-           "--delay", str(delay)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.simtable",
+        "--db",
+        str(db),
+        "--seed",
+        seed,
+        "--delay",
+        str(delay),
+    ]
     done = 0
     at: list[int] = []
     while True:

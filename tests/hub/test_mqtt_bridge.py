@@ -34,8 +34,13 @@ def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) 
 
 def test_parse_broker_urls() -> None:
     c = parse_broker_url("mqtts://ann:p%40ss@broker.lan")
-    assert (c.host, c.port, c.tls, c.username, c.password) == ("broker.lan", 8883, True, "ann",
-                                                               "p@ss")
+    assert (c.host, c.port, c.tls, c.username, c.password) == (
+        "broker.lan",
+        8883,
+        True,
+        "ann",
+        "p@ss",
+    )
     assert parse_broker_url("mqtt://10.0.0.2:1884").port == 1884
     assert parse_broker_url("broker.lan").port == 1883
     with pytest.raises(ValueError, match="scheme"):
@@ -51,10 +56,14 @@ def test_a_whole_game_over_mqtt_matches_the_log_and_the_schemas(hub, broker) -> 
         sub.publish(f"{base}/request/snapshot", {"transaction": "t-1"})
         assert bridge.flush(10)
         last = session.seq
-        assert sub.wait_for(lambda m: any(
-            t == f"{base}/event" and json.loads(p)["seq"] == last for t, p, _ in m))
-        assert sub.wait_for(lambda m: any(
-            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        assert sub.wait_for(
+            lambda m: any(t == f"{base}/event" and json.loads(p)["seq"] == last for t, p, _ in m)
+        )
+        assert sub.wait_for(
+            lambda m: any(
+                t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m
+            )
+        )
         assert sub.wait_for(lambda m: any(t == f"{base}/response/snapshot" for t, _, _ in m))
         # every payload checked against its documented schema
         checked = set()
@@ -71,8 +80,12 @@ def test_a_whole_game_over_mqtt_matches_the_log_and_the_schemas(hub, broker) -> 
         assert [e["seq"] for e in got] == list(range(1, last + 1))
         assert got == [e.to_dict() for e in session.events_since(0)]
         over = got[-1]
-        assert over["event_type"] == "game_over" and set(over["money"]) == {"Ann", "Bob", "Cy",
-                                                                            "Dee"}
+        assert over["event_type"] == "game_over" and set(over["money"]) == {
+            "Ann",
+            "Bob",
+            "Cy",
+            "Dee",
+        }
         assert all("colour" in b for b in over["overall"])
         # scores and tallies
         for name, money in over["money"].items():
@@ -95,26 +108,36 @@ def test_requests_answer_with_their_transaction_and_bad_ones_change_nothing(hub,
     try:
         before = session.full_state()
         sub.publish(f"{base}/request/action", b"{not json")
-        sub.publish(f"{base}/request/action", {"transaction": 7, "pin": "0000", "player": "Ann",
-                                               "action": "leg:blue"})
-        sub.publish(f"{base}/request/action", {"transaction": "x", "pin": PIN, "player": "Bob",
-                                               "action": "leg:blue"})
+        sub.publish(
+            f"{base}/request/action",
+            {"transaction": 7, "pin": "0000", "player": "Ann", "action": "leg:blue"},
+        )
+        sub.publish(
+            f"{base}/request/action",
+            {"transaction": "x", "pin": PIN, "player": "Bob", "action": "leg:blue"},
+        )
         sub.publish(f"{base}/request/launch", {"transaction": "y"})
         assert sub.wait_for(lambda m: len(m) >= 4)
-        answers = {a["transaction"]: a for a in
-                   (json.loads(p) for t, p, _ in sub.messages if t.endswith("/action"))}
+        answers = {
+            a["transaction"]: a
+            for a in (json.loads(p) for t, p, _ in sub.messages if t.endswith("/action"))
+        }
         assert answers[None]["reason"] == "bad_json"
         assert answers[7]["reason"] == "wrong_pin"
         assert answers["x"]["reason"] == "not_your_turn" and "Ann's turn" in answers["x"]["error"]
         (launch,) = [json.loads(p) for p in sub.on(f"{base}/response/launch")]
         assert launch["reason"] == "bad_command"
         assert session.full_state() == before
-        sub.publish(f"{base}/request/action", {"transaction": "ok", "auth": {"pin": PIN},
-                                               "player": "Ann", "action": "leg:blue"})
-        assert sub.wait_for(lambda m: any(json.loads(p).get("transaction") == "ok"
-                                          for _, p, _ in m))
-        assert session.full_state()["holdings"]["Ann"]["leg_tiles"] == [{"colour": "blue",
-                                                                          "value": 5}]
+        sub.publish(
+            f"{base}/request/action",
+            {"transaction": "ok", "auth": {"pin": PIN}, "player": "Ann", "action": "leg:blue"},
+        )
+        assert sub.wait_for(
+            lambda m: any(json.loads(p).get("transaction") == "ok" for _, p, _ in m)
+        )
+        assert session.full_state()["holdings"]["Ann"]["leg_tiles"] == [
+            {"colour": "blue", "value": 5}
+        ]
     finally:
         sub.close()
 
@@ -132,8 +155,11 @@ def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub,
         assert sub.wait_for(lambda m: any(json.loads(p)["seq"] == started for _, p, _ in m))
         broker.stop()
         sub.subscribed.clear()
-        for player, action in [("Ann", "roll:blue:1"), ("Bob", "leg:green"),
-                               ("Cy", "roll:white:2")]:
+        for player, action in [
+            ("Ann", "roll:blue:1"),
+            ("Bob", "leg:green"),
+            ("Cy", "roll:white:2"),
+        ]:
             assert session.request("action", {"player": player, "action": action}, TABLE)["ok"]
         time.sleep(0.2)
         assert bridge.outbox >= 5  # held while the broker is away
@@ -157,11 +183,15 @@ def test_events_during_a_broker_outage_arrive_in_order_and_state_comes_back(hub,
         kept = [s for i, s in enumerate(seqs) if s not in seqs[:i]]
         assert kept == list(range(1, last + 1)), seqs
         # a subscriber arriving after the restart gets the retained topics back
-        late = Collector(broker, [f"{base}/state", f"{base}/available",
-                                       f"{base}/score/+"])
+        late = Collector(broker, [f"{base}/state", f"{base}/available", f"{base}/score/+"])
         try:
-            assert late.wait_for(lambda m: {t for t, _, r in m if r} >= {
-                f"{base}/state", f"{base}/available", f"{base}/score/Ann"}, 10)
+            assert late.wait_for(
+                lambda m: (
+                    {t for t, _, r in m if r}
+                    >= {f"{base}/state", f"{base}/available", f"{base}/score/Ann"}
+                ),
+                10,
+            )
             assert late.on(f"{base}/available")[-1] == b"online"
             assert json.loads(late.on(f"{base}/state")[-1])["seq"] == last
         finally:
@@ -199,8 +229,14 @@ def test_home_assistant_discovery_is_sent_again_when_it_comes_online(hub, broker
     topic = f"homeassistant/device/camel_pyramid_{session.table_id}/config"
     sub = Collector(broker, [topic], role=Role.READER)  # Home Assistant's read-only user
     try:
-        assert sub.wait_for(lambda m: any(json.loads(p)["components"].get(
-            f"camel_pyramid_{session.table_id}_score_{player_key('Ann')}") for _, p, _ in m))
+        assert sub.wait_for(
+            lambda m: any(
+                json.loads(p)["components"].get(
+                    f"camel_pyramid_{session.table_id}_score_{player_key('Ann')}"
+                )
+                for _, p, _ in m
+            )
+        )
         n = len(sub.messages)
         sub.publish("homeassistant/status", b"online")
         assert sub.wait_for(lambda m: len(m) > n)
@@ -219,18 +255,38 @@ def test_the_firmware_mqtt_payloads_are_understood(hub, broker) -> None:
     start(session)
     sub = Collector(broker, [f"{base}/response/#"], role=Role.FIRMWARE)  # the firmware's user
     try:
-        reading = {"colour": "green", "face": 2, "confidence": 0.96, "face_confidence": 0.97,
-                   "colour_confidence": 0.95, "box": [10, 20, 30, 30], "reason": None,
-                   "mode": "pips"}
-        sub.publish(f"{base}/request/observe_release",
-                    {"transaction": "r1", **sinks.payload("release", ts=123.0)})
-        sub.publish(f"{base}/request/observe_die",
-                    {"transaction": "d1", **sinks.payload("die", reading=reading,
-                                                          crop_jpeg=b"\xff\xd8jpg")})
-        track = {"track": {"1": ["blue"], "4": ["green", "orange"], "3": ["yellow", "white"]},
-                 "desert": {}, "confidence": 0.9, "uncertain": ["7"], "reason": None}
-        sub.publish(f"{base}/request/observe_track",
-                    {"transaction": "t1", **sinks.payload("track", reading=track)})
+        reading = {
+            "colour": "green",
+            "face": 2,
+            "confidence": 0.96,
+            "face_confidence": 0.97,
+            "colour_confidence": 0.95,
+            "box": [10, 20, 30, 30],
+            "reason": None,
+            "mode": "pips",
+        }
+        sub.publish(
+            f"{base}/request/observe_release",
+            {"transaction": "r1", **sinks.payload("release", ts=123.0)},
+        )
+        sub.publish(
+            f"{base}/request/observe_die",
+            {
+                "transaction": "d1",
+                **sinks.payload("die", reading=reading, crop_jpeg=b"\xff\xd8jpg"),
+            },
+        )
+        track = {
+            "track": {"1": ["blue"], "4": ["green", "orange"], "3": ["yellow", "white"]},
+            "desert": {},
+            "confidence": 0.9,
+            "uncertain": ["7"],
+            "reason": None,
+        }
+        sub.publish(
+            f"{base}/request/observe_track",
+            {"transaction": "t1", **sinks.payload("track", reading=track)},
+        )
         sub.publish(f"{base}/firmware/status", {"state": "ready", "fps": 9.5})
         assert sub.wait_for(lambda m: len(m) >= 3)
         answers = {json.loads(p)["transaction"]: json.loads(p) for _, p, _ in sub.messages}

@@ -28,14 +28,21 @@ def hub(tables: Tables, broker: EmbeddedBroker, request: pytest.FixtureRequest) 
     yield from bridged(tables, broker, request, "o", odds=True, advice=True)
 
 
-def ask_mqtt(sub: Collector, base: str, cmd: str, payload: dict[str, Any],
-             transaction: str) -> dict[str, Any]:
+def ask_mqtt(
+    sub: Collector, base: str, cmd: str, payload: dict[str, Any], transaction: str
+) -> dict[str, Any]:
     sub.publish(f"{base}/request/{cmd}", {"transaction": transaction, **payload})
-    assert sub.wait_for(lambda m: any(
-        t == f"{base}/response/{cmd}" and json.loads(p).get("transaction") == transaction
-        for t, p, _ in m)), f"no answer to {cmd} {transaction}"
-    (answer,) = [a for a in (json.loads(p) for p in sub.on(f"{base}/response/{cmd}"))
-                 if a.get("transaction") == transaction]
+    assert sub.wait_for(
+        lambda m: any(
+            t == f"{base}/response/{cmd}" and json.loads(p).get("transaction") == transaction
+            for t, p, _ in m
+        )
+    ), f"no answer to {cmd} {transaction}"
+    (answer,) = [
+        a
+        for a in (json.loads(p) for p in sub.on(f"{base}/response/{cmd}"))
+        if a.get("transaction") == transaction
+    ]
     return answer
 
 
@@ -59,15 +66,32 @@ def test_a_horse_race_over_mqtt(hub, broker) -> None:
     base = bridge.base
     sub = Collector(broker, [f"{base}/#"])
     try:
-        bad = ask_mqtt(sub, base, "start_game", {"pin": PIN, "game": "horserace",
-                                                 "players": ["Ann", "Bob"], "races": 0}, "s0")
+        bad = ask_mqtt(
+            sub,
+            base,
+            "start_game",
+            {"pin": PIN, "game": "horserace", "players": ["Ann", "Bob"], "races": 0},
+            "s0",
+        )
         assert bad["reason"] == "bad_settings" and session.seq == 0
-        started = ask_mqtt(sub, base, "start_game", {
-            "pin": PIN, "game": "horserace", "players": ["Ann", "Bob"], "seed": 11,
-            "first_player": "Ann", "track_length": 6}, "s1")
+        started = ask_mqtt(
+            sub,
+            base,
+            "start_game",
+            {
+                "pin": PIN,
+                "game": "horserace",
+                "players": ["Ann", "Bob"],
+                "seed": 11,
+                "first_player": "Ann",
+                "track_length": 6,
+            },
+            "s1",
+        )
         assert started["ok"] and started["game"] == "horserace"
-        assert ask_mqtt(sub, base, "action", {"pin": PIN, "player": "Ann",
-                                              "action": "bet:green"}, "a1")["ok"]
+        assert ask_mqtt(
+            sub, base, "action", {"pin": PIN, "player": "Ann", "action": "bet:green"}, "a1"
+        )["ok"]
         ask_mqtt(sub, base, "action", {"pin": PIN, "player": "Bob", "action": "pass"}, "a2")
         # the firmware's door: no PIN; an unsure die is a prompt, a sure one the roll
         unsure = ask_mqtt(sub, base, "observe_die", {"face": 3, "confidence": 0.2}, "d1")
@@ -78,8 +102,13 @@ def test_a_horse_race_over_mqtt(hub, broker) -> None:
         def advised_roll(m: list[tuple[str, bytes, bool]]) -> bool:
             for t, p, _ in m:
                 s = json.loads(p) if t == f"{base}/state" and p else None
-                if s and s["game"] and s["game"]["roll"] and isinstance(s["advice"], dict) \
-                        and s["advice"].get("roll"):
+                if (
+                    s
+                    and s["game"]
+                    and s["game"]["roll"]
+                    and isinstance(s["advice"], dict)
+                    and s["advice"].get("roll")
+                ):
                     return True
             return False
 
@@ -103,17 +132,29 @@ def test_a_horse_race_over_mqtt(hub, broker) -> None:
             assert n < 100
         assert bridge.flush(10)
         over = [e for e in session.engine_log() if e["type"] == "game_over"][0]
-        assert sub.wait_for(lambda m: any(
-            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        assert sub.wait_for(
+            lambda m: any(
+                t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m
+            )
+        )
         for name, points in over["money"].items():
-            assert sub.wait_for(lambda m, name=name, points=points: any(
-                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
+            assert sub.wait_for(
+                lambda m, name=name, points=points: any(
+                    t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m
+                )
+            )
         assert {"event", "state", "response"} <= check_all(sub, session, base)
         states = [json.loads(p) for p in sub.on(f"{base}/state") if p]
         assert {s["game"]["game"] for s in states if s["game"]} == {"horserace"}
         # the roll in hand was advised in the retained state, with the standard errors
-        advised = [s["advice"] for s in states if s["game"] and s["game"]["roll"]
-                   and isinstance(s["advice"], dict) and s["advice"].get("roll")]
+        advised = [
+            s["advice"]
+            for s in states
+            if s["game"]
+            and s["game"]["roll"]
+            and isinstance(s["advice"], dict)
+            and s["advice"].get("roll")
+        ]
         assert advised and all(c["stderr"]["Ann"] >= 0 for c in advised[0]["roll"]["choices"])
     finally:
         sub.close()
@@ -124,14 +165,30 @@ def test_a_marco_polo_game_over_mqtt(hub, broker) -> None:
     base = bridge.base
     sub = Collector(broker, [f"{base}/#"])
     try:
-        started = ask_mqtt(sub, base, "start_game", {
-            "pin": PIN, "game": "marcopolo2", "players": ["Ann", "Bob", "Cy"],
-            "boards": {"Ann": [0, 0, 10, 10], "Bob": [10, 0, 10, 10], "Cy": [20, 0, 10, 10]}},
-            "s1")
+        started = ask_mqtt(
+            sub,
+            base,
+            "start_game",
+            {
+                "pin": PIN,
+                "game": "marcopolo2",
+                "players": ["Ann", "Bob", "Cy"],
+                "boards": {"Ann": [0, 0, 10, 10], "Bob": [10, 0, 10, 10], "Cy": [20, 0, 10, 10]},
+            },
+            "s1",
+        )
         assert started["ok"]
-        frame = [{"colour": c, "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
-                 for c, f, x in [("blue", 6, 1), ("blue", 5, 2), ("yellow", 1, 11),
-                                 ("black", 2, 12), ("green", 4, 21), ("green", None, 22)]]
+        frame = [
+            {"colour": c, "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
+            for c, f, x in [
+                ("blue", 6, 1),
+                ("blue", 5, 2),
+                ("yellow", 1, 11),
+                ("black", 2, 12),
+                ("green", 4, 21),
+                ("green", None, 22),
+            ]
+        ]
         read = ask_mqtt(sub, base, "observe_dice", {"readings": frame}, "d1")
         assert read["played"] == ["dice:Ann:5,6", "dice:Bob:1+2"] and read["players"] == ["Cy"]
         for action in ("dice:Cy:4,2", "comp:Ann:0", "comp:Bob:12", "comp:Cy:9"):
@@ -139,17 +196,26 @@ def test_a_marco_polo_game_over_mqtt(hub, broker) -> None:
             assert answer["ok"], answer
         for _ in range(4):
             assert session.request("action", {"action": "round"}, TABLE)["ok"]
-        for name, sheet in {"Ann": "coins=40", "Bob": "coins=10,contracts=1",
-                            "Cy": "silk=4"}.items():
+        for name, sheet in {
+            "Ann": "coins=40",
+            "Bob": "coins=10,contracts=1",
+            "Cy": "silk=4",
+        }.items():
             assert session.request("action", {"action": f"score:{name}:{sheet}"}, TABLE)["ok"]
         done = ask_mqtt(sub, base, "action", {"pin": PIN, "action": "finish"}, "f")
         assert done["events"][0]["money"] == {"Ann": 4, "Bob": 9, "Cy": 2}
         assert bridge.flush(10)
         for name, points in {"Ann": 4, "Bob": 9, "Cy": 2}.items():
-            assert sub.wait_for(lambda m, name=name, points=points: any(
-                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
-        assert sub.wait_for(lambda m: any(
-            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+            assert sub.wait_for(
+                lambda m, name=name, points=points: any(
+                    t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m
+                )
+            )
+        assert sub.wait_for(
+            lambda m: any(
+                t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m
+            )
+        )
         assert {"event", "state", "response"} <= check_all(sub, session, base)
         last = json.loads(sub.on(f"{base}/state")[-1])
         assert last["game"]["game"] == "marcopolo2" and last["game"]["result"]["winner"] == "Bob"
@@ -164,22 +230,38 @@ def test_a_second_edition_camel_up_game_over_mqtt(hub, broker) -> None:
     base = bridge.base
     sub = Collector(broker, [f"{base}/#"])
     try:
-        bad = ask_mqtt(sub, base, "start_game", {"pin": PIN, "game": "camelup2",
-                                                 "players": ["Ann", "Bob"]}, "s0")
+        bad = ask_mqtt(
+            sub,
+            base,
+            "start_game",
+            {"pin": PIN, "game": "camelup2", "players": ["Ann", "Bob"]},
+            "s0",
+        )
         assert not bad["ok"] and session.seq == 0  # the second edition needs 3 to 8 players
-        started = ask_mqtt(sub, base, "start_game", {
-            "pin": PIN, "game": "camelup2", "players": ["Ann", "Bob", "Cy"], "seed": 5},
-            "s1")
+        started = ask_mqtt(
+            sub,
+            base,
+            "start_game",
+            {"pin": PIN, "game": "camelup2", "players": ["Ann", "Bob", "Cy"], "seed": 5},
+            "s1",
+        )
         assert started["ok"] and started["game"] == "camelup2"
         who = session.game.current_player
-        took = ask_mqtt(sub, base, "action", {"pin": PIN, "player": who,
-                                              "action": "leg:blue"}, "a1")
+        took = ask_mqtt(
+            sub, base, "action", {"pin": PIN, "player": who, "action": "leg:blue"}, "a1"
+        )
         assert took["ok"], took
-        refused = ask_mqtt(sub, base, "action", {"pin": PIN, "player": who,
-                                                 "action": "leg:blue"}, "a2")
+        refused = ask_mqtt(
+            sub, base, "action", {"pin": PIN, "player": who, "action": "leg:blue"}, "a2"
+        )
         assert not refused["ok"] and refused["reason"]  # not their turn any more
-        placed = ask_mqtt(sub, base, "action", {"pin": PIN, "player": session.game.current_player,
-                                                "action": "spectator:9:booing"}, "a3")
+        placed = ask_mqtt(
+            sub,
+            base,
+            "action",
+            {"pin": PIN, "player": session.game.current_player, "action": "spectator:9:booing"},
+            "a3",
+        )
         assert placed["ok"], placed
         n = 0
         while not session.game.finished:
@@ -189,12 +271,18 @@ def test_a_second_edition_camel_up_game_over_mqtt(hub, broker) -> None:
             assert answer["ok"], answer
             assert n < 200
         assert bridge.flush(10)
-        assert sub.wait_for(lambda m: any(
-            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m))
+        assert sub.wait_for(
+            lambda m: any(
+                t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m
+            )
+        )
         over = [e for e in session.engine_log() if e["type"] == "game_over"][0]
         for name, points in over["money"].items():
-            assert sub.wait_for(lambda m, name=name, points=points: any(
-                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m))
+            assert sub.wait_for(
+                lambda m, name=name, points=points: any(
+                    t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m
+                )
+            )
         assert {"event", "state", "response"} <= check_all(sub, session, base)
         states = [json.loads(p) for p in sub.on(f"{base}/state") if p]
         assert {s["game"]["game"] for s in states if s["game"]} == {"camelup2"}

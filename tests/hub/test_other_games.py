@@ -27,9 +27,18 @@ def ask(s: TableSession, cmd: str, payload: dict[str, Any], auth: Any = TABLE) -
 
 
 def start_race(s: TableSession, **settings: Any) -> dict[str, Any]:
-    return ask(s, "start_game", {"game": "horserace", "players": ["Ann", "Bob", "Cy"],
-                                 "seed": 5, "first_player": "Ann", "track_length": 12,
-                                 **settings})
+    return ask(
+        s,
+        "start_game",
+        {
+            "game": "horserace",
+            "players": ["Ann", "Bob", "Cy"],
+            "seed": 5,
+            "first_player": "Ann",
+            "track_length": 12,
+            **settings,
+        },
+    )
 
 
 def full_track(s: TableSession, **moved: int) -> dict[str, list[str]]:
@@ -45,24 +54,35 @@ def full_track(s: TableSession, **moved: int) -> dict[str, list[str]]:
 
 # -- starting ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("payload, reason, words", [
-    ({"game": "chess"}, "unknown_game", "one of camelup, camelup2, horserace, marcopolo2"),
-    ({"game": "horserace", "track_length": 0}, "bad_settings", "track length"),
-    ({"game": "horserace", "races": "two"}, "bad_settings", "'races' must be a whole number"),
-    ({"game": "horserace", "next_starter": "youngest"}, "bad_settings", "next race"),
-    ({"game": "horserace", "colours": ["red"]}, "bad_payload", "unknown field 'colours'"),
-    ({"game": "horserace", "setup": [["blue", 1]]}, "bad_payload", "Camel Up's starting roll"),
-    ({"game": "horserace", "players": ["A", "B", "C", "D", "E", "F"]}, "bad_players",
-     "2 to 5 players"),
-    ({"game": "marcopolo2", "players": list("ABCDE")}, "bad_players", "2 to 4 players"),
-    ({"game": "marcopolo2", "colours": ["blue", "blue", "red"]}, "bad_colours", "different"),
-    ({"game": "marcopolo2", "boards": {"Ann": [0, 0, 10, 10]}}, "bad_settings",
-     "one region for each player"),
-    ({"game": "marcopolo2", "expected_dice": 0}, "bad_settings", "expected_dice"),
-    ({"track_length": 20}, "bad_payload", "unknown field 'track_length'"),
-])
-def test_a_bad_start_says_why_and_changes_nothing(tables: Tables, payload: dict, reason: str,
-                                                  words: str) -> None:
+
+@pytest.mark.parametrize(
+    "payload, reason, words",
+    [
+        ({"game": "chess"}, "unknown_game", "one of camelup, camelup2, horserace, marcopolo2"),
+        ({"game": "horserace", "track_length": 0}, "bad_settings", "track length"),
+        ({"game": "horserace", "races": "two"}, "bad_settings", "'races' must be a whole number"),
+        ({"game": "horserace", "next_starter": "youngest"}, "bad_settings", "next race"),
+        ({"game": "horserace", "colours": ["red"]}, "bad_payload", "unknown field 'colours'"),
+        ({"game": "horserace", "setup": [["blue", 1]]}, "bad_payload", "Camel Up's starting roll"),
+        (
+            {"game": "horserace", "players": ["A", "B", "C", "D", "E", "F"]},
+            "bad_players",
+            "2 to 5 players",
+        ),
+        ({"game": "marcopolo2", "players": list("ABCDE")}, "bad_players", "2 to 4 players"),
+        ({"game": "marcopolo2", "colours": ["blue", "blue", "red"]}, "bad_colours", "different"),
+        (
+            {"game": "marcopolo2", "boards": {"Ann": [0, 0, 10, 10]}},
+            "bad_settings",
+            "one region for each player",
+        ),
+        ({"game": "marcopolo2", "expected_dice": 0}, "bad_settings", "expected_dice"),
+        ({"track_length": 20}, "bad_payload", "unknown field 'track_length'"),
+    ],
+)
+def test_a_bad_start_says_why_and_changes_nothing(
+    tables: Tables, payload: dict, reason: str, words: str
+) -> None:
     s = tables.session()
     answer = s.request("start_game", {"players": ["Ann", "Bob", "Cy"], **payload}, TABLE)
     assert not answer["ok"] and answer["reason"] == reason, answer
@@ -75,8 +95,11 @@ def test_a_horse_race_is_kept_as_its_kind_and_rebuilt_after_a_restart(tables: Ta
     answer = start_race(s, races=2, next_starter="rotate")
     assert answer["game"] == "horserace" and set(answer["tokens"]) == {"Ann", "Bob", "Cy"}
     rec = s.store.games("t1")[0]
-    assert rec.kind == "horserace" and rec.params["settings"] == {"races": 2, "track_length": 12,
-                                                                  "next_starter": "rotate"}
+    assert rec.kind == "horserace" and rec.params["settings"] == {
+        "races": 2,
+        "track_length": 12,
+        "next_starter": "rotate",
+    }
     for who, action in [("Ann", "bet:blue"), ("Bob", "bet:blue"), ("Cy", "pass")]:
         ask(s, "action", {"player": who, "action": action})
     ask(s, "action", {"player": "Ann", "action": "roll:4"})
@@ -116,7 +139,12 @@ def test_camera_readings_drive_a_horse_race_to_its_podium(tables: Tables) -> Non
     assert [e["type"] for e in sure["events"]] == ["die_rolled"]
     # the track before the move matches (waiting); a wrong horse distance is a mismatch
     assert ask(s, "observe_track", {"track": full_track(s)}) == {
-        "ok": True, "cmd": "observe_track", "seq": s.seq, "match": True, "waiting": True}
+        "ok": True,
+        "cmd": "observe_track",
+        "seq": s.seq,
+        "match": True,
+        "waiting": True,
+    }
     wrong = ask(s, "observe_track", {"track": full_track(s, white=3)})
     assert not wrong["match"] and "the roll is 5" in wrong["differences"][0]
     assert s.game.state.roll == 5
@@ -167,18 +195,25 @@ def test_horse_race_advice_is_the_rolls_choices_with_their_errors(tables: Tables
 def test_marco_polo_round_from_the_camera_then_a_person_then_scoring(tables: Tables) -> None:
     s = tables.session()
     boards = {"Ann": [0, 0, 100, 100], "Bob": [100, 0, 100, 100]}
-    ask(s, "start_game", {"game": "marcopolo2", "players": ["Ann", "Bob"], "boards": boards,
-                          "expected_dice": 3})
+    ask(
+        s,
+        "start_game",
+        {"game": "marcopolo2", "players": ["Ann", "Bob"], "boards": boards, "expected_dice": 3},
+    )
     view = s.snapshot(log=False, derived=False)["game"]
     assert view["game"] == "marcopolo2" and view["round"] == 1
     assert view["setup"]["black_dice"] == 4 and len(view["setup"]["neutral_dice"]) == 6
-    frame = [{"colour": "blue", "face": f, "confidence": 0.95, "box": [10 + 10 * i, 10, 8, 8]}
-             for i, f in enumerate((1, 2, 3))]
-    frame += [{"colour": "black", "face": 2, "confidence": 0.9, "box": [50, 50, 8, 8]},
-              {"colour": "yellow", "face": 6, "confidence": 0.9, "box": [110, 10, 8, 8]},
-              {"colour": "yellow", "face": 5, "confidence": 0.9, "box": [120, 10, 8, 8]},
-              {"colour": "yellow", "face": 4, "confidence": 0.3, "box": [130, 10, 8, 8]},
-              {"colour": "green", "face": 1, "confidence": 0.9, "box": [300, 300, 8, 8]}]
+    frame = [
+        {"colour": "blue", "face": f, "confidence": 0.95, "box": [10 + 10 * i, 10, 8, 8]}
+        for i, f in enumerate((1, 2, 3))
+    ]
+    frame += [
+        {"colour": "black", "face": 2, "confidence": 0.9, "box": [50, 50, 8, 8]},
+        {"colour": "yellow", "face": 6, "confidence": 0.9, "box": [110, 10, 8, 8]},
+        {"colour": "yellow", "face": 5, "confidence": 0.9, "box": [120, 10, 8, 8]},
+        {"colour": "yellow", "face": 4, "confidence": 0.3, "box": [130, 10, 8, 8]},
+        {"colour": "green", "face": 1, "confidence": 0.9, "box": [300, 300, 8, 8]},
+    ]
     read = ask(s, "observe_dice", {"readings": frame})
     assert read["played"] == ["dice:Ann:1,2,3+2"] and read["players"] == ["Bob"]
     assert "below" in read["problems"][0]
@@ -196,8 +231,10 @@ def test_marco_polo_round_from_the_camera_then_a_person_then_scoring(tables: Tab
     ask(s, "action", {"action": "comp:Ann:3"}, {"token": s.player_token("Ann")})
     for _ in range(4):
         ask(s, "action", {"action": "round"})
-    sheets = {"Ann": "coins=23,contracts=3,pepper=2,camels=1",
-              "Bob": "coins=9,contracts=2,seal_points=11,camels=4"}
+    sheets = {
+        "Ann": "coins=23,contracts=3,pepper=2,camels=1",
+        "Bob": "coins=9,contracts=2,seal_points=11,camels=4",
+    }
     for name, sheet in sheets.items():
         ask(s, "action", {"action": f"score:{name}:{sheet}"})
     over = ask(s, "action", {"action": "finish"})["events"][0]
@@ -213,12 +250,16 @@ def test_observations_of_the_wrong_game_are_refused(tables: Tables) -> None:
     s = tables.session()
     ask(s, "start_game", {"game": "marcopolo2", "players": ["Ann", "Bob"]})
     seq = s.seq
-    for cmd, payload in [("observe_die", {"colour": "blue", "face": 2, "confidence": 0.9}),
-                         ("observe_track", {"track": {"1": ["blue"]}})]:
+    for cmd, payload in [
+        ("observe_die", {"colour": "blue", "face": 2, "confidence": 0.9}),
+        ("observe_track", {"track": {"1": ["blue"]}}),
+    ]:
         assert s.request(cmd, payload, TABLE)["reason"] == "wrong_game"
     ask(s, "start_game", {"game": "horserace", "players": ["Ann", "Bob"], "abandon": True})
     answer = s.request("observe_dice", {"readings": []}, TABLE)
     assert answer["reason"] == "wrong_game"
-    assert s.request("observe_dice", {"readings": [{"colour": "blue", "pips": 2}]},
-                     TABLE)["reason"] == "bad_payload"
+    assert (
+        s.request("observe_dice", {"readings": [{"colour": "blue", "pips": 2}]}, TABLE)["reason"]
+        == "bad_payload"
+    )
     assert s.seq == seq + 4  # the abandon and the horse race's three start events, nothing else

@@ -85,25 +85,33 @@ def test_confident_die_becomes_the_move_with_its_crop(tables: Tables) -> None:
     s.bus.flush()  # game_started delivered before we listen
     got: list[Envelope] = []
     s.bus.subscribe(got.append)
-    answer = s.observe("die", {"colour": "green", "face": 2, "confidence": 0.95,
-                               "crop_jpeg": b"\xff\xd8crop"})
+    answer = s.observe(
+        "die", {"colour": "green", "face": 2, "confidence": 0.95, "crop_jpeg": b"\xff\xd8crop"}
+    )
     assert answer["ok"], answer
     s.bus.flush()
     assert types(got) == ["die_read", "camel_moved"]
     die = got[0].event
-    assert (die["player"], die["colour"], die["face"], die["source"]) == ("Ann", "green", 2,
-                                                                         "vision")
+    assert (die["player"], die["colour"], die["face"], die["source"]) == (
+        "Ann",
+        "green",
+        2,
+        "vision",
+    )
     assert s.crop(die["crop"]) == b"\xff\xd8crop"
     assert s.full_state()["track"]["4"] == ["green", "orange"]
 
 
-@pytest.mark.parametrize("reading, problem", [
-    ({"colour": "green", "face": 2, "confidence": 0.4}, "confidence 0.40 is below 0.80"),
-    ({"colour": "green", "face": 4, "confidence": 0.99}, "face 4 is not 1, 2 or 3"),
-    ({"colour": "pink", "face": 1, "confidence": 0.99}, "'pink' is not a camel colour"),
-    ({"colour": None, "face": 1, "confidence": 0.99}, "no colour was read"),
-    ({"colour": "blue", "face": 1, "confidence": 0.99}, "blue was already rolled this leg"),
-])
+@pytest.mark.parametrize(
+    "reading, problem",
+    [
+        ({"colour": "green", "face": 2, "confidence": 0.4}, "confidence 0.40 is below 0.80"),
+        ({"colour": "green", "face": 4, "confidence": 0.99}, "face 4 is not 1, 2 or 3"),
+        ({"colour": "pink", "face": 1, "confidence": 0.99}, "'pink' is not a camel colour"),
+        ({"colour": None, "face": 1, "confidence": 0.99}, "no colour was read"),
+        ({"colour": "blue", "face": 1, "confidence": 0.99}, "blue was already rolled this leg"),
+    ],
+)
 def test_unsure_or_impossible_reading_asks_a_person(tables: Tables, reading, problem) -> None:
     s = tables.session()
     start(s)
@@ -122,18 +130,25 @@ def test_unsure_or_impossible_reading_asks_a_person(tables: Tables, reading, pro
     assert [r.type for r in last] == ["correction", "die_read", "camel_moved"]
     assert last[0].event["changed"] is True
     assert s.snapshot(derived=False)["pending"] == []
-    assert s.request("confirm", {"prompt": prompt["id"], "accept": True}, TABLE)["reason"] == \
-        "unknown_prompt"
+    assert (
+        s.request("confirm", {"prompt": prompt["id"], "accept": True}, TABLE)["reason"]
+        == "unknown_prompt"
+    )
 
 
 def test_the_last_die_of_a_leg_has_a_known_colour(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    for player, action in [("Ann", "roll:blue:1"), ("Bob", "roll:green:1"),
-                           ("Cy", "roll:orange:1"), ("Ann", "roll:yellow:1")]:
+    for player, action in [
+        ("Ann", "roll:blue:1"),
+        ("Bob", "roll:green:1"),
+        ("Cy", "roll:orange:1"),
+        ("Ann", "roll:yellow:1"),
+    ]:
         assert act(s, player, action)["ok"]
-    answer = s.observe("die", {"colour": "green", "face": 2, "confidence": 0.2,
-                               "face_confidence": 0.93})
+    answer = s.observe(
+        "die", {"colour": "green", "face": 2, "confidence": 0.2, "face_confidence": 0.93}
+    )
     assert answer["ok"] and "events" in answer, answer
     moved = [e for e in answer["events"] if e["type"] == "die_read"]
     assert moved == [{"type": "die_read", "player": "Bob", "colour": "white", "face": 2}]
@@ -168,8 +183,10 @@ def test_overall_bet_colours_stay_secret_until_game_over(tables: Tables) -> None
     assert pending["ok"] and pending["pending"]
     # the colour comes from Ann's own link (or the PIN); another player's link cannot
     bob = {"token": s.player_token("Bob")}
-    assert s.request("confirm", {"prompt": pending["prompt"], "colour": "white"}, bob)["reason"] \
+    assert (
+        s.request("confirm", {"prompt": pending["prompt"], "colour": "white"}, bob)["reason"]
         == "forbidden"
+    )
     ann = {"token": s.player_token("Ann")}
     answer = s.request("confirm", {"prompt": pending["prompt"], "colour": "white"}, ann)
     assert answer["ok"], answer
@@ -186,8 +203,9 @@ def test_overall_bet_colours_stay_secret_until_game_over(tables: Tables) -> None
     assert private["game"]["my_bets"] == [{"pile": "winner", "colour": "white"}]
     simtable.play(s, "secret")
     over = s.snapshot()["game"]["result"]
-    assert {"pile": "winner", "player": "Ann", "colour": "white"}.items() <= \
-        over["overall"][0].items()
+    assert {"pile": "winner", "player": "Ann", "colour": "white"}.items() <= over["overall"][
+        0
+    ].items()
 
 
 def test_a_failing_listener_does_not_stop_the_bus() -> None:
@@ -232,8 +250,13 @@ def test_odds_from_the_worker_process_equal_the_inline_ones(tables: Tables) -> N
         snap = s.snapshot(log=False)
         inline = derived.compute(s.game.state, s.game.current_player, True, True)
         assert snap["odds"] == inline["odds"] and snap["advice"] == inline["advice"]
-        assert snap["odds"] is None or set(snap["odds"]["leg"]) == {"blue", "green", "orange",
-                                                                    "yellow", "white"}
+        assert snap["odds"] is None or set(snap["odds"]["leg"]) == {
+            "blue",
+            "green",
+            "orange",
+            "yellow",
+            "white",
+        }
         assert not worker.failed
     finally:
         worker.close()

@@ -30,30 +30,49 @@ def tables(tmp_path: Path) -> Iterator[Tables]:
     yield from open_tables(tmp_path)
 
 
-def setup_roll(s: TableSession, roll: list[tuple[Any, Any]] = ROLL, conf: float = 0.95,
-               of: int | None = None) -> dict[str, Any]:
+def setup_roll(
+    s: TableSession, roll: list[tuple[Any, Any]] = ROLL, conf: float = 0.95, of: int | None = None
+) -> dict[str, Any]:
     """Send a setup pass as the firmware does (one observe_die per die); the last answer."""
     answer: dict[str, Any] = {}
     for i, (colour, face) in enumerate(roll):
-        answer = s.observe("die", {"colour": colour, "face": face, "confidence": conf,
-                                   "mode": "setup", "index": i,
-                                   "of": len(roll) if of is None else of, "ts": 1.0})
+        answer = s.observe(
+            "die",
+            {
+                "colour": colour,
+                "face": face,
+                "confidence": conf,
+                "mode": "setup",
+                "index": i,
+                "of": len(roll) if of is None else of,
+                "ts": 1.0,
+            },
+        )
         assert answer["ok"], answer
     return answer
 
 
-def setup_track(s: TableSession, track: dict[str, list[str]] = BOARD,
-                **extra: Any) -> dict[str, Any]:
-    answer = s.observe("track", {"track": track, "uncertain": [], "desert": {},
-                                 "confidence": 0.9, "reason": None, "note": "starting position",
-                                 **extra})
+def setup_track(
+    s: TableSession, track: dict[str, list[str]] = BOARD, **extra: Any
+) -> dict[str, Any]:
+    answer = s.observe(
+        "track",
+        {
+            "track": track,
+            "uncertain": [],
+            "desert": {},
+            "confidence": 0.9,
+            "reason": None,
+            "note": "starting position",
+            **extra,
+        },
+    )
     assert answer["ok"], answer
     return answer
 
 
 def camera_start(s: TableSession, **extra: Any) -> dict[str, Any]:
-    return s.request("start_game", {"players": ["Ann", "Bob"], "setup": "camera", **extra},
-                     TABLE)
+    return s.request("start_game", {"players": ["Ann", "Bob"], "setup": "camera", **extra}, TABLE)
 
 
 def test_the_setup_roll_read_by_the_camera_is_kept_not_logged(tables: Tables) -> None:
@@ -104,8 +123,10 @@ def test_an_incomplete_track_read_after_complete_dice_leaves_the_dice(tables: Ta
     setup_track(s, {"1": ["blue"], "2": ["green", "orange"]}, uncertain=["3"])
     reading = s.setup_reading
     assert reading["source"] == "dice" and reading["complete"]
-    assert any("track read after the dice could not be used" in n and "white" in n
-               for n in reading["notes"])
+    assert any(
+        "track read after the dice could not be used" in n and "white" in n
+        for n in reading["notes"]
+    )
     answer = camera_start(s)
     assert answer["ok"], answer
     assert {str(k): list(v) for k, v in s.game.state.track.items()} == ROLL_TRACK
@@ -118,20 +139,27 @@ def test_a_new_setup_pass_replaces_the_older_track(tables: Tables) -> None:
     setup_track(s)
     setup_roll(s, [("blue", 2), ("green", 2), ("orange", 1), ("yellow", 1), ("white", 3)])
     assert s.setup_reading["source"] == "dice"
-    assert s.setup_reading["track"] == {"1": ["orange", "yellow"], "2": ["blue", "green"],
-                                        "3": ["white"]}
+    assert s.setup_reading["track"] == {
+        "1": ["orange", "yellow"],
+        "2": ["blue", "green"],
+        "3": ["white"],
+    }
 
 
-@pytest.mark.parametrize("roll, conf, of, problem", [
-    (ROLL[:4], 0.95, None, "read 4 dice, not 5"),
-    ([*ROLL[:4], ("blue", 2)], 0.95, None, "blue was read twice"),
-    ([*ROLL[:4], ("orange", 4)], 0.95, None, "face 4 is not 1, 2 or 3"),
-    ([*ROLL[:4], (None, None)], 0.95, None, "no camel colour was read"),
-    (ROLL, 0.5, None, "confidence 0.50 is below 0.80"),
-    (ROLL[:3], 0.95, 5, "die 4 was not received"),
-])
+@pytest.mark.parametrize(
+    "roll, conf, of, problem",
+    [
+        (ROLL[:4], 0.95, None, "read 4 dice, not 5"),
+        ([*ROLL[:4], ("blue", 2)], 0.95, None, "blue was read twice"),
+        ([*ROLL[:4], ("orange", 4)], 0.95, None, "face 4 is not 1, 2 or 3"),
+        ([*ROLL[:4], (None, None)], 0.95, None, "no camel colour was read"),
+        (ROLL, 0.5, None, "confidence 0.50 is below 0.80"),
+        (ROLL[:3], 0.95, 5, "die 4 was not received"),
+    ],
+)
 def test_an_incomplete_setup_roll_says_why_and_cannot_start_a_game(
-        tables: Tables, roll: list, conf: float, of: int | None, problem: str) -> None:
+    tables: Tables, roll: list, conf: float, of: int | None, problem: str
+) -> None:
     s = tables.session()
     setup_roll(s, roll, conf, of)
     reading = s.setup_reading
@@ -143,15 +171,25 @@ def test_an_incomplete_setup_roll_says_why_and_cannot_start_a_game(
     assert s.game is None and s.seq == 0
 
 
-@pytest.mark.parametrize("track, uncertain, problem", [
-    ({"1": ["blue"], "2": ["green", "orange"], "5": ["white", "yellow"]}, [],
-     "space 5: white under yellow"),
-    ({"1": ["blue"], "2": ["green", "orange"], "3": ["white"]}, [], "not seen on the track: "
-     "yellow"),
-    (BOARD, ["2"], "unsure of space 2"),
-])
-def test_an_incomplete_track_read_says_why(tables: Tables, track: dict, uncertain: list,
-                                           problem: str) -> None:
+@pytest.mark.parametrize(
+    "track, uncertain, problem",
+    [
+        (
+            {"1": ["blue"], "2": ["green", "orange"], "5": ["white", "yellow"]},
+            [],
+            "space 5: white under yellow",
+        ),
+        (
+            {"1": ["blue"], "2": ["green", "orange"], "3": ["white"]},
+            [],
+            "not seen on the track: yellow",
+        ),
+        (BOARD, ["2"], "unsure of space 2"),
+    ],
+)
+def test_an_incomplete_track_read_says_why(
+    tables: Tables, track: dict, uncertain: list, problem: str
+) -> None:
     s = tables.session()
     answer = setup_track(s, track, uncertain=uncertain)
     reading = answer["setup_reading"]
@@ -161,7 +199,8 @@ def test_an_incomplete_track_read_says_why(tables: Tables, track: dict, uncertai
 
 
 def test_an_unsure_space_beyond_the_start_does_not_matter_when_all_five_are_seen(
-        tables: Tables) -> None:
+    tables: Tables,
+) -> None:
     s = tables.session()
     assert setup_track(s, uncertain=["9"])["setup_reading"]["complete"] is True
 
@@ -191,8 +230,10 @@ def test_a_setup_die_during_a_game_is_refused_never_a_move(tables: Tables) -> No
     s = tables.session()
     start(s)
     before, seq = s.full_state(), s.seq
-    answer = s.observe("die", {"colour": "blue", "face": 2, "confidence": 0.99,
-                               "mode": "setup", "index": 0, "of": 5})
+    answer = s.observe(
+        "die",
+        {"colour": "blue", "face": 2, "confidence": 0.99, "mode": "setup", "index": 0, "of": 5},
+    )
     assert answer["ok"] is False and answer["reason"] == "setup_in_game"
     assert "setup readings are taken before a game starts" in answer["error"]
     answer = s.observe("track", {"track": BOARD, "mode": "setup"})
@@ -227,17 +268,27 @@ def test_after_a_finished_race_a_start_like_track_is_a_setup(tables: Tables) -> 
     assert camera_start(s)["ok"]
 
 
-@pytest.mark.parametrize("kind, payload, why", [
-    ("die", {"colour": "blue", "face": 1, "confidence": 0.9, "mode": "setup", "index": 5,
-             "of": 5}, "'index'"),
-    ("die", {"colour": "blue", "face": 1, "confidence": 0.9, "mode": "setup", "index": "0"},
-     "'index'"),
-    ("die", {"colour": "blue", "face": 1, "confidence": 0.9, "mode": 3}, "'mode'"),
-    ("track", {"track": {"1": ["purple"]}}, "purple"),
-    ("track", {"track": {"1": ["blue"]}, "note": 5}, "'note'"),
-])
-def test_malformed_setup_readings_change_nothing(tables: Tables, kind: str, payload: dict,
-                                                 why: str) -> None:
+@pytest.mark.parametrize(
+    "kind, payload, why",
+    [
+        (
+            "die",
+            {"colour": "blue", "face": 1, "confidence": 0.9, "mode": "setup", "index": 5, "of": 5},
+            "'index'",
+        ),
+        (
+            "die",
+            {"colour": "blue", "face": 1, "confidence": 0.9, "mode": "setup", "index": "0"},
+            "'index'",
+        ),
+        ("die", {"colour": "blue", "face": 1, "confidence": 0.9, "mode": 3}, "'mode'"),
+        ("track", {"track": {"1": ["purple"]}}, "purple"),
+        ("track", {"track": {"1": ["blue"]}, "note": 5}, "'note'"),
+    ],
+)
+def test_malformed_setup_readings_change_nothing(
+    tables: Tables, kind: str, payload: dict, why: str
+) -> None:
     s = tables.session()
     setup_track(s)
     kept = s.setup_reading
@@ -247,11 +298,14 @@ def test_malformed_setup_readings_change_nothing(tables: Tables, kind: str, payl
     assert s.setup_reading == kept
 
 
-@pytest.mark.parametrize("payload, why", [
-    ({"setup": "camra"}, "\"camera\""),
-    ({"setup": "random", "setup_id": 1}, "'setup_id'"),
-    ({"setup": "camera", "setup_id": "one"}, "'setup_id'"),
-])
+@pytest.mark.parametrize(
+    "payload, why",
+    [
+        ({"setup": "camra"}, '"camera"'),
+        ({"setup": "random", "setup_id": 1}, "'setup_id'"),
+        ({"setup": "camera", "setup_id": "one"}, "'setup_id'"),
+    ],
+)
 def test_start_game_setup_text_is_checked(tables: Tables, payload: dict, why: str) -> None:
     s = tables.session()
     setup_track(s)
@@ -262,8 +316,9 @@ def test_start_game_setup_text_is_checked(tables: Tables, payload: dict, why: st
 
 def test_setup_random_rolls_it(tables: Tables) -> None:
     s = tables.session()
-    answer = s.request("start_game", {"players": ["Ann", "Bob"], "setup": "random", "seed": 4},
-                       TABLE)
+    answer = s.request(
+        "start_game", {"players": ["Ann", "Bob"], "setup": "random", "seed": 4}, TABLE
+    )
     assert answer["ok"], answer
     assert sum(len(v) for v in s.game.state.track.values()) == 5
 
@@ -283,19 +338,42 @@ def test_over_mqtt_the_firmware_setup_pass_starts_a_game(tables: Tables, broker:
     sub = Collector(broker, [f"{base}/response/#"])
     try:
         for i, (colour, face) in enumerate(ROLL):
-            reading = {"colour": colour, "face": face, "confidence": 0.95, "face_confidence": 0.96,
-                       "colour_confidence": 0.97, "box": [10 * i, 0, 20, 20], "reason": None,
-                       "mode": "setup", "index": i, "of": len(ROLL)}
-            sub.publish(f"{base}/request/observe_die",
-                        {"transaction": f"d{i}", **sinks.payload("die", reading=reading,
-                                                                  crop_jpeg=b"\xff\xd8jpg")})
-        track = {"track": BOARD, "desert": {}, "confidence": 0.9, "uncertain": [], "reason": None,
-                 "note": "starting position"}
-        sub.publish(f"{base}/request/observe_track",
-                    {"transaction": "t", **sinks.payload("track", reading=track)})
+            reading = {
+                "colour": colour,
+                "face": face,
+                "confidence": 0.95,
+                "face_confidence": 0.96,
+                "colour_confidence": 0.97,
+                "box": [10 * i, 0, 20, 20],
+                "reason": None,
+                "mode": "setup",
+                "index": i,
+                "of": len(ROLL),
+            }
+            sub.publish(
+                f"{base}/request/observe_die",
+                {
+                    "transaction": f"d{i}",
+                    **sinks.payload("die", reading=reading, crop_jpeg=b"\xff\xd8jpg"),
+                },
+            )
+        track = {
+            "track": BOARD,
+            "desert": {},
+            "confidence": 0.9,
+            "uncertain": [],
+            "reason": None,
+            "note": "starting position",
+        }
+        sub.publish(
+            f"{base}/request/observe_track",
+            {"transaction": "t", **sinks.payload("track", reading=track)},
+        )
         assert sub.wait_for(lambda m: len(m) >= 6)
-        sub.publish(f"{base}/request/start_game", {"transaction": "go", "pin": PIN,
-                                                   "players": ["Ann", "Bob"], "setup": "camera"})
+        sub.publish(
+            f"{base}/request/start_game",
+            {"transaction": "go", "pin": PIN, "players": ["Ann", "Bob"], "setup": "camera"},
+        )
         assert sub.wait_for(lambda m: len(m) >= 7)
         answers = {a["transaction"]: a for a in (json.loads(p) for _, p, _ in sub.messages)}
         check = validator("response")
@@ -307,10 +385,23 @@ def test_over_mqtt_the_firmware_setup_pass_starts_a_game(tables: Tables, broker:
         assert answers["go"]["game_id"] == "g1"
         assert {str(k): list(v) for k, v in s.game.state.track.items()} == BOARD
         # during the game the same setup die is refused, never a move
-        sub.publish(f"{base}/request/observe_die",
-                    {"transaction": "late", **sinks.payload("die", reading={
-                        "colour": "blue", "face": 1, "confidence": 0.95, "mode": "setup",
-                        "index": 0, "of": 5})})
+        sub.publish(
+            f"{base}/request/observe_die",
+            {
+                "transaction": "late",
+                **sinks.payload(
+                    "die",
+                    reading={
+                        "colour": "blue",
+                        "face": 1,
+                        "confidence": 0.95,
+                        "mode": "setup",
+                        "index": 0,
+                        "of": 5,
+                    },
+                ),
+            },
+        )
         assert sub.wait_for(lambda m: len(m) >= 8)
         late = json.loads(sub.messages[-1][1])
         assert late["transaction"] == "late" and late["reason"] == "setup_in_game"

@@ -44,8 +44,12 @@ def test_a_failing_batch_leaves_nothing(tmp_path: Path) -> None:
 def test_survives_reopen_and_games_rows(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
     store = Store(path)
-    store.append("t1", "g1", [("engine", {"type": "game_started", "players": ["A", "B"]})],
-                 new_game={"number": 1, "params": {"players": ["A", "B"], "seed": 3}})
+    store.append(
+        "t1",
+        "g1",
+        [("engine", {"type": "game_started", "players": ["A", "B"]})],
+        new_game={"number": 1, "params": {"players": ["A", "B"], "seed": 3}},
+    )
     store.append("t1", "g1", [("engine", {"type": "game_over"})], game_status="finished")
     store.put_crop("t1", "c2", "g1", b"\xff\xd8jpeg")
     store.set_meta("k", "v")

@@ -19,24 +19,64 @@ SCHEMAS = REPO / "docs" / "schemas"
 
 def test_the_schemas_in_docs_are_the_generated_ones() -> None:
     generated = wire.generated_schemas()
-    assert set(generated) == {"observe-release.json", "observe-die.json", "observe-track.json",
-                              "observe-dice.json", "firmware-status.json"}
+    assert set(generated) == {
+        "observe-release.json",
+        "observe-die.json",
+        "observe-track.json",
+        "observe-dice.json",
+        "firmware-status.json",
+    }
     for name, text in generated.items():
         on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
         assert on_disk == text, f"docs/schemas/{name} drifted: run python -m hub.wire docs/schemas"
 
 
-@pytest.mark.parametrize("kind, kwargs", [
-    ("release", {"ts": 12.5}),
-    ("die", {"reading": {"colour": "blue", "face": 2, "confidence": 0.93, "box": [1, 2, 3, 4],
-                         "reason": None, "mode": "setup", "index": 0, "of": 5},
-             "crop_jpeg": b"\xff\xd8jpeg"}),
-    ("die", {"reading": {"colour": None, "face": None, "confidence": 0.0, "reason": "no pips"}}),
-    ("track", {"reading": {"track": {"3": ["blue", "green"]}, "uncertain": [7], "desert": None,
-                           "confidence": 0.9, "reason": None}}),
-    ("dice", {"readings": [{"colour": "black", "face": 6, "confidence": 0.9,
-                            "box": [5, 5, 10, 10]}]}),
-])
+@pytest.mark.parametrize(
+    "kind, kwargs",
+    [
+        ("release", {"ts": 12.5}),
+        (
+            "die",
+            {
+                "reading": {
+                    "colour": "blue",
+                    "face": 2,
+                    "confidence": 0.93,
+                    "box": [1, 2, 3, 4],
+                    "reason": None,
+                    "mode": "setup",
+                    "index": 0,
+                    "of": 5,
+                },
+                "crop_jpeg": b"\xff\xd8jpeg",
+            },
+        ),
+        (
+            "die",
+            {"reading": {"colour": None, "face": None, "confidence": 0.0, "reason": "no pips"}},
+        ),
+        (
+            "track",
+            {
+                "reading": {
+                    "track": {"3": ["blue", "green"]},
+                    "uncertain": [7],
+                    "desert": None,
+                    "confidence": 0.9,
+                    "reason": None,
+                }
+            },
+        ),
+        (
+            "dice",
+            {
+                "readings": [
+                    {"colour": "black", "face": 6, "confidence": 0.9, "box": [5, 5, 10, 10]}
+                ]
+            },
+        ),
+    ],
+)
 def test_the_firmwares_payloads_fit_the_schemas(kind: str, kwargs: dict) -> None:
     message = {"transaction": "fw-1", **payload(kind, **kwargs)}  # as MqttSink sends it
     jsonschema.validate(message, wire.observation_schema(kind))
@@ -51,8 +91,9 @@ def test_the_firmware_status_fits_its_schema_with_and_without_a_camera_fault() -
     from firmware.health import Health
 
     schema = wire.firmware_status_schema()
-    camera = SimpleNamespace(source_name="picamera2", fps_captured=0.0, dropped=0, errors=3,
-                             reopens=2, last_fault="busy")
+    camera = SimpleNamespace(
+        source_name="picamera2", fps_captured=0.0, dropped=0, errors=3, reopens=2, last_fault="busy"
+    )
     health = Health("t1")
     snap = health.snapshot(camera)
     assert snap["camera_fault"] == "busy" and snap["state"] == "starting"
@@ -63,8 +104,12 @@ def test_the_firmware_status_fits_its_schema_with_and_without_a_camera_fault() -
     jsonschema.validate(health.snapshot(), schema)  # no camera at all
     jsonschema.validate(wire.FirmwareStatus.offline("t1").to_payload(), schema)
     jsonschema.validate({"table": "t1", "state": "offline"}, schema)  # the sink's last will
-    for bad in ({**snap, "camera_fault": "on_fire"}, {**snap, "state": "dancing"},
-                {**snap, "colour": "blue"}, {"state": "ready"}):
+    for bad in (
+        {**snap, "camera_fault": "on_fire"},
+        {**snap, "state": "dancing"},
+        {**snap, "colour": "blue"},
+        {"state": "ready"},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
     # every fault the firmware can classify is a word the schema knows
@@ -76,14 +121,20 @@ def test_the_firmware_status_fits_its_schema_with_and_without_a_camera_fault() -
 
 def test_a_payload_with_an_unknown_field_does_not_fit() -> None:
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"ts": 1.0, "colour": "blue", "pips": 3},
-                            wire.observation_schema("die"))
+        jsonschema.validate(
+            {"ts": 1.0, "colour": "blue", "pips": 3}, wire.observation_schema("die")
+        )
 
 
 def test_one_broker_url_parser_that_never_shows_the_password() -> None:
     c = wire.parse_broker_url("mqtts://ann:p%40ss@broker.lan")
-    assert (c.host, c.port, c.use_tls, c.username, c.secret) == ("broker.lan", 8883, True, "ann",
-                                                                 "p@ss")
+    assert (c.host, c.port, c.use_tls, c.username, c.secret) == (
+        "broker.lan",
+        8883,
+        True,
+        "ann",
+        "p@ss",
+    )
     assert c.display_url == "mqtts://ann@broker.lan:8883" and "p@ss" not in c.display_url
     assert wire.parse_broker_url("10.0.0.2:1884").display_url == "mqtt://10.0.0.2:1884"
     with pytest.raises(ValueError, match="bad port"):
@@ -97,24 +148,35 @@ def test_one_broker_url_parser_that_never_shows_the_password() -> None:
 def test_topics_are_built_in_one_place() -> None:
     t = wire.Topics("t1")
     assert (t.base, t.state, t.event, t.available) == (
-        "camelup/t1", "camelup/t1/state", "camelup/t1/event", "camelup/t1/available")
+        "camelup/t1",
+        "camelup/t1/state",
+        "camelup/t1/event",
+        "camelup/t1/available",
+    )
     assert t.score("Ann") == "camelup/t1/score/Ann"
     assert t.leg_tally(3) == "camelup/t1/leg/3/tally"
-    assert (t.request("+"), t.response("undo")) == ("camelup/t1/request/+",
-                                                    "camelup/t1/response/undo")
+    assert (t.request("+"), t.response("undo")) == (
+        "camelup/t1/request/+",
+        "camelup/t1/response/undo",
+    )
     assert t.observation("die") == "camelup/t1/request/observe_die"
     assert t.firmware_status == "camelup/t1/firmware/status"
 
 
 def test_the_request_envelope_folds_pin_and_token_into_auth() -> None:
-    req = wire.RequestEnvelope.from_json("action", {"transaction": 7, "pin": "1234",
-                                                    "player": "Ann", "action": "roll"})
-    assert (req.transaction, req.auth, req.payload) == (7, {"pin": "1234"},
-                                                        {"player": "Ann", "action": "roll"})
+    req = wire.RequestEnvelope.from_json(
+        "action", {"transaction": 7, "pin": "1234", "player": "Ann", "action": "roll"}
+    )
+    assert (req.transaction, req.auth, req.payload) == (
+        7,
+        {"pin": "1234"},
+        {"player": "Ann", "action": "roll"},
+    )
     assert req.request_id is None and req.reply_to is None
 
 
 # -- the hub's layering ------------------------------------------------------------------------
+
 
 def _hub_modules() -> dict[str, Path]:
     out = {}
@@ -141,8 +203,10 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
-                                + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
             found.add(base)
             found |= {f"{base}.{a.name}" for a in node.names}
     return {m for m in found if m in known and m != name}
@@ -155,8 +219,9 @@ def test_the_hub_has_no_import_cycle() -> None:
 
     def visit(node: str, trail: list[str]) -> None:
         if node in trail:
-            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(node):]
-                                                                + [node]))
+            raise AssertionError(
+                "import cycle: " + " -> ".join(trail[trail.index(node) :] + [node])
+            )
         if node in done:
             return
         for nxt in sorted(graph[node]):
@@ -177,14 +242,17 @@ def test_no_branch_on_a_games_name_outside_the_games_and_their_drivers() -> None
     names = {k.value for k in GameKind}
     offenders = []
     for name, path in _hub_modules().items():
-        if name.startswith(("hub.games.", "hub.games_glue.")) or name in ("hub.games",
-                                                                          "hub.games_glue"):
+        if name.startswith(("hub.games.", "hub.games_glue.")) or name in (
+            "hub.games",
+            "hub.games_glue",
+        ):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Compare):
                 for side in [node.left, *node.comparators]:
-                    consts = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) \
-                        else [side]
+                    consts = (
+                        side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+                    )
                     if any(isinstance(c, ast.Constant) and c.value in names for c in consts):
                         offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []

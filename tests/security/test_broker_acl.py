@@ -28,16 +28,22 @@ pytestmark = [pytest.mark.security, pytest.mark.broker]
 class Client:
     """A test MQTT client logged in as ``role`` (or anonymous, or with a wrong password)."""
 
-    def __init__(self, broker: Any, role: Role | None, *, client_id: str = "",
-                 password: str | None = None, v5: bool = False) -> None:
+    def __init__(
+        self,
+        broker: Any,
+        role: Role | None,
+        *,
+        client_id: str = "",
+        password: str | None = None,
+        v5: bool = False,
+    ) -> None:
         self.messages: list[tuple[str, bytes]] = []
         self.refused: int | None = None
         self.connected = threading.Event()
         self.done = threading.Event()
         self._cond = threading.Condition()
         proto = mqtt.MQTTv5 if v5 else mqtt.MQTTv311
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                                  protocol=proto)
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=proto)
         if role is not None:
             cfg = parse_broker_url(broker.url_for(role))
             self.client.username_pw_set(cfg.username, password or cfg.password)
@@ -136,21 +142,32 @@ def test_only_the_hub_writes_the_hubs_topics(hub_on_broker, broker) -> None:
     try:
         for a in attackers:
             assert a.connected.wait(5)
-            for name, payload in (("state", {"seq": 999, "game": None}), ("available", b"offline"),
-                                  ("event", {"event_type": "game_over", "seq": 999}),
-                                  ("score/Ann", b"1000"), ("leg/1/tally", {"leg": 1})):
+            for name, payload in (
+                ("state", {"seq": 999, "game": None}),
+                ("available", b"offline"),
+                ("event", {"event_type": "game_over", "seq": 999}),
+                ("score/Ann", b"1000"),
+                ("leg/1/tally", {"leg": 1}),
+            ):
                 a.publish(f"{base}/{name}", payload, retain=name != "event")
-            a.publish(f"homeassistant/device/camel_pyramid_{session.table_id}/config", {"x": 1},
-                      retain=True)
+            a.publish(
+                f"homeassistant/device/camel_pyramid_{session.table_id}/config",
+                {"x": 1},
+                retain=True,
+            )
         time.sleep(0.5)
         assert json.loads(watcher.on(f"{base}/state")[-1])["seq"] == state["seq"]
         assert watcher.on(f"{base}/available")[-1] == b"online"
         assert not watcher.on(f"{base}/event") or all(
-            json.loads(p)["seq"] != 999 for p in watcher.on(f"{base}/event"))
+            json.loads(p)["seq"] != 999 for p in watcher.on(f"{base}/event")
+        )
         assert b"1000" not in watcher.on(f"{base}/score/Ann")
         assert not watcher.on(f"{base}/leg/1/tally")
-        assert all(json.loads(p).get("x") != 1 for t, p in watcher.messages
-                   if t.startswith("homeassistant/"))
+        assert all(
+            json.loads(p).get("x") != 1
+            for t, p in watcher.messages
+            if t.startswith("homeassistant/")
+        )
         # and nothing of theirs stayed retained for the next subscriber
         late = Client(broker, Role.READER)
         assert late.connected.wait(5)
@@ -176,8 +193,9 @@ def test_a_reader_can_neither_send_requests_nor_read_answers(hub_on_broker, brok
         reader.subscribe(f"{base}/#")
         control.subscribe(f"{base}/response/#")
         reader.publish(f"{base}/request/undo", {"transaction": "r1"})
-        reader.publish(f"{base}/request/observe_die", {"colour": "blue", "face": 3,
-                                                       "confidence": 0.99})
+        reader.publish(
+            f"{base}/request/observe_die", {"colour": "blue", "face": 3, "confidence": 0.99}
+        )
         control.publish(f"{base}/request/games", {"transaction": "c1"})
         assert control.wait_for(f"{base}/response/games")
         time.sleep(0.3)
@@ -235,8 +253,11 @@ def test_an_oversized_message_never_reaches_the_hub(hub_on_broker, broker) -> No
     try:
         assert fw.connected.wait(5)
         crop = "A" * (MAX_PACKET_SIZE + 10)
-        fw.client.publish(f"{base}/request/observe_die",
-                          json.dumps({"colour": "blue", "face": 2, "crop_b64": crop}), qos=1)
+        fw.client.publish(
+            f"{base}/request/observe_die",
+            json.dumps({"colour": "blue", "face": 2, "crop_b64": crop}),
+            qos=1,
+        )
         time.sleep(1.0)
         assert bridge.requests_handled == 0 and session.seq == seq
     finally:

@@ -44,15 +44,18 @@ class OverMqtt:
         topic = f"{self._base}/response/{cmd}"
 
         def answered(msgs: list[tuple[str, bytes, bool]]) -> bool:
-            return any(t == topic and json.loads(p).get("transaction") == txn
-                       for t, p, _ in msgs)
+            return any(t == topic and json.loads(p).get("transaction") == txn for t, p, _ in msgs)
 
         assert who.wait_for(answered, 10), (cmd, payload)
-        return next(json.loads(p) for t, p, _ in who.messages
-                    if t == topic and json.loads(p).get("transaction") == txn)
+        return next(
+            json.loads(p)
+            for t, p, _ in who.messages
+            if t == topic and json.loads(p).get("transaction") == txn
+        )
 
-    def request(self, cmd: str, payload: dict[str, Any], auth: Any = None,
-                **kw: Any) -> dict[str, Any]:
+    def request(
+        self, cmd: str, payload: dict[str, Any], auth: Any = None, **kw: Any
+    ) -> dict[str, Any]:
         if auth and "token" in auth:
             return self._s.request(cmd, payload, auth, channel="http")
         return self._ask(self._control, cmd, payload)
@@ -78,8 +81,9 @@ def _bet_colours(obj: Any) -> list[str]:
     return found
 
 
-def test_the_read_only_user_sees_no_secret_before_game_over(tmp_path: Path, broker,
-                                                            request) -> None:
+def test_the_read_only_user_sees_no_secret_before_game_over(
+    tmp_path: Path, broker, request
+) -> None:
     tables: Tables = next(open_tables(tmp_path))
     table = "cap" + str(abs(hash(request.node.name)) % 10**6)
     session = tables.session(table=table, pin=SECRET_PIN)
@@ -100,8 +104,9 @@ def test_the_read_only_user_sees_no_secret_before_game_over(tmp_path: Path, brok
         tokens = [session.player_token(n) for n in ("Ann", "Bob", "Cy")]
         game = session.game
         me = game.current_player
-        colour = next(c for c in COLOURS
-                      if c in game.state.players[game.state.index(me)].race_cards)
+        colour = next(
+            c for c in COLOURS if c in game.state.players[game.state.index(me)].race_cards
+        )
         assert table_.request("action", {"player": me, "action": f"bet:winner:{colour}"})["ok"]
         assert table_.request("undo", {})["ok"]  # undoing a bet
         assert table_.request("action", {"player": me, "action": f"bet:winner:{colour}"})["ok"]
@@ -118,8 +123,10 @@ def test_the_read_only_user_sees_no_secret_before_game_over(tmp_path: Path, brok
         assert session.game is not None and session.game.finished
         assert bridge.flush(10)
         last = session.seq
-        assert spy.wait_for(lambda m: any(
-            t == f"{base}/event" and json.loads(p)["seq"] == last for t, p, _ in m), 15)
+        assert spy.wait_for(
+            lambda m: any(t == f"{base}/event" and json.loads(p)["seq"] == last for t, p, _ in m),
+            15,
+        )
         # everything the reader saw of this table from before game over: events and states
         # carry their seq (the final state may arrive before the game_over event: two topics)
         over = next(e.seq for e in session.events_since(0) if e.type == "game_over")
@@ -129,8 +136,12 @@ def test_the_read_only_user_sees_no_secret_before_game_over(tmp_path: Path, brok
             if not t.startswith(ours):  # the session broker also holds other tests' tables
                 continue
             data = _decode(p) if p else None
-            if isinstance(data, dict) and isinstance(data.get("seq"), int) and (
-                    t in (f"{base}/event", f"{base}/state")) and data["seq"] >= over:
+            if (
+                isinstance(data, dict)
+                and isinstance(data.get("seq"), int)
+                and (t in (f"{base}/event", f"{base}/state"))
+                and data["seq"] >= over
+            ):
                 continue
             seen.append((t, p))
         text = b"\n".join(p for _, p in seen)
@@ -155,5 +166,3 @@ def _decode(payload: bytes) -> Any:
         return json.loads(payload)
     except ValueError:
         return payload.decode(errors="replace")
-
-

@@ -18,8 +18,7 @@ pytestmark = [pytest.mark.security, pytest.mark.broker]
 RESTARTS = 10
 
 
-def test_readings_sent_while_the_hub_restarts_are_not_lost(tmp_path: Path, broker,
-                                                            request) -> None:
+def test_readings_sent_while_the_hub_restarts_are_not_lost(tmp_path: Path, broker, request) -> None:
     tables = next(open_tables(tmp_path))
     table = "dl" + str(abs(hash(request.node.name)) % 10**6)
     session = tables.session(table=table)
@@ -32,8 +31,10 @@ def test_readings_sent_while_the_hub_restarts_are_not_lost(tmp_path: Path, broke
             assert bridge.wait_connected(10)
             bridge.stop()  # the hub is away...
             for _ in range(2):  # ...while the firmware sends readings (QoS 1)
-                firmware.publish(f"camelup/{table}/request/observe_release",
-                                 {"transaction": f"r{sent}", "ts": float(sent)})
+                firmware.publish(
+                    f"camelup/{table}/request/observe_release",
+                    {"transaction": f"r{sent}", "ts": float(sent)},
+                )
                 sent += 1
         bridge = MqttBridge(session, broker.url, trusted_requests=True).start()
         assert bridge.wait_connected(10)

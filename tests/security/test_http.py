@@ -41,8 +41,13 @@ class Served:
     def __init__(self, session: TableSession, server: ServerThread, clock: Clock) -> None:
         self.session, self.server, self.clock = session, server, clock
 
-    def req(self, method: str, path: str, body: bytes | str | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    def req(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, dict[str, str], Any]:
         c = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
         try:
             h = {"Content-Type": "application/json", **(headers or {})}
@@ -65,9 +70,13 @@ def served(tmp_path: Path) -> Iterator[Served]:
     session = TableSession("t1", store, pin=PIN, odds=False, advice=False)
     session.start_game(["Ann", "Bob", "Cy"], seed=5)
     clock = Clock()
-    app = create_app(session, public_url="http://table.example.lan:8080", max_streams=3,
-                     heartbeat_s=0.3,
-                     throttle=PinThrottle(clock=clock))
+    app = create_app(
+        session,
+        public_url="http://table.example.lan:8080",
+        max_streams=3,
+        heartbeat_s=0.3,
+        throttle=PinThrottle(clock=clock),
+    )
     with ServerThread(app) as server:
         yield Served(session, server, clock)
     session.bus.close()
@@ -80,8 +89,9 @@ def test_pin_brute_force_is_throttled_to_at_most_20_tries_a_minute(served: Serve
     checked = refused = 0
     guess = 0
     while served.clock.t < 1060.0:
-        status, headers, body = served.req("POST", "/api/undo", b"{}",
-                                           {"X-Pyramid-Pin": f"{guess:06d}"})
+        status, headers, body = served.req(
+            "POST", "/api/undo", b"{}", {"X-Pyramid-Pin": f"{guess:06d}"}
+        )
         if status == 429:
             refused += 1
             wait = int(headers["retry-after"])
@@ -110,8 +120,10 @@ def test_cross_site_requests_change_nothing(served: Served) -> None:
         ({"Origin": "null", "X-Pyramid-Pin": PIN}, b'{"action":"roll"}'),
         ({"Referer": f"{evil}/page", "X-Pyramid-Pin": PIN}, b'{"action":"roll"}'),
         # an HTML form (no Origin sent by an old browser): not JSON, refused
-        ({"Content-Type": "application/x-www-form-urlencoded", "X-Pyramid-Pin": PIN},
-         b"action=roll"),
+        (
+            {"Content-Type": "application/x-www-form-urlencoded", "X-Pyramid-Pin": PIN},
+            b"action=roll",
+        ),
     ]
     for headers, body in attempts:
         status, _, answer = served.req("POST", "/api/action", body, headers)
@@ -121,25 +133,34 @@ def test_cross_site_requests_change_nothing(served: Served) -> None:
     assert served.session.seq == seq
     # the dashboard itself (its configured address, or the loopback address it was opened on)
     ok_origin = f"http://127.0.0.1:{served.server.port}"
-    status, _, answer = served.req("POST", "/api/action", b'{"action":"roll"}',
-                                   {"Origin": ok_origin, "X-Pyramid-Pin": PIN})
+    status, _, answer = served.req(
+        "POST", "/api/action", b'{"action":"roll"}', {"Origin": ok_origin, "X-Pyramid-Pin": PIN}
+    )
     assert status == 200 and answer["ok"], answer
-    status, _, answer = served.req("POST", "/api/undo", b"{}",
-                                   {"Origin": "http://table.example.lan:8080",
-                                    "X-Pyramid-Pin": PIN})
+    status, _, answer = served.req(
+        "POST",
+        "/api/undo",
+        b"{}",
+        {"Origin": "http://table.example.lan:8080", "X-Pyramid-Pin": PIN},
+    )
     assert status == 200, answer
 
 
 def test_a_foreign_host_name_is_refused_and_links_never_use_it(served: Served) -> None:
     status, _, body = served.req("GET", "/api/state", headers={"Host": "attacker.example"})
     assert status == 421 and body["error"] == "unknown_host"  # DNS rebinding gets nothing
-    status, _, body = served.req("GET", "/api/players/Ann/link",
-                                 headers={"X-Pyramid-Pin": PIN, "Host": "table.example.lan:8080"})
+    status, _, body = served.req(
+        "GET",
+        "/api/players/Ann/link",
+        headers={"X-Pyramid-Pin": PIN, "Host": "table.example.lan:8080"},
+    )
     assert status == 200
     assert body["url"].startswith("http://table.example.lan:8080/p/")
-    status, _, body = served.req("GET", "/api/players/Ann/link",
-                                 headers={"X-Pyramid-Pin": PIN,
-                                          "Host": f"127.0.0.1:{served.server.port}"})
+    status, _, body = served.req(
+        "GET",
+        "/api/players/Ann/link",
+        headers={"X-Pyramid-Pin": PIN, "Host": f"127.0.0.1:{served.server.port}"},
+    )
     assert body["url"].startswith("http://table.example.lan:8080/p/")  # not from Host
 
 
@@ -162,8 +183,9 @@ def test_deep_and_huge_json_get_a_clear_error(served: Served) -> None:
     nested = '{"action": ' + "[" * 200 + "]" * 200 + "}"
     status, _, body = served.req("POST", "/api/action", nested.encode(), {"X-Pyramid-Pin": PIN})
     assert status == 400 and body["error"] == "too_deep" and "nested" in body["message"]
-    status, _, body = served.req("POST", "/api/action", b'{"action": "' + b"x" * 200_000 + b'"}',
-                                 {"X-Pyramid-Pin": PIN})
+    status, _, body = served.req(
+        "POST", "/api/action", b'{"action": "' + b"x" * 200_000 + b'"}', {"X-Pyramid-Pin": PIN}
+    )
     assert status == 413 and body["error"] == "too_large"
     assert served.session.seq == seq
 
@@ -174,8 +196,7 @@ def test_deep_json_over_mqtt_gets_a_clear_error(tmp_path: Path) -> None:
     store = Store(tmp_path / "hub.db")
     session = TableSession("t1", store, pin=PIN, odds=False, advice=False)
     bridge = MqttBridge(session, "mqtt://127.0.0.1:1")  # not started: only its decoder is used
-    answer = bridge.handle_request("action", b'{"player": ' + b"[" * 50_000 + b"]" * 50_000
-                                   + b"}")
+    answer = bridge.handle_request("action", b'{"player": ' + b"[" * 50_000 + b"]" * 50_000 + b"}")
     assert answer["ok"] is False and answer["reason"] == "too_deep"
     answer = bridge.handle_request("games", json.dumps({"transaction": "x" * 3_000_000}).encode())
     assert answer["ok"] is False and answer["transaction"] is None  # a 3 MB id is not echoed
@@ -218,12 +239,25 @@ def test_open_streams_are_limited(served: Served) -> None:
 
 def test_the_hub_has_a_pin_by_default_and_serves_loopback_only(tmp_path: Path) -> None:
     port = free_port()
-    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", "dflt", "--db",
-           str(tmp_path / "hub.db"), "--no-mqtt", "--no-odds", "--http-port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "hub",
+        "--table",
+        "dflt",
+        "--db",
+        str(tmp_path / "hub.db"),
+        "--no-mqtt",
+        "--no-odds",
+        "--http-port",
+        str(port),
+    ]
 
     def first_lines() -> list[str]:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
+        proc = subprocess.Popen(
+            cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         lines: list[str] = []
         try:
             assert proc.stdout is not None
@@ -231,8 +265,12 @@ def test_the_hub_has_a_pin_by_default_and_serves_loopback_only(tmp_path: Path) -
                 lines.append(line)
                 if line.startswith("dashboard:"):
                     c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                    c.request("POST", "/api/undo", body=b"{}",
-                              headers={"Content-Type": "application/json"})
+                    c.request(
+                        "POST",
+                        "/api/undo",
+                        body=b"{}",
+                        headers={"Content-Type": "application/json"},
+                    )
                     lines.append(f"undo without PIN: {c.getresponse().status}")
                     break
         finally:
@@ -249,11 +287,13 @@ def test_the_hub_has_a_pin_by_default_and_serves_loopback_only(tmp_path: Path) -
     assert again.strip() == shown.strip()  # the same PIN at the next start
     import os
     import stat
+
     assert stat.S_IMODE(os.stat(tmp_path / "hub.db").st_mode) & 0o077 == 0  # nobody else reads it
 
 
-def _act(served: Served, body: dict[str, Any], key: str | None = None,
-         path: str = "/api/action") -> tuple[int, Any]:
+def _act(
+    served: Served, body: dict[str, Any], key: str | None = None, path: str = "/api/action"
+) -> tuple[int, Any]:
     headers = {"X-Pyramid-Pin": PIN}
     if key is not None:
         headers["Idempotency-Key"] = key
@@ -299,9 +339,16 @@ DEVICE_ANN = "ann-phone-0123456789abcdef"
 DEVICE_PIN = "pin-holders-tablet-0123456789"
 
 
-def _as(served: Served, method: str, path: str, body: dict[str, Any] | None = None, *,
-        token: str | None = None, device: str | None = None,
-        pin: bool = False) -> tuple[int, Any]:
+def _as(
+    served: Served,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    *,
+    token: str | None = None,
+    device: str | None = None,
+    pin: bool = False,
+) -> tuple[int, Any]:
     headers: dict[str, str] = {}
     if token:
         headers["X-Pyramid-Token"] = token
@@ -309,8 +356,7 @@ def _as(served: Served, method: str, path: str, body: dict[str, Any] | None = No
         headers["X-Pyramid-Device"] = device
     if pin:
         headers["X-Pyramid-Pin"] = PIN
-    status, _, data = served.req(method, path, None if body is None else json.dumps(body),
-                                 headers)
+    status, _, data = served.req(method, path, None if body is None else json.dumps(body), headers)
     return status, data
 
 
@@ -319,16 +365,18 @@ def _to_move(served: Served, name: str) -> None:
     s = served.session
     while s.game.current_player != name:
         colour = next(a for a in s.game.legal_actions() if str(a).startswith("leg:"))
-        assert s.request("action", {"player": s.game.current_player, "action": str(colour)},
-                         {"pin": PIN})["ok"]
+        assert s.request(
+            "action", {"player": s.game.current_player, "action": str(colour)}, {"pin": PIN}
+        )["ok"]
 
 
 def test_the_pin_holder_cannot_name_a_players_secret_bet(served: Served) -> None:
     s = served.session
     _to_move(served, "Ann")
     n = s.seq
-    status, data = _as(served, "POST", "/api/action",
-                       {"player": "Ann", "action": "bet:winner:orange"}, pin=True)
+    status, data = _as(
+        served, "POST", "/api/action", {"player": "Ann", "action": "bet:winner:orange"}, pin=True
+    )
     assert status == 403 and data["error"] == "secret_bet"
     assert "orange" not in data["message"] and s.seq == n
 
@@ -337,11 +385,21 @@ def test_a_refused_bet_names_no_colour_to_anyone_but_its_player(served: Served) 
     s = served.session
     ann = s.player_token("Ann")
     _to_move(served, "Ann")
-    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
-               device=DEVICE_ANN)[0] == 200
+    assert (
+        _as(
+            served,
+            "POST",
+            "/api/action",
+            {"action": "bet:winner:orange"},
+            token=ann,
+            device=DEVICE_ANN,
+        )[0]
+        == 200
+    )
     _to_move(served, "Ann")
-    status, mine = _as(served, "POST", "/api/action", {"action": "bet:loser:orange"},
-                       token=ann, device=DEVICE_ANN)
+    status, mine = _as(
+        served, "POST", "/api/action", {"action": "bet:loser:orange"}, token=ann, device=DEVICE_ANN
+    )
     assert status != 200  # her own page may tell her which of her cards is gone
     refused = [e.event for e in s.events_since(0) if e.type == "action_refused"][-1]
     assert "orange" not in json.dumps(refused)  # what every other screen sees
@@ -353,8 +411,17 @@ def test_the_pin_holder_cannot_read_bets_through_a_players_link(served: Served) 
     s = served.session
     ann = s.player_token("Ann")
     _to_move(served, "Ann")
-    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
-               device=DEVICE_ANN)[0] == 200
+    assert (
+        _as(
+            served,
+            "POST",
+            "/api/action",
+            {"action": "bet:winner:orange"},
+            token=ann,
+            device=DEVICE_ANN,
+        )[0]
+        == 200
+    )
     _, own = _as(served, "GET", "/api/state", token=ann, device=DEVICE_ANN)
     assert own["state"]["view"]["my_bets"] == [{"pile": "winner", "colour": "orange"}]
     # the PIN holder fetches Ann's link (to show her the QR code) and opens it elsewhere
@@ -369,8 +436,9 @@ def test_the_pin_holder_cannot_read_bets_through_a_players_link(served: Served) 
     # ...nor act as Ann with it
     _to_move(served, "Ann")
     n = s.seq
-    status, _ = _as(served, "POST", "/api/action", {"action": "bet:loser:blue"}, token=ann,
-                    device=DEVICE_PIN)
+    status, _ = _as(
+        served, "POST", "/api/action", {"action": "bet:loser:blue"}, token=ann, device=DEVICE_PIN
+    )
     assert status in (401, 403) and s.seq == n
 
 
@@ -378,8 +446,10 @@ def test_releasing_a_link_is_done_in_the_open(served: Served) -> None:
     s = served.session
     ann = s.player_token("Ann")
     assert _as(served, "GET", "/api/state", token=ann, device=DEVICE_ANN)[0] == 200  # claimed
-    assert _as(served, "POST", "/api/players/Ann/release", {}, token=ann,
-               device=DEVICE_ANN)[0] in (401, 403)  # not by the player's link
+    assert _as(served, "POST", "/api/players/Ann/release", {}, token=ann, device=DEVICE_ANN)[0] in (
+        401,
+        403,
+    )  # not by the player's link
     status, data = _as(served, "POST", "/api/players/Ann/release", {}, pin=True)
     assert status == 200
     released = [e.event for e in s.events_since(0) if e.type == "link_released"]
@@ -396,10 +466,24 @@ def test_undoing_a_bet_reveals_nothing(served: Served) -> None:
     s = served.session
     ann = s.player_token("Ann")
     _to_move(served, "Ann")
-    assert _as(served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann,
-               device=DEVICE_ANN)[0] == 200
+    assert (
+        _as(
+            served,
+            "POST",
+            "/api/action",
+            {"action": "bet:winner:orange"},
+            token=ann,
+            device=DEVICE_ANN,
+        )[0]
+        == 200
+    )
     status, undone = _as(served, "POST", "/api/undo", {}, pin=True)
     assert status == 200 and undone["action"] == "bet:winner"
-    seen = json.dumps([e.to_dict() for e in s.events_since(0)
-                       if e.type in ("undo", "overall_bet_placed", "action_refused")])
+    seen = json.dumps(
+        [
+            e.to_dict()
+            for e in s.events_since(0)
+            if e.type in ("undo", "overall_bet_placed", "action_refused")
+        ]
+    )
     assert "orange" not in seen and "orange" not in json.dumps(undone)

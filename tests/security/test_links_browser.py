@@ -17,7 +17,8 @@ pytestmark = [pytest.mark.security, pytest.mark.browser]
 
 
 def test_a_players_link_shows_secrets_only_on_the_phone_that_opened_it(
-        browser: Any, tmp_path: Path, screenshot_dir: Path) -> None:
+    browser: Any, tmp_path: Path, screenshot_dir: Path
+) -> None:
     with serve_table(tmp_path, retry_ms=1500) as t:
         session = t.session
         bettor = session.game.current_player
@@ -54,7 +55,6 @@ def test_a_double_tap_on_the_shared_screen_plays_once(browser: Any, tmp_path: Pa
         said = page.locator("#message").inner_text()
         assert said.startswith(f"{mover} has already moved"), said
         taken = [e for e in session.engine_log() if e["type"] == "leg_tile_taken"]
-        assert taken == [{"type": "leg_tile_taken", "player": mover, "colour": "blue",
-                          "value": 5}]
+        assert taken == [{"type": "leg_tile_taken", "player": mover, "colour": "blue", "value": 5}]
         assert session.game.current_player != mover
         close(page)

@@ -25,12 +25,10 @@ def _log(session) -> list[tuple[int, str]]:
 def test_an_action_sent_twice_with_its_id_is_applied_once(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    first = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "a-1"},
-                      TABLE)
+    first = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "a-1"}, TABLE)
     assert first["ok"] and first["request_id"] == "a-1"
     log = _log(s)
-    again = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "a-1"},
-                      TABLE)
+    again = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "a-1"}, TABLE)
     assert again["ok"] and again["replayed"] is True
     assert again["seq"] == first["seq"] and again["events"] == first["events"]
     assert _log(s) == log, "the repeat wrote to the log"
@@ -40,13 +38,13 @@ def test_an_action_sent_twice_with_its_id_is_applied_once(tables: Tables) -> Non
 def test_the_id_survives_a_restart_of_the_hub(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    first = s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                      request_id="r-7")
+    first = s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="r-7")
     assert first["ok"]
     reopened = tables.session()  # the hub restarted on the same log
     log = _log(reopened)
-    again = reopened.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                             request_id="r-7")
+    again = reopened.request(
+        "action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="r-7"
+    )
     assert again["replayed"] and again["seq"] == first["seq"]
     assert _log(reopened) == log
 
@@ -57,13 +55,13 @@ def test_the_id_is_in_the_events_transaction(tables: Tables) -> None:
     s = tables.session()
     start(s)
     s.store.keep_answer = lambda *a, **k: None  # the hub dies before keeping the answer
-    first = s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                      request_id="k-1")
+    first = s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="k-1")
     assert first["ok"]
     row = tables.session().store.applied_request(s.table_id, "k-1")
     assert row is not None and row.seq == first["seq"] and row.answer is None
-    again = tables.session().request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                                     request_id="k-1")
+    again = tables.session().request(
+        "action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="k-1"
+    )
     assert again["ok"] and again["replayed"] and "already applied" in again["message"]
 
 
@@ -81,14 +79,13 @@ def test_a_replayed_undo_takes_back_one_action(tables: Tables) -> None:
 def test_a_refusal_that_was_logged_is_answered_again_not_logged_again(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    bad = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "x"},
-                    TABLE)
+    bad = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": "x"}, TABLE)
     assert bad["ok"]
-    refused = s.request("action", {"player": "Bob", "action": "leg:purple",
-                                   "request_id": "y"}, TABLE)
+    refused = s.request(
+        "action", {"player": "Bob", "action": "leg:purple", "request_id": "y"}, TABLE
+    )
     n = len(_log(s))
-    again = s.request("action", {"player": "Bob", "action": "leg:purple", "request_id": "y"},
-                      TABLE)
+    again = s.request("action", {"player": "Bob", "action": "leg:purple", "request_id": "y"}, TABLE)
     assert again["ok"] is refused["ok"] and again.get("replayed")
     assert len(_log(s)) == n
 
@@ -96,11 +93,11 @@ def test_a_refusal_that_was_logged_is_answered_again_not_logged_again(tables: Ta
 def test_an_id_reused_for_another_request_is_refused(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                     request_id="same")["ok"]
+    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="same")[
+        "ok"
+    ]
     n = len(_log(s))
-    other = s.request("action", {"player": "Bob", "action": "leg:green"}, TABLE,
-                      request_id="same")
+    other = s.request("action", {"player": "Bob", "action": "leg:green"}, TABLE, request_id="same")
     assert not other["ok"] and other["reason"] == "request_id_reused"
     assert len(_log(s)) == n and s.game.current_player == "Bob"
 
@@ -110,8 +107,7 @@ def test_a_bad_request_id_is_refused(tables: Tables, rid: object) -> None:
     s = tables.session()
     start(s)
     n = len(_log(s))
-    answer = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": rid},
-                       TABLE)
+    answer = s.request("action", {"player": "Ann", "action": "leg:blue", "request_id": rid}, TABLE)
     if rid is None:  # no id at all: an ordinary request
         assert answer["ok"]
         return
@@ -126,13 +122,15 @@ def test_a_stale_double_tap_is_refused_with_who_moved(tables: Tables) -> None:
     tap = {"player": "Ann", "action": "leg:blue", "expected_seq": drawn}
     assert s.request("action", tap, TABLE)["ok"]
     n = len(_log(s))
-    again = s.request("action", {"player": "Bob", "action": "leg:blue", "expected_seq": drawn},
-                      TABLE)
+    again = s.request(
+        "action", {"player": "Bob", "action": "leg:blue", "expected_seq": drawn}, TABLE
+    )
     assert not again["ok"] and again["reason"] == "stale"
     assert again["error"].startswith("Ann has already moved")
     assert len(_log(s)) == n and s.game.current_player == "Bob"
-    fresh = s.request("action", {"player": "Bob", "action": "leg:blue", "expected_seq": s.seq},
-                      TABLE)
+    fresh = s.request(
+        "action", {"player": "Bob", "action": "leg:blue", "expected_seq": s.seq}, TABLE
+    )
     assert fresh["ok"]
 
 
@@ -155,32 +153,37 @@ def test_a_reading_between_drawing_and_tapping_is_not_stale(tables: Tables) -> N
     drawn = s.seq
     assert s.request("observe_release", {"ts": 1.0})["ok"]  # the slider, not a move
     assert s.seq > drawn
-    assert s.request("action", {"player": "Ann", "action": "leg:blue",
-                                "expected_seq": drawn}, TABLE)["ok"]
+    assert s.request(
+        "action", {"player": "Ann", "action": "leg:blue", "expected_seq": drawn}, TABLE
+    )["ok"]
 
 
 def test_old_request_ids_are_forgotten(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE,
-                     request_id="old")["ok"]
+    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE, request_id="old")[
+        "ok"
+    ]
     assert s.store.forget_requests(older_than_s=-1) == 1
     assert s.store.applied_request(s.table_id, "old") is None
 
 
 def test_in_a_game_where_all_act_at_once_only_ones_own_move_makes_a_tap_stale(
-        tables: Tables) -> None:
+    tables: Tables,
+) -> None:
     s = tables.session()
-    assert s.request("start_game", {"game": "marcopolo2", "players": ["Ann", "Bob"]},
-                     TABLE)["ok"]
+    assert s.request("start_game", {"game": "marcopolo2", "players": ["Ann", "Bob"]}, TABLE)["ok"]
     drawn = s.seq  # both phones drawn now
-    assert s.request("action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1",
-                                "expected_seq": drawn}, TABLE)["ok"]
-    bob = s.request("action", {"player": "Bob", "action": "dice:Bob:6,6,5,4,3",
-                               "expected_seq": drawn}, TABLE)
+    assert s.request(
+        "action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1", "expected_seq": drawn}, TABLE
+    )["ok"]
+    bob = s.request(
+        "action", {"player": "Bob", "action": "dice:Bob:6,6,5,4,3", "expected_seq": drawn}, TABLE
+    )
     assert bob["ok"], bob  # Ann's dice meanwhile do not make Bob's tap stale
     n = len(_log(s))
-    again = s.request("action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1",
-                                 "expected_seq": drawn}, TABLE)
+    again = s.request(
+        "action", {"player": "Ann", "action": "dice:Ann:1,2,3,2,1", "expected_seq": drawn}, TABLE
+    )
     assert not again["ok"] and again["reason"] == "stale"
     assert again["error"].startswith("Ann has already moved") and len(_log(s)) == n

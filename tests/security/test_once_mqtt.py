@@ -34,11 +34,28 @@ def _hub(tmp_path: Path, broker: Any, table: str, kill_on: str | None = None) ->
     env = {k: v for k, v in os.environ.items() if k != KILL_BEFORE_ACK_ENV}
     if kill_on:
         env[KILL_BEFORE_ACK_ENV] = kill_on
-    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", table, "--db",
-           str(tmp_path / "hub.db"), "--broker", broker.url_for(Role.HUB), "--broker-users",
-           str(users), "--pin", PIN, "--http-port", "0", "--no-odds"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "hub",
+        "--table",
+        table,
+        "--db",
+        str(tmp_path / "hub.db"),
+        "--broker",
+        broker.url_for(Role.HUB),
+        "--broker-users",
+        str(users),
+        "--pin",
+        PIN,
+        "--http-port",
+        "0",
+        "--no-odds",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("hub ready"):
@@ -68,9 +85,16 @@ def test_a_request_applied_before_a_sigkill_is_applied_once(tmp_path: Path, brok
     try:
         assert online.wait_for(lambda m: any(p == b"online" for _, p, _ in m), 20)
         # the hub's persistent session is at the broker now: the request waits for it
-        asker.publish(f"camelup/{table}/request/action",
-                      {"player": "Ann", "action": "leg:blue", "request_id": "tap-1",
-                       "reply_to": me, "transaction": "t1"})
+        asker.publish(
+            f"camelup/{table}/request/action",
+            {
+                "player": "Ann",
+                "action": "leg:blue",
+                "request_id": "tap-1",
+                "reply_to": me,
+                "transaction": "t1",
+            },
+        )
         assert hub.wait(20) == -signal.SIGKILL  # applied, then killed before answering
         assert not asker.messages
         hub = _hub(tmp_path, broker, table)  # the broker delivers the request again
@@ -82,9 +106,16 @@ def test_a_request_applied_before_a_sigkill_is_applied_once(tmp_path: Path, brok
         assert answer["ok"] and answer["replayed"] and answer["transaction"] == "t1"
         assert answer["request_id"] == "tap-1"
         # the same request sent again by the asker (it never saw an answer): changes nothing
-        asker.publish(f"camelup/{table}/request/action",
-                      {"player": "Ann", "action": "leg:blue", "request_id": "tap-1",
-                       "reply_to": me, "transaction": "t2"})
+        asker.publish(
+            f"camelup/{table}/request/action",
+            {
+                "player": "Ann",
+                "action": "leg:blue",
+                "request_id": "tap-1",
+                "reply_to": me,
+                "transaction": "t2",
+            },
+        )
         assert asker.wait_for(lambda m: len(m) >= 2, 10)
         again = json.loads(asker.messages[1][1])
         assert again["replayed"] and again["seq"] == answer["seq"]
@@ -96,7 +127,8 @@ def test_a_request_applied_before_a_sigkill_is_applied_once(tmp_path: Path, brok
     try:
         events = tables.session(table=table).store.events(table)
         taken = [e.event for e in events if e.type == "leg_tile_taken"]
-        assert taken == [{"type": "leg_tile_taken", "player": "Ann", "colour": "blue",
-                          "value": 5}], f"applied {len(taken)} times"
+        assert taken == [
+            {"type": "leg_tile_taken", "player": "Ann", "colour": "blue", "value": 5}
+        ], f"applied {len(taken)} times"
     finally:
         tables.close()

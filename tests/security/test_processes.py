@@ -14,8 +14,11 @@ import pytest
 
 from hub.mqtt.broker import EmbeddedBroker, find_mosquitto, free_port
 
-pytestmark = [pytest.mark.security, pytest.mark.broker,
-              pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed")]
+pytestmark = [
+    pytest.mark.security,
+    pytest.mark.broker,
+    pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed"),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,8 +40,11 @@ def _descendants(pid: int) -> set[int]:
 
 def _alive(pid: int) -> bool:
     try:
-        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                     if line.startswith("State:"))
+        state = next(
+            line
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+            if line.startswith("State:")
+        )
     except (OSError, StopIteration):
         return False
     return "Z" not in state.split()[1]
@@ -46,10 +52,23 @@ def _alive(pid: int) -> bool:
 
 def test_no_process_survives_a_hub_killed_with_sigkill(tmp_path: Path) -> None:
     """`pyramid hub` with odds (a worker process) and its embedded broker: kill -9 the hub."""
-    cmd = [sys.executable, "-m", "hub.cli", "hub", "--table", "orph", "--db",
-           str(tmp_path / "hub.db"), "--broker-port", "0", "--http-port", "0"]
-    hub = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "hub",
+        "--table",
+        "orph",
+        "--db",
+        str(tmp_path / "hub.db"),
+        "--broker-port",
+        "0",
+        "--http-port",
+        "0",
+    ]
+    hub = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     kids: set[int] = set()
     try:
         assert hub.stdout is not None
@@ -69,8 +88,9 @@ def test_no_process_survives_a_hub_killed_with_sigkill(tmp_path: Path) -> None:
         while any(_alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.05)
         orphans = [k for k in kids if _alive(k)]
-        names = [Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
-                 for k in orphans]
+        names = [
+            Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ")[:120] for k in orphans
+        ]
         assert not orphans, f"processes outlived their hub: {names}"
     finally:
         for k in kids:

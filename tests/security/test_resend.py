@@ -15,8 +15,7 @@ from bench import delivery
 pytestmark = [pytest.mark.security, pytest.mark.broker]
 
 
-def test_readings_after_broker_restarts_are_resent_until_answered(tmp_path: Path,
-                                                                  broker) -> None:
+def test_readings_after_broker_restarts_are_resent_until_answered(tmp_path: Path, broker) -> None:
     got = delivery.broker_restarts(broker, tmp_path, restarts=2, per=2)
     assert got["all_answered"], got
     assert got["lost"] == 0 and got["applied_twice"] == 0, got

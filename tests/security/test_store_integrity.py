@@ -85,9 +85,24 @@ def test_a_deleted_or_altered_event_is_named_at_open(tmp_path: Path, attack: str
         Store(db)
     assert str(db) in str(info.value) and "table t1" in str(info.value)
     # the hub says so in one sentence and exits 2, no traceback
-    out = subprocess.run([sys.executable, "-m", "hub.cli", "hub", "--db", str(db), "--no-mqtt",
-                          "--http-port", "0", "--no-odds"], cwd=REPO, capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "hub",
+            "--db",
+            str(db),
+            "--no-mqtt",
+            "--http-port",
+            "0",
+            "--no-odds",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and want in out.stderr and "Traceback" not in out.stderr
 
 
@@ -118,12 +133,15 @@ def test_random_bit_flips_give_a_sentence_not_a_traceback(tmp_path: Path) -> Non
 def test_an_old_log_without_hashes_is_migrated(tmp_path: Path) -> None:
     db = _played(tmp_path)
     con = sqlite3.connect(db)
-    rows = con.execute("SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause"
-                       " FROM events").fetchall()
+    rows = con.execute(
+        "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause FROM events"
+    ).fetchall()
     con.execute("DROP TABLE events")
-    con.execute("CREATE TABLE events (table_id TEXT NOT NULL, seq INTEGER NOT NULL, game_id TEXT,"
-                " origin TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, ts REAL NOT NULL,"
-                " batch INTEGER NOT NULL, cause TEXT, PRIMARY KEY (table_id, seq)) WITHOUT ROWID")
+    con.execute(
+        "CREATE TABLE events (table_id TEXT NOT NULL, seq INTEGER NOT NULL, game_id TEXT,"
+        " origin TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, ts REAL NOT NULL,"
+        " batch INTEGER NOT NULL, cause TEXT, PRIMARY KEY (table_id, seq)) WITHOUT ROWID"
+    )
     con.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     con.execute("DELETE FROM meta WHERE key LIKE 'log_head/%'")
     con.commit()
@@ -147,8 +165,11 @@ def test_game_ids_are_never_reused_even_after_a_table_is_dropped(tmp_path: Path)
     token = s.player_token("Ann")
     s.bus.close()
     # someone drops the table's rows (and its chain's head with them)
-    for sql in ("DELETE FROM events WHERE table_id = 't1'", "DELETE FROM games",
-                "DELETE FROM meta WHERE key = 'log_head/t1'"):
+    for sql in (
+        "DELETE FROM events WHERE table_id = 't1'",
+        "DELETE FROM games",
+        "DELETE FROM meta WHERE key = 'log_head/t1'",
+    ):
         store._db.execute(sql)
     s = TableSession("t1", store, pin="1234", odds=False, advice=False)
     second = s.start_game(["Ann", "Bob"], seed=2)

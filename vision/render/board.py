@@ -379,8 +379,11 @@ def render_board_scene(
     if streams is None:
         blocks = stack_blocks(geo, track, rng)
     else:  # each stack from its own stream (stack_blocks places the stacks one by one)
-        blocks = [b for space, stack in track.items()
-                  for b in stack_blocks(geo, {space: stack}, part("camels", space))]
+        blocks = [
+            b
+            for space, stack in track.items()
+            for b in stack_blocks(geo, {space: stack}, part("camels", space))
+        ]
     draw_shadows(img, pose, blocks, light)
     die_truth = None
     if die is not None:

@@ -85,16 +85,27 @@ def _colour_of(
     return body, ((235, 235, 235) if dark else (25, 25, 25))  # type: ignore[return-value]
 
 
-def _rounded_square(canvas: np.ndarray, cx: float, cy: float, side: float, radius: float,
-                    value: tuple[float, ...], shift: int = 4) -> None:
+def _rounded_square(
+    canvas: np.ndarray,
+    cx: float,
+    cy: float,
+    side: float,
+    radius: float,
+    value: tuple[float, ...],
+    shift: int = 4,
+) -> None:
     """Filled rounded square, sub-pixel via cv2's fixed-point ``shift``."""
     s = 1 << shift
     half = side / 2
     r = min(radius, half)
     x0, y0, x1, y1 = cx - half, cy - half, cx + half, cy + half
     pts = []
-    for (ox, oy, a0) in ((x1 - r, y0 + r, -90), (x1 - r, y1 - r, 0), (x0 + r, y1 - r, 90),
-                         (x0 + r, y0 + r, 180)):
+    for ox, oy, a0 in (
+        (x1 - r, y0 + r, -90),
+        (x1 - r, y1 - r, 0),
+        (x0 + r, y1 - r, 90),
+        (x0 + r, y0 + r, 180),
+    ):
         for a in np.linspace(a0, a0 + 90, 7):
             t = np.deg2rad(a)
             pts.append((ox + r * np.cos(t), oy + r * np.sin(t)))
@@ -102,9 +113,14 @@ def _rounded_square(canvas: np.ndarray, cx: float, cy: float, side: float, radiu
     cv2.fillPoly(canvas, [poly], tuple(float(v) for v in value), lineType=cv2.LINE_AA, shift=shift)
 
 
-def _die_sprite(side: float, face: int, body: tuple[int, int, int], pip: tuple[int, int, int],
-                tilt: tuple[float, float],
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
+def _die_sprite(
+    side: float,
+    face: int,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    tilt: tuple[float, float],
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, float]:
     """An upright die on a transparent canvas: (BGR float, alpha 0..1, canvas size)."""
     if face not in PIP_LAYOUT:
         raise ValueError(f"die face must be 1..6, got {face}")
@@ -136,18 +152,33 @@ def _die_sprite(side: float, face: int, body: tuple[int, int, int], pip: tuple[i
     # pips
     pip_r = side * float(rng.uniform(0.085, 0.105))
     pip_f = np.asarray(pip, np.float32)
-    for (ox, oy) in PIP_LAYOUT[face]:
+    for ox, oy in PIP_LAYOUT[face]:
         pm = np.zeros_like(alpha)
         px, py = c + ox * side, c + oy * side
-        cv2.circle(pm, (int(round(px * 16)), int(round(py * 16))), int(round(pip_r * 16)), 1.0,
-                   -1, cv2.LINE_AA, 4)
+        cv2.circle(
+            pm,
+            (int(round(px * 16)), int(round(py * 16))),
+            int(round(pip_r * 16)),
+            1.0,
+            -1,
+            cv2.LINE_AA,
+            4,
+        )
         img = img * (1 - pm[..., None]) + pip_f * pm[..., None]
     return img, alpha, float(n)
 
 
-def draw_die(image: np.ndarray, center: tuple[float, float], size_px: float,
-             colour: str | tuple[int, int, int], face: int, rng: np.random.Generator, *,
-             angle: float | None = None, shadow: bool = True) -> DieTruth:
+def draw_die(
+    image: np.ndarray,
+    center: tuple[float, float],
+    size_px: float,
+    colour: str | tuple[int, int, int],
+    face: int,
+    rng: np.random.Generator,
+    *,
+    angle: float | None = None,
+    shadow: bool = True,
+) -> DieTruth:
     """Paste one die into ``image`` (in place) at ``center`` with top-face side ``size_px``.
 
     ``angle`` in degrees (random if None). Returns the truth of what was drawn. The demo uses this
@@ -192,18 +223,27 @@ def draw_die(image: np.ndarray, center: tuple[float, float], size_px: float,
     if len(xs) == 0:
         box = (int(center[0]), int(center[1]), 0, 0)
     else:
-        box = (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1),
-               int(ys.max() - ys.min() + 1))
-    return DieTruth(box=box, face=int(face), colour=name, center=(float(center[0]),
-                    float(center[1])), size_px=float(size_px))
+        box = (
+            int(xs.min()),
+            int(ys.min()),
+            int(xs.max() - xs.min() + 1),
+            int(ys.max() - ys.min() + 1),
+        )
+    return DieTruth(
+        box=box,
+        face=int(face),
+        colour=name,
+        center=(float(center[0]), float(center[1])),
+        size_px=float(size_px),
+    )
 
 
 _BACKGROUNDS = [
     (150, 190, 215),  # sand (the board's desert)
     (120, 160, 200),  # light wood
-    (70, 100, 140),   # dark wood
+    (70, 100, 140),  # dark wood
     (200, 200, 198),  # grey table
-    (60, 90, 50),     # green felt
+    (60, 90, 50),  # green felt
     (175, 205, 225),  # beige
 ]
 
@@ -221,8 +261,12 @@ def make_background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarr
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def _draw_white_patch(image: np.ndarray, rng: np.random.Generator, side: float,
-                      taken: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
+def _draw_white_patch(
+    image: np.ndarray,
+    rng: np.random.Generator,
+    side: float,
+    taken: list[tuple[float, float, float]],
+) -> list[tuple[float, float]]:
     """A marker-like card: white border around a black square, as on the board's ArUco tags."""
     h, w = image.shape[:2]
     corner = int(rng.integers(4))
@@ -230,12 +274,21 @@ def _draw_white_patch(image: np.ndarray, rng: np.random.Generator, side: float,
     cx = m + side / 2 if corner in (0, 3) else w - m - side / 2
     cy = m + side / 2 if corner in (0, 1) else h - m - side / 2
     half = side / 2
-    poly = [(cx - half, cy - half), (cx + half, cy - half), (cx + half, cy + half),
-            (cx - half, cy + half)]
+    poly = [
+        (cx - half, cy - half),
+        (cx + half, cy - half),
+        (cx + half, cy + half),
+        (cx - half, cy + half),
+    ]
     cv2.fillConvexPoly(image, np.round(np.array(poly)).astype(np.int32), (245, 245, 245))
     inner = half * 0.55
-    cv2.rectangle(image, (int(cx - inner), int(cy - inner)), (int(cx + inner), int(cy + inner)),
-                  (20, 20, 20), -1)
+    cv2.rectangle(
+        image,
+        (int(cx - inner), int(cy - inner)),
+        (int(cx + inner), int(cy + inner)),
+        (20, 20, 20),
+        -1,
+    )
     taken.append((cx, cy, side * 0.9))
     return [(float(x), float(y)) for x, y in poly]
 

@@ -241,7 +241,10 @@ class EffectParams:
 def apply_effects(image: np.ndarray, params: EffectParams, rng: np.random.Generator) -> np.ndarray:
     """Apply ``params`` in the order light reaches a sensor: lamp, glare, optics, noise, codec."""
     out = apply_lighting(
-        image, kelvin_to_bgr(params.kelvin), params.strength, params.gradient,
+        image,
+        kelvin_to_bgr(params.kelvin),
+        params.strength,
+        params.gradient,
         params.gradient_angle_deg,
     )
     if params.glare is not None:

@@ -82,9 +82,15 @@ def render_zone_scene(
     noise_seeds = rng.integers(1 << 62, size=4)
 
     def render(size: tuple[int, int], p: CameraPose, with_die: bool) -> tuple[np.ndarray, Any]:
-        return render_board_scene(np.random.default_rng(scene_seed), track=track,
-                                  die=die if with_die else None, size=size, pose=p,
-                                  geometry=geo, effects=False)
+        return render_board_scene(
+            np.random.default_rng(scene_seed),
+            track=track,
+            die=die if with_die else None,
+            size=size,
+            pose=p,
+            geometry=geo,
+            effects=False,
+        )
 
     preview, truth = render(frame_size, pose, True)
     preview_empty, _ = render(frame_size, pose, False)
@@ -101,15 +107,30 @@ def render_zone_scene(
         gx, gy, gr, gs = fx.glare
         glare = (gx * s - x0, gy * s - y0, gr * s, gs)
     # the lamp's gradient is a slope across the full frame: over the window it is smaller
-    fx_zone = replace(fx, gradient=fx.gradient * max(w, h) / max(W, H), glare=glare,
-                      blur_sigma=fx.blur_sigma * full_blur_factor,
-                      motion_length=fx.motion_length * full_blur_factor)
+    fx_zone = replace(
+        fx,
+        gradient=fx.gradient * max(w, h) / max(W, H),
+        glare=glare,
+        blur_sigma=fx.blur_sigma * full_blur_factor,
+        motion_length=fx.motion_length * full_blur_factor,
+    )
     rngs = [np.random.default_rng(int(v)) for v in noise_seeds]
     preview = apply_effects(preview, fx, rngs[0])
     preview_empty = apply_effects(preview_empty, fx, rngs[1])
     zone = apply_effects(zone, fx_zone, rngs[2])
     zone_empty = apply_effects(zone_empty, fx_zone, rngs[3])
     assert truth.die is not None and ztruth.die is not None
-    return ZoneScene(preview, preview_empty, zone, zone_empty, (x0, y0, w, h), zone_prev,
-                     die[0], int(die[1]), tuple(truth.die["box"]),
-                     tuple(ztruth.die["box"]), pose, fx)
+    return ZoneScene(
+        preview,
+        preview_empty,
+        zone,
+        zone_empty,
+        (x0, y0, w, h),
+        zone_prev,
+        die[0],
+        int(die[1]),
+        tuple(truth.die["box"]),
+        tuple(ztruth.die["box"]),
+        pose,
+        fx,
+    )

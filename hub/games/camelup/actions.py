@@ -104,5 +104,8 @@ def parse_action(text: str) -> Action:
         if args[0] not in PILES:
             raise _bad(text, f"the pile must be winner or loser, not {args[0]!r}")
         return BetOverall(args[0], _colour(text, args[1]))
-    raise _bad(text, "expected leg:COLOUR, desert:SPACE:oasis|mirage, roll, roll:COLOUR:FACE "
-               "or bet:winner|loser:COLOUR")
+    raise _bad(
+        text,
+        "expected leg:COLOUR, desert:SPACE:oasis|mirage, roll, roll:COLOUR:FACE "
+        "or bet:winner|loser:COLOUR",
+    )

@@ -35,12 +35,14 @@ from .rules import legal_actions
 from .state import GameState
 
 
-def state_odds(state: GameState, race: bool = True,
-               desert: dict[int, str] | None = None, pairs: bool = False) -> LegOdds:
+def state_odds(
+    state: GameState, race: bool = True, desert: dict[int, str] | None = None, pairs: bool = False
+) -> LegOdds:
     """Exact odds of a game state (optionally with the desert tiles replaced); pairs: with the
     joint distribution of the race's (winner, loser)."""
-    position = validate_position(state.track, state.dice_left,
-                                 state.desert_sides() if desert is None else desert)
+    position = validate_position(
+        state.track, state.dice_left, state.desert_sides() if desert is None else desert
+    )
     return odds_of(position, race=race or pairs, pairs=pairs)
 
 
@@ -49,11 +51,14 @@ def odds_for_state(state: GameState) -> dict[str, Any]:
     o = state_odds(state)
     assert o.win is not None and o.lose is not None
     return {
-        "leg": {c: {"first": float(o.first[i]), "second": float(o.second[i])}
-                for i, c in enumerate(COLOURS)},
+        "leg": {
+            c: {"first": float(o.first[i]), "second": float(o.second[i])}
+            for i, c in enumerate(COLOURS)
+        },
         "game_ends_this_leg": o.game_ends,
-        "race": {c: {"win": float(o.win[i]), "lose": float(o.lose[i])}
-                 for i, c in enumerate(COLOURS)},
+        "race": {
+            c: {"win": float(o.win[i]), "lose": float(o.lose[i])} for i, c in enumerate(COLOURS)
+        },
         "desert_landings": {str(s): x for s, x in o.landings.items()},
     }
 
@@ -64,8 +69,10 @@ def leg_tile_value(value: int, first: float, second: float) -> float:
 
 
 def held_value(tiles: tuple[tuple[str, int], ...], odds: LegOdds) -> float:
-    return sum(leg_tile_value(v, float(odds.first[COLOURS.index(c)]),
-                              float(odds.second[COLOURS.index(c)])) for c, v in tiles)
+    return sum(
+        leg_tile_value(v, float(odds.first[COLOURS.index(c)]), float(odds.second[COLOURS.index(c)]))
+        for c, v in tiles
+    )
 
 
 def overall_bet_value(p: float, others_before: int) -> float:
@@ -100,12 +107,15 @@ def held_overall_value(bets: list[tuple[str, str, int]], odds: LegOdds) -> float
 
 def expected_overall_payout(p: float, others_on_pile: int) -> float:
     """E[payout of a correct card] if each of ``others_on_pile`` earlier cards is right with p."""
-    return sum(comb(others_on_pile, k) * p**k * (1 - p) ** (others_on_pile - k) * overall_payout(k)
-               for k in range(others_on_pile + 1))
+    return sum(
+        comb(others_on_pile, k) * p**k * (1 - p) ** (others_on_pile - k) * overall_payout(k)
+        for k in range(others_on_pile + 1)
+    )
 
 
-def advise(state: GameState, player: str | None = None,
-           limit: int | None = None, words: bool = True) -> list[dict[str, Any]]:
+def advise(
+    state: GameState, player: str | None = None, limit: int | None = None, words: bool = True
+) -> list[dict[str, Any]]:
     """Every legal action of the player to move with its expected money, best first.
 
     words=False skips what only the explanations use (the joint (winner, loser) odds behind
@@ -131,15 +141,24 @@ def advise(state: GameState, player: str | None = None,
     assert base.win is not None and base.lose is not None
     base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
     desert_odds: dict[Action, LegOdds] = dict(zip(places, placed, strict=True))
-    out = [_rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs)
-           for action in actions]
+    out = [
+        _rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs)
+        for action in actions
+    ]
     out.sort(key=lambda a: -a["expected"])
     return out[:limit] if limit else out
 
 
-def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: float,
-          placed: LegOdds | None = None, bets: list[tuple[str, str, int]] | None = None,
-          pairs: np.ndarray | None = None) -> dict[str, Any]:
+def _rate(
+    action: Action,
+    state: GameState,
+    me: int,
+    base: LegOdds,
+    base_held: float,
+    placed: LegOdds | None = None,
+    bets: list[tuple[str, str, int]] | None = None,
+    pairs: np.ndarray | None = None,
+) -> dict[str, Any]:
     """One action's expected money; ``placed``: for a desert placement, the odds with it;
     ``bets``: the player's placed overall cards; ``pairs``: the joint (winner, loser) odds."""
     bets = bets or []
@@ -164,10 +183,14 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         where = state.players[me].desert
         given_up = base.landings.get(where[0], 0.0) if where else 0.0
         ev = income + shift - given_up
-        yours = " and ".join(w for w, held in (("leg tiles", state.players[me].leg_tiles),
-                                                ("overall bets", bets)) if held)
-        why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your {yours}"
-                                                    if yours else "")
+        yours = " and ".join(
+            w
+            for w, held in (("leg tiles", state.players[me].leg_tiles), ("overall bets", bets))
+            if held
+        )
+        why = f"{income:.2f} expected landings" + (
+            f", {shift:+.2f} on your {yours}" if yours else ""
+        )
         if where:
             why += f", {given_up:.2f} given up on space {where[0]}"
     elif isinstance(action, ReleaseDie):
@@ -180,14 +203,17 @@ def _rate(action: Action, state: GameState, me: int, base: LegOdds, base_held: f
         pay = expected_overall_payout(p, others)
         ev = p * pay - (1.0 - p)
         word = "wins" if action.pile == "winner" else "comes last"
-        why = f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, " \
-              f"{others} card(s) already on the pile"
+        why = (
+            f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, "
+            f"{others} card(s) already on the pile"
+        )
         why += _with_your_other_bets(action, bets, pairs)
     return {"action": str(action), "expected": float(ev), "why": why}
 
 
-def _with_your_other_bets(action: BetOverall, bets: list[tuple[str, str, int]],
-                          pairs: np.ndarray | None) -> str:
+def _with_your_other_bets(
+    action: BetOverall, bets: list[tuple[str, str, int]], pairs: np.ndarray | None
+) -> str:
     """From the joint (winner, loser) odds: the chance this card and each of the player's cards
     on the other pile are both right (empty without such cards)."""
     if pairs is None:

@@ -17,12 +17,20 @@ from hub.games.common import IllegalAction
 
 from .model import COLOURS, FACES, SPACES
 
-__all__ = ["DieVerdict", "judge_die", "compare_track", "describe_stack", "TrackError",
-           "parse_track_reading", "setup_from_dice", "setup_from_track", "START_SPACES"]
+__all__ = [
+    "DieVerdict",
+    "judge_die",
+    "compare_track",
+    "describe_stack",
+    "TrackError",
+    "parse_track_reading",
+    "setup_from_dice",
+    "setup_from_track",
+    "START_SPACES",
+]
 
 #: Where the setup roll puts the camels (a die shows 1, 2 or 3).
 START_SPACES = tuple(FACES)
-
 
 
 class TrackError(IllegalAction):
@@ -98,7 +106,7 @@ def judge_die(reading: Mapping[str, Any], dice_left: list[str], threshold: float
 
 
 def describe_stack(stack: list[str]) -> str:
-    """"green under white" for [green, white] (bottom to top); "nothing" for an empty space."""
+    """ "green under white" for [green, white] (bottom to top); "nothing" for an empty space."""
     return " under ".join(stack) if stack else "nothing"
 
 
@@ -112,12 +120,13 @@ def _space(raw: Any) -> int:
     return space
 
 
-def parse_track_reading(p: Mapping[str, Any]) -> tuple[dict[int, list[str]], set[int],
-                                                         dict[int, str] | None]:
+def parse_track_reading(
+    p: Mapping[str, Any],
+) -> tuple[dict[int, list[str]], set[int], dict[int, str] | None]:
     """Check a track reading's shape; return (stacks, uncertain spaces, desert or None)."""
     track = p.get("track")
     if not isinstance(track, Mapping):
-        raise TrackError("a track reading needs \"track\": {space: [colours bottom to top]}")
+        raise TrackError('a track reading needs "track": {space: [colours bottom to top]}')
     stacks: dict[int, list[str]] = {}
     seen: list[str] = []
     for raw, stack in track.items():
@@ -134,13 +143,13 @@ def parse_track_reading(p: Mapping[str, Any]) -> tuple[dict[int, list[str]], set
         raise TrackError("a camel was seen on two spaces at once")
     raw_unsure = p.get("uncertain", [])
     if not isinstance(raw_unsure, list):
-        raise TrackError("\"uncertain\" is a list of space numbers")
+        raise TrackError('"uncertain" is a list of space numbers')
     uncertain = {_space(s) for s in raw_unsure}
     desert = p.get("desert")
     deserts: dict[int, str] | None = None
     if desert is not None:
         if not isinstance(desert, Mapping):
-            raise TrackError("\"desert\" is {space: \"oasis\"|\"mirage\"}")
+            raise TrackError('"desert" is {space: "oasis"|"mirage"}')
         deserts = {}
         for raw, side in desert.items():
             if side not in ("oasis", "mirage"):
@@ -168,20 +177,30 @@ def compare_track(
         expected = list(engine_track.get(str(space), []))
         seen = stacks.get(space, [])
         if expected != seen:
-            diffs.append({"space": space, "text": f"space {space}: expected "
-                          f"{describe_stack(expected)}, saw {describe_stack(seen)}"})
+            diffs.append(
+                {
+                    "space": space,
+                    "text": f"space {space}: expected "
+                    f"{describe_stack(expected)}, saw {describe_stack(seen)}",
+                }
+            )
         if deserts is not None:
             want = engine_desert.get(str(space), {}).get("side")
             got = deserts.get(space)
             if want != got:
-                diffs.append({"space": space, "text": f"space {space}: expected "
-                              f"{'an ' + want if want else 'no'} desert tile, saw "
-                              f"{'an ' + got if got else 'none'}".replace("an mirage",
-                                                                          "a mirage")})
+                diffs.append(
+                    {
+                        "space": space,
+                        "text": f"space {space}: expected "
+                        f"{'an ' + want if want else 'no'} desert tile, saw "
+                        f"{'an ' + got if got else 'none'}".replace("an mirage", "a mirage"),
+                    }
+                )
     return diffs
 
 
 # -- the setup roll, read before a game starts -----------------------------------------------------
+
 
 def _track_json(track: Mapping[int, list[str]]) -> dict[str, list[str]]:
     return {str(space): list(stack) for space, stack in sorted(track.items())}
@@ -212,21 +231,28 @@ def setup_from_dice(dice: list[Mapping[str, Any] | None], threshold: float) -> d
         conf = _num(d.get("confidence"))
         if not isinstance(colour, str) or colour not in COLOURS:
             why = d.get("reason")
-            problems.append(f"die {i}: no camel colour was read" + (f" ({why})" if why else "")
-                            if colour is None else f"die {i}: {colour!r} is not a camel colour")
+            problems.append(
+                f"die {i}: no camel colour was read" + (f" ({why})" if why else "")
+                if colour is None
+                else f"die {i}: {colour!r} is not a camel colour"
+            )
             continue
         if colour in seen:
             problems.append(f"{colour} was read twice")
             continue
         seen.append(colour)
         if isinstance(face, bool) or face not in FACES:
-            problems.append(f"die {i} ({colour}): " + ("no face was read" if face is None
-                                                        else f"face {face!r} is not 1, 2 or 3"))
+            problems.append(
+                f"die {i} ({colour}): "
+                + ("no face was read" if face is None else f"face {face!r} is not 1, 2 or 3")
+            )
             continue
         if conf is None or conf < threshold:
-            problems.append(f"die {i} ({colour} {face}): confidence "
-                            f"{'unknown' if conf is None else f'{conf:.2f}'} is below "
-                            f"{threshold:.2f}")
+            problems.append(
+                f"die {i} ({colour} {face}): confidence "
+                f"{'unknown' if conf is None else f'{conf:.2f}'} is below "
+                f"{threshold:.2f}"
+            )
         track.setdefault(int(face), []).append(colour)
         roll.append([colour, int(face)])
     if len(dice) != len(COLOURS):
@@ -234,10 +260,20 @@ def setup_from_dice(dice: list[Mapping[str, Any] | None], threshold: float) -> d
     missing = _missing(seen)
     if missing:
         problems.append(f"no die read for {', '.join(missing)}")
-    notes = [f"space {s}: {describe_stack(st)} stacked in the order the dice were read; check "
-             "the stack on the board" for s, st in sorted(track.items()) if len(st) > 1]
-    return {"source": "dice", "track": _track_json(track), "complete": not problems,
-            "problems": problems, "notes": notes, "dice": roll}
+    notes = [
+        f"space {s}: {describe_stack(st)} stacked in the order the dice were read; check "
+        "the stack on the board"
+        for s, st in sorted(track.items())
+        if len(st) > 1
+    ]
+    return {
+        "source": "dice",
+        "track": _track_json(track),
+        "complete": not problems,
+        "problems": problems,
+        "notes": notes,
+        "dice": roll,
+    }
 
 
 def setup_from_track(reading: Mapping[str, Any]) -> dict[str, Any]:
@@ -256,14 +292,24 @@ def setup_from_track(reading: Mapping[str, Any]) -> dict[str, Any]:
     seen = [c for stack in stacks.values() for c in stack]
     off = {s: st for s, st in stacks.items() if s not in START_SPACES}
     for space, stack in sorted(off.items()):
-        problems.append(f"space {space}: {describe_stack(stack)} (at the start every camel "
-                        "stands on space 1, 2 or 3)")
+        problems.append(
+            f"space {space}: {describe_stack(stack)} (at the start every camel "
+            "stands on space 1, 2 or 3)"
+        )
     missing = _missing(seen)
     if missing:
         problems.append(f"not seen on the track: {', '.join(missing)}")
     unsure = sorted(s for s in uncertain if s in START_SPACES or missing)
     if unsure:
-        problems.append("the camera was unsure of space" + ("s " if len(unsure) > 1 else " ")
-                        + ", ".join(map(str, unsure)))
-    return {"source": "track", "track": _track_json(stacks), "complete": not problems,
-            "problems": problems, "notes": []}
+        problems.append(
+            "the camera was unsure of space"
+            + ("s " if len(unsure) > 1 else " ")
+            + ", ".join(map(str, unsure))
+        )
+    return {
+        "source": "track",
+        "track": _track_json(stacks),
+        "complete": not problems,
+        "problems": problems,
+        "notes": [],
+    }

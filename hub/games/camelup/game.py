@@ -24,8 +24,11 @@ def setup_track(roll: Sequence[tuple[str, int]]) -> dict[int, tuple[str, ...]]:
     """The starting track from the setup roll: each camel on its die's face, in roll order."""
     colours = [c for c, _ in roll]
     if sorted(colours) != sorted(COLOURS):
-        raise IllegalAction("bad_setup", "The setup roll needs each of the five dice exactly "
-                            f"once, got {', '.join(map(str, colours)) or 'nothing'}.")
+        raise IllegalAction(
+            "bad_setup",
+            "The setup roll needs each of the five dice exactly "
+            f"once, got {', '.join(map(str, colours)) or 'nothing'}.",
+        )
     track: dict[int, tuple[str, ...]] = {}
     for colour, face in roll:
         if face not in FACES:
@@ -52,16 +55,21 @@ def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]
         if stack:
             out[space] = tuple(stack)
     if sorted(seen) != sorted(COLOURS):
-        raise IllegalAction("bad_setup", "The track must hold each of the five camels exactly "
-                            f"once, got {', '.join(seen) or 'none'}.")
+        raise IllegalAction(
+            "bad_setup",
+            "The track must hold each of the five camels exactly "
+            f"once, got {', '.join(seen) or 'none'}.",
+        )
     return out
 
 
 def check_players(players: Sequence[str]) -> list[str]:
     names = [str(p).strip() for p in players]
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise IllegalAction("bad_setup", f"Camel Up is for {MIN_PLAYERS} to {MAX_PLAYERS} "
-                            f"players, not {len(names)}.")
+        raise IllegalAction(
+            "bad_setup",
+            f"Camel Up is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}.",
+        )
     if any(not n for n in names) or len(set(names)) != len(names):
         raise IllegalAction("bad_setup", "Every player needs a name, and no two the same.")
     return names
@@ -109,14 +117,19 @@ class Game(EventSourcedGame[GameState]):
             start = setup_track([(c, rng.choice(FACES)) for c in order])
         if isinstance(first_player, str):
             if first_player not in names:
-                raise IllegalAction("unknown_player",
-                                    f"There is no player called {first_player!r}.")
+                raise IllegalAction(
+                    "unknown_player", f"There is no player called {first_player!r}."
+                )
             first_player = names.index(first_player)
         if not 0 <= first_player < len(names):
             raise IllegalAction("bad_setup", f"No player number {first_player}.")
-        event = {"type": "game_started", "players": names,
-                 "track": {str(s): list(st) for s, st in sorted(start.items())},
-                 "first_player": first_player, "seed": seed}
+        event = {
+            "type": "game_started",
+            "players": names,
+            "track": {str(s): list(st) for s, st in sorted(start.items())},
+            "first_player": first_player,
+            "seed": seed,
+        }
         return cls(event)
 
     @classmethod

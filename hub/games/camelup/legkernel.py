@@ -367,8 +367,13 @@ class _Rows:
         keep = order[np.concatenate(([0], starts))]  # any row of a group stands for it
         group = np.cumsum(new)
         weight = np.bincount(group, weights=self.weight[order], minlength=keep.size)
-        return _Rows(self.keys[:, keep], self.ended[keep], self.used[keep],
-                     weight.astype(np.int64), self.tag[keep])
+        return _Rows(
+            self.keys[:, keep],
+            self.ended[keep],
+            self.used[keep],
+            weight.astype(np.int64),
+            self.tag[keep],
+        )
 
 
 MERGE_FROM = 64  # rows: below this a sort costs more than the duplicates it saves (measured)
@@ -463,10 +468,16 @@ def run_leg_layouts(
 
     one = np.ones(1, dtype=np.int64)
     zero = np.zeros(1, dtype=np.int64)
-    tree = _Rows(keys, (keys >> HEIGHT_BITS).max(axis=0) >= FINISH, np.zeros(1, np.uint8), one,
-                 zero)
-    copies = _Rows(np.zeros((N_CAMELS, 0), KEY_DTYPE), np.zeros(0, bool), np.zeros(0, np.uint8),
-                   np.zeros(0, np.int64), np.zeros(0, np.int64))
+    tree = _Rows(
+        keys, (keys >> HEIGHT_BITS).max(axis=0) >= FINISH, np.zeros(1, np.uint8), one, zero
+    )
+    copies = _Rows(
+        np.zeros((N_CAMELS, 0), KEY_DTYPE),
+        np.zeros(0, bool),
+        np.zeros(0, np.uint8),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )
     landings = np.zeros((n_layouts, TILE_SLOTS))
     slots = n_layouts * TILE_SLOTS
     for depth, left in enumerate(range(k, 0, -1)):
@@ -480,13 +491,13 @@ def run_leg_layouts(
             hit = np.flatnonzero(moved.tile)
             if hit.size:  # base landings, less those of sequences a layout left earlier
                 w = weight[hit]
-                counts += np.tile(_weighted_count(dest[hit], w, TILE_SLOTS)[:TILE_SLOTS],
-                                  n_layouts)
+                counts += np.tile(_weighted_count(dest[hit], w, TILE_SLOTS)[:TILE_SLOTS], n_layouts)
                 pairs, inv = np.unique(prior[hit] * TILE_SLOTS + dest[hit], return_inverse=True)
                 pair_w = np.bincount(inv, weights=w)
                 lay, pair = np.nonzero(masks[:, None] & (pairs // TILE_SLOTS)[None, :])
-                counts -= _weighted_count(lay * TILE_SLOTS + pairs[pair] % TILE_SLOTS,
-                                          pair_w[pair], slots)
+                counts -= _weighted_count(
+                    lay * TILE_SLOTS + pairs[pair] % TILE_SLOTS, pair_w[pair], slots
+                )
         new_bit = bit_of[dest]
         # first landings on an extra space: a copy for each layout with a tile there that this
         # sequence has not left yet
@@ -503,8 +514,15 @@ def run_leg_layouts(
             sp = hit_space[which]
             counts += _weighted_count(lay * TILE_SLOTS + sp, weight[row], slots)
             s_keys = _land_on_tile(moved.keys[:, row], sp, table[lay, sp])
-            spawned.append(_Rows(s_keys, (s_keys >> HEIGHT_BITS).max(axis=0) >= FINISH,
-                                 used[row], weight[row], lay.astype(np.int64)))
+            spawned.append(
+                _Rows(
+                    s_keys,
+                    (s_keys >> HEIGHT_BITS).max(axis=0) >= FINISH,
+                    used[row],
+                    weight[row],
+                    lay.astype(np.int64),
+                )
+            )
         tree = _Rows(moved.keys, moved.ended, used, weight, prior | new_bit)
         # the copies roll on, each row reading its own layout's tiles
         if copies.weight.size:
@@ -517,12 +535,17 @@ def run_leg_layouts(
             c_lay = np.tile(copies.tag, len(FACES) * left)
             assert m.tile is not None
             hit = np.flatnonzero(m.tile)
-            counts += _weighted_count(c_lay[hit] * TILE_SLOTS + m.dest.reshape(-1)[hit],
-                                      c_weight[hit], slots)
+            counts += _weighted_count(
+                c_lay[hit] * TILE_SLOTS + m.dest.reshape(-1)[hit], c_weight[hit], slots
+            )
             spawned.insert(0, _Rows(m.keys, m.ended, c_used, c_weight, c_lay))
         if spawned:
-            copies = _Rows(*(np.concatenate([getattr(r, f) for r in spawned], axis=-1)
-                             for f in ("keys", "ended", "used", "weight", "tag")))
+            copies = _Rows(
+                *(
+                    np.concatenate([getattr(r, f) for r in spawned], axis=-1)
+                    for f in ("keys", "ended", "used", "weight", "tag")
+                )
+            )
         landings += counts.reshape(n_layouts, TILE_SLOTS) * (1 / rows)
         if left > 1:  # the leaves need no merging: they are only counted
             tree = tree.merged()
@@ -539,23 +562,34 @@ def run_leg_layouts(
     ended_n = int(ended_w.sum()) - gone @ _weighted_count(inv, ended_w, groups.size)
     if copies.weight.size:
         for i, camel in enumerate(_top_two(copies.keys)):
-            out[i] += _weighted_count(copies.tag * N_CAMELS + camel, copies.weight,
-                                      n_layouts * N_CAMELS).reshape(n_layouts, N_CAMELS)
+            out[i] += _weighted_count(
+                copies.tag * N_CAMELS + camel, copies.weight, n_layouts * N_CAMELS
+            ).reshape(n_layouts, N_CAMELS)
         ended_n += _weighted_count(copies.tag, copies.weight * copies.ended, n_layouts)
     race = None
     if leaf_values is not None:
-        wanted = (np.ones(n_layouts, dtype=bool) if race_layouts is None
-                  else np.asarray(race_layouts, dtype=bool))
+        wanted = (
+            np.ones(n_layouts, dtype=bool)
+            if race_layouts is None
+            else np.asarray(race_layouts, dtype=bool)
+        )
         race = _layout_race(tree, inv, groups.size, gone, copies, wanted, leaf_values)
-    return LayoutOdds(first=out[0], second=out[1], ended=ended_n,
-                      sequences=factorial(k) * 3**k, landings=landings, race=race)
+    return LayoutOdds(
+        first=out[0],
+        second=out[1],
+        ended=ended_n,
+        sequences=factorial(k) * 3**k,
+        landings=landings,
+        race=race,
+    )
 
 
 _CAMEL_COL = np.arange(N_CAMELS)[:, None]
 
 
-def _weighted_race(rows: _Rows, group: np.ndarray, n_groups: int,
-                   leaf_values: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def _weighted_race(
+    rows: _Rows, group: np.ndarray, n_groups: int, leaf_values: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
     """(n_groups, 5) complex: the weighted sums of the rows' leaf values, per group."""
     values = leaf_values(rows.keys) * rows.weight  # (5, n) complex, weighted
     cells = N_CAMELS * n_groups
@@ -565,9 +599,15 @@ def _weighted_race(rows: _Rows, group: np.ndarray, n_groups: int,
     return (real + 1j * imag).reshape(n_groups, N_CAMELS)
 
 
-def _layout_race(tree: _Rows, inv: np.ndarray, n_groups: int, gone: np.ndarray, copies: _Rows,
-                 wanted: np.ndarray, leaf_values: Callable[[np.ndarray], np.ndarray]
-                 ) -> np.ndarray:
+def _layout_race(
+    tree: _Rows,
+    inv: np.ndarray,
+    n_groups: int,
+    gone: np.ndarray,
+    copies: _Rows,
+    wanted: np.ndarray,
+    leaf_values: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
     """Per wanted layout, the summed race values of its leaves: the base leaves it never left
     (all of them, less the groups of masks it left) plus its own copies; NaN for the others."""
     per_group = _weighted_race(tree, inv, n_groups, leaf_values)
@@ -575,8 +615,13 @@ def _layout_race(tree: _Rows, inv: np.ndarray, n_groups: int, gone: np.ndarray, 
     if copies.weight.size:
         keep = wanted[copies.tag]
         if keep.any():
-            rows = _Rows(copies.keys[:, keep], copies.ended[keep], copies.used[keep],
-                         copies.weight[keep], copies.tag[keep])
+            rows = _Rows(
+                copies.keys[:, keep],
+                copies.ended[keep],
+                copies.used[keep],
+                copies.weight[keep],
+                copies.tag[keep],
+            )
             race = race + _weighted_race(rows, rows.tag, wanted.size, leaf_values)
     race[~wanted] = np.nan
     return race  # type: ignore[no-any-return]

@@ -75,25 +75,32 @@ def desert_refusal(state: GameState, owner: int, space: int, side: str) -> Illeg
     if side not in SIDES:
         return IllegalAction("bad_action", f"A desert tile shows oasis or mirage, not {side!r}.")
     if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= SPACES:
-        return IllegalAction("desert_illegal_space",
-                             f"Space {space!r} is not on the track (spaces 1 to {SPACES}).")
+        return IllegalAction(
+            "desert_illegal_space", f"Space {space!r} is not on the track (spaces 1 to {SPACES})."
+        )
     if space == 1:
         return IllegalAction("desert_space_one", "A desert tile may not go on space 1.")
     if state.track.get(space):
-        return IllegalAction("desert_on_camel",
-                             f"Space {space} holds a camel; desert tiles go on empty spaces.")
+        return IllegalAction(
+            "desert_on_camel", f"Space {space} holds a camel; desert tiles go on empty spaces."
+        )
     here = state.desert.get(space)
     if here is not None and here[1] != owner:
-        return IllegalAction("desert_occupied", f"Space {space} already holds "
-                             f"{state.players[here[1]].name}'s desert tile.")
+        return IllegalAction(
+            "desert_occupied",
+            f"Space {space} already holds {state.players[here[1]].name}'s desert tile.",
+        )
     if here == (side, owner):
-        return IllegalAction("desert_no_change",
-                             f"Your tile already lies on space {space} with the {side} side up.")
+        return IllegalAction(
+            "desert_no_change", f"Your tile already lies on space {space} with the {side} side up."
+        )
     for near in (space - 1, space + 1):
         other = state.desert.get(near)
         if other is not None and other[1] != owner:
-            return IllegalAction("desert_adjacent", f"Space {space} is next to "
-                                 f"{state.players[other[1]].name}'s tile on space {near}.")
+            return IllegalAction(
+                "desert_adjacent",
+                f"Space {space} is next to {state.players[other[1]].name}'s tile on space {near}.",
+            )
     return None
 
 
@@ -103,8 +110,15 @@ def _place_desert(state: GameState, mover: str, a: PlaceDesert) -> list[Event]:
     if refusal is not None:
         raise refusal
     old = state.players[owner].desert
-    return [{"type": "desert_placed", "player": mover, "space": a.space, "side": a.side,
-             "moved_from": old[0] if old else None}]
+    return [
+        {
+            "type": "desert_placed",
+            "player": mover,
+            "space": a.space,
+            "side": a.side,
+            "moved_from": old[0] if old else None,
+        }
+    ]
 
 
 def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
@@ -119,18 +133,29 @@ def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
         if face not in FACES:
             raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
         if colour not in state.dice_left:
-            raise IllegalAction("colour_already_rolled",
-                                f"The {colour} die was already released this leg.")
+            raise IllegalAction(
+                "colour_already_rolled", f"The {colour} die was already released this leg."
+            )
     track, move = move_camel(state.track, state.desert_sides(), colour, face)
     desert = None
     if move.desert_space is not None:
         owner = state.desert[move.desert_space][1]
-        desert = {"space": move.desert_space, "side": move.desert_side,
-                  "owner": state.players[owner].name}
+        desert = {
+            "space": move.desert_space,
+            "side": move.desert_side,
+            "owner": state.players[owner].name,
+        }
     events: list[Event] = [
         {"type": "die_read", "player": mover, "colour": colour, "face": face},
-        {"type": "camel_moved", "colour": colour, "unit": list(move.unit), "from": move.start,
-         "to": move.end, "desert": desert, "under": move.under},
+        {
+            "type": "camel_moved",
+            "colour": colour,
+            "unit": list(move.unit),
+            "from": move.start,
+            "to": move.end,
+            "desert": desert,
+            "under": move.under,
+        },
     ]
     # money after the desert income, for the scoring that may follow in the same action
     money = {p.name: p.money for p in state.players}
@@ -147,8 +172,13 @@ def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
     return events
 
 
-def leg_scoring(state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int],
-                pyramid: dict[str, int], final: bool = False) -> Event:
+def leg_scoring(
+    state: GameState,
+    track: dict[int, tuple[str, ...]],
+    money: dict[str, int],
+    pyramid: dict[str, int],
+    final: bool = False,
+) -> Event:
     """The leg_scored event: 5/3/2 for the leader's tiles, 1 for the runner-up's, -1 otherwise.
 
     Each player's tiles are settled together (one net change), then the floor at 0 applies: a
@@ -164,13 +194,22 @@ def leg_scoring(state: GameState, track: dict[int, tuple[str, ...]], money: dict
         after[p.name] = max(0, money[p.name] + delta)
         changes[p.name] = after[p.name] - state.players[state.index(p.name)].money
         tiles[p.name] = [{"colour": c, "value": v} for c, v in p.leg_tiles]
-    return {"type": "leg_scored", "leg": state.leg, "first": first, "second": second,
-            "changes": changes, "money": after, "tiles": tiles, "pyramid_tiles": pyramid,
-            "final": final}
+    return {
+        "type": "leg_scored",
+        "leg": state.leg,
+        "first": first,
+        "second": second,
+        "changes": changes,
+        "money": after,
+        "tiles": tiles,
+        "pyramid_tiles": pyramid,
+        "final": final,
+    }
 
 
-def final_scoring(state: GameState, track: dict[int, tuple[str, ...]],
-                  money: dict[str, int]) -> Event:
+def final_scoring(
+    state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int]
+) -> Event:
     """The game_over event: both overall piles turned card by card in the order placed."""
     order = ranking(track)
     result = {"winner": order[0], "loser": order[-1]}
@@ -186,12 +225,25 @@ def final_scoring(state: GameState, track: dict[int, tuple[str, ...]],
             else:
                 payout = -min(1, money[name])
             money[name] += payout
-            revealed.append({"pile": pile, "player": name, "colour": colour,
-                             "correct": colour == result[pile], "payout": payout})
+            revealed.append(
+                {
+                    "pile": pile,
+                    "player": name,
+                    "colour": colour,
+                    "correct": colour == result[pile],
+                    "payout": payout,
+                }
+            )
     best = max(money.values())
-    return {"type": "game_over", "winner": order[0], "loser": order[-1], "ranking": order,
-            "overall": revealed, "money": money,
-            "winners": [n for n in state.names if money[n] == best]}
+    return {
+        "type": "game_over",
+        "winner": order[0],
+        "loser": order[-1],
+        "ranking": order,
+        "overall": revealed,
+        "money": money,
+        "winners": [n for n in state.names if money[n] == best],
+    }
 
 
 def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:

@@ -22,9 +22,13 @@ class SimulationResult:
         return {
             "games": self.games,
             "seats": [
-                {"seat": i, "bot": b, "win_rate": self.wins[i] / max(1, self.games),
-                 "first_place_rate": self.firsts[i] / max(1, self.games),
-                 "average_money": self.money[i] / max(1, self.games)}
+                {
+                    "seat": i,
+                    "bot": b,
+                    "win_rate": self.wins[i] / max(1, self.games),
+                    "first_place_rate": self.firsts[i] / max(1, self.games),
+                    "average_money": self.money[i] / max(1, self.games),
+                }
                 for i, b in enumerate(self.bots)
             ],
         }
@@ -45,8 +49,14 @@ def _play_seeded(job: tuple[tuple[str, ...], int]) -> dict[str, Any]:
     return play_one(bots, seed)
 
 
-def simulate(bots: Sequence[str], games: int, seed: int = 0, *, processes: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+def simulate(
+    bots: Sequence[str],
+    games: int,
+    seed: int = 0,
+    *,
+    processes: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> SimulationResult:
     """``games`` seeded games; ``processes`` > 1 plays them in that many worker processes (the
     games are independent; the results are folded in game order, so the summary is the same
     whatever the number of processes). ``progress(done, games)`` is called as games end."""
@@ -64,8 +74,12 @@ def simulate(bots: Sequence[str], games: int, seed: int = 0, *, processes: int =
     return res
 
 
-def _fold(res: SimulationResult, results: Iterable[dict[str, Any]], games: int,
-          progress: Callable[[int, int], None] | None) -> None:
+def _fold(
+    res: SimulationResult,
+    results: Iterable[dict[str, Any]],
+    games: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
     for over in results:
         names = list(over["money"])
         for i, name in enumerate(names):

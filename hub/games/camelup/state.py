@@ -80,8 +80,9 @@ def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
     if kind == "game_started":
         players = tuple(PlayerState(name) for name in event["players"])
         first = int(event.get("first_player", 0))
-        return GameState(players, _track(event["track"]), current=first, starting=first,
-                         seed=event.get("seed"))
+        return GameState(
+            players, _track(event["track"]), current=first, starting=first, seed=event.get("seed")
+        )
     if state is None:
         raise ValueError(f"the log must start with game_started, not {kind}")
     handler = _FOLDS.get(kind)
@@ -100,8 +101,12 @@ def _leg_tile_taken(state: GameState, e: dict[str, Any]) -> GameState:
     piles = dict(state.leg_piles)
     piles[colour] = piles[colour][1:]
     p = state.players[i]
-    return _turn_done(state, i, leg_piles=piles,
-                      players=_player(state, i, leg_tiles=p.leg_tiles + ((colour, e["value"]),)))
+    return _turn_done(
+        state,
+        i,
+        leg_piles=piles,
+        players=_player(state, i, leg_tiles=p.leg_tiles + ((colour, e["value"]),)),
+    )
 
 
 def _desert_placed(state: GameState, e: dict[str, Any]) -> GameState:
@@ -109,15 +114,15 @@ def _desert_placed(state: GameState, e: dict[str, Any]) -> GameState:
     desert = {s: v for s, v in state.desert.items() if v[1] != i}
     space = int(e["space"])
     desert[space] = (e["side"], i)
-    return _turn_done(state, i, desert=desert,
-                      players=_player(state, i, desert=(space, e["side"])))
+    return _turn_done(state, i, desert=desert, players=_player(state, i, desert=(space, e["side"])))
 
 
 def _die_read(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     p = state.players[i]
     return _turn_done(
-        state, i,
+        state,
+        i,
         dice_left=tuple(c for c in state.dice_left if c != e["colour"]),
         rolled=state.rolled + ((e["colour"], int(e["face"]), i),),
         players=_player(state, i, pyramid_tiles=p.pyramid_tiles + 1),
@@ -151,8 +156,16 @@ def _leg_scored(state: GameState, e: dict[str, Any]) -> GameState:
         return replace(state, players=players)
     # the marker passes to the player left of the one who released the last die: the player
     # to move now, since the turn already passed when that die was read
-    return replace(state, players=players, leg=state.leg + 1, dice_left=COLOURS, rolled=(),
-                   leg_piles=_fresh_piles(), desert={}, starting=state.current or 0)
+    return replace(
+        state,
+        players=players,
+        leg=state.leg + 1,
+        dice_left=COLOURS,
+        rolled=(),
+        leg_piles=_fresh_piles(),
+        desert={},
+        starting=state.current or 0,
+    )
 
 
 def _overall_bet_placed(state: GameState, e: dict[str, Any]) -> GameState:
@@ -160,8 +173,12 @@ def _overall_bet_placed(state: GameState, e: dict[str, Any]) -> GameState:
     overall = dict(state.overall)
     overall[e["pile"]] = overall[e["pile"]] + ((i, e["colour"]),)
     p = state.players[i]
-    return _turn_done(state, i, overall=overall,
-                      players=_player(state, i, race_cards=p.race_cards - {e["colour"]}))
+    return _turn_done(
+        state,
+        i,
+        overall=overall,
+        players=_player(state, i, race_cards=p.race_cards - {e["colour"]}),
+    )
 
 
 def _game_over(state: GameState, e: dict[str, Any]) -> GameState:

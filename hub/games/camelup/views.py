@@ -22,8 +22,10 @@ def public_view(state: GameState) -> dict[str, Any]:
         "starting_player": names[state.starting],
         "leg": state.leg,
         "track": {str(s): list(st) for s, st in sorted(state.track.items())},
-        "desert": {str(s): {"side": side, "owner": names[o]}
-                   for s, (side, o) in sorted(state.desert.items())},
+        "desert": {
+            str(s): {"side": side, "owner": names[o]}
+            for s, (side, o) in sorted(state.desert.items())
+        },
         "dice_left": list(state.dice_left),
         "dice_rolled": [{"colour": c, "face": f, "player": names[i]} for c, f, i in state.rolled],
         "leg_tiles": {c: list(state.leg_piles[c]) for c in COLOURS},
@@ -38,8 +40,7 @@ def public_view(state: GameState) -> dict[str, Any]:
             }
             for p in state.players
         },
-        "overall": {pile: [{"player": names[i]} for i, _ in state.overall[pile]]
-                    for pile in PILES},
+        "overall": {pile: [{"player": names[i]} for i, _ in state.overall[pile]] for pile in PILES},
         "finished": state.finished,
         "result": state.result,
     }
@@ -51,16 +52,19 @@ def player_view(state: GameState, name: str) -> dict[str, Any]:
     me = state.index(name)
     view["me"] = name
     view["race_cards"] = [c for c in COLOURS if c in state.players[me].race_cards]
-    view["my_bets"] = [{"pile": pile, "colour": c}
-                       for pile in PILES for i, c in state.overall[pile] if i == me]
+    view["my_bets"] = [
+        {"pile": pile, "colour": c} for pile in PILES for i, c in state.overall[pile] if i == me
+    ]
     return view
 
 
 def full_view(state: GameState) -> dict[str, Any]:
     """Everything, secrets included: for the hub's own use and for after the game."""
     view = public_view(state)
-    view["overall"] = {pile: [{"player": state.players[i].name, "colour": c}
-                              for i, c in state.overall[pile]] for pile in PILES}
+    view["overall"] = {
+        pile: [{"player": state.players[i].name, "colour": c} for i, c in state.overall[pile]]
+        for pile in PILES
+    }
     for p in state.players:
         view["holdings"][p.name]["race_cards"] = [c for c in COLOURS if c in p.race_cards]
     return view
@@ -95,38 +99,52 @@ def state_from_view(view: dict[str, Any], race_cards: list[str] | None = None) -
         cards = frozenset(COLOURS)
         if name == mover and race_cards is not None:
             cards = frozenset(race_cards)
-        players.append(PlayerState(
-            name=name,
-            money=int(h.get("money", 3)),
-            leg_tiles=tuple((t["colour"], int(t["value"])) for t in h.get("leg_tiles", [])),
-            pyramid_tiles=int(h.get("pyramid_tiles", 0)),
-            desert=None if not desert else (int(desert["space"]), desert["side"]),
-            race_cards=cards,
-        ))
+        players.append(
+            PlayerState(
+                name=name,
+                money=int(h.get("money", 3)),
+                leg_tiles=tuple((t["colour"], int(t["value"])) for t in h.get("leg_tiles", [])),
+                pyramid_tiles=int(h.get("pyramid_tiles", 0)),
+                desert=None if not desert else (int(desert["space"]), desert["side"]),
+                race_cards=cards,
+            )
+        )
     desert_map: dict[int, tuple[str, int]] = {}
     for space, tile in view.get("desert", {}).items():
         side, owner = (tile, None) if isinstance(tile, str) else (tile["side"], tile.get("owner"))
         desert_map[int(space)] = (side, names.index(owner) if owner in names else -1)
     dice_left = tuple(c for c in COLOURS if c in view.get("dice_left", COLOURS))
     piles = {c: tuple(view.get("leg_tiles", {}).get(c, (5, 3, 2))) for c in COLOURS}
-    overall = {pile: tuple((names.index(b["player"]), b.get("colour", "?"))
-                           for b in view.get("overall", {}).get(pile, [])) for pile in PILES}
+    overall = {
+        pile: tuple(
+            (names.index(b["player"]), b.get("colour", "?"))
+            for b in view.get("overall", {}).get(pile, [])
+        )
+        for pile in PILES
+    }
     if view.get("me") == mover and view.get("my_bets"):
         overall = _own_colours(overall, names.index(mover), view["my_bets"])
-    return GameState(players=tuple(players), track=check_track(view["track"]),
-                     current=names.index(mover), dice_left=dice_left, leg_piles=piles,
-                     desert=desert_map, overall=overall, leg=int(view.get("leg", 1)))
+    return GameState(
+        players=tuple(players),
+        track=check_track(view["track"]),
+        current=names.index(mover),
+        dice_left=dice_left,
+        leg_piles=piles,
+        desert=desert_map,
+        overall=overall,
+        leg=int(view.get("leg", 1)),
+    )
 
 
-def _own_colours(overall: dict[str, tuple[tuple[int, str], ...]], me: int,
-                 my_bets: list[dict[str, str]]) -> dict[str, tuple[tuple[int, str], ...]]:
+def _own_colours(
+    overall: dict[str, tuple[tuple[int, str], ...]], me: int, my_bets: list[dict[str, str]]
+) -> dict[str, tuple[tuple[int, str], ...]]:
     """The piles with the mover's own cards coloured from a player view's ``my_bets`` (listed
     pile by pile in the order placed), so the advisor can value the bets already placed."""
     out = {}
     for pile, cards in overall.items():
         mine = iter([b["colour"] for b in my_bets if b.get("pile") == pile])
-        out[pile] = tuple((i, next(mine, c)) if i == me and c == "?" else (i, c)
-                          for i, c in cards)
+        out[pile] = tuple((i, next(mine, c)) if i == me and c == "?" else (i, c) for i, c in cards)
     return out
 
 

@@ -69,11 +69,13 @@ def parse_action(text: str) -> Action:
         try:
             return Roll(int(parts[1]))
         except ValueError:
-            raise IllegalAction("bad_action", f"'{text}': a roll's face is a number 1 to 6.") \
-                from None
+            raise IllegalAction(
+                "bad_action", f"'{text}': a roll's face is a number 1 to 6."
+            ) from None
     if head in ("bet", "assign") and len(parts) == 2 and parts[1]:
         return (Bet if head == "bet" else Assign)(parts[1].lower())
     raise IllegalAction(
         "bad_action",
         f"'{text}' is not a horse-race action; use bet:<horse>, pass, roll, roll:<face> "
-        "or assign:<horse>.")
+        "or assign:<horse>.",
+    )

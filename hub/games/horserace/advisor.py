@@ -34,8 +34,10 @@ def _ci(mean: float, se: float) -> list[float]:
 
 def _podium_odds(state: State, places: np.ndarray) -> dict[str, list[float]]:
     k = state.settings.podium_size
-    return {horse: [round(float((places[:, h] == p).mean()), 4) for p in range(1, k + 1)]
-            for h, horse in enumerate(state.horses)}
+    return {
+        horse: [round(float((places[:, h] == p).mean()), 4) for p in range(1, k + 1)]
+        for h, horse in enumerate(state.horses)
+    }
 
 
 def advise_roll(state: State, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> dict[str, Any]:
@@ -46,8 +48,9 @@ def advise_roll(state: State, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> 
     between choices is steadier than the per-choice errors suggest; ``diff_stderr`` gives the
     standard error of each choice's difference from the best one, for the roller."""
     if state.finished or state.phase != "running" or state.roll is None:
-        raise IllegalAction("no_roll", "Advice on a roll needs a roll in hand in the running "
-                            "phase.")
+        raise IllegalAction(
+            "no_roll", "Advice on a roll needs a roll in hand in the running phase."
+        )
     if samples < 2:
         raise IllegalAction("bad_samples", "At least 2 samples are needed to state an error.")
     roller = state.active
@@ -60,23 +63,28 @@ def advise_roll(state: State, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> 
     choices = []
     for h, places, pts in per_choice:
         mean, se = mean_and_error(pts)
-        choices.append({
-            "action": f"assign:{state.horses[h]}",
-            "horse": state.horses[h],
-            "expected": {n: round(float(mean[i]), 3) for i, n in enumerate(state.players)},
-            "stderr": {n: round(float(se[i]), 3) for i, n in enumerate(state.players)},
-            "ci95": {n: _ci(float(mean[i]), float(se[i])) for i, n in enumerate(state.players)},
-            "podium_odds": _podium_odds(state, places),
-            "_own": pts[:, roller],
-        })
+        choices.append(
+            {
+                "action": f"assign:{state.horses[h]}",
+                "horse": state.horses[h],
+                "expected": {n: round(float(mean[i]), 3) for i, n in enumerate(state.players)},
+                "stderr": {n: round(float(se[i]), 3) for i, n in enumerate(state.players)},
+                "ci95": {n: _ci(float(mean[i]), float(se[i])) for i, n in enumerate(state.players)},
+                "podium_odds": _podium_odds(state, places),
+                "_own": pts[:, roller],
+            }
+        )
     choices.sort(key=lambda c: -c["expected"][state.players[roller]])
     best = choices[0]["_own"]
     for c in choices:
         d = c.pop("_own") - best
         c["diff_stderr"] = round(float(d.std(ddof=1) / math.sqrt(samples)), 3)
     return {
-        "player": state.players[roller], "roll": state.roll, "samples": samples,
-        "policy": POLICY, "choices": choices,
+        "player": state.players[roller],
+        "roll": state.roll,
+        "samples": samples,
+        "policy": POLICY,
+        "choices": choices,
         "max_stderr": max(max(c["stderr"].values()) for c in choices),
     }
 
@@ -98,14 +106,24 @@ def bet_values(state: State, samples: int = DEFAULT_SAMPLES, seed: int = 1) -> d
         value = table[places[:, h], slot]
         mean = float(value.mean())
         se = float(value.std(ddof=1) / math.sqrt(samples))
-        out[horse] = {"slot": slot, "expected": round(mean, 3), "stderr": round(se, 3),
-                      "ci95": _ci(mean, se)}
-    return {"samples": samples, "policy": POLICY, "betting_open": state.betting_open,
-            "bets": out, "podium_odds": _podium_odds(state, places)}
+        out[horse] = {
+            "slot": slot,
+            "expected": round(mean, 3),
+            "stderr": round(se, 3),
+            "ci95": _ci(mean, se),
+        }
+    return {
+        "samples": samples,
+        "policy": POLICY,
+        "betting_open": state.betting_open,
+        "bets": out,
+        "podium_odds": _podium_odds(state, places),
+    }
 
 
-def advise(state: State, player: str | None = None,
-           samples: int = DEFAULT_SAMPLES) -> list[dict[str, Any]]:
+def advise(
+    state: State, player: str | None = None, samples: int = DEFAULT_SAMPLES
+) -> list[dict[str, Any]]:
     """Every legal action of the player to move, ranked best first, in the Camel Up advisor's
     shape: {"action", "expected", "stderr", "why"}. In the betting phase "expected" is what the
     token adds (pass adds 0 now); with a roll in hand it is the roller's expected points after
@@ -117,19 +135,43 @@ def advise(state: State, player: str | None = None,
         raise IllegalAction("not_your_turn", f"It is {current}'s turn, not {player}'s.")
     if state.phase == "betting":
         values = bet_values(state, samples)
-        rows = [{"action": f"bet:{h}", "expected": v["expected"], "stderr": v["stderr"],
-                 "why": f"a token in circle {v['slot'] + 1} of the {h} column is worth "
-                        f"{v['expected']:.1f} +- {Z95 * v['stderr']:.1f} points"}
-                for h, v in values["bets"].items() if v is not None]
-        rows.append({"action": "pass", "expected": 0.0, "stderr": 0.0,
-                     "why": "keep the token for a later bet, with more known but a lower circle"})
+        rows = [
+            {
+                "action": f"bet:{h}",
+                "expected": v["expected"],
+                "stderr": v["stderr"],
+                "why": f"a token in circle {v['slot'] + 1} of the {h} column is worth "
+                f"{v['expected']:.1f} +- {Z95 * v['stderr']:.1f} points",
+            }
+            for h, v in values["bets"].items()
+            if v is not None
+        ]
+        rows.append(
+            {
+                "action": "pass",
+                "expected": 0.0,
+                "stderr": 0.0,
+                "why": "keep the token for a later bet, with more known but a lower circle",
+            }
+        )
         return sorted(rows, key=lambda r: -r["expected"])
     if state.roll is None:
-        return [{"action": "roll", "expected": 0.0, "stderr": 0.0,
-                 "why": "roll the die, then choose the horse"}]
+        return [
+            {
+                "action": "roll",
+                "expected": 0.0,
+                "stderr": 0.0,
+                "why": "roll the die, then choose the horse",
+            }
+        ]
     advice = advise_roll(state, samples)
-    return [{"action": c["action"], "expected": c["expected"][current],
-             "stderr": c["stderr"][current],
-             "why": f"gives the {state.roll} to {c['horse']}: you end the race with "
-                    f"{c['expected'][current]:.1f} +- {Z95 * c['stderr'][current]:.1f} expected"}
-            for c in advice["choices"]]
+    return [
+        {
+            "action": c["action"],
+            "expected": c["expected"][current],
+            "stderr": c["stderr"][current],
+            "why": f"gives the {state.roll} to {c['horse']}: you end the race with "
+            f"{c['expected'][current]:.1f} +- {Z95 * c['stderr'][current]:.1f} expected",
+        }
+        for c in advice["choices"]
+    ]

@@ -57,21 +57,26 @@ def assignment_from_track(state: State, reading: Mapping[Any, Any]) -> Assign:
     for h, horse in enumerate(state.horses):
         if h in state.podium:
             continue
-        now = seen.get(horse, length)           # absent: it left the track over the line
+        now = seen.get(horse, length)  # absent: it left the track over the line
         before = state.positions[h]
         if min(now, length) != min(before, length):
             changed.append((horse, before, now))
     if len(changed) != 1:
         what = "; ".join(f"{h}: expected {b}, saw {n}" for h, b, n in changed) or "no horse moved"
-        raise IllegalAction("track_mismatch",
-                            f"Expected one horse to move by {state.roll}: {what}.")
+        raise IllegalAction(
+            "track_mismatch", f"Expected one horse to move by {state.roll}: {what}."
+        )
     horse, before, now = changed[0]
     h = state.horses.index(horse)
     target = before + state.roll
     if h in state.moved:
-        raise IllegalAction("track_mismatch", f"The {horse} horse moved but has already moved "
-                            "this round.")
+        raise IllegalAction(
+            "track_mismatch", f"The {horse} horse moved but has already moved this round."
+        )
     if min(now, length) != min(target, length):
-        raise IllegalAction("track_mismatch", f"The {horse} horse went from {before} to {now}, "
-                            f"but the roll is {state.roll} (expected {min(target, length)}).")
+        raise IllegalAction(
+            "track_mismatch",
+            f"The {horse} horse went from {before} to {now}, "
+            f"but the roll is {state.roll} (expected {min(target, length)}).",
+        )
     return Assign(horse)

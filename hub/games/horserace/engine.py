@@ -41,8 +41,9 @@ def _mover(state: State, player: str | None) -> int:
     return state.players.index(current)
 
 
-def decide(state: State, action: Action, player: str | None = None,
-           rng: random.Random | None = None) -> list[Event]:
+def decide(
+    state: State, action: Action, player: str | None = None, rng: random.Random | None = None
+) -> list[Event]:
     """The events ``action`` causes, or IllegalAction with the reason. Pure: ``rng`` is used only
     for an engine roll (``Roll()``)."""
     if isinstance(action, str):
@@ -53,8 +54,9 @@ def decide(state: State, action: Action, player: str | None = None,
         return _bet(state, p, action)
     if isinstance(action, Pass):
         if state.phase != "betting":
-            raise IllegalAction("wrong_phase", "Passing is for the betting phase; now the horses "
-                                "run.")
+            raise IllegalAction(
+                "wrong_phase", "Passing is for the betting phase; now the horses run."
+            )
         return [{"type": "bet_passed", "player": name}]
     if isinstance(action, Roll):
         return _roll(state, p, action, rng)
@@ -68,31 +70,41 @@ def _bet(state: State, p: int, action: Bet) -> list[Event]:
     if not state.betting_open:
         raise IllegalAction("betting_closed", "No more bets: a horse has already finished.")
     if state.phase != "betting":
-        raise IllegalAction("wrong_phase", "Bets are placed in the betting phase, before the "
-                            "horses run this round.")
+        raise IllegalAction(
+            "wrong_phase", "Bets are placed in the betting phase, before the horses run this round."
+        )
     if state.tokens[p] == 0:  # pragma: no cover - such players are skipped by the queue
         raise IllegalAction("no_tokens", f"{state.players[p]} has no bet token left.")
     slot = len(state.columns[h])
     if slot >= state.settings.column_size:
-        raise IllegalAction("column_full", f"The {action.horse} horse's column is full; "
-                            "choose another horse or pass.")
-    return [{"type": "bet_placed", "player": state.players[p], "horse": action.horse,
-             "slot": slot, "tokens_left": state.tokens[p] - 1}]
+        raise IllegalAction(
+            "column_full",
+            f"The {action.horse} horse's column is full; choose another horse or pass.",
+        )
+    return [
+        {
+            "type": "bet_placed",
+            "player": state.players[p],
+            "horse": action.horse,
+            "slot": slot,
+            "tokens_left": state.tokens[p] - 1,
+        }
+    ]
 
 
 def _roll(state: State, p: int, action: Roll, rng: random.Random | None) -> list[Event]:
     if state.phase != "running":
         raise IllegalAction("wrong_phase", "The die is rolled after everyone has bet or passed.")
     if state.roll is not None:
-        raise IllegalAction("roll_in_hand", f"A {state.roll} is already rolled: give it to a "
-                            "horse first.")
+        raise IllegalAction(
+            "roll_in_hand", f"A {state.roll} is already rolled: give it to a horse first."
+        )
     if action.face is None:
         face = (rng or random.Random()).randint(1, DIE_FACES)
         source = "engine"
     else:
         if not isinstance(action.face, int) or not 1 <= action.face <= DIE_FACES:
-            raise IllegalAction("bad_face", f"The die shows 1 to {DIE_FACES}, not "
-                                f"{action.face!r}.")
+            raise IllegalAction("bad_face", f"The die shows 1 to {DIE_FACES}, not {action.face!r}.")
         face, source = action.face, "table"
     return [{"type": "die_rolled", "player": state.players[p], "face": face, "source": source}]
 
@@ -106,23 +118,38 @@ def _assign(state: State, p: int, action: Assign) -> list[Event]:
     if h in state.podium:
         raise IllegalAction("horse_finished", f"The {action.horse} horse has already finished.")
     if h in state.moved:
-        raise IllegalAction("horse_already_moved", f"The {action.horse} horse has already moved "
-                            "this round; choose one that has not.")
+        raise IllegalAction(
+            "horse_already_moved",
+            f"The {action.horse} horse has already moved this round; choose one that has not.",
+        )
     s = state.settings
     frm = state.positions[h]
     to = frm + state.roll
     place = len(state.podium) + 1 if to >= s.track_length else None
-    moved_event: Event = {"type": "horse_moved", "player": state.players[p], "horse": action.horse,
-                          "face": state.roll, "from": frm, "to": to, "place": place}
+    moved_event: Event = {
+        "type": "horse_moved",
+        "player": state.players[p],
+        "horse": action.horse,
+        "face": state.roll,
+        "from": frm,
+        "to": to,
+        "place": place,
+    }
     events = [moved_event]
     after = apply(state, moved_event)
     if len(after.podium) >= s.podium_size:
         events += _end_race(after)
     elif not after.unmoved():
         n = len(state.players)
-        events.append({"type": "round_started", "race": after.race, "round": after.round + 1,
-                       "active_player": state.players[(after.active + 1) % n],
-                       "betting": after.betting_open})
+        events.append(
+            {
+                "type": "round_started",
+                "race": after.race,
+                "round": after.round + 1,
+                "active_player": state.players[(after.active + 1) % n],
+                "betting": after.betting_open,
+            }
+        )
     return events
 
 
@@ -132,8 +159,15 @@ def race_awards(state: State) -> list[dict[str, Any]]:
     awards = []
     for place, h in enumerate(state.podium[: len(table)], start=1):
         for slot, p in enumerate(state.columns[h]):
-            awards.append({"player": state.players[p], "horse": state.horses[h], "place": place,
-                           "slot": slot, "points": table[place - 1][slot]})
+            awards.append(
+                {
+                    "player": state.players[p],
+                    "horse": state.horses[h],
+                    "place": place,
+                    "slot": slot,
+                    "points": table[place - 1][slot],
+                }
+            )
     return awards
 
 
@@ -153,15 +187,27 @@ def _end_race(state: State) -> list[Event]:
     for a in awards:
         changes[a["player"]] += a["points"]
     points = {name: state.points[i] + changes[name] for i, name in enumerate(state.players)}
-    events: list[Event] = [{
-        "type": "race_scored", "race": state.race,
-        "podium": [state.horses[h] for h in state.podium], "awards": awards,
-        "changes": changes, "points": points}]
+    events: list[Event] = [
+        {
+            "type": "race_scored",
+            "race": state.race,
+            "podium": [state.horses[h] for h in state.podium],
+            "awards": awards,
+            "changes": changes,
+            "points": points,
+        }
+    ]
     if state.race >= state.settings.races:
         best = max(points.values())
-        events.append({"type": "game_over", "points": dict(points), "money": dict(points),
-                       "winners": [n for n in state.players if points[n] == best],
-                       "races": state.race})
+        events.append(
+            {
+                "type": "game_over",
+                "points": dict(points),
+                "money": dict(points),
+                "winners": [n for n in state.players if points[n] == best],
+                "races": state.race,
+            }
+        )
     else:
         starter = state.players[next_race_starter(state, [points[n] for n in state.players])]
         events += _start_race(state.race + 1, starter)
@@ -169,9 +215,16 @@ def _end_race(state: State) -> list[Event]:
 
 
 def _start_race(race: int, starter: str) -> list[Event]:
-    return [{"type": "race_started", "race": race, "first_player": starter},
-            {"type": "round_started", "race": race, "round": 1, "active_player": starter,
-             "betting": True}]
+    return [
+        {"type": "race_started", "race": race, "first_player": starter},
+        {
+            "type": "round_started",
+            "race": race,
+            "round": 1,
+            "active_player": starter,
+            "betting": True,
+        },
+    ]
 
 
 def legal_actions(state: State) -> list[Action]:
@@ -180,8 +233,11 @@ def legal_actions(state: State) -> list[Action]:
     if state.finished:
         return []
     if state.phase == "betting":
-        free = [Bet(h) for i, h in enumerate(state.horses)
-                if len(state.columns[i]) < state.settings.column_size]
+        free = [
+            Bet(h)
+            for i, h in enumerate(state.horses)
+            if len(state.columns[i]) < state.settings.column_size
+        ]
         return [*free, Pass()]
     if state.roll is None:
         return [Roll()]
@@ -211,9 +267,15 @@ class Game(EventSourcedGame[State]):
         return decide(state, action, player, rng)
 
     @classmethod
-    def new(cls, players: Sequence[str], *, seed: int | str | None = None,
-            first_player: str | int | None = None, settings: Settings | None = None,
-            **setting_overrides: Any) -> Game:
+    def new(
+        cls,
+        players: Sequence[str],
+        *,
+        seed: int | str | None = None,
+        first_player: str | int | None = None,
+        settings: Settings | None = None,
+        **setting_overrides: Any,
+    ) -> Game:
         """Start a game. ``first_player`` (name or index) or, if None, drawn from ``seed``
         (the rules: the first player is chosen at random). Settings may be given whole or as
         keyword overrides (``track_length=20, races=3``)."""
@@ -233,9 +295,15 @@ class Game(EventSourcedGame[State]):
             first = names.index(first_player)
         else:
             raise IllegalAction("unknown_player", f"There is no player called {first_player!r}.")
-        events: list[Event] = [{"type": "game_started", "players": names,
-                                "first_player": names[first], "settings": settings.to_json(),
-                                "seed": seed}]
+        events: list[Event] = [
+            {
+                "type": "game_started",
+                "players": names,
+                "first_player": names[first],
+                "settings": settings.to_json(),
+                "seed": seed,
+            }
+        ]
         events += _start_race(1, names[first])
         return cls.replay(events)
 

@@ -20,8 +20,9 @@ import numpy as np
 from hub.games.horserace.state import State
 
 
-def sample_places(state: State, samples: int, seed: int = 0,
-                  forced: tuple[int, int] | None = None) -> np.ndarray:
+def sample_places(
+    state: State, samples: int, seed: int = 0, forced: tuple[int, int] | None = None
+) -> np.ndarray:
     """``samples`` playouts of the rest of the current race; returns int8 array (samples, horses)
     of each horse's podium place (1..podium size), 0 for a horse that does not place.
 
@@ -49,16 +50,16 @@ def sample_places(state: State, samples: int, seed: int = 0,
         return places
     rng = np.random.default_rng(seed)
     start = np.asarray(state.positions, dtype=np.int16)
-    rounds = int(length - start[racing].min()) + 1      # enough: every full round moves >= 1
+    rounds = int(length - start[racing].min()) + 1  # enough: every full round moves >= 1
     faces = rng.integers(1, 7, size=(rounds + 1, samples, n_h), dtype=np.int16)
     keys = rng.random((samples, n_h))
     moved0 = [h for h in range(n_h) if h not in state.unmoved()]
-    faces[0][:, moved0] = 0                              # already moved this round
+    faces[0][:, moved0] = 0  # already moved this round
     if forced is not None:
         fh, face = forced
         faces[0][:, fh] = face
     reach = np.cumsum(faces, axis=0, dtype=np.int16) + start >= length
-    cross_round = reach.argmax(axis=0).astype(np.float64)   # first round at/after the line
+    cross_round = reach.argmax(axis=0).astype(np.float64)  # first round at/after the line
     value = cross_round * 2.0 + keys
     if forced is not None:
         value[:, fh] = np.where(cross_round[:, fh] == 0, -1.0, value[:, fh])

@@ -57,17 +57,22 @@ class Settings:
 
     def validate(self) -> Settings:
         """Refuse a ruleset the engine cannot play, with a sentence saying what is wrong."""
+
         def bad(msg: str) -> IllegalAction:
             return IllegalAction("bad_settings", msg)
 
         if not isinstance(self.track_length, int) or self.track_length < 1:
-            raise bad(f"The track length must be a whole number of spaces >= 1, "
-                      f"not {self.track_length!r}.")
+            raise bad(
+                f"The track length must be a whole number of spaces >= 1, "
+                f"not {self.track_length!r}."
+            )
         if not isinstance(self.races, int) or self.races < 1:
             raise bad(f"A game has at least one race, not {self.races!r}.")
         if self.next_starter not in NEXT_STARTER_RULES:
-            raise bad(f"Who starts the next race must be one of {NEXT_STARTER_RULES}, "
-                      f"not {self.next_starter!r}.")
+            raise bad(
+                f"Who starts the next race must be one of {NEXT_STARTER_RULES}, "
+                f"not {self.next_starter!r}."
+            )
         if len(self.horses) < 2 or len(set(self.horses)) != len(self.horses):
             raise bad("The horses must be at least two distinct names.")
         for h in self.horses:

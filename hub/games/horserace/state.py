@@ -30,22 +30,22 @@ from hub.games.horserace.settings import Settings
 class State:
     players: tuple[str, ...]
     settings: Settings
-    first_player: int                      # who started the first race
-    race: int = 0                          # 1-based once a race has started
-    race_starter: int = 0                  # player index who started this race
+    first_player: int  # who started the first race
+    race: int = 0  # 1-based once a race has started
+    race_starter: int = 0  # player index who started this race
     round: int = 0
-    active: int = 0                        # the player who runs the horses this round
-    phase: str = "betting"                 # "betting" | "running" | "over"
-    queue: tuple[int, ...] = ()            # players still to bet this phase, head = to act
+    active: int = 0  # the player who runs the horses this round
+    phase: str = "betting"  # "betting" | "running" | "over"
+    queue: tuple[int, ...] = ()  # players still to bet this phase, head = to act
     tokens: tuple[int, ...] = ()
-    columns: tuple[tuple[int, ...], ...] = ()   # per horse: player indices, top circle first
+    columns: tuple[tuple[int, ...], ...] = ()  # per horse: player indices, top circle first
     positions: tuple[int, ...] = ()
-    moved: frozenset[int] = frozenset()    # horse indices moved this round
-    podium: tuple[int, ...] = ()           # horse indices in order of arrival
-    roll: int | None = None                # the roll in hand (running phase)
-    points: tuple[int, ...] = ()           # totals over scored races
-    results: tuple[dict[str, Any], ...] = ()   # race_scored events so far
-    result: dict[str, Any] | None = None   # the game_over event once finished
+    moved: frozenset[int] = frozenset()  # horse indices moved this round
+    podium: tuple[int, ...] = ()  # horse indices in order of arrival
+    roll: int | None = None  # the roll in hand (running phase)
+    points: tuple[int, ...] = ()  # totals over scored races
+    results: tuple[dict[str, Any], ...] = ()  # race_scored events so far
+    result: dict[str, Any] | None = None  # the game_over event once finished
 
     # -- derived ---------------------------------------------------------------------------
     @property
@@ -70,8 +70,7 @@ class State:
         return [h for h in self.racing() if h not in self.moved]
 
     def can_bet(self, p: int) -> bool:
-        return self.tokens[p] > 0 and any(len(c) < self.settings.column_size
-                                          for c in self.columns)
+        return self.tokens[p] > 0 and any(len(c) < self.settings.column_size for c in self.columns)
 
     def current_player(self) -> str | None:
         if self.phase == "betting":
@@ -84,15 +83,19 @@ class State:
         try:
             return self.horses.index(horse)
         except ValueError:
-            raise IllegalAction("unknown_horse", f"There is no horse '{horse}'; the horses are "
-                                f"{', '.join(self.horses)}.") from None
+            raise IllegalAction(
+                "unknown_horse",
+                f"There is no horse '{horse}'; the horses are {', '.join(self.horses)}.",
+            ) from None
 
     def player_index(self, name: str) -> int:
         try:
             return self.players.index(name)
         except ValueError:
-            raise IllegalAction("unknown_player", f"'{name}' is not playing; the players are "
-                                f"{', '.join(self.players)}.") from None
+            raise IllegalAction(
+                "unknown_player",
+                f"'{name}' is not playing; the players are {', '.join(self.players)}.",
+            ) from None
 
 
 def _betting_queue(state: State, order: list[int]) -> tuple[int, ...]:
@@ -105,9 +108,13 @@ def initial(event: Event) -> State:
         raise IllegalAction("bad_log", "A horse-race log must begin with game_started.")
     settings = Settings.from_json(event["settings"])
     players = tuple(event["players"])
-    return State(players=players, settings=settings,
-                 first_player=players.index(event["first_player"]),
-                 points=tuple(0 for _ in players), phase="over")
+    return State(
+        players=players,
+        settings=settings,
+        first_player=players.index(event["first_player"]),
+        points=tuple(0 for _ in players),
+        phase="over",
+    )
 
 
 def apply(state: State, event: Event) -> State:
@@ -117,10 +124,20 @@ def apply(state: State, event: Event) -> State:
     if kind == "race_started":
         starter = s.players.index(event["first_player"])
         return replace(
-            s, race=event["race"], race_starter=starter, round=0, active=starter,
-            phase="betting", queue=(), tokens=tuple(s.settings.tokens for _ in s.players),
-            columns=tuple(() for _ in s.horses), positions=tuple(0 for _ in s.horses),
-            moved=frozenset(), podium=(), roll=None)
+            s,
+            race=event["race"],
+            race_starter=starter,
+            round=0,
+            active=starter,
+            phase="betting",
+            queue=(),
+            tokens=tuple(s.settings.tokens for _ in s.players),
+            columns=tuple(() for _ in s.horses),
+            positions=tuple(0 for _ in s.horses),
+            moved=frozenset(),
+            podium=(),
+            roll=None,
+        )
     if kind == "round_started":
         active = s.players.index(event["active_player"])
         s = replace(s, round=event["round"], active=active, moved=frozenset(), roll=None)
@@ -150,8 +167,7 @@ def apply(state: State, event: Event) -> State:
         return replace(s, positions=tuple(pos), moved=s.moved | {h}, podium=podium, roll=None)
     if kind == "race_scored":
         points = tuple(event["points"][p] for p in s.players)
-        return replace(s, points=points, results=s.results + (dict(event),), phase="over",
-                       queue=())
+        return replace(s, points=points, results=s.results + (dict(event),), phase="over", queue=())
     if kind == "game_over":
         return replace(s, phase="over", result=dict(event))
     raise IllegalAction("bad_log", f"Unknown horse-race event type {kind!r}.")

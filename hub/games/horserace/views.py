@@ -22,8 +22,7 @@ def public_view(state: State) -> dict[str, Any]:
     next_slot = {}
     for h, horse in enumerate(state.horses):
         slot = len(state.columns[h]) if state.columns else 0
-        next_slot[horse] = ([row[slot] for row in s.score_table]
-                            if slot < s.column_size else None)
+        next_slot[horse] = [row[slot] for row in s.score_table] if slot < s.column_size else None
     return {
         "game": "horserace",
         "players": list(state.players),
@@ -41,13 +40,19 @@ def public_view(state: State) -> dict[str, Any]:
         "track": dict(sorted(track.items(), key=lambda kv: int(kv[0]))),
         "moved": [state.horses[h] for h in sorted(state.moved)],
         "podium": [state.horses[h] for h in state.podium],
-        "columns": {state.horses[h]: [state.players[p] for p in col]
-                    for h, col in enumerate(state.columns)},
-        "next_circle_points": next_slot,   # per horse: points by place for the next token
+        "columns": {
+            state.horses[h]: [state.players[p] for p in col] for h, col in enumerate(state.columns)
+        },
+        "next_circle_points": next_slot,  # per horse: points by place for the next token
         "score_table": [list(r) for r in s.score_table],
-        "holdings": {name: {"money": state.points[i], "points": state.points[i],
-                            "tokens": state.tokens[i] if state.tokens else 0}
-                     for i, name in enumerate(state.players)},
+        "holdings": {
+            name: {
+                "money": state.points[i],
+                "points": state.points[i],
+                "tokens": state.tokens[i] if state.tokens else 0,
+            }
+            for i, name in enumerate(state.players)
+        },
         "races_scored": [dict(r) for r in state.results],
         "finished": state.finished,
         "result": dict(state.result) if state.result else None,

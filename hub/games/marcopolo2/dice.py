@@ -34,8 +34,11 @@ def compensation(total: int) -> int:
 def split_compensation(owed: int, coins: int) -> dict[str, int]:
     """The player's choice: ``coins`` coins and the rest camels."""
     if not isinstance(coins, int) or not 0 <= coins <= owed:
-        raise IllegalAction("bad_compensation", f"Compensation of {owed} is taken as 0 to "
-                            f"{owed} coins with camels for the rest, not {coins!r} coins.")
+        raise IllegalAction(
+            "bad_compensation",
+            f"Compensation of {owed} is taken as 0 to "
+            f"{owed} coins with camels for the rest, not {coins!r} coins.",
+        )
     return {"coins": coins, "camels": owed - coins}
 
 
@@ -43,9 +46,9 @@ def split_compensation(owed: int, coins: int) -> dict[str, int]:
 class PlayerDice:
     player: str
     colour: str
-    faces: list[int] = field(default_factory=list)      # own-colour dice
-    black: list[int] = field(default_factory=list)      # black dice on this player's board
-    complete: bool = True   # no doubtful reading on this board and the expected dice count
+    faces: list[int] = field(default_factory=list)  # own-colour dice
+    black: list[int] = field(default_factory=list)  # black dice on this player's board
+    complete: bool = True  # no doubtful reading on this board and the expected dice count
 
     @property
     def total(self) -> int:
@@ -56,20 +59,29 @@ class PlayerDice:
         return compensation(self.total)
 
     def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "colour": self.colour, "faces": sorted(self.faces),
-                "black": sorted(self.black), "total": self.total, "owed": self.owed,
-                "complete": self.complete}
+        return {
+            "player": self.player,
+            "colour": self.colour,
+            "faces": sorted(self.faces),
+            "black": sorted(self.black),
+            "total": self.total,
+            "owed": self.owed,
+            "complete": self.complete,
+        }
 
 
 @dataclass
 class RoundReading:
     players: dict[str, PlayerDice]
-    needs_person: list[dict[str, Any]]      # readings a person must confirm, with a reason
-    neutral: list[dict[str, Any]]           # dice of colours nobody plays (setup dice)
+    needs_person: list[dict[str, Any]]  # readings a person must confirm, with a reason
+    neutral: list[dict[str, Any]]  # dice of colours nobody plays (setup dice)
 
     def to_json(self) -> dict[str, Any]:
-        return {"players": {n: d.to_json() for n, d in self.players.items()},
-                "needs_person": self.needs_person, "neutral": self.neutral}
+        return {
+            "players": {n: d.to_json() for n, d in self.players.items()},
+            "needs_person": self.needs_person,
+            "neutral": self.neutral,
+        }
 
 
 def _inside(box: Sequence[float], region: Sequence[float]) -> bool:
@@ -83,10 +95,13 @@ def _get(reading: Any, key: str) -> Any:
     return reading.get(key) if isinstance(reading, Mapping) else getattr(reading, key, None)
 
 
-def assign_readings(readings: Sequence[Any], colours: Mapping[str, str],
-                    boards: Mapping[str, Box] | None = None,
-                    min_confidence: float = 0.5,
-                    expected_dice: int | None = None) -> RoundReading:
+def assign_readings(
+    readings: Sequence[Any],
+    colours: Mapping[str, str],
+    boards: Mapping[str, Box] | None = None,
+    min_confidence: float = 0.5,
+    expected_dice: int | None = None,
+) -> RoundReading:
     """Sort die readings to players. ``colours`` maps each player to their colour. Readings may be
     dicts or objects with the same attributes (the die reader's dataclass).
 
@@ -97,21 +112,28 @@ def assign_readings(readings: Sequence[Any], colours: Mapping[str, str],
     by_colour = {c: p for p, c in colours.items()}
     bad = sorted(set(by_colour) - set(PLAYER_COLOURS))
     if bad or len(by_colour) != len(colours):
-        raise IllegalAction("bad_colours", f"Player colours must be distinct, from "
-                            f"{', '.join(PLAYER_COLOURS)}.")
+        raise IllegalAction(
+            "bad_colours", f"Player colours must be distinct, from {', '.join(PLAYER_COLOURS)}."
+        )
     out = RoundReading({p: PlayerDice(p, c) for p, c in colours.items()}, [], [])
     for i, r in enumerate(readings):
         colour, face = _get(r, "colour"), _get(r, "face")
         conf = _get(r, "confidence")
         box = _get(r, "box")
-        item = {"index": i, "box": list(box) if box is not None else None, "colour": colour,
-                "face": face, "confidence": conf}
+        item = {
+            "index": i,
+            "box": list(box) if box is not None else None,
+            "colour": colour,
+            "face": face,
+            "confidence": conf,
+        }
         if colour is None or face is None:
             out.needs_person.append({**item, "reason": "the camera could not read this die"})
             continue
         if conf is not None and conf < min_confidence:
-            out.needs_person.append({**item, "reason": f"confidence {conf:.2f} is below "
-                                     f"{min_confidence:.2f}"})
+            out.needs_person.append(
+                {**item, "reason": f"confidence {conf:.2f} is below {min_confidence:.2f}"}
+            )
             continue
         if not isinstance(face, int) or not 1 <= face <= 6:
             out.needs_person.append({**item, "reason": f"face {face!r} is not 1 to 6"})
@@ -123,29 +145,40 @@ def assign_readings(readings: Sequence[Any], colours: Mapping[str, str],
             if len(owners) == 1:
                 out.players[owners[0]].black.append(face)
             else:
-                why = ("black die: on no player's board" if boards else
-                       "black die: which player's board is it on?")
+                why = (
+                    "black die: on no player's board"
+                    if boards
+                    else "black die: which player's board is it on?"
+                )
                 out.needs_person.append({**item, "reason": why})
         elif colour in PLAYER_COLOURS:
             out.neutral.append(item)
         else:
-            out.needs_person.append({**item, "reason": f"{colour!r} is not a Marco Polo II "
-                                     "die colour"})
+            out.needs_person.append(
+                {**item, "reason": f"{colour!r} is not a Marco Polo II die colour"}
+            )
     for doubt in out.needs_person:
         box = doubt.get("box")
         owners = [p for p, region in (boards or {}).items() if box and _inside(box, region)]
         doubt["board"] = owners[0] if len(owners) == 1 else None
         for p in owners:
             out.players[p].complete = False
-        if boards is None:       # no boards: any doubt may belong to anyone
+        if boards is None:  # no boards: any doubt may belong to anyone
             for d in out.players.values():
                 d.complete = False
     if expected_dice is not None:
         for p, d in out.players.items():
             if len(d.faces) != expected_dice:
                 d.complete = False
-                out.needs_person.append({"index": None, "box": None, "colour": d.colour,
-                                         "face": None, "confidence": None, "board": p,
-                                         "reason": f"expected {expected_dice} {d.colour} dice, "
-                                                   f"read {len(d.faces)}"})
+                out.needs_person.append(
+                    {
+                        "index": None,
+                        "box": None,
+                        "colour": d.colour,
+                        "face": None,
+                        "confidence": None,
+                        "board": p,
+                        "reason": f"expected {expected_dice} {d.colour} dice, read {len(d.faces)}",
+                    }
+                )
     return out

@@ -68,7 +68,7 @@ class NextRound:
 @dataclass(frozen=True)
 class EnterSheet:
     player: str
-    sheet: tuple[tuple[str, int], ...]   # (entry, value) pairs, hashable and ordered
+    sheet: tuple[tuple[str, int], ...]  # (entry, value) pairs, hashable and ordered
 
     def __str__(self) -> str:
         return f"score:{self.player}:" + ",".join(f"{k}={v}" for k, v in self.sheet)
@@ -89,8 +89,9 @@ def _ints(text: str, whole: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(","))
     except ValueError:
-        raise IllegalAction("bad_action", f"'{whole}': dice are numbers separated by commas.") \
-            from None
+        raise IllegalAction(
+            "bad_action", f"'{whole}': dice are numbers separated by commas."
+        ) from None
 
 
 def parse_action(text: str) -> Action:
@@ -121,9 +122,12 @@ def parse_action(text: str) -> Action:
             if not eq:
                 raise IllegalAction("bad_action", f"'{text}': entries are name=number.")
         return EnterSheet(parts[1], tuple(pairs))
-    raise IllegalAction("bad_action", f"'{text}' is not a Marco Polo II assistant action; use "
-                        "dice:<player>:<faces>[+<black>], comp:<player>:<coins>, round, "
-                        "score:<player>:<entry>=<n>,... or finish.")
+    raise IllegalAction(
+        "bad_action",
+        f"'{text}' is not a Marco Polo II assistant action; use "
+        "dice:<player>:<faces>[+<black>], comp:<player>:<coins>, round, "
+        "score:<player>:<entry>=<n>,... or finish.",
+    )
 
 
 @dataclass(frozen=True)
@@ -132,9 +136,9 @@ class State:
     colours: dict[str, str]
     banner_table: tuple[int, ...] | None = None
     round: int = 0
-    dice: dict[str, dict[str, Any]] = field(default_factory=dict)          # this round
+    dice: dict[str, dict[str, Any]] = field(default_factory=dict)  # this round
     compensation: dict[str, dict[str, int]] = field(default_factory=dict)  # this round
-    history: tuple[dict[str, Any], ...] = ()     # earlier rounds: {round, dice, compensation}
+    history: tuple[dict[str, Any], ...] = ()  # earlier rounds: {round, dice, compensation}
     sheets: dict[str, dict[str, Any]] = field(default_factory=dict)
     result: dict[str, Any] | None = None
 
@@ -150,8 +154,11 @@ def initial(event: Event) -> State:
     if event.get("type") != "game_started" or event.get("game") != "marcopolo2":
         raise IllegalAction("bad_log", "A Marco Polo II log must begin with its game_started.")
     table = event.get("banner_table")
-    return State(players=tuple(event["players"]), colours=dict(event["colours"]),
-                 banner_table=tuple(table) if table is not None else None)
+    return State(
+        players=tuple(event["players"]),
+        colours=dict(event["colours"]),
+        banner_table=tuple(table) if table is not None else None,
+    )
 
 
 def apply(state: State, event: Event) -> State:
@@ -159,15 +166,21 @@ def apply(state: State, event: Event) -> State:
     if kind == "round_started":
         history = state.history
         if state.round:
-            history += ({"round": state.round, "dice": state.dice,
-                         "compensation": state.compensation},)
+            history += (
+                {"round": state.round, "dice": state.dice, "compensation": state.compensation},
+            )
         return replace(state, round=event["round"], dice={}, compensation={}, history=history)
     if kind == "dice_read":
         keep = {k: event[k] for k in ("colour", "faces", "black", "total", "owed")}
         return replace(state, dice={**state.dice, event["player"]: keep})
     if kind == "compensation_taken":
-        return replace(state, compensation={**state.compensation, event["player"]: {
-            "coins": event["coins"], "camels": event["camels"]}})
+        return replace(
+            state,
+            compensation={
+                **state.compensation,
+                event["player"]: {"coins": event["coins"], "camels": event["camels"]},
+            },
+        )
     if kind == "sheet_entered":
         return replace(state, sheets={**state.sheets, event["player"]: dict(event["sheet"])})
     if kind == "game_over":
@@ -177,8 +190,10 @@ def apply(state: State, event: Event) -> State:
 
 def _player(state: State, name: str) -> str:
     if name not in state.players:
-        raise IllegalAction("unknown_player", f"'{name}' is not playing; the players are "
-                            f"{', '.join(state.players)}.")
+        raise IllegalAction(
+            "unknown_player",
+            f"'{name}' is not playing; the players are {', '.join(state.players)}.",
+        )
     return name
 
 
@@ -190,8 +205,10 @@ def decide(state: State, action: Action | str) -> list[Event]:
     if isinstance(action, ReadDice):
         p = _player(state, action.player)
         if p in state.compensation:
-            raise IllegalAction("already_compensated", f"{p} has taken compensation for these "
-                                "dice; undo that before correcting the dice.")
+            raise IllegalAction(
+                "already_compensated",
+                f"{p} has taken compensation for these dice; undo that before correcting the dice.",
+            )
         faces, black = list(action.faces), list(action.black)
         if not faces and not black:
             raise IllegalAction("bad_dice", f"No dice given for {p}.")
@@ -199,9 +216,18 @@ def decide(state: State, action: Action | str) -> list[Event]:
             if not isinstance(f, int) or not 1 <= f <= 6:
                 raise IllegalAction("bad_face", f"A die shows 1 to 6, not {f!r}.")
         total = sum(faces) + sum(black)
-        return [{"type": "dice_read", "round": state.round, "player": p,
-                 "colour": state.colours[p], "faces": faces, "black": black, "total": total,
-                 "owed": compensation(total)}]
+        return [
+            {
+                "type": "dice_read",
+                "round": state.round,
+                "player": p,
+                "colour": state.colours[p],
+                "faces": faces,
+                "black": black,
+                "total": total,
+                "owed": compensation(total),
+            }
+        ]
     if isinstance(action, Compensate):
         p = _player(state, action.player)
         if p not in state.dice:
@@ -210,8 +236,9 @@ def decide(state: State, action: Action | str) -> list[Event]:
             raise IllegalAction("already_compensated", f"{p} has already been compensated.")
         owed = state.dice[p]["owed"]
         if not owed:
-            raise IllegalAction("nothing_owed", f"{p}'s dice total {state.dice[p]['total']}: "
-                                "nothing is owed.")
+            raise IllegalAction(
+                "nothing_owed", f"{p}'s dice total {state.dice[p]['total']}: nothing is owed."
+            )
         split = split_compensation(owed, action.coins)
         return [{"type": "compensation_taken", "round": state.round, "player": p, **split}]
     if isinstance(action, NextRound):
@@ -219,19 +246,23 @@ def decide(state: State, action: Action | str) -> list[Event]:
             raise IllegalAction("last_round", f"Round {ROUNDS} is the last; finish and score.")
         pending = state.pending_compensation()
         if pending:
-            raise IllegalAction("compensation_pending", f"{', '.join(pending)} must still choose "
-                                "coins or camels for their compensation.")
+            raise IllegalAction(
+                "compensation_pending",
+                f"{', '.join(pending)} must still choose coins or camels for their compensation.",
+            )
         return [{"type": "round_started", "round": state.round + 1}]
     if isinstance(action, EnterSheet):
         p = _player(state, action.player)
         if state.round < ROUNDS:
-            raise IllegalAction("too_early", f"Final scoring is after round {ROUNDS}; this is "
-                                f"round {state.round}.")
+            raise IllegalAction(
+                "too_early", f"Final scoring is after round {ROUNDS}; this is round {state.round}."
+            )
         sheet = ScoreSheet.from_json(dict(action.sheet), p)
-        if sheet.banners is not None and sheet.banner_points is None and \
-                state.banner_table is None:
-            raise IllegalAction("no_banner_table", f"{p}: a banner count needs the banner table "
-                                "setting; enter banner_points instead.")
+        if sheet.banners is not None and sheet.banner_points is None and state.banner_table is None:
+            raise IllegalAction(
+                "no_banner_table",
+                f"{p}: a banner count needs the banner table setting; enter banner_points instead.",
+            )
         entered = {k: v for k, v in sheet.to_json().items() if v}
         return [{"type": "sheet_entered", "player": p, "sheet": entered}]
     if isinstance(action, Finish):
@@ -239,8 +270,9 @@ def decide(state: State, action: Action | str) -> list[Event]:
             raise IllegalAction("too_early", f"The game ends after round {ROUNDS}.")
         missing = [p for p in state.players if p not in state.sheets]
         if missing:
-            raise IllegalAction("sheets_missing", f"Score sheets still missing: "
-                                f"{', '.join(missing)}.")
+            raise IllegalAction(
+                "sheets_missing", f"Score sheets still missing: {', '.join(missing)}."
+            )
         return [final_scoring({p: state.sheets[p] for p in state.players}, state.banner_table)]
     raise IllegalAction("bad_action", f"{action!r} is not a Marco Polo II assistant action.")
 
@@ -255,8 +287,9 @@ class Game(EventSourcedGame[State]):
     2
     """
 
-    _ACTION_STARTS = frozenset({"round_started", "dice_read", "compensation_taken",
-                                "sheet_entered", "game_over"})
+    _ACTION_STARTS = frozenset(
+        {"round_started", "dice_read", "compensation_taken", "sheet_entered", "game_over"}
+    )
 
     _apply = staticmethod(apply)
     _initial = staticmethod(initial)
@@ -265,8 +298,12 @@ class Game(EventSourcedGame[State]):
         return decide(state, action)
 
     @classmethod
-    def new(cls, players: Sequence[str], colours: Sequence[str] | Mapping[str, str] | None = None,
-            banner_table: Sequence[int] | None = None) -> Game:
+    def new(
+        cls,
+        players: Sequence[str],
+        colours: Sequence[str] | Mapping[str, str] | None = None,
+        banner_table: Sequence[int] | None = None,
+    ) -> Game:
         """Start the assistant for 2 to 4 players; colours default to blue, yellow, green, red
         in seat order. Begins at round 1."""
         names = check_player_names(players, MIN_PLAYERS, MAX_PLAYERS)
@@ -276,28 +313,39 @@ class Game(EventSourcedGame[State]):
             cmap = dict(colours)
         else:
             cmap = dict(zip(names, colours, strict=False))
-        if sorted(cmap) != sorted(names) or len(set(cmap.values())) != len(names) or \
-                not set(cmap.values()) <= set(PLAYER_COLOURS):
-            raise IllegalAction("bad_colours", "Each player needs a different colour from "
-                                f"{', '.join(PLAYER_COLOURS)}.")
-        if banner_table is not None and any(not isinstance(v, int) or v < 0
-                                            for v in banner_table):
+        if (
+            sorted(cmap) != sorted(names)
+            or len(set(cmap.values())) != len(names)
+            or not set(cmap.values()) <= set(PLAYER_COLOURS)
+        ):
+            raise IllegalAction(
+                "bad_colours",
+                f"Each player needs a different colour from {', '.join(PLAYER_COLOURS)}.",
+            )
+        if banner_table is not None and any(not isinstance(v, int) or v < 0 for v in banner_table):
             raise IllegalAction("bad_settings", "The banner table is whole numbers >= 0.")
         events: list[Event] = [
-            {"type": "game_started", "game": "marcopolo2", "players": names, "colours": cmap,
-             "rounds": ROUNDS, "setup": setup_for(len(names)),
-             "banner_table": list(banner_table) if banner_table is not None else None},
-            {"type": "round_started", "round": 1}]
+            {
+                "type": "game_started",
+                "game": "marcopolo2",
+                "players": names,
+                "colours": cmap,
+                "rounds": ROUNDS,
+                "setup": setup_for(len(names)),
+                "banner_table": list(banner_table) if banner_table is not None else None,
+            },
+            {"type": "round_started", "round": 1},
+        ]
         game = cls.__new__(cls)
         game._load(events)
-        game._marks, game._stack = [], []     # the first round is part of the setup
+        game._marks, game._stack = [], []  # the first round is part of the setup
         return game
 
     @classmethod
     def replay(cls, events: Sequence[Event]) -> Game:
         game = cls.__new__(cls)
         game._load(list(events))
-        if len(game._marks) and game._marks[0] == 1:   # round 1 belongs to the setup
+        if len(game._marks) and game._marks[0] == 1:  # round 1 belongs to the setup
             game._marks.pop(0)
             game._stack.pop(0)
         return game

@@ -32,7 +32,7 @@ from typing import Any
 from hub.games.common import IllegalAction
 
 FIRST_MAJORITY, SECOND_MAJORITY = 8, 4
-TRADING_POST_BONUS = {9: 5, 10: 5, 11: 10}   # the n-th post placed scores this at once
+TRADING_POST_BONUS = {9: 5, 10: 5, 11: 10}  # the n-th post placed scores this at once
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,9 @@ class ScoreSheet:
     jade: int = 0
     coins: int = 0
     camels: int = 0
-    contracts: int = 0            # contracts fulfilled
-    contract_points: int = 0      # points their rewards gave during the game
-    trading_posts: int = 0        # trading posts placed
+    contracts: int = 0  # contracts fulfilled
+    contract_points: int = 0  # points their rewards gave during the game
+    trading_posts: int = 0  # trading posts placed
     other_points: int = 0
     jade_as_coins: int = 0
     jade_as_camels: int = 0
@@ -60,9 +60,12 @@ class ScoreSheet:
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
-            raise IllegalAction("bad_sheet", f"{who or 'The sheet'}: unknown entr"
-                                f"{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
-                                f"the entries are {', '.join(sorted(names))}.")
+            raise IllegalAction(
+                "bad_sheet",
+                f"{who or 'The sheet'}: unknown entr"
+                f"{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
+                f"the entries are {', '.join(sorted(names))}.",
+            )
         return cls(**dict(data)).validate(who)
 
     def validate(self, who: str = "") -> ScoreSheet:
@@ -72,15 +75,20 @@ class ScoreSheet:
             if v is None and f.name in ("banner_points", "banners"):
                 continue
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise IllegalAction("bad_sheet", f"{label}: {f.name} must be a whole number "
-                                    f">= 0, not {v!r}.")
+                raise IllegalAction(
+                    "bad_sheet", f"{label}: {f.name} must be a whole number >= 0, not {v!r}."
+                )
         if self.jade_as_coins + self.jade_as_camels > self.jade:
-            raise IllegalAction("bad_sheet", f"{label}: {self.jade_as_coins} + "
-                                f"{self.jade_as_camels} jade counted as coins/camels, but "
-                                f"only {self.jade} jade.")
+            raise IllegalAction(
+                "bad_sheet",
+                f"{label}: {self.jade_as_coins} + "
+                f"{self.jade_as_camels} jade counted as coins/camels, but "
+                f"only {self.jade} jade.",
+            )
         if self.trading_posts > max(TRADING_POST_BONUS):
-            raise IllegalAction("bad_sheet", f"{label}: at most {max(TRADING_POST_BONUS)} "
-                                "trading posts.")
+            raise IllegalAction(
+                "bad_sheet", f"{label}: at most {max(TRADING_POST_BONUS)} trading posts."
+            )
         return self
 
     def to_json(self) -> dict[str, Any]:
@@ -97,11 +105,15 @@ def _banner_points(sheet: ScoreSheet, table: Sequence[int] | None, who: str) -> 
     if sheet.banners is None:
         return 0
     if table is None:
-        raise IllegalAction("no_banner_table", f"{who}: {sheet.banners} banners given as a count "
-                            "but no banner table is set; enter banner_points instead.")
+        raise IllegalAction(
+            "no_banner_table",
+            f"{who}: {sheet.banners} banners given as a count "
+            "but no banner table is set; enter banner_points instead.",
+        )
     if sheet.banners >= len(table):
-        raise IllegalAction("bad_sheet", f"{who}: the banner table has no entry for "
-                            f"{sheet.banners} banners.")
+        raise IllegalAction(
+            "bad_sheet", f"{who}: the banner table has no entry for {sheet.banners} banners."
+        )
     return int(table[sheet.banners])
 
 
@@ -109,8 +121,9 @@ def best_jade_split(sheet: ScoreSheet) -> dict[str, int]:
     """How many jade to count as coins to score most goods + coin points (the rest stay goods;
     fewest moved on a tie, since jade as goods costs nothing)."""
     goods = sheet.pepper + sheet.silk + sheet.gold + sheet.jade
-    best = max(range(sheet.jade + 1),
-               key=lambda a: ((goods - a) // 2 + (sheet.coins + a) // 10, -a))
+    best = max(
+        range(sheet.jade + 1), key=lambda a: ((goods - a) // 2 + (sheet.coins + a) // 10, -a)
+    )
     return {"jade_as_coins": best, "points": (goods - best) // 2 + (sheet.coins + best) // 10}
 
 
@@ -124,8 +137,9 @@ def contract_majority(contracts: Mapping[str, int]) -> dict[str, int]:
     return {p: award.get(c, 0) for p, c in contracts.items()}
 
 
-def final_scoring(sheets: Mapping[str, Mapping[str, Any] | ScoreSheet],
-                  banner_table: Sequence[int] | None = None) -> dict[str, Any]:
+def final_scoring(
+    sheets: Mapping[str, Mapping[str, Any] | ScoreSheet], banner_table: Sequence[int] | None = None
+) -> dict[str, Any]:
     """Score every player; the result is shaped like a Camel Up ``game_over`` event
     (``type``, ``points`` and the same map as ``money``, ``winners``, ``winner``) plus the
     per-player breakdown the dashboard shows."""
@@ -156,11 +170,20 @@ def final_scoring(sheets: Mapping[str, Mapping[str, Any] | ScoreSheet],
     most_camels = max(camels[p] for p in leaders)
     winners = [p for p in leaders if camels[p] == most_camels]
     return {
-        "type": "game_over", "game": "marcopolo2",
-        "points": points, "money": dict(points),
-        "winners": winners, "winner": winners[0] if len(winners) == 1 else None,
-        "tie_break": ("camels" if len(leaders) > 1 and len(winners) < len(leaders) else
-                      "shared" if len(winners) > 1 else None),
-        "camels": camels, "breakdown": breakdown,
+        "type": "game_over",
+        "game": "marcopolo2",
+        "points": points,
+        "money": dict(points),
+        "winners": winners,
+        "winner": winners[0] if len(winners) == 1 else None,
+        "tie_break": (
+            "camels"
+            if len(leaders) > 1 and len(winners) < len(leaders)
+            else "shared"
+            if len(winners) > 1
+            else None
+        ),
+        "camels": camels,
+        "breakdown": breakdown,
         "sheets": {p: s.to_json() for p, s in parsed.items()},
     }

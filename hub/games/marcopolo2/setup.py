@@ -28,8 +28,10 @@ _SETUP: dict[int, dict[str, Any]] = {
             {"face": 1, "where": "Hormuz", "space": "one action space"},
             {"face": 5, "where": "Books", "space": "lower blue space of the third book"},
         ],
-        "notes": ["Neutral dice are of colours no player chose and stay all game.",
-                  "Final scoring: no points for the second-most contracts."],
+        "notes": [
+            "Neutral dice are of colours no player chose and stay all game.",
+            "Final scoring: no points for the second-most contracts.",
+        ],
     },
     3: {
         "black_dice": 5,
@@ -44,9 +46,13 @@ def setup_for(players: int) -> dict[str, Any]:
     """The player-count setup for the dashboard: black dice in play (None: the standard count,
     which the seed does not state) and the neutral dice to place, with their faces."""
     if players not in _SETUP:
-        raise ValueError(f"Marco Polo II is for {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                         f"not {players}")
+        raise ValueError(
+            f"Marco Polo II is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
+        )
     data = _SETUP[players]
-    return {"players": players, "black_dice": data["black_dice"],
-            "neutral_dice": [dict(d) for d in data["neutral_dice"]],
-            "notes": list(data["notes"])}
+    return {
+        "players": players,
+        "black_dice": data["black_dice"],
+        "neutral_dice": [dict(d) for d in data["neutral_dice"]],
+        "notes": list(data["notes"]),
+    }

@@ -21,8 +21,9 @@ def public_view(state: State) -> dict[str, Any]:
         "current_player": None,
         "round": state.round,
         "rounds": ROUNDS,
-        "dice": {p: {**d, "compensation": state.compensation.get(p)}
-                 for p, d in state.dice.items()},
+        "dice": {
+            p: {**d, "compensation": state.compensation.get(p)} for p, d in state.dice.items()
+        },
         "waiting_for_dice": [p for p in state.players if p not in state.dice],
         "pending_compensation": state.pending_compensation(),
         "history": [dict(h) for h in state.history],

@@ -44,8 +44,11 @@ def test_leg_tile_and_pyramid_values_on_a_certain_leg():
     behind = ("green", "orange", "yellow", "white")
     second = [c for c in behind if ev[f"leg:{c}"] == pytest.approx(1.0)]
     assert len(second) == 1
-    assert all(ev[f"leg:{c}"] == pytest.approx(-1.0) for c in ("green", "orange", "yellow", "white")
-               if c not in second)
+    assert all(
+        ev[f"leg:{c}"] == pytest.approx(-1.0)
+        for c in ("green", "orange", "yellow", "white")
+        if c not in second
+    )
 
 
 def test_desert_income_is_the_chance_of_a_landing():
@@ -63,10 +66,14 @@ def test_desert_counts_its_effect_on_the_players_own_leg_tiles():
     #   white tile = 5 * 1/3 + 1 * 2/3 = 7/3
     # Mirage on 8: face 3 lands on it and falls back to 7 *under* white: white first 2/3.
     #   white tile = 5 * 2/3 + 1 * 1/3 = 11/3, so +4/3, plus 1/3 expected landing income.
-    view = {"players": ["Ann", "Bob"], "current_player": "Ann",
-            "track": {"5": ["blue"], "7": ["white"], "1": ["green", "orange", "yellow"]},
-            "dice_left": ["blue"], "leg_tiles": {"white": [3, 2]},
-            "holdings": {"Ann": {"leg_tiles": [{"colour": "white", "value": 5}]}}}
+    view = {
+        "players": ["Ann", "Bob"],
+        "current_player": "Ann",
+        "track": {"5": ["blue"], "7": ["white"], "1": ["green", "orange", "yellow"]},
+        "dice_left": ["blue"],
+        "leg_tiles": {"white": [3, 2]},
+        "holdings": {"Ann": {"leg_tiles": [{"colour": "white", "value": 5}]}},
+    }
     state = state_from_view(view)
     ev = by_action(advise(state))
     assert ev["desert:8:mirage"] == pytest.approx(4 / 3 + 1 / 3)
@@ -103,10 +110,10 @@ def test_advisor_bot_beats_random_bots_in_a_small_seeded_slice():
 def test_moving_the_own_tile_counts_the_income_given_up():
     g = one_die_game()  # only blue's die left; blue on 5 lands on 6, 7 or 8
     g.play("desert:7:oasis")  # Ann's tile earns 1/3 where it lies
-    g.play("leg:green")       # Bob; Ann to move again
+    g.play("leg:green")  # Bob; Ann to move again
     ev = by_action(advise(g.state))
     assert ev["desert:7:mirage"] == pytest.approx(0.0)  # flipping it earns the same 1/3
-    assert ev["desert:8:oasis"] == pytest.approx(0.0)   # as good a place, no gain
+    assert ev["desert:8:oasis"] == pytest.approx(0.0)  # as good a place, no gain
     assert ev["desert:12:oasis"] == pytest.approx(-1 / 3)  # a worse place loses its income
     assert max(ev.values()) > 0.9  # so the advisor does something useful instead
 
@@ -119,16 +126,22 @@ def test_desert_values_count_the_players_own_overall_bets():
     from tests.hub.camelup.reference_odds import reference_odds
 
     track = {"12": ["green", "orange", "yellow"], "14": ["blue"], "15": ["white"]}
-    view = {"players": ["Ann", "Bob"], "current_player": "Ann", "me": "Ann",
-            "track": track, "dice_left": ["blue", "white"],
-            "overall": {"winner": [{"player": "Ann"}], "loser": []},
-            "my_bets": [{"pile": "winner", "colour": "white"}]}
+    view = {
+        "players": ["Ann", "Bob"],
+        "current_player": "Ann",
+        "me": "Ann",
+        "track": track,
+        "dice_left": ["blue", "white"],
+        "overall": {"winner": [{"player": "Ann"}], "loser": []},
+        "my_bets": [{"pile": "winner", "colour": "white"}],
+    }
     state = state_from_view(view)
     assert state.overall["winner"] == ((0, "white"),)  # the player view's own colour restored
     ev = by_action(advise(state))
     spaces = {int(s): st for s, st in track.items()}
-    p0 = float(reference_odds(spaces, ["blue", "white"], {}, with_race=True)
-               ["race"]["white"]["win"])
+    p0 = float(
+        reference_odds(spaces, ["blue", "white"], {}, with_race=True)["race"]["white"]["win"]
+    )
     moved = 0
     for space, side in ((16, "mirage"), (16, "oasis"), (13, "mirage")):
         ref = reference_odds(spaces, ["blue", "white"], {space: side}, with_race=True)
@@ -145,9 +158,12 @@ def test_desert_values_count_the_players_own_overall_bets():
 
 
 def test_a_public_view_with_hidden_bet_colours_is_still_advised():
-    view = {"players": ["Ann", "Bob"], "current_player": "Ann",
-            "track": {"3": ["blue", "green"], "1": ["orange", "yellow", "white"]},
-            "overall": {"winner": [{"player": "Ann"}, {"player": "Bob"}], "loser": []}}
+    view = {
+        "players": ["Ann", "Bob"],
+        "current_player": "Ann",
+        "track": {"3": ["blue", "green"], "1": ["orange", "yellow", "white"]},
+        "overall": {"winner": [{"player": "Ann"}, {"player": "Bob"}], "loser": []},
+    }
     state = state_from_view(view)
     assert state.overall["winner"] == ((0, "?"), (1, "?"))
     advice = advise(state)
@@ -155,11 +171,15 @@ def test_a_public_view_with_hidden_bet_colours_is_still_advised():
 
 
 def test_an_overall_bet_names_the_chance_both_of_the_players_cards_are_right():
-    view = {"players": ["Ann", "Bob"], "current_player": "Ann", "me": "Ann",
-            "track": {"14": ["blue"], "15": ["white"], "12": ["green", "orange", "yellow"]},
-            "dice_left": ["blue", "white"],
-            "overall": {"winner": [{"player": "Ann"}], "loser": []},
-            "my_bets": [{"pile": "winner", "colour": "white"}]}
+    view = {
+        "players": ["Ann", "Bob"],
+        "current_player": "Ann",
+        "me": "Ann",
+        "track": {"14": ["blue"], "15": ["white"], "12": ["green", "orange", "yellow"]},
+        "dice_left": ["blue", "white"],
+        "overall": {"winner": [{"player": "Ann"}], "loser": []},
+        "my_bets": [{"pile": "winner", "colour": "white"}],
+    }
     state = state_from_view(view, race_cards=["blue", "green", "orange", "yellow"])
     from hub.games.camelup.advisor import state_odds
 
@@ -170,4 +190,5 @@ def test_an_overall_bet_names_the_chance_both_of_the_players_cards_are_right():
     assert "both right" not in why["bet:winner:blue"]  # same pile: nothing to pair with
     # the bots skip the words, and with them the joint table: same figures, same order
     assert [a["expected"] for a in advise(state, words=False)] == pytest.approx(
-        [a["expected"] for a in advise(state)], abs=1e-12)
+        [a["expected"] for a in advise(state)], abs=1e-12
+    )

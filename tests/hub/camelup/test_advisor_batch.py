@@ -27,8 +27,9 @@ def unbatched_advice(state) -> list[dict]:
     bets = placed_bets(state, me)
     base = state_odds(state, race=True, pairs=bool(bets))
     base_held = held_value(state.players[me].leg_tiles, base) + held_overall_value(bets, base)
-    out = [_rate(a, state, me, base, base_held, None, bets, base.pairs)
-           for a in legal_actions(state)]
+    out = [
+        _rate(a, state, me, base, base_held, None, bets, base.pairs) for a in legal_actions(state)
+    ]
     out.sort(key=lambda a: -a["expected"])
     return out
 
@@ -88,5 +89,6 @@ def test_desert_values_move_with_the_own_leg_tiles() -> None:
     assert_same_advice(advice, unbatched_advice(state))
     shifts = [a for a in advice if a["action"].startswith("desert:") and "leg tiles" in a["why"]]
     assert shifts and any(" +0.00" not in a["why"] for a in shifts)
-    assert {a["action"] for a in advice} >= {str(a) for a in legal_actions(state)
-                                             if isinstance(a, PlaceDesert)}
+    assert {a["action"] for a in advice} >= {
+        str(a) for a in legal_actions(state) if isinstance(a, PlaceDesert)
+    }

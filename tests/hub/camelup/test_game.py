@@ -88,7 +88,7 @@ def test_public_state_hides_played_race_cards_from_shared_advice():
 
     a = Game.new(["Ann", "Bob"], seed=21)
     b = Game.new(["Ann", "Bob"], seed=21)
-    a.play("bet:winner:blue")   # Ann's secret: blue
+    a.play("bet:winner:blue")  # Ann's secret: blue
     b.play("bet:winner:white")  # or white
     for g in (a, b):
         g.play("leg:green")  # Bob; Ann to move again: what may the table see of her hand?

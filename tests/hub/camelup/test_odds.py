@@ -194,8 +194,9 @@ def test_the_command_answers_every_line_and_names_errors() -> None:
         json.dumps({**good, "dice_left": ["blue"], "desert": {"5": "mirage"}}),
     ]
     out = io.StringIO()
-    errors = serve_lines(odds_command.answer, (PositionError,),
-                         io.StringIO("\n".join(lines) + "\n"), out)
+    errors = serve_lines(
+        odds_command.answer, (PositionError,), io.StringIO("\n".join(lines) + "\n"), out
+    )
     answers = [json.loads(x) for x in out.getvalue().splitlines()]
     assert errors == 3 and len(answers) == 5
     assert set(answers[0]) == {"leg", "game_ends_this_leg", "race", "desert_landings"}

@@ -31,6 +31,7 @@ def refused(g, action, reason, player=None):
 
 # --- leg tiles -------------------------------------------------------------------------------
 
+
 def test_leg_tiles_come_off_the_pile_5_3_2_then_refused():
     g = game(players=("Ann", "Bob"))
     values = [g.play("leg:blue")[0]["value"] for _ in range(3)]
@@ -41,6 +42,7 @@ def test_leg_tiles_come_off_the_pile_5_3_2_then_refused():
 
 
 # --- turn order ------------------------------------------------------------------------------
+
 
 def test_turns_go_round_and_out_of_turn_is_refused():
     g = game()
@@ -53,10 +55,16 @@ def test_turns_go_round_and_out_of_turn_is_refused():
 
 # --- desert tiles ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("space,reason", [
-    (1, "desert_space_one"), (2, "desert_on_camel"), (17, "desert_illegal_space"),
-    (0, "desert_illegal_space"),
-])
+
+@pytest.mark.parametrize(
+    "space,reason",
+    [
+        (1, "desert_space_one"),
+        (2, "desert_on_camel"),
+        (17, "desert_illegal_space"),
+        (0, "desert_illegal_space"),
+    ],
+)
 def test_desert_placement_refusals(space, reason):
     refused(game(), PlaceDesert(space, "oasis"), reason)
 
@@ -100,6 +108,7 @@ def test_desert_tile_pays_its_owner_at_once():
 
 # --- dice ------------------------------------------------------------------------------------
 
+
 def test_observed_die_rules():
     g = game()
     refused(g, ReleaseDie("blue", 4), "bad_face")
@@ -119,8 +128,9 @@ def test_engine_rolls_from_the_seed_reproducibly():
 
 
 def test_setup_roll_stacks_in_roll_order():
-    g = Game.new(["A", "B"], setup=[("blue", 2), ("white", 1), ("green", 2), ("orange", 3),
-                                    ("yellow", 2)])
+    g = Game.new(
+        ["A", "B"], setup=[("blue", 2), ("white", 1), ("green", 2), ("orange", 3), ("yellow", 2)]
+    )
     assert g.state.track == {2: ("blue", "green", "yellow"), 1: ("white",), 3: ("orange",)}
     with pytest.raises(IllegalAction) as info:
         Game.new(["A", "B"], setup=[("blue", 2)])
@@ -138,6 +148,7 @@ def test_player_count_limits():
 
 # --- leg end ---------------------------------------------------------------------------------
 
+
 def play_leg(g, rolls):
     """Each player in turn releases the next die of ``rolls``; returns the last events."""
     events = []
@@ -148,10 +159,10 @@ def play_leg(g, rolls):
 
 def test_leg_scoring_5_3_2_plus1_minus1_pyramid_tiles_and_the_marker():
     g = game(players=("Ann", "Bob", "Cy", "Di"))
-    g.play("leg:green")   # Ann 5 on green
-    g.play("leg:white")   # Bob 5 on white
-    g.play("leg:green")   # Cy 3 on green
-    g.play("leg:blue")    # Di 5 on blue
+    g.play("leg:green")  # Ann 5 on green
+    g.play("leg:white")  # Bob 5 on white
+    g.play("leg:green")  # Cy 3 on green
+    g.play("leg:blue")  # Di 5 on blue
     # green+orange 2->3 onto yellow/white; orange 3->4; blue 1->2; yellow+white+green 3->4 onto
     # orange; white+green 4->7.  Ranking: green, white, yellow, orange, blue.
     events = play_leg(g, ["green:1", "orange:1", "blue:1", "yellow:1", "white:3"])
@@ -194,6 +205,7 @@ def test_money_never_below_zero():
 
 # --- overall bets and the end ----------------------------------------------------------------
 
+
 def test_race_card_used_once_per_colour():
     g = game(players=("Ann", "Bob"))
     g.play("bet:winner:white")
@@ -205,8 +217,14 @@ def test_race_card_used_once_per_colour():
 def test_final_bets_paid_in_placement_order_and_wrong_cards_cost_one():
     track = {14: ["white"], 1: ["blue"], 2: ["green"], 3: ["orange"], 4: ["yellow"]}
     g = game(players=("Ann", "Bob", "Cy", "Di", "Ed", "Flo"), track=track)
-    for pile_colour in ["winner:white", "winner:blue", "winner:white", "winner:white",
-                        "winner:white", "loser:blue"]:
+    for pile_colour in [
+        "winner:white",
+        "winner:blue",
+        "winner:white",
+        "winner:white",
+        "winner:white",
+        "loser:blue",
+    ]:
         g.play(f"bet:{pile_colour}")
     # Ann..Flo each bet once; now Ann, Bob take turns: Ann takes a tile, Bob ends the race
     g.play("leg:white")  # Ann: 5 on white
@@ -219,8 +237,14 @@ def test_final_bets_paid_in_placement_order_and_wrong_cards_cost_one():
     # winner pile in order: Ann white 8, Bob blue -1, Cy white 5, Di white 3, Ed white 2
     assert pays == [("Ann", 8), ("Bob", -1), ("Cy", 5), ("Di", 3), ("Ed", 2), ("Flo", 8)]
     # leg scoring first: Ann +5 (white first), Bob +1 pyramid tile
-    assert over["money"] == {"Ann": 3 + 5 + 8, "Bob": 3 + 1 - 1, "Cy": 8, "Di": 6, "Ed": 5,
-                             "Flo": 11}
+    assert over["money"] == {
+        "Ann": 3 + 5 + 8,
+        "Bob": 3 + 1 - 1,
+        "Cy": 8,
+        "Di": 6,
+        "Ed": 5,
+        "Flo": 11,
+    }
     assert over["winners"] == ["Ann"]
     assert g.finished and g.current_player is None
     refused(g, "leg:blue", "game_over")
@@ -239,7 +263,7 @@ def test_fifth_and_further_correct_cards_pay_one():
 def test_shared_victory():
     track = {15: ["white"], 1: ["blue"], 2: ["green"], 3: ["orange"], 4: ["yellow"]}
     g = game(players=("Ann", "Bob"), track=track)
-    g.play("leg:green")   # Ann: green... becomes neither first nor second: -1 -> 2 EP
+    g.play("leg:green")  # Ann: green... becomes neither first nor second: -1 -> 2 EP
     events = g.play("roll:white:3")  # Bob: +1 pyramid tile -> 4; Ann 2
     over = events[-1]
     assert over["money"] == {"Ann": 2, "Bob": 4} and over["winners"] == ["Bob"]
@@ -256,7 +280,7 @@ def test_a_wrong_card_costs_nothing_to_a_player_with_nothing():
     track = {15: ["white"], 1: ["blue"], 2: ["green"], 3: ["orange"], 4: ["yellow"]}
     g = game(players=("Ann", "Bob"), track=track)
     for c in ("blue", "green", "orange"):
-        g.play(f"leg:{c}")       # Ann: three losing tiles
+        g.play(f"leg:{c}")  # Ann: three losing tiles
         g.play(f"bet:winner:{c}")  # Bob: three wrong winner cards
     g.play("bet:winner:yellow")  # Ann: wrong card too
     events = g.play("roll:white:2")  # Bob ends the race
@@ -269,12 +293,26 @@ def test_a_wrong_card_costs_nothing_to_a_player_with_nothing():
 
 
 def test_notation_round_trips():
-    for text in ("leg:orange", "desert:7:mirage", "roll", "roll:blue:3", "bet:winner:white",
-                 "bet:loser:blue"):
+    for text in (
+        "leg:orange",
+        "desert:7:mirage",
+        "roll",
+        "roll:blue:3",
+        "bet:winner:white",
+        "bet:loser:blue",
+    ):
         assert str(parse_action(text)) == text
     assert parse_action("leg:orange") == TakeLegTile("orange")
-    for bad in ("", "leg", "leg:pink", "desert:x:oasis", "desert:3:sand", "bet:top:blue",
-                "roll:blue:9", "fly:away"):
+    for bad in (
+        "",
+        "leg",
+        "leg:pink",
+        "desert:x:oasis",
+        "desert:3:sand",
+        "bet:top:blue",
+        "roll:blue:9",
+        "fly:away",
+    ):
         with pytest.raises(IllegalAction):
             parse_action(bad)
 
@@ -296,8 +334,12 @@ def test_legal_desert_placements_are_exactly_those_the_refusals_allow():
         while not game.finished and checked < 400:
             state = game.state
             listed = {a for a in legal_actions(state) if isinstance(a, PlaceDesert)}
-            allowed = {PlaceDesert(s, side) for s in range(2, 17) for side in SIDES
-                       if desert_refusal(state, state.current, s, side) is None}
+            allowed = {
+                PlaceDesert(s, side)
+                for s in range(2, 17)
+                for side in SIDES
+                if desert_refusal(state, state.current, s, side) is None
+            }
             assert listed == allowed
             checked += 1
             game.play(bot(state) if rng.random() < 0.9 else "roll")

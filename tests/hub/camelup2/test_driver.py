@@ -12,8 +12,14 @@ import pytest
 from hub.session import TableSession
 from tests.hub._hubkit import TABLE, Tables, open_tables
 
-TRACK = {"1": ["blue"], "2": ["green"], "3": ["yellow"], "5": ["black", "red"],
-         "9": ["purple"], "14": ["white"]}
+TRACK = {
+    "1": ["blue"],
+    "2": ["green"],
+    "3": ["yellow"],
+    "5": ["black", "red"],
+    "9": ["purple"],
+    "14": ["white"],
+}
 
 
 @pytest.fixture
@@ -28,8 +34,9 @@ def ask(s: TableSession, cmd: str, payload: dict[str, Any], auth: Any = TABLE) -
 
 
 def start(s: TableSession) -> dict[str, Any]:
-    return ask(s, "start_game", {"game": "camelup2", "players": ["Ann", "Bob", "Cy"],
-                                 "setup": TRACK})
+    return ask(
+        s, "start_game", {"game": "camelup2", "players": ["Ann", "Bob", "Cy"], "setup": TRACK}
+    )
 
 
 def test_a_second_edition_game_is_played_undone_and_rebuilt_after_a_restart(tables):
@@ -64,8 +71,9 @@ def test_refusals_come_back_with_the_engine_reason_and_change_nothing(tables):
     assert not answer["ok"] and answer["reason"] == "spectator_space_one"
     answer = s.request("action", {"player": "Ann", "action": "partner:Bob"}, TABLE)
     assert not answer["ok"] and answer["reason"] == "no_partner_play"
-    answer = s.request("start_game", {"game": "camelup2", "players": ["Ann", "Bob"],
-                                      "abandon": True}, TABLE)
+    answer = s.request(
+        "start_game", {"game": "camelup2", "players": ["Ann", "Bob"], "abandon": True}, TABLE
+    )
     assert not answer["ok"]
     assert s.snapshot()["game"]["players"] == ["Ann", "Bob", "Cy"]
     assert s.seq >= seq
@@ -79,8 +87,13 @@ def test_the_odds_and_advice_of_a_second_edition_table(tmp_path):
         ask(s, "action", {"player": "Ann", "action": "roll:blue:3"})
         derived = s.driver.derived(s.game.state, "Bob", True, True)
         odds = derived["odds"]
-        assert odds["edition"] == 2 and set(odds["leg"]) == {"blue", "green", "yellow", "red",
-                                                                 "purple"}
+        assert odds["edition"] == 2 and set(odds["leg"]) == {
+            "blue",
+            "green",
+            "yellow",
+            "red",
+            "purple",
+        }
         assert sum(v["first"] for v in odds["leg"].values()) == pytest.approx(1.0)
         assert odds["race_method"]["standard_error"] <= 0.005
         assert len(derived["advice"]) == 5
@@ -117,10 +130,16 @@ def test_the_camera_reads_the_second_editions_dice_and_a_person_names_the_grey_n
     grey = ask(s, "observe_die", {"colour": "grey", "face": 3, "confidence": 0.95})
     assert grey["uncertain"] and "black or white" in grey["problems"][0]
     seq = s.seq
-    assert s.request("confirm", {"prompt": grey["prompt"], "accept": True},
-                     TABLE)["reason"] == "bad_payload"  # no shade: nothing played
-    assert s.request("confirm", {"prompt": grey["prompt"], "colour": "pink", "face": 3},
-                     TABLE)["reason"] == "bad_colour"
+    assert (
+        s.request("confirm", {"prompt": grey["prompt"], "accept": True}, TABLE)["reason"]
+        == "bad_payload"
+    )  # no shade: nothing played
+    assert (
+        s.request("confirm", {"prompt": grey["prompt"], "colour": "pink", "face": 3}, TABLE)[
+            "reason"
+        ]
+        == "bad_colour"
+    )
     assert s.seq == seq
     done = ask(s, "confirm", {"prompt": grey["prompt"], "accept": True, "shade": "white"})
     assert done["events"][0]["type"] == "die_read"
@@ -128,6 +147,5 @@ def test_the_camera_reads_the_second_editions_dice_and_a_person_names_the_grey_n
     assert s.snapshot()["pending"] == []
     unsure = ask(s, "observe_die", {"colour": "red", "face": 1, "confidence": 0.99})
     assert unsure["uncertain"] and "already rolled" in unsure["problems"][0]
-    ask(s, "action", {"player": s.snapshot()["game"]["current_player"],
-                      "action": "roll:blue:1"})
+    ask(s, "action", {"player": s.snapshot()["game"]["current_player"], "action": "roll:blue:1"})
     assert s.snapshot()["pending"] == []  # the die entered by hand answers the reading

@@ -37,8 +37,9 @@ class Table:
     def play(self, action: str, player: str | None = None) -> dict[str, Any]:
         """Play as the table, in-process (what the firmware or another phone would do)."""
         who = player or self.session.game.current_player
-        answer = self.session.request("action", {"player": who, "action": action}, {"pin": PIN},
-                                      channel="http")
+        answer = self.session.request(
+            "action", {"player": who, "action": action}, {"pin": PIN}, channel="http"
+        )
         assert answer["ok"], answer
         self.session.bus.flush()
         return answer
@@ -47,9 +48,16 @@ class Table:
         return self.session.engine_log()
 
 
-def make_table(tmp_path: Path, *, seed: int | None = 7, heartbeat_s: float = 15.0,
-               retry_ms: int = 2000, start: bool = True, odds: bool = False,
-               pin: str | None = PIN) -> Table:
+def make_table(
+    tmp_path: Path,
+    *,
+    seed: int | None = 7,
+    heartbeat_s: float = 15.0,
+    retry_ms: int = 2000,
+    start: bool = True,
+    odds: bool = False,
+    pin: str | None = PIN,
+) -> Table:
     store = Store(tmp_path / "events.sqlite")
     session = TableSession("t1", store, pin=pin, odds=odds, advice=odds)
     if start:

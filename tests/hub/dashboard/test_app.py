@@ -33,7 +33,8 @@ def test_page_and_assets_are_served_locally(table: Table) -> None:
         r = c.get(asset)
         assert r.status_code == 200 and len(r.data) > 1000
         assert b"https://" not in r.data and b"http://" not in r.data.replace(
-            b"http://www.w3.org/2000/svg", b"")
+            b"http://www.w3.org/2000/svg", b""
+        )
 
 
 def test_the_page_loads_each_games_script_its_driver_names(table: Table) -> None:
@@ -44,8 +45,12 @@ def test_the_page_loads_each_games_script_its_driver_names(table: Table) -> None
     from hub.games_glue import GAMES
 
     named = {k: GAMES[k].dashboard_script() for k in GAMES}
-    assert named == {"camelup": None, "camelup2": "camelup2.js", "horserace": "horserace.js",
-                     "marcopolo2": "marcopolo2.js"}
+    assert named == {
+        "camelup": None,
+        "camelup2": "camelup2.js",
+        "horserace": "horserace.js",
+        "marcopolo2": "marcopolo2.js",
+    }
     c = table.app.test_client()
     html = c.get("/").get_data(as_text=True)
     loaded = re.findall(r'<script src="[^"]*/static/([^"/]+)"', html)
@@ -58,9 +63,12 @@ def test_the_page_loads_each_games_script_its_driver_names(table: Table) -> None
 def test_guest_cannot_change_anything(table: Table) -> None:
     c = table.app.test_client()
     before = (table.session.seq, table.engine_log())
-    for path, body in [("/api/action", {"action": "leg:blue"}), ("/api/undo", {}),
-                       ("/api/confirm", {"prompt": "p1", "accept": True}),
-                       ("/api/games", {"players": ["X", "Y"], "abandon": True})]:
+    for path, body in [
+        ("/api/action", {"action": "leg:blue"}),
+        ("/api/undo", {}),
+        ("/api/confirm", {"prompt": "p1", "accept": True}),
+        ("/api/games", {"players": ["X", "Y"], "abandon": True}),
+    ]:
         r = c.post(path, json=body)
         assert r.status_code in (401, 403), (path, r.status_code)
         assert r.json["ok"] is False and r.json["message"][0].isupper()
@@ -104,17 +112,41 @@ FIXTURE_OK = [HealthCheck.function_scoped_fixture]  # the table is only read by 
 @given(
     path=st.sampled_from(["/api/action", "/api/confirm", "/api/undo", "/api/games"]),
     body=st.one_of(
-        st.none(), st.integers(), st.text(max_size=30),
+        st.none(),
+        st.integers(),
+        st.text(max_size=30),
         st.lists(st.integers(), max_size=3),
-        st.dictionaries(st.sampled_from(["action", "player", "prompt", "colour", "face", "players",
-                                         "setup", "seed", "accept", "dismiss", "junk"]),
-                        st.one_of(st.none(), st.booleans(), st.integers(-5, 20),
-                                  st.text(max_size=70), st.lists(st.text(max_size=5), max_size=9)),
-                        max_size=4)),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "action",
+                    "player",
+                    "prompt",
+                    "colour",
+                    "face",
+                    "players",
+                    "setup",
+                    "seed",
+                    "accept",
+                    "dismiss",
+                    "junk",
+                ]
+            ),
+            st.one_of(
+                st.none(),
+                st.booleans(),
+                st.integers(-5, 20),
+                st.text(max_size=70),
+                st.lists(st.text(max_size=5), max_size=9),
+            ),
+            max_size=4,
+        ),
+    ),
     pin=st.sampled_from([None, "0000"]),
 )
-def test_fuzzed_posts_answer_an_error_and_change_nothing(table: Table, path: str, body: Any,
-                                                         pin: str | None) -> None:
+def test_fuzzed_posts_answer_an_error_and_change_nothing(
+    table: Table, path: str, body: Any, pin: str | None
+) -> None:
     """Junk from a guest or a wrong PIN: a 4xx JSON answer with a sentence, never a change."""
     c = table.app.test_client()
     before = (table.session.seq, table.engine_log())
@@ -150,18 +182,25 @@ def test_secret_bet_colour_never_reaches_the_shared_screen(table: Table) -> None
     other = session.player_token(next(p for p in PLAYERS if p != bettor))
     prompt = r.json["prompt"]
     # another player's link cannot choose the colour
-    r = c.post("/api/confirm", json={"prompt": prompt, "colour": "white"},
-               headers={"X-Pyramid-Token": other})
+    r = c.post(
+        "/api/confirm",
+        json={"prompt": prompt, "colour": "white"},
+        headers={"X-Pyramid-Token": other},
+    )
     assert r.status_code == 403
-    r = c.post("/api/confirm", json={"prompt": prompt, "colour": "white"},
-               headers={"X-Pyramid-Token": token})
+    r = c.post(
+        "/api/confirm",
+        json={"prompt": prompt, "colour": "white"},
+        headers={"X-Pyramid-Token": token},
+    )
     assert r.status_code == 200, r.json
     assert session.full_state()["overall"]["winner"] == [{"player": bettor, "colour": "white"}]
     public = json.dumps(c.get("/api/state").json)
     public += json.dumps(c.get("/api/state", headers=TABLE).json)
     assert '"overall_bet_placed"' in public
-    assert "white" not in json.dumps([e for e in c.get("/api/state").json["log"]
-                                      if e["type"] == "overall_bet_placed"])
+    assert "white" not in json.dumps(
+        [e for e in c.get("/api/state").json["log"] if e["type"] == "overall_bet_placed"]
+    )
     state = c.get("/api/state").json["state"]
     assert all(a in ("bet:winner", "bet:loser") for a in state["legal"] if a.startswith("bet"))
     # the bettor's own page sees the colour
@@ -190,15 +229,24 @@ def test_player_link_acts_only_for_its_player_on_their_turn(table: Table) -> Non
     current = table.session.game.current_player
     waiting = next(p for p in PLAYERS if p != current)
     log = table.engine_log()
-    r = c.post("/api/action", json={"action": "leg:blue"},
-               headers={"X-Pyramid-Token": table.session.player_token(waiting)})
+    r = c.post(
+        "/api/action",
+        json={"action": "leg:blue"},
+        headers={"X-Pyramid-Token": table.session.player_token(waiting)},
+    )
     assert r.status_code == 400 and r.json["error"] == "not_your_turn"
     assert table.engine_log() == log
-    r = c.post("/api/action", json={"action": "leg:blue", "player": current},
-               headers={"X-Pyramid-Token": table.session.player_token(waiting)})
+    r = c.post(
+        "/api/action",
+        json={"action": "leg:blue", "player": current},
+        headers={"X-Pyramid-Token": table.session.player_token(waiting)},
+    )
     assert r.status_code == 403
-    r = c.post("/api/action", json={"action": "leg:blue"},
-               headers={"X-Pyramid-Token": table.session.player_token(current)})
+    r = c.post(
+        "/api/action",
+        json={"action": "leg:blue"},
+        headers={"X-Pyramid-Token": table.session.player_token(current)},
+    )
     assert r.status_code == 200
     assert table.engine_log()[-1]["player"] == current
 
@@ -207,8 +255,9 @@ def test_uncertain_reading_is_shown_with_its_crop_and_confirmed(table: Table) ->
     c = table.app.test_client()
     jpeg = b"\xff\xd8\xff\xe0fake-but-stored-jpeg\xff\xd9"
     colour = table.session.game.state.dice_left[0]
-    out = table.session.observe("die", {"colour": colour, "face": 2, "confidence": 0.3,
-                                        "crop_jpeg": jpeg})
+    out = table.session.observe(
+        "die", {"colour": colour, "face": 2, "confidence": 0.3, "crop_jpeg": jpeg}
+    )
     assert out["ok"] and out.get("uncertain"), out
     state = c.get("/api/state").json["state"]
     (prompt,) = state["pending"]
@@ -216,8 +265,9 @@ def test_uncertain_reading_is_shown_with_its_crop_and_confirmed(table: Table) ->
     img = c.get(f"/api/crops/{prompt['crop']}")
     assert img.status_code == 200 and img.mimetype == "image/jpeg" and img.data == jpeg
     assert c.get("/api/crops/nope").status_code == 404
-    r = c.post("/api/confirm", json={"prompt": prompt["id"], "colour": colour, "face": 3},
-               headers=TABLE)
+    r = c.post(
+        "/api/confirm", json={"prompt": prompt["id"], "colour": colour, "face": 3}, headers=TABLE
+    )
     assert r.status_code == 200, r.json
     read = [e for e in c.get("/api/state").json["log"] if e["type"] == "die_read"][-1]
     assert (read["colour"], read["face"], read["crop"]) == (colour, 3, prompt["crop"])
@@ -240,8 +290,11 @@ def test_past_games_are_listed_and_browsable(table: Table) -> None:
 def test_new_game_from_an_entered_setup_roll(table: Table) -> None:
     c = table.app.test_client()
     roll = [["blue", 1], ["green", 1], ["orange", 2], ["yellow", 3], ["white", 3]]
-    r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": roll, "abandon": True},
-               headers=TABLE)
+    r = c.post(
+        "/api/games",
+        json={"players": ["Dee", "Eve"], "setup": roll, "abandon": True},
+        headers=TABLE,
+    )
     assert r.status_code == 200, r.json
     view = c.get("/api/state").json["state"]["view"]
     assert view["track"] == {"1": ["blue", "green"], "2": ["orange"], "3": ["yellow", "white"]}
@@ -258,6 +311,7 @@ def test_redact_legal_and_sse_helpers() -> None:
 
 
 # -- the stream over a real socket -------------------------------------------------------------
+
 
 class SSEReader:
     """Reads SSE messages from a real HTTP connection (what EventSource does, minus the retry)."""
@@ -373,7 +427,12 @@ def test_stream_for_a_player_link_carries_their_private_view(served: Table) -> N
         snap = reader.next()
         view = snap["data"]["state"]["view"]
         assert view["me"] == "Bob" and view["race_cards"] == [
-            "blue", "green", "orange", "yellow", "white"]
+            "blue",
+            "green",
+            "orange",
+            "yellow",
+            "white",
+        ]
     finally:
         reader.close()
     host, port = served.url.removeprefix("http://").split(":")
@@ -387,10 +446,12 @@ def test_advice_on_the_shared_screen_hides_bet_colours(tmp_path: Any) -> None:
     """The advisor only ranks legal bets, so its colours would tell which race cards are left."""
     from hub.dashboard.live import redact_advice
 
-    advice = [{"action": "bet:loser:green", "expected": 3.0, "why": "g"},
-              {"action": "leg:blue", "expected": 1.0, "why": "b"},
-              {"action": "bet:loser:white", "expected": 0.2, "why": "w"},
-              {"action": "bet:winner:white", "expected": 0.1, "why": "w"}]
+    advice = [
+        {"action": "bet:loser:green", "expected": 3.0, "why": "g"},
+        {"action": "leg:blue", "expected": 1.0, "why": "b"},
+        {"action": "bet:loser:white", "expected": 0.2, "why": "w"},
+        {"action": "bet:winner:white", "expected": 0.1, "why": "w"},
+    ]
     assert [a["action"] for a in redact_advice(advice)] == ["bet:loser", "leg:blue", "bet:winner"]
     t = make_table(tmp_path, odds=True)
     try:
@@ -399,12 +460,18 @@ def test_advice_on_the_shared_screen_hides_bet_colours(tmp_path: Any) -> None:
         full = t.session.snapshot(log=False, derived=True)["advice"]
         if not full:
             pytest.skip("the session gives no advice here")
-        for headers in ({}, TABLE, {"X-Pyramid-Token": t.session.player_token(
-                next(p for p in PLAYERS if p != current))}):
+        for headers in (
+            {},
+            TABLE,
+            {"X-Pyramid-Token": t.session.player_token(next(p for p in PLAYERS if p != current))},
+        ):
             got = c.get("/api/odds", headers=headers).json["advice"]
             assert got["player"] == current
-            assert all(a["action"].count(":") == 1 for a in got["actions"]
-                       if a["action"].startswith("bet:"))
+            assert all(
+                a["action"].count(":") == 1
+                for a in got["actions"]
+                if a["action"].startswith("bet:")
+            )
         own = c.get("/api/odds", headers={"X-Pyramid-Token": t.session.player_token(current)})
         assert own.json["advice"]["actions"] == json.loads(json.dumps(full))
     finally:
@@ -451,8 +518,10 @@ def test_odds_are_pushed_once_per_position_to_every_page(tmp_path: Any) -> None:
             for r in readers:
                 got = r.until(lambda m: m.get("event") == "odds" and m["data"]["seq"] == seq)
                 actions = got["data"]["advice"]["actions"]
-                assert actions and all(a["action"].count(":") <= 1 or not a["action"].startswith(
-                    "bet:") for a in actions)
+                assert actions and all(
+                    a["action"].count(":") <= 1 or not a["action"].startswith("bet:")
+                    for a in actions
+                )
             assert t.live.odds_computed == computed + 1  # one computation for three pages
         finally:
             for r in readers:
@@ -468,18 +537,23 @@ def test_new_game_as_the_camera_read_it(tmp_path: Path) -> None:
     try:
         c = table.app.test_client()
         assert c.get("/api/setup").json == {"setup_reading": None}
-        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera"},
-                   headers=TABLE)
+        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera"}, headers=TABLE)
         assert r.status_code == 400 and r.json["error"] == "no_setup_reading"
         board = {"1": ["blue"], "2": ["orange", "green"], "3": ["white", "yellow"]}
         assert table.session.observe("track", {"track": board})["ok"]
         reading = c.get("/api/setup").json["setup_reading"]
         assert reading["complete"] and reading["track"] == board
-        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera",
-                                       "setup_id": reading["id"] + 1}, headers=TABLE)
+        r = c.post(
+            "/api/games",
+            json={"players": ["Dee", "Eve"], "setup": "camera", "setup_id": reading["id"] + 1},
+            headers=TABLE,
+        )
         assert r.status_code == 400 and r.json["error"] == "setup_reading_changed"
-        r = c.post("/api/games", json={"players": ["Dee", "Eve"], "setup": "camera",
-                                       "setup_id": reading["id"]}, headers=TABLE)
+        r = c.post(
+            "/api/games",
+            json={"players": ["Dee", "Eve"], "setup": "camera", "setup_id": reading["id"]},
+            headers=TABLE,
+        )
         assert r.status_code == 200, r.json
         assert c.get("/api/state").json["state"]["view"]["track"] == board
     finally:

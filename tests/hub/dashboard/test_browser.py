@@ -33,8 +33,9 @@ def wait_until(pred: Callable[[], Any], timeout: float = 10.0, what: str = "") -
     raise AssertionError(f"timed out waiting for {what or pred}")
 
 
-def open_page(browser: Any, url: str, *, viewport: dict[str, int] = PHONE,
-              pin: str | None = None) -> Any:
+def open_page(
+    browser: Any, url: str, *, viewport: dict[str, int] = PHONE, pin: str | None = None
+) -> Any:
     """A new phone (context) showing ``url``; with ``pin`` the PIN is already kept on it."""
     context = browser.new_context(viewport=viewport)
     if pin is not None:
@@ -53,9 +54,11 @@ def synced(page: Any, table: Table) -> None:
     """Wait until the page has drawn everything the hub has logged (events and the view)."""
     table.session.bus.flush()
     seq = table.session.seq
-    wait_js(page,
+    wait_js(
+        page,
         f"+document.body.dataset.seq >= {seq} && +document.body.dataset.viewSeq >= {seq}",
-        timeout=10_000)
+        timeout=10_000,
+    )
 
 
 def tap(page: Any, table: Table, selector: str) -> None:
@@ -92,8 +95,12 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     # a leg tile, a desert tile
     first = session.game.current_player
     tap(shared, served, "#actions button[data-action='leg:blue']")
-    assert session.engine_log()[-1] == {"type": "leg_tile_taken", "player": first,
-                                        "colour": "blue", "value": 5}
+    assert session.engine_log()[-1] == {
+        "type": "leg_tile_taken",
+        "player": first,
+        "colour": "blue",
+        "value": 5,
+    }
     assert shared.locator(".legpile[data-colour='blue'] .tile-v.top").inner_text() == "3"
     # undo gives it back, and the same player takes it again
     shared.click("#undo")  # undo names what it takes back, and asks once more
@@ -138,8 +145,9 @@ def test_a_game_played_through_the_page_to_the_end(browser: Any, served: Table) 
     assert "reading it" in guest.locator("#released").inner_text()
     # the camera is unsure of a die: the page shows its crop, a person says what it is
     colour = session.game.state.dice_left[0]
-    out = session.observe("die", {"colour": colour, "face": 1, "confidence": 0.35,
-                                  "crop_jpeg": _crop_jpeg()})
+    out = session.observe(
+        "die", {"colour": colour, "face": 1, "confidence": 0.35, "crop_jpeg": _crop_jpeg()}
+    )
     assert out.get("uncertain"), out
     synced(shared, served)
     wait_js(shared, "document.querySelector('#prompt img.crop')?.naturalWidth === 64")
@@ -292,27 +300,45 @@ def _crop_jpeg() -> bytes:
 
 
 def _boxes_overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 @pytest.mark.parametrize("name,viewport", [("phone", PHONE), ("tablet", TABLET)])
-def test_layout(browser: Any, tmp_path: Path, screenshot_dir: Path, name: str,
-                viewport: dict[str, int]) -> None:
+def test_layout(
+    browser: Any, tmp_path: Path, screenshot_dir: Path, name: str, viewport: dict[str, int]
+) -> None:
     """A mid-game table with a die prompt: no sideways scrolling, every region on screen and
     none on top of another. The PNGs stay in the temp dir for a person to look at."""
     with serve_table(tmp_path, odds=True) as served:
         _check_layout(browser, served, screenshot_dir, name, viewport)
 
 
-def _check_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
-                  viewport: dict[str, int]) -> None:
-    for action in ["leg:blue", "roll", "desert:9:oasis", "roll", "leg:white", "roll",
-                   "bet:loser", "roll", "roll", "roll", "leg:orange"]:
+def _check_layout(
+    browser: Any, served: Table, screenshot_dir: Path, name: str, viewport: dict[str, int]
+) -> None:
+    for action in [
+        "leg:blue",
+        "roll",
+        "desert:9:oasis",
+        "roll",
+        "leg:white",
+        "roll",
+        "bet:loser",
+        "roll",
+        "roll",
+        "roll",
+        "leg:orange",
+    ]:
         served.play(action)
     colour = served.session.game.state.dice_left[0]
-    served.session.observe("die", {"colour": colour, "face": 2, "confidence": 0.41,
-                                   "crop_jpeg": _crop_jpeg()})
+    served.session.observe(
+        "die", {"colour": colour, "face": 2, "confidence": 0.41, "crop_jpeg": _crop_jpeg()}
+    )
     page = open_page(browser, served.url, viewport=viewport, pin=PIN)
     synced(page, served)
     page.wait_for_selector("#prompt-card:not([hidden]) img.crop")
@@ -320,9 +346,20 @@ def _check_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
     page.screenshot(path=str(screenshot_dir / f"{name}.png"), full_page=True)
     page.screenshot(path=str(screenshot_dir / f"{name}-first-screen.png"))
     assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
-    regions = ["#status", "#track-card", "#dice-card", "#prompt-card", "#actions-card",
-               "#players-card", "#odds-card", "#legbets-card", "#log-card", "#tally-card",
-               "#chart-card", "#games-card"]
+    regions = [
+        "#status",
+        "#track-card",
+        "#dice-card",
+        "#prompt-card",
+        "#actions-card",
+        "#players-card",
+        "#odds-card",
+        "#legbets-card",
+        "#log-card",
+        "#tally-card",
+        "#chart-card",
+        "#games-card",
+    ]
     boxes = {}
     for sel in regions:
         loc = page.locator(sel)
@@ -333,18 +370,22 @@ def _check_layout(browser: Any, served: Table, screenshot_dir: Path, name: str,
         boxes[sel] = box
     cards = [s for s in regions if s != "#status"]  # the header is sticky: it floats over
     for i, a in enumerate(cards):
-        for b in cards[i + 1:]:
+        for b in cards[i + 1 :]:
             assert not _boxes_overlap(boxes[a], boxes[b]), (a, b, boxes[a], boxes[b])
     # the first screen shows the track, and every one of its 16 spaces is wide enough to tap
     assert boxes["#track-card"]["y"] < viewport["height"]
-    widths = page.evaluate("[...document.querySelectorAll('.space[data-space]')]"
-                           ".filter(e => e.dataset.space !== 'finish')"
-                           ".map(e => e.getBoundingClientRect().width)")
+    widths = page.evaluate(
+        "[...document.querySelectorAll('.space[data-space]')]"
+        ".filter(e => e.dataset.space !== 'finish')"
+        ".map(e => e.getBoundingClientRect().width)"
+    )
     assert len(widths) == 16 and min(widths) >= 38
     # the buttons are finger-sized
-    heights = page.evaluate("[...document.querySelectorAll('#actions button, #prompt button')]"
-                            ".filter(b => b.offsetParent !== null)"
-                            ".map(b => b.getBoundingClientRect().height)")
+    heights = page.evaluate(
+        "[...document.querySelectorAll('#actions button, #prompt button')]"
+        ".filter(b => b.offsetParent !== null)"
+        ".map(b => b.getBoundingClientRect().height)"
+    )
     assert heights and min(heights) >= 36
     if name == "tablet":  # side by side on a tablet: the track above two columns
         assert boxes["#players-card"]["x"] > boxes["#actions-card"]["x"] + 200
@@ -372,7 +413,8 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     synced(page, served)
     page.wait_for_selector("#newgame-dialog", state="hidden")  # the answer may trail the stream
     assert page.locator(".space[data-space='1'] .camel").evaluate_all(
-        "cs => cs.map(c => c.title)") == ["green", "blue"]  # bottom to top, in roll order
+        "cs => cs.map(c => c.title)"
+    ) == ["green", "blue"]  # bottom to top, in roll order
     assert page.locator("#status-text").inner_text() == "Leg 1 · Dee to move"
     assert page.locator("#dicelog li[data-type]").count() == 0  # the old game's log is gone
     # a game in play is not ended by accident: the hub's refusal is shown in the dialog
@@ -401,7 +443,8 @@ def test_new_game_from_the_page_and_past_games_browsable(browser: Any, served: T
     assert " & ".join(result["winners"]) in page.locator("#result").inner_text()
     assert page.locator("#status-text").inner_text().startswith("Past game")
     assert page.locator(".dicelog li[data-type='die_read']").count() == len(
-        [e for e in served.session.events_since(0) if e.game_id == "g1" and e.type == "die_read"])
+        [e for e in served.session.events_since(0) if e.game_id == "g1" and e.type == "die_read"]
+    )
     assert page.locator("#actions-card").is_hidden()
     close(page)
 
@@ -412,8 +455,10 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
         snap = t.session.snapshot(log=False, derived=True)
         odds, advice = snap.get("odds"), snap.get("advice")
         if odds is None and not advice:
-            pytest.skip("the session computes neither odds nor advice here (hub.games.camelup "
-                        "odds/advisor or the race table unavailable): nothing to draw")
+            pytest.skip(
+                "the session computes neither odds nor advice here (hub.games.camelup "
+                "odds/advisor or the race table unavailable): nothing to draw"
+            )
         page = open_page(browser, t.url, pin=PIN)
         wait_js(page, "+document.body.dataset.oddsSeq >= 1")
         if odds is not None:
@@ -432,8 +477,10 @@ def test_odds_bars_and_advice(browser: Any, tmp_path: Path) -> None:
             shown = redact_advice(advice)[0]  # the shared screen: bet colours hidden
             assert best.get_attribute("data-action") == shown["action"]
             words = best.inner_text()
-            assert f"worth about {'+' if shown['expected'] >= 0 else '−'}" \
-                   f"{abs(shown['expected']):.1f} coin" in words
+            assert (
+                f"worth about {'+' if shown['expected'] >= 0 else '−'}"
+                f"{abs(shown['expected']):.1f} coin" in words
+            )
             assert "EP" not in words  # coins, in words
             assert ":" not in best.locator(".advice-what").inner_text()  # no raw notation
             # "do it" plays the advised action for the player to move
@@ -468,8 +515,12 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     table.click("#actions button:text('Enter the die')")
     colour = session.game.state.dice_left[-1]
     tap(table, served, f"#enter-die button[data-action='roll:{colour}:3']")
-    assert session.engine_log()[-2] == {"type": "die_read", "player": die["player"],
-                                        "colour": colour, "face": 3}
+    assert session.engine_log()[-2] == {
+        "type": "die_read",
+        "player": die["player"],
+        "colour": colour,
+        "face": 3,
+    }
 
     bettor = session.game.current_player
     own = open_page(browser, f"{served.url}/p/{session.player_token(bettor)}")
@@ -478,8 +529,12 @@ def test_undo_a_roll_and_a_secret_bet_from_the_own_phone(browser: Any, served: T
     own.wait_for_selector("#bet-pick:not([hidden]) button[data-action='bet:loser:orange']")
     assert table.locator("#bet-pick button").count() == 0
     tap(own, served, "#bet-pick button[data-action='bet:loser:orange']")
-    assert session.engine_log()[-1] == {"type": "overall_bet_placed", "player": bettor,
-                                        "pile": "loser", "colour": "orange"}
+    assert session.engine_log()[-1] == {
+        "type": "overall_bet_placed",
+        "player": bettor,
+        "pile": "loser",
+        "colour": "orange",
+    }
     synced(table, served)
     mine = own.locator(f"tr[data-player='{bettor}'] [data-pile='loser'] .chip.c-orange")
     assert mine.count() == 1
@@ -515,11 +570,13 @@ def test_new_game_as_the_camera_read_the_setup(browser: Any, tmp_path: Path) -> 
         assert "not seen on the track: yellow, white" in page.locator("#ng-camera").inner_text()
         # the firmware reads the track again while the dialog is open: the page picks it up
         board = {"1": ["blue"], "2": ["orange", "green"], "3": ["white", "yellow"]}
-        assert session.observe("track", {"track": board, "uncertain": [],
-                                         "note": "starting position"})["ok"]
+        assert session.observe(
+            "track", {"track": board, "uncertain": [], "note": "starting position"}
+        )["ok"]
         page.wait_for_selector("#ng-camera-label:not([hidden])", timeout=5000)
         shown = page.locator("#ng-camera .ng-space[data-space='2'] .chip").evaluate_all(
-            "cs => cs.map(c => c.title)")
+            "cs => cs.map(c => c.title)"
+        )
         assert shown == ["orange", "green"]  # bottom to top, as the players stacked them
         page.check("#ng-camera-mode")
         page.fill("#ng-players", "Ivy, Jo")
@@ -530,7 +587,8 @@ def test_new_game_as_the_camera_read_the_setup(browser: Any, tmp_path: Path) -> 
         assert {str(k): list(v) for k, v in session.game.state.track.items()} == board
         assert session.record.params["setup_from"] == "camera:track"
         assert page.locator(".space[data-space='2'] .camel").evaluate_all(
-            "cs => cs.map(c => c.title)") == ["orange", "green"]
+            "cs => cs.map(c => c.title)"
+        ) == ["orange", "green"]
         assert page.locator("#status-text").inner_text() == "Leg 1 · Ivy to move"
         assert session.snapshot(derived=False)["setup_reading"] is None  # used up
         close(page)

@@ -47,15 +47,25 @@ def test_the_camera_fault_reaches_the_dashboard_api(table: Table) -> None:
 
 
 @pytest.mark.browser
-def test_a_person_sees_why_the_camera_is_not_reading(served: Table, browser: Any,
-                                                       screenshot_dir: Path) -> None:
+def test_a_person_sees_why_the_camera_is_not_reading(
+    served: Table, browser: Any, screenshot_dir: Path
+) -> None:
 
     from .test_browser import PHONE, close, open_page
 
-    served.session.request("observe_status", {
-        "state": "camera_error", "camera": None, "camera_fault": "absent",
-        "last_error": "cannot open the camera: camera absent: no camera found: check the ribbon"},
-        None, channel="mqtt")
+    served.session.request(
+        "observe_status",
+        {
+            "state": "camera_error",
+            "camera": None,
+            "camera_fault": "absent",
+            "last_error": (
+                "cannot open the camera: camera absent: no camera found: check the ribbon"
+            ),
+        },
+        None,
+        channel="mqtt",
+    )
     page = open_page(browser, served.url, viewport=PHONE)
     try:
         wait_js(page, "document.body.dataset.cameraFault === 'absent'", timeout=10_000)
@@ -64,8 +74,12 @@ def test_a_person_sees_why_the_camera_is_not_reading(served: Table, browser: Any
         assert banner.inner_text() == "Camera: no camera found (check the ribbon)."
         assert "camera absent" in (banner.get_attribute("title") or "")
         page.screenshot(path=str(screenshot_dir / "camera-absent.png"))
-        served.session.request("observe_status", {"state": "ready", "camera": "picamera2",
-                                                  "camera_fault": None}, None, channel="mqtt")
+        served.session.request(
+            "observe_status",
+            {"state": "ready", "camera": "picamera2", "camera_fault": None},
+            None,
+            channel="mqtt",
+        )
         wait_js(page, "document.body.dataset.cameraFault === ''", timeout=12_000)
         assert not banner.is_visible()
     finally:

@@ -35,8 +35,7 @@ def answer_die_prompts(table: Any, state: dict[str, Any]) -> int:
         if p["kind"] != "die_reading":
             continue
         colour = p["colour"] if p["colour"] in state["left"] else state["left"][0]
-        button = table.locator(f".prompt[data-prompt='{p['id']}'] "
-                               f"button[data-answer='{colour}:2']")
+        button = table.locator(f".prompt[data-prompt='{p['id']}'] button[data-answer='{colour}:2']")
         if button.count():
             button.click()
             taps += 1
@@ -45,18 +44,24 @@ def answer_die_prompts(table: Any, state: dict[str, Any]) -> int:
 
 def test_a_person_plays_a_seat_of_a_whole_game_by_taps(browser: Any) -> None:
     with demo(seat="Ann") as d:  # with a seat, the demo starts no next game by itself
-        link = wait_for(lambda: next((x for x in d.lines if x.startswith("your seat, Ann: ")),
-                                     None), 30, "Ann's own link")
+        link = wait_for(
+            lambda: next((x for x in d.lines if x.startswith("your seat, Ann: ")), None),
+            30,
+            "Ann's own link",
+        )
         token = link.split("/p/")[1].split()[0]
         context = browser.new_context(viewport=PHONE)
-        context.add_init_script("window.__buzz = []; "
-                                "navigator.vibrate = (p) => (window.__buzz.push(p), true);")
+        context.add_init_script(
+            "window.__buzz = []; navigator.vibrate = (p) => (window.__buzz.push(p), true);"
+        )
         ann = context.new_page()
         ann.errors = []
         ann.on("pageerror", lambda exc: ann.errors.append(str(exc)))
         ann.csp = []
-        ann.on("console", lambda m: ann.csp.append(m.text)
-               if "Content Security Policy" in m.text else None)
+        ann.on(
+            "console",
+            lambda m: ann.csp.append(m.text) if "Content Security Policy" in m.text else None,
+        )
         ann.goto(f"{d.url}/p/{token}")
         wait_js(ann, "document.body.dataset.conn === 'live'")
         table = open_page(browser, d.url, viewport=TABLET, pin=PIN)
@@ -76,8 +81,12 @@ def test_a_person_plays_a_seat_of_a_whole_game_by_taps(browser: Any) -> None:
                 before = len(ann.evaluate("window.pyramid.S.log"))
                 buttons.first.click()
                 mine += 1
-                wait_js(ann, f"window.pyramid.S.log.length > {before} || "
-                             "document.body.dataset.yourTurn !== '1'", timeout=20_000)
+                wait_js(
+                    ann,
+                    f"window.pyramid.S.log.length > {before} || "
+                    "document.body.dataset.yourTurn !== '1'",
+                    timeout=20_000,
+                )
             time.sleep(0.1)
         wait_js(ann, "!!(window.pyramid.S.view || {}).finished", timeout=20_000)
         assert mine >= 3, mine
@@ -85,21 +94,23 @@ def test_a_person_plays_a_seat_of_a_whole_game_by_taps(browser: Any) -> None:
         # the podium on both pages
         assert ann.evaluate("window.__buzz.length") >= 1
         words = feed(ann)
-        assert any(w.startswith("Ann took the ") or w.startswith("Ann rolled") for w in words), \
+        assert any(w.startswith("Ann took the ") or w.startswith("Ann rolled") for w in words), (
             words[:10]
+        )
         for page in (ann, table):
             page.wait_for_selector("#podium [data-place='1']")
         over = games_of(d)["g1"]
         assert over["status"] == "finished"
-        assert table.locator("#podium [data-place='1'] .who").inner_text() == \
-            " & ".join(p for p, m in over["money"].items() if m == max(over["money"].values()))
+        assert table.locator("#podium [data-place='1'] .who").inner_text() == " & ".join(
+            p for p, m in over["money"].items() if m == max(over["money"].values())
+        )
         no_sideways_scroll(ann)
         ann.screenshot(path=str(shots() / "seat-game-over-phone-390.png"), full_page=True)
         close(ann, table)
 
 
 def start_from_the_dialog(page: Any, kind: str, players: list[str]) -> None:
-    """"+ New game", the players typed, the game chosen, the game in play ended, Start. The
+    """ "+ New game", the players typed, the game chosen, the game in play ended, Start. The
     demo starts its own next Camel Up game 8 s after a podium: if it did so while the dialog
     was open, the hub refuses (a game is in play) and the dialog is opened once more."""
     for _ in range(2):

@@ -69,8 +69,12 @@ def open_for_scan(browser: Any, url: str, viewport: dict[str, int], pin: str | N
     page.csp = csp_violations(page)
     origin = url.split("/p/")[0].rstrip("/")
     if AXE.exists():
-        page.route(origin + AXE_PATH, lambda route: route.fulfill(
-            path=str(AXE), content_type="text/javascript; charset=utf-8"))
+        page.route(
+            origin + AXE_PATH,
+            lambda route: route.fulfill(
+                path=str(AXE), content_type="text/javascript; charset=utf-8"
+            ),
+        )
     response = page.goto(url)
     assert response is not None and response.ok
     assert response.headers["content-security-policy"] == CSP
@@ -107,15 +111,17 @@ def feed(page: Any) -> list[str]:
 
 
 def test_the_feed_tells_every_action_in_words_and_undo_names_what_it_takes_back(
-        browser: Any, served: Table) -> None:
+    browser: Any, served: Table
+) -> None:
     session = served.session
     page = open_page(browser, served.url, viewport=TABLET, pin=PIN)
-    served.play("leg:blue")                      # Ann
-    served.play("desert:7:mirage")               # Bob
+    served.play("leg:blue")  # Ann
+    served.play("desert:7:mirage")  # Bob
     cy = session.game.current_player
     token = session.player_token(cy)
-    answer = session.request("action", {"player": cy, "action": "bet:winner:white"},
-                             {"token": token})
+    answer = session.request(
+        "action", {"player": cy, "action": "bet:winner:white"}, {"token": token}
+    )
     assert answer["ok"], answer
     served.play("roll:green:2")
     synced(page, served)
@@ -127,8 +133,11 @@ def test_the_feed_tells_every_action_in_words_and_undo_names_what_it_takes_back(
     rolled = next(w for w in words if w.startswith("Green rolled 2"))
     assert "moves to" in rolled or "move to" in rolled
     # every logged action has its line
-    actions = [e for e in session.engine_log() if e["type"] in
-               ("leg_tile_taken", "desert_placed", "overall_bet_placed", "die_read")]
+    actions = [
+        e
+        for e in session.engine_log()
+        if e["type"] in ("leg_tile_taken", "desert_placed", "overall_bet_placed", "die_read")
+    ]
     assert len(words) >= len(actions) + 1  # + the game's start
     assert "EP" not in page.locator("body").inner_text()
     # undo names the move, asks once more, then the feed says what was taken back
@@ -150,8 +159,9 @@ def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) 
     players = session.record.params["players"]
     waiting = next(p for p in players if p != session.game.current_player)
     context = browser.new_context(viewport=PHONE)
-    context.add_init_script("window.__buzz = []; "
-                            "navigator.vibrate = (p) => (window.__buzz.push(p), true);")
+    context.add_init_script(
+        "window.__buzz = []; navigator.vibrate = (p) => (window.__buzz.push(p), true);"
+    )
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
@@ -163,8 +173,11 @@ def test_a_players_own_link_gets_the_your_turn_cue(browser: Any, served: Table) 
     assert "Your turn" not in page.title()
     assert page.evaluate("window.__buzz.length") == 0
     while session.game.current_player != waiting:
-        served.play("leg:yellow" if "leg:yellow" in [str(a) for a in
-                                                     session.game.legal_actions()] else "roll")
+        served.play(
+            "leg:yellow"
+            if "leg:yellow" in [str(a) for a in session.game.legal_actions()]
+            else "roll"
+        )
     synced(page, served)
     wait_js(page, "document.body.dataset.yourTurn === '1'")
     assert page.title().startswith("▶ Your turn")
@@ -185,8 +198,9 @@ def test_game_over_shows_a_podium_and_turns_the_piles_over(browser: Any, served:
         legal = [str(a) for a in session.game.legal_actions()]
         bet = next((a for a in legal if a.startswith("bet:")), None)
         if bets < 3 and bet:
-            answer = session.request("action", {"player": mover, "action": bet},
-                                     {"token": session.player_token(mover)})
+            answer = session.request(
+                "action", {"player": mover, "action": bet}, {"token": session.player_token(mover)}
+            )
             assert answer["ok"], answer
             bets += 1
         else:
@@ -199,8 +213,12 @@ def test_game_over_shows_a_podium_and_turns_the_piles_over(browser: Any, served:
     assert page.locator("#podium [data-place='1'] .who").inner_text() == " & ".join(first)
     assert page.locator(".overall li.reveal").count() == len(result["overall"]) == bets
     for bet in result["overall"]:
-        assert page.locator(f".pile[data-pile='{bet['pile']}'] li[data-player='{bet['player']}']"
-                            ).count() >= 1
+        assert (
+            page.locator(
+                f".pile[data-pile='{bet['pile']}'] li[data-player='{bet['player']}']"
+            ).count()
+            >= 1
+        )
     assert page.locator("#next-game").is_visible()
     page.wait_for_timeout(2200)  # the cards are turned over one by one
     no_sideways_scroll(page)
@@ -213,7 +231,8 @@ def test_game_over_shows_a_podium_and_turns_the_piles_over(browser: Any, served:
 
 
 def test_the_board_is_a_ring_with_camel_pieces_and_the_top_one_marked(
-        browser: Any, served: Table) -> None:
+    browser: Any, served: Table
+) -> None:
     session = served.session
     page = open_page(browser, served.url, viewport=NARROW, pin=PIN)
     synced(page, served)
@@ -242,14 +261,17 @@ def test_the_board_is_a_ring_with_camel_pieces_and_the_top_one_marked(
 
 
 @pytest.mark.parametrize("viewport", [NARROW, TABLET], ids=["phone-360", "tablet-1024"])
-def test_accessibility_scan_finds_nothing_serious(browser: Any, tmp_path: Path,
-                                                  viewport: dict[str, int]) -> None:
+def test_accessibility_scan_finds_nothing_serious(
+    browser: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
     with serve_table(tmp_path, odds=False) as t:
         t.play("leg:blue")
         t.play("desert:7:oasis")
         t.play("roll:blue:2")
-        for url, name in ((t.url, "table"),
-                          (f"{t.url}/p/{t.session.player_token('Ann')}", "player")):
+        for url, name in (
+            (t.url, "table"),
+            (f"{t.url}/p/{t.session.player_token('Ann')}", "player"),
+        ):
             page = open_for_scan(browser, url, viewport, PIN if name == "table" else None)
             synced(page, t)
             violations = axe_scan(page)
@@ -312,11 +334,16 @@ def finish_marco_polo(t: Table) -> None:
 
 @pytest.mark.parametrize("game", ["horserace", "marcopolo2"])
 def test_the_other_games_end_on_a_podium_with_results_turned_over_and_a_next_game(
-        browser: Any, tmp_path: Path, game: str) -> None:
+    browser: Any, tmp_path: Path, game: str
+) -> None:
     with serve_table(tmp_path, start=False) as t:
         session = t.session
-        session.start_game(["Ann", "Bob", "Cy"], game=game, seed=3,
-                           settings={"track_length": 8} if game == "horserace" else None)
+        session.start_game(
+            ["Ann", "Bob", "Cy"],
+            game=game,
+            seed=3,
+            settings={"track_length": 8} if game == "horserace" else None,
+        )
         (finish_horse_race if game == "horserace" else finish_marco_polo)(t)
         over = next(e for e in session.engine_log() if e["type"] == "game_over")
         points = over["points"]
@@ -329,24 +356,28 @@ def test_the_other_games_end_on_a_podium_with_results_turned_over_and_a_next_gam
                 assert first == " & ".join(p for p in points if points[p] == best)
                 race = session.snapshot(log=False)["game"]["races_scored"][-1]
                 cards = page.locator("#hr-result .awards li.reveal")
-                tokens = sum(len(c) for c in session.snapshot(log=False)["game"]["columns"]
-                             .values())
+                tokens = sum(
+                    len(c) for c in session.snapshot(log=False)["game"]["columns"].values()
+                )
                 assert cards.count() == tokens == 4
                 scored = page.locator("#hr-result .awards li.right")
                 assert scored.count() == len(race["awards"])
-                assert [f"+{a['points']}" in scored.nth(i).inner_text()
-                        for i, a in enumerate(race["awards"])] == [True] * len(race["awards"])
+                assert [
+                    f"+{a['points']}" in scored.nth(i).inner_text()
+                    for i, a in enumerate(race["awards"])
+                ] == [True] * len(race["awards"])
             else:  # Ann and Bob tie on 11 points: Bob has more camels and stands alone on top
                 assert first == "Bob" and over["winners"] == ["Bob"]
                 assert page.locator("#podium [data-place='2'] .who").inner_text() == "Ann"
                 assert page.locator("#mp-result tr.reveal").count() == 10  # 8 entries + 2
-            assert page.locator("#result-card").is_hidden()   # Camel Up's own card stays away
+            assert page.locator("#result-card").is_hidden()  # Camel Up's own card stays away
             assert page.locator("#next-game").count() == 1
             assert page.locator("#next-game").is_visible()
             page.wait_for_timeout(3600 if game == "marcopolo2" else 2600)  # turned over
             no_sideways_scroll(page)
-            page.screenshot(path=str(shots() / f"{game}-game-over-{viewport['width']}.png"),
-                            full_page=True)
+            page.screenshot(
+                path=str(shots() / f"{game}-game-over-{viewport['width']}.png"), full_page=True
+            )
             if viewport is TABLET:
                 before = session.game_id
                 page.click("#next-game")
@@ -358,8 +389,9 @@ def test_the_other_games_end_on_a_podium_with_results_turned_over_and_a_next_gam
             close(page)
 
 
-def test_the_dice_log_shows_the_die_itself_big_and_a_tap_enlarges_it(browser: Any,
-                                                                     served: Table) -> None:
+def test_the_dice_log_shows_the_die_itself_big_and_a_tap_enlarges_it(
+    browser: Any, served: Table
+) -> None:
     """The photo of a die read through the real reader on a rendered table: cut round the
     reading's box (firmware.readers.die_crop_box), shown at 96 px in the log, enlarged on a tap."""
     pytest.importorskip("vision.render.board")
@@ -370,7 +402,7 @@ def test_the_dice_log_shows_the_die_itself_big_and_a_tap_enlarges_it(browser: An
     empty, zone = scene(None)
     image, _ = scene(("yellow", 2))
     x, y, w, h = zone
-    reading, jpeg = vision_read_die(image, zone, background=empty[y:y + h, x:x + w].copy())
+    reading, jpeg = vision_read_die(image, zone, background=empty[y : y + h, x : x + w].copy())
     assert (reading["colour"], reading["face"]) == ("yellow", 2), reading
     assert session.observe("release", {})["ok"]
     answer = session.observe("die", {**reading, "crop_jpeg": jpeg})

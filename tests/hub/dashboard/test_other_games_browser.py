@@ -29,7 +29,10 @@ def test_a_horse_race_from_the_dialog_to_the_podium(browser: Any, tmp_path: Path
         wait_until(lambda: session.game is not None, what="the race to start")
         synced(page, table)
         assert session.kind == "horserace" and session.record.params["settings"] == {
-            "races": 1, "track_length": 8, "next_starter": "leader"}
+            "races": 1,
+            "track_length": 8,
+            "next_starter": "leader",
+        }
         assert page.locator("#track-card").is_hidden() and page.locator("#game-card").is_visible()
         page.wait_for_selector("#games li[data-game='g1']:has-text('horse race')")
         assert page.locator("#hr-track .lane").count() == 5
@@ -67,13 +70,16 @@ def test_a_horse_race_from_the_dialog_to_the_podium(browser: Any, tmp_path: Path
         podium = session.snapshot(log=False)["game"]["podium"]
         for p in (page, guest):
             synced(p, table)
-            assert [p.locator(f"#hr-podium [data-place='{i}']").inner_text().split()[-1]
-                    for i in (1, 2, 3)] == podium
+            assert [
+                p.locator(f"#hr-podium [data-place='{i}']").inner_text().split()[-1]
+                for i in (1, 2, 3)
+            ] == podium
             assert p.locator("#status-text").inner_text().startswith("Game over")
         over = [e for e in session.engine_log() if e["type"] == "game_over"][0]
         assert " & ".join(over["winners"]) in page.locator("#hr-result .winners").inner_text()
         assert page.locator("#hr-players tr[data-player='Ann'] td.points").inner_text() == str(
-            over["points"]["Ann"])
+            over["points"]["Ann"]
+        )
         close(page, guest)
 
 
@@ -82,8 +88,9 @@ def test_a_marco_polo_round_and_the_final_scoring(browser: Any, tmp_path: Path) 
         session = table.session
         players = ["Ann", "Bob", "Cy"]
         boards = {"Ann": [0, 0, 10, 10], "Bob": [10, 0, 10, 10], "Cy": [20, 0, 10, 10]}
-        answer = session.request("start_game", {"game": "marcopolo2", "players": players,
-                                                "boards": boards}, {"pin": PIN})
+        answer = session.request(
+            "start_game", {"game": "marcopolo2", "players": players, "boards": boards}, {"pin": PIN}
+        )
         assert answer["ok"], answer
         page = open_page(browser, table.url, viewport=TABLET, pin=PIN)
         bob = open_page(browser, f"{table.url}/p/{session.player_token('Bob')}")
@@ -92,9 +99,17 @@ def test_a_marco_polo_round_and_the_final_scoring(browser: Any, tmp_path: Path) 
         assert "Black dice in play: 5" in setup.inner_text()
         assert "neutral die showing 1 on Khan's favour" in setup.inner_text()
         # the camera reads the round's dice: Ann and Bob completely, one of Cy's not
-        frame = [{"colour": c, "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
-                 for c, f, x in [("blue", 6, 1), ("blue", 5, 2), ("yellow", 1, 11),
-                                 ("black", 2, 12), ("green", 4, 21), ("green", None, 22)]]
+        frame = [
+            {"colour": c, "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
+            for c, f, x in [
+                ("blue", 6, 1),
+                ("blue", 5, 2),
+                ("yellow", 1, 11),
+                ("black", 2, 12),
+                ("green", 4, 21),
+                ("green", None, 22),
+            ]
+        ]
         assert session.request("observe_dice", {"readings": frame}, {"pin": PIN})["ok"]
         synced(page, table)
         assert page.locator("#mp-round tr[data-player='Ann'] td.total").inner_text() == "11"
@@ -110,9 +125,11 @@ def test_a_marco_polo_round_and_the_final_scoring(browser: Any, tmp_path: Path) 
         # Bob chooses his compensation on his own phone; the table does Ann's and Cy's
         assert bob.locator("#mp-round tr[data-player='Ann'] .take").count() == 0
         bob.locator("#mp-round tr[data-player='Bob'] .comp-coins").evaluate(
-            "(e) => { e.value = 5; e.dispatchEvent(new Event('input')); }")
+            "(e) => { e.value = 5; e.dispatchEvent(new Event('input')); }"
+        )
         assert bob.locator("#mp-round tr[data-player='Bob'] .comp-split").inner_text() == (
-            "5 coins · 7 camels")
+            "5 coins · 7 camels"
+        )
         tap(bob, table, "#mp-round tr[data-player='Bob'] .take")
         assert session.game.state.compensation["Bob"] == {"coins": 5, "camels": 7}
         synced(page, table)
@@ -120,15 +137,18 @@ def test_a_marco_polo_round_and_the_final_scoring(browser: Any, tmp_path: Path) 
         tap(page, table, "#mp-round tr[data-player='Ann'] .take")
         tap(page, table, "#mp-round tr[data-player='Cy'] .take")
         assert page.locator("#mp-round tr[data-player='Cy'] td.taken").inner_text() == (
-            "8 coins, 0 camels")
+            "8 coins, 0 camels"
+        )
         for n in range(2, 6):
             tap(page, table, "#mp-next-round")
             assert session.game.state.round == n
         # the calculator, a worked example: contracts 5, 5, 3 -> majorities 8, 8, 4; Ann and
         # Bob tie on 11 points and Bob, with more camels, wins
-        sheets = {"Ann": {"coins": 23, "contracts": 5, "pepper": 2, "silk": 1, "camels": 2},
-                  "Bob": {"contracts": 5, "seal_points": 3, "camels": 5},
-                  "Cy": {"contracts": 3, "coins": 10, "camels": 9}}
+        sheets = {
+            "Ann": {"coins": 23, "contracts": 5, "pepper": 2, "silk": 1, "camels": 2},
+            "Bob": {"contracts": 5, "seal_points": 3, "camels": 5},
+            "Cy": {"contracts": 3, "coins": 10, "camels": 9},
+        }
         for name, sheet in sheets.items():
             form = page.locator(f"#mp-calculator form[data-player='{name}']")
             for key, value in sheet.items():
@@ -150,8 +170,7 @@ def test_a_marco_polo_round_and_the_final_scoring(browser: Any, tmp_path: Path) 
         close(page, bob)
 
 
-def test_the_dialog_refuses_a_bad_setting_and_changes_nothing(browser: Any,
-                                                              tmp_path: Path) -> None:
+def test_the_dialog_refuses_a_bad_setting_and_changes_nothing(browser: Any, tmp_path: Path) -> None:
     with serve_table(tmp_path, start=False) as table:
         page = open_page(browser, table.url, viewport=TABLET, pin=PIN)
         page.click("#new-game-top")

@@ -75,16 +75,19 @@ def test_a_refused_step_is_the_desks_sentence(tmp_path: Path, desk: Desk) -> Non
     assert r.json["message"] == "The watch service is not running."
 
 
-@pytest.mark.parametrize("path, payload, says", [
-    ("track", {"corners": [[1, 2]] * 4}, "which snapshot"),
-    ("track", {"snapshot": "a", "corners": [[1, 2]] * 3}, "four [x, y]"),
-    ("track", {"snapshot": "a", "corners": [[1, "x"]] * 4}, "each corner"),
-    ("track", {"snapshot": "a", "corners": None, "occupied": [17]}, "1 to 16"),
-    ("camels", {"order": ["blue", "red"]}, "each camel is one of"),
-    ("camels", {"order": "blue"}, "order lists"),
-    ("tiles", {"oasis": 3, "mirage": 3}, "two different spaces"),
-    ("tiles", {"oasis": 0, "mirage": 3}, "1 to 16"),
-])
+@pytest.mark.parametrize(
+    "path, payload, says",
+    [
+        ("track", {"corners": [[1, 2]] * 4}, "which snapshot"),
+        ("track", {"snapshot": "a", "corners": [[1, 2]] * 3}, "four [x, y]"),
+        ("track", {"snapshot": "a", "corners": [[1, "x"]] * 4}, "each corner"),
+        ("track", {"snapshot": "a", "corners": None, "occupied": [17]}, "1 to 16"),
+        ("camels", {"order": ["blue", "red"]}, "each camel is one of"),
+        ("camels", {"order": "blue"}, "order lists"),
+        ("tiles", {"oasis": 3, "mirage": 3}, "two different spaces"),
+        ("tiles", {"oasis": 0, "mirage": 3}, "1 to 16"),
+    ],
+)
 def test_bad_payloads_are_refused_before_the_camera_is_asked(
     tmp_path: Path, desk: Desk, path: str, payload: dict[str, Any], says: str
 ) -> None:
@@ -98,15 +101,27 @@ def test_good_payloads_reach_the_desk(tmp_path: Path, desk: Desk) -> None:
     c = _client(tmp_path, desk)
     h = {"X-Pyramid-Pin": PIN}
     corners = [[10, 20], [30.5, 20], [30, 40], [10, 40]]
-    assert c.post("/api/table-setup/track", json={"snapshot": "s1", "corners": corners,
-                                                  "occupied": [3]}, headers=h).status_code == 200
-    assert c.post("/api/table-setup/camels", json={"order": ["white", "blue"]},
-                  headers=h).status_code == 200
-    assert c.post("/api/table-setup/tiles", json={"oasis": 8, "mirage": 12},
-                  headers=h).status_code == 200
-    assert desk.calls == [("track", ("s1", [[10.0, 20.0], [30.5, 20.0], [30.0, 40.0],
-                                            [10.0, 40.0]], [3])),
-                          ("camels", ["white", "blue"]), ("tiles", (8, 12))]
+    assert (
+        c.post(
+            "/api/table-setup/track",
+            json={"snapshot": "s1", "corners": corners, "occupied": [3]},
+            headers=h,
+        ).status_code
+        == 200
+    )
+    assert (
+        c.post("/api/table-setup/camels", json={"order": ["white", "blue"]}, headers=h).status_code
+        == 200
+    )
+    assert (
+        c.post("/api/table-setup/tiles", json={"oasis": 8, "mirage": 12}, headers=h).status_code
+        == 200
+    )
+    assert desk.calls == [
+        ("track", ("s1", [[10.0, 20.0], [30.5, 20.0], [30.0, 40.0], [10.0, 40.0]], [3])),
+        ("camels", ["white", "blue"]),
+        ("tiles", (8, 12)),
+    ]
 
 
 def test_a_hub_without_a_camera_says_so(tmp_path: Path) -> None:

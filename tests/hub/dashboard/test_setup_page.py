@@ -51,10 +51,12 @@ class Scenes:
         self.corners = np.asarray(truth.board_corners)
         self.homography = np.asarray(truth.homography)  # board mm -> image px
         track = {i + 1: [c] for i, c in enumerate(self.order)}
-        self.pieces, _ = render_table_scene(self.table, rng, track, dict(SETUP_TILES),
-                                            kelvin=kelvin, pose=pose)
-        self.play, _ = render_table_scene(self.table, rng, PLAY, {6: "mirage"}, kelvin=kelvin,
-                                          pose=pose)
+        self.pieces, _ = render_table_scene(
+            self.table, rng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose
+        )
+        self.play, _ = render_table_scene(
+            self.table, rng, PLAY, {6: "mirage"}, kelvin=kelvin, pose=pose
+        )
 
 
 @pytest.fixture(scope="module")
@@ -104,17 +106,28 @@ def close(page: Any) -> None:
 
 def take_snapshot(page: Any) -> str:
     page.click("#snap")
-    return str(wait_js(page, "['proposed', 'refused'].includes(document.body.dataset.state) "
-                             "&& document.body.dataset.state"))
+    return str(
+        wait_js(
+            page,
+            "['proposed', 'refused'].includes(document.body.dataset.state) "
+            "&& document.body.dataset.state",
+        )
+    )
 
 
 def drag(page: Any, corner: int, to: np.ndarray) -> None:
     """Drag handle ``corner`` with the mouse to ``to`` (the snapshot's pixels)."""
     box = page.locator("#shot").bounding_box()
-    w, h = page.evaluate("[document.getElementById('shot').naturalWidth, "
-                         "document.getElementById('shot').naturalHeight]")
-    now = json.loads(page.evaluate("JSON.stringify(document.body.dataset.overlay.split(' ')"
-                                   ".map(p => p.split(',').map(Number)))"))[corner]
+    w, h = page.evaluate(
+        "[document.getElementById('shot').naturalWidth, "
+        "document.getElementById('shot').naturalHeight]"
+    )
+    now = json.loads(
+        page.evaluate(
+            "JSON.stringify(document.body.dataset.overlay.split(' ')"
+            ".map(p => p.split(',').map(Number)))"
+        )
+    )[corner]
 
     def css(p: Any) -> tuple[float, float]:
         return box["x"] + p[0] * box["width"] / w, box["y"] + p[1] * box["height"] / h
@@ -169,8 +182,21 @@ def test_a_table_set_up_from_the_page_by_dragging_the_corners(
         cli_profile = tmp_path / "cli.json"
         corners = " ".join(f"{x},{y}" for x, y in dragged)
         with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["calibrate", "track", "--frame", str(shot), "--table", str(cli_profile),
-                         "--corners", corners]) == 0
+            assert (
+                main(
+                    [
+                        "calibrate",
+                        "track",
+                        "--frame",
+                        str(shot),
+                        "--table",
+                        str(cli_profile),
+                        "--corners",
+                        corners,
+                    ]
+                )
+                == 0
+            )
         assert load_profile(cli_profile).board == saved.board
 
         # the camels, in the order the page asks for, then the tiles
@@ -182,8 +208,10 @@ def test_a_table_set_up_from_the_page_by_dragging_the_corners(
         assert page.locator("#tile-result .setup-swatch").count() == 2
         wait_js(page, "document.querySelector('#progress li[data-step=tiles] .yes')")
         saved = load_profile(profile)
-        assert sorted(saved.camels) == sorted(s.order) and sorted(saved.tiles) == ["mirage",
-                                                                                    "oasis"]
+        assert sorted(saved.camels) == sorted(s.order) and sorted(saved.tiles) == [
+            "mirage",
+            "oasis",
+        ]
         reading = read_track(s.play, saved.geometry, table=saved)
         # the saved file reads play: every stack read is right, the tile too; a stack may be
         # abstained on (the reader's own figures, vision.eval_table), never read wrong
@@ -230,16 +258,20 @@ def test_refused_steps_say_why_on_the_page_and_change_nothing(
         close(page)
 
 
-def test_the_page_needs_the_table_pin(browser: Any, scenes: dict[int, Scenes],
-                                      tmp_path: Path) -> None:
+def test_the_page_needs_the_table_pin(
+    browser: Any, scenes: dict[int, Scenes], tmp_path: Path
+) -> None:
     s = scenes[40]
     with served(tmp_path, [s.empty]) as (url, profile):
         page = open_setup(browser, url, pin=None)
         page.wait_for_selector("#pin-card:not([hidden])")
         import urllib.request
 
-        req = urllib.request.Request(url + "/api/table-setup/snapshot", data=b"{}",
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            url + "/api/table-setup/snapshot",
+            data=b"{}",
+            headers={"Content-Type": "application/json"},
+        )
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req)
         assert err.value.code == 401
@@ -255,8 +287,9 @@ def test_the_page_needs_the_table_pin(browser: Any, scenes: dict[int, Scenes],
         close(page)
 
 
-def test_screenshots_at_phone_and_tablet_width(browser: Any, scenes: dict[int, Scenes],
-                                               tmp_path: Path, screenshot_dir: Path) -> None:
+def test_screenshots_at_phone_and_tablet_width(
+    browser: Any, scenes: dict[int, Scenes], tmp_path: Path, screenshot_dir: Path
+) -> None:
     s = scenes[60]
     for width in (360, 1024):
         with served(tmp_path / str(width), [s.empty]) as (url, _):
@@ -274,10 +307,13 @@ def test_screenshots_at_phone_and_tablet_width(browser: Any, scenes: dict[int, S
                 # a handle dragged while zoomed lands to within a pixel of the snapshot
                 page.evaluate("document.getElementById('stage-scroll').scrollTo(0, 0)")
                 box = page.locator("#stage-scroll").bounding_box()
-                page.evaluate("document.getElementById('stage-scroll').scrollLeft = "
-                              f"{s.corners[3][0]} * {zoomed / 1280} - {box['width'] / 2}")
+                page.evaluate(
+                    "document.getElementById('stage-scroll').scrollLeft = "
+                    f"{s.corners[3][0]} * {zoomed / 1280} - {box['width'] / 2}"
+                )
                 drag(page, 3, s.corners[3] + [0.0, 0.0])
                 assert np.abs(overlay(page)[3] - s.corners[3]).max() < 1.0
                 page.locator("#stage-scroll").screenshot(
-                    path=str(screenshot_dir / "setup-360-zoomed.png"))
+                    path=str(screenshot_dir / "setup-360-zoomed.png")
+                )
             close(page)

@@ -18,14 +18,16 @@ from hub.games.horserace.state import State
 TINY = {"horses": ("a", "b", "c"), "score_table": ((5, 3), (2, 1)), "track_length": 4}
 
 
-def exact_place_odds(state: State,
-                     forced: tuple[int, int] | None) -> dict[tuple[int, int], Fraction]:
+def exact_place_odds(
+    state: State, forced: tuple[int, int] | None
+) -> dict[tuple[int, int], Fraction]:
     """P(horse h takes place p) under the random running policy, by full enumeration."""
     length, k = state.settings.track_length, state.settings.podium_size
 
     @cache
-    def dist(pos: tuple[int, ...], unmoved: frozenset[int], podium: tuple[int, ...]
-             ) -> dict[tuple[int, ...], Fraction]:
+    def dist(
+        pos: tuple[int, ...], unmoved: frozenset[int], podium: tuple[int, ...]
+    ) -> dict[tuple[int, ...], Fraction]:
         if len(podium) >= k:
             return {podium: Fraction(1)}
         racing = [h for h in range(len(pos)) if h not in podium]
@@ -82,7 +84,7 @@ def test_the_roll_in_hand_decides_a_one_space_race() -> None:
     for a in ("bet:green", "bet:blue", "roll:1"):
         g.play(a)
     advice = advise_roll(g.state, samples=2000)
-    assert [c["horse"] for c in advice["choices"]][0] == "green"   # Ann's horse
+    assert [c["horse"] for c in advice["choices"]][0] == "green"  # Ann's horse
     by_horse = {c["horse"]: c for c in advice["choices"]}
     assert by_horse["green"]["expected"]["Ann"] == 32 and by_horse["green"]["stderr"]["Ann"] == 0
     assert by_horse["green"]["podium_odds"]["green"] == [1.0, 0.0, 0.0]
@@ -101,7 +103,7 @@ def test_advice_shape_errors_and_bet_values() -> None:
     assert len(advice["choices"]) == 5
     own = [c["expected"]["Ann"] for c in advice["choices"]]
     assert own == sorted(own, reverse=True)
-    assert advice["choices"][0]["horse"] == "blue"            # Ann's only token is on blue
+    assert advice["choices"][0]["horse"] == "blue"  # Ann's only token is on blue
     for c in advice["choices"]:
         for name in ("Ann", "Bob", "Cy"):
             lo, hi = c["ci95"][name]
@@ -141,9 +143,22 @@ def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
 
     parser = argparse.ArgumentParser()
     sim.add_arguments(parser)
-    sim.add_arguments(parser)       # idempotent next to the shared parser's own options
-    args = parser.parse_args(["--games", "3", "--players", "3", "--seed", "1", "--json",
-                              "--track-length", "12", "--samples", "200"])
+    sim.add_arguments(parser)  # idempotent next to the shared parser's own options
+    args = parser.parse_args(
+        [
+            "--games",
+            "3",
+            "--players",
+            "3",
+            "--seed",
+            "1",
+            "--json",
+            "--track-length",
+            "12",
+            "--samples",
+            "200",
+        ]
+    )
     assert sim.run(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 3 and len(out["seats"]) == 3
@@ -155,7 +170,24 @@ def test_simulate_command(capsys: pytest.CaptureFixture[str]) -> None:
 def test_pyramid_simulate_dispatches_horserace(capsys: pytest.CaptureFixture[str]) -> None:
     from hub.cli import main
 
-    assert main(["simulate", "--game", "horserace", "--games", "2", "--players", "2",
-                 "--seed", "1", "--bots", "random", "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--game",
+                "horserace",
+                "--games",
+                "2",
+                "--players",
+                "2",
+                "--seed",
+                "1",
+                "--bots",
+                "random",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["game"] == "horserace" and [s["bot"] for s in out["seats"]] == ["random"] * 2

@@ -43,27 +43,41 @@ def test_worked_race_scores_by_the_table() -> None:
     g = Game.new(["Ann", "Bob"], first_player="Ann", track_length=6)
     play(g, "bet:blue", "bet:green")
     assert g.state.phase == "running" and g.current_player == "Ann"
-    play(g, "roll:5", "assign:blue", "roll:2", "assign:green", "roll:1", "assign:orange",
-         "roll:1", "assign:yellow")
+    play(
+        g,
+        "roll:5",
+        "assign:blue",
+        "roll:2",
+        "assign:green",
+        "roll:1",
+        "assign:orange",
+        "roll:1",
+        "assign:yellow",
+    )
     ev = play(g, "roll:1", "assign:white")
-    assert ev[-1] == {"type": "round_started", "race": 1, "round": 2, "active_player": "Bob",
-                      "betting": True}
-    assert g.current_player == "Bob"          # betting starts with the new active player
+    assert ev[-1] == {
+        "type": "round_started",
+        "race": 1,
+        "round": 2,
+        "active_player": "Bob",
+        "betting": True,
+    }
+    assert g.current_player == "Bob"  # betting starts with the new active player
     play(g, "bet:blue", "bet:yellow")
     assert public_view(g.state)["columns"]["blue"] == ["Ann", "Bob"]
     ev = play(g, "roll:1", "assign:blue")
-    assert ev[-1]["place"] == 1 and ev[-1]["to"] == 6     # reaching the finish space counts
+    assert ev[-1]["place"] == 1 and ev[-1]["to"] == 6  # reaching the finish space counts
     ev = play(g, "roll:6", "assign:white")
     assert ev[-1]["place"] == 2
-    ev = play(g, "roll:4", "assign:green")                # the race ends mid-round
+    ev = play(g, "roll:4", "assign:green")  # the race ends mid-round
     types = [e["type"] for e in ev]
     assert types == ["die_rolled", "horse_moved", "race_scored", "game_over"]
     scored = ev[2]
     assert scored["podium"] == ["blue", "white", "green"]
     assert scored["changes"] == {"Ann": 32, "Bob": 22 + 16}
-    assert sorted((a["player"], a["horse"], a["place"], a["slot"], a["points"])
-                  for a in scored["awards"]) == [
-        ("Ann", "blue", 1, 0, 32), ("Bob", "blue", 1, 1, 22), ("Bob", "green", 3, 0, 16)]
+    assert sorted(
+        (a["player"], a["horse"], a["place"], a["slot"], a["points"]) for a in scored["awards"]
+    ) == [("Ann", "blue", 1, 0, 32), ("Bob", "blue", 1, 1, 22), ("Bob", "green", 3, 0, 16)]
     assert ev[3]["winners"] == ["Bob"] and ev[3]["points"] == {"Ann": 32, "Bob": 38}
     assert g.finished and g.current_player is None and g.legal_actions() == []
     refused(g, "pass", "game_over")
@@ -76,18 +90,19 @@ def test_second_place_row_uses_the_settled_values() -> None:
     g = Game.new(["Ann", "Bob"], first_player=0, settings=custom)
     play(g, "bet:green", "bet:green", "roll:1", "assign:blue", "roll:1")
     ev = g.play("assign:green")
-    assert ev[1]["changes"] == {"Ann": 3, "Bob": 1}       # green second: 3 then 1
+    assert ev[1]["changes"] == {"Ann": 3, "Bob": 1}  # green second: 3 then 1
 
 
 def test_betting_order_one_bet_each_and_skipping_empty_hands() -> None:
-    g = Game.new(["Ann", "Bob", "Cy"], first_player="Bob", track_length=100,
-                 settings=None, tokens=1)
+    g = Game.new(
+        ["Ann", "Bob", "Cy"], first_player="Bob", track_length=100, settings=None, tokens=1
+    )
     assert g.current_player == "Bob"
     refused(g, "bet:blue", "not_your_turn", player="Ann")
     refused(g, "bet:blue", "unknown_player", player="Zed")
     refused(g, "roll:3", "wrong_phase")
     refused(g, "assign:blue", "wrong_phase")
-    play(g, "bet:blue", "pass", "bet:blue")                # Bob, Cy, Ann
+    play(g, "bet:blue", "pass", "bet:blue")  # Bob, Cy, Ann
     assert g.state.phase == "running" and g.current_player == "Bob"
     for h in ("blue", "green", "orange", "yellow", "white"):
         play(g, "roll:2", f"assign:{h}")
@@ -157,12 +172,13 @@ def _short_race(g: Game, bettors: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("rule,expected", [("leader", "Cy"), ("rotate", "Bob")])
 def test_next_race_starter_house_rules(rule: str, expected: str) -> None:
-    g = Game.new(["Ann", "Bob", "Cy"], first_player="Ann", track_length=1, races=3,
-                 next_starter=rule)
+    g = Game.new(
+        ["Ann", "Bob", "Cy"], first_player="Ann", track_length=1, races=3, next_starter=rule
+    )
     _short_race(g, {"Cy": "blue"})
     assert g.state.points == (0, 0, 32) and g.state.race == 2
     assert g.state.players[g.state.race_starter] == expected
-    assert g.state.tokens == (3, 3, 3) and g.state.positions == (0,) * 5   # a fresh race
+    assert g.state.tokens == (3, 3, 3) and g.state.positions == (0,) * 5  # a fresh race
 
 
 def test_leader_tie_goes_to_first_clockwise_after_previous_starter() -> None:
@@ -173,9 +189,9 @@ def test_leader_tie_goes_to_first_clockwise_after_previous_starter() -> None:
 
 def test_points_add_up_over_races() -> None:
     g = Game.new(["Ann", "Bob", "Cy"], first_player="Ann", track_length=1, races=2)
-    _short_race(g, {"Ann": "green", "Bob": "orange"})   # Ann 24, Bob 16 -> Ann starts race 2
+    _short_race(g, {"Ann": "green", "Bob": "orange"})  # Ann 24, Bob 16 -> Ann starts race 2
     assert g.current_player == "Ann"
-    _short_race(g, {"Bob": "blue"})                      # Bob +32
+    _short_race(g, {"Bob": "blue"})  # Bob +32
     assert g.finished
     result = g.state.result
     assert result["points"] == {"Ann": 24, "Bob": 48, "Cy": 0}
@@ -194,9 +210,14 @@ def test_bad_setup_is_refused() -> None:
         with pytest.raises(IllegalAction) as exc:
             Game.new(players)
         assert exc.value.reason == "bad_players"
-    for kw in ({"track_length": 0}, {"races": 0}, {"next_starter": "youngest"},
-               {"score_table": ((1, 2), (3,))}, {"score_table": ((1,),) * 6},
-               {"colour": "red"}):
+    for kw in (
+        {"track_length": 0},
+        {"races": 0},
+        {"next_starter": "youngest"},
+        {"score_table": ((1, 2), (3,))},
+        {"score_table": ((1,),) * 6},
+        {"colour": "red"},
+    ):
         with pytest.raises(IllegalAction) as exc:
             Game.new(["Ann", "Bob"], **kw)
         assert exc.value.reason == "bad_settings"
@@ -208,8 +229,10 @@ def test_bad_setup_is_refused() -> None:
 def test_first_player_is_drawn_from_the_seed() -> None:
     firsts = {Game.new(["A", "B", "C", "D"], seed=s).current_player for s in range(30)}
     assert len(firsts) > 1
-    assert Game.new(["A", "B", "C"], seed=5).current_player == \
+    assert (
         Game.new(["A", "B", "C"], seed=5).current_player
+        == Game.new(["A", "B", "C"], seed=5).current_player
+    )
 
 
 def test_engine_rolls_are_reproducible_from_the_log() -> None:
@@ -218,7 +241,7 @@ def test_engine_rolls_are_reproducible_from_the_log() -> None:
     face = g.play("roll")[0]["face"]
     assert 1 <= face <= 6 and g.log[-1]["source"] == "engine"
     g.undo()
-    assert g.play("roll")[0]["face"] == face            # same seed and position -> same roll
+    assert g.play("roll")[0]["face"] == face  # same seed and position -> same roll
     h = Game.replay(g.log[:-1])
     assert h.play(Roll())[0]["face"] == face
 
@@ -271,19 +294,23 @@ def test_camera_glue_turns_readings_into_actions() -> None:
         roll_from_die({"face": None, "confidence": 0.0})
     assert exc.value.reason == "uncertain"
     g.play(Roll(4))
-    assert assignment_from_track(g.state, {"blue": 0, "green": 4, "orange": 0, "yellow": 0,
-                                           "white": 0}) == Assign("green")
+    assert assignment_from_track(
+        g.state, {"blue": 0, "green": 4, "orange": 0, "yellow": 0, "white": 0}
+    ) == Assign("green")
     # a Camel Up style {space: [colours]} reading works too
-    assert assignment_from_track(g.state, {0: ["blue", "orange", "yellow", "white"],
-                                           4: ["green"]}) == Assign("green")
-    for reading, fragment in [({0: ["blue", "green", "orange", "yellow", "white"]}, "no horse"),
-                              ({0: ["blue", "orange", "yellow", "white"], 3: ["green"]},
-                               "roll is 4")]:
+    assert assignment_from_track(
+        g.state, {0: ["blue", "orange", "yellow", "white"], 4: ["green"]}
+    ) == Assign("green")
+    for reading, fragment in [
+        ({0: ["blue", "green", "orange", "yellow", "white"]}, "no horse"),
+        ({0: ["blue", "orange", "yellow", "white"], 3: ["green"]}, "roll is 4"),
+    ]:
         with pytest.raises(IllegalAction) as exc:
             assignment_from_track(g.state, reading)
         assert exc.value.reason == "track_mismatch" and fragment in str(exc.value)
     # a horse over the line may be absent from the reading (it is on the podium)
     g = Game.new(["Ann", "Bob"], first_player=0, track_length=5)
     play(g, "pass", "pass", "roll:6")
-    assert assignment_from_track(g.state, {0: ["blue", "green", "yellow", "white"]}
-                                 ) == Assign("orange")
+    assert assignment_from_track(g.state, {0: ["blue", "green", "yellow", "white"]}) == Assign(
+        "orange"
+    )

@@ -46,8 +46,12 @@ def test_setup_for_two_and_three_players() -> None:
 
 
 COLOURS = {"Ann": "blue", "Bob": "yellow", "Cy": "green", "Dee": "red"}
-BOARDS = {"Ann": (0, 0, 100, 100), "Bob": (100, 0, 100, 100), "Cy": (0, 100, 100, 100),
-          "Dee": (100, 100, 100, 100)}
+BOARDS = {
+    "Ann": (0, 0, 100, 100),
+    "Bob": (100, 0, 100, 100),
+    "Cy": (0, 100, 100, 100),
+    "Dee": (100, 100, 100, 100),
+}
 
 
 def _r(colour: str | None, face: int | None, x: int, y: int, conf: float = 0.9) -> dict:
@@ -55,12 +59,16 @@ def _r(colour: str | None, face: int | None, x: int, y: int, conf: float = 0.9) 
 
 
 def test_readings_sorted_by_colour_with_abstentions_reported() -> None:
-    readings = [_r("blue", 6, 5, 5), _r("blue", 2, 20, 5), _r("yellow", 4, 120, 5),
-                _r("black", 5, 30, 30),                       # on Ann's board
-                _r(None, 3, 140, 40),                         # colour unknown, on Bob's board
-                _r("green", None, 10, 150),                   # face unknown, on Cy's board
-                _r("red", 1, 150, 150, conf=0.2),             # too unsure, on Dee's board
-                _r("purple", 2, 150, 120)]
+    readings = [
+        _r("blue", 6, 5, 5),
+        _r("blue", 2, 20, 5),
+        _r("yellow", 4, 120, 5),
+        _r("black", 5, 30, 30),  # on Ann's board
+        _r(None, 3, 140, 40),  # colour unknown, on Bob's board
+        _r("green", None, 10, 150),  # face unknown, on Cy's board
+        _r("red", 1, 150, 150, conf=0.2),  # too unsure, on Dee's board
+        _r("purple", 2, 150, 120),
+    ]
     out = assign_readings(readings, COLOURS, BOARDS)
     assert out.players["Ann"].faces == [6, 2] and out.players["Ann"].black == [5]
     assert out.players["Ann"].total == 13 and out.players["Ann"].owed == 2
@@ -98,16 +106,27 @@ def test_round_flow_compensation_undo_and_replay() -> None:
         g.play("round")
     assert exc.value.reason == "compensation_pending" and "Ann" in str(exc.value)
     assert g.legal_actions() == [Compensate("Ann", 4), Compensate("Ann", 0)]
-    for bad, reason in [("comp:Ann:5", "bad_compensation"), ("comp:Bob:1", "nothing_owed"),
-                        ("comp:Cy:1", "no_dice"), ("comp:Zed:1", "unknown_player"),
-                        ("dice:Ann:7,1", "bad_face"), ("score:Ann:coins=3", "too_early"),
-                        ("finish", "too_early"), ("jump", "bad_action")]:
+    for bad, reason in [
+        ("comp:Ann:5", "bad_compensation"),
+        ("comp:Bob:1", "nothing_owed"),
+        ("comp:Cy:1", "no_dice"),
+        ("comp:Zed:1", "unknown_player"),
+        ("dice:Ann:7,1", "bad_face"),
+        ("score:Ann:coins=3", "too_early"),
+        ("finish", "too_early"),
+        ("jump", "bad_action"),
+    ]:
         before = g.log
         with pytest.raises(IllegalAction) as exc:
             g.play(bad)
         assert exc.value.reason == reason and g.log == before
-    assert g.play("comp:Ann:3")[0] == {"type": "compensation_taken", "round": 1,
-                                       "player": "Ann", "coins": 3, "camels": 1}
+    assert g.play("comp:Ann:3")[0] == {
+        "type": "compensation_taken",
+        "round": 1,
+        "player": "Ann",
+        "coins": 3,
+        "camels": 1,
+    }
     with pytest.raises(IllegalAction) as exc:
         g.play("dice:Ann:6,6,6,6,6")
     assert exc.value.reason == "already_compensated"
@@ -142,8 +161,14 @@ def test_round_flow_compensation_undo_and_replay() -> None:
 
 
 def test_notation_round_trips() -> None:
-    for text in ("dice:Ann:1,2,3", "dice:Ann:1,2,3+4,5", "comp:Bob:3", "round", "finish",
-                 "score:Cy:coins=3,pepper=2"):
+    for text in (
+        "dice:Ann:1,2,3",
+        "dice:Ann:1,2,3+4,5",
+        "comp:Bob:3",
+        "round",
+        "finish",
+        "score:Cy:coins=3,pepper=2",
+    ):
         assert str(parse_action(text)) == text
     assert parse_action("dice:Ann:1,2+6") == ReadDice("Ann", (1, 2), (6,))
     for bad in ("dice:Ann:", "dice:Ann:a", "comp:Bob:x", "score:Cy:coins", "round:2"):
@@ -153,13 +178,18 @@ def test_notation_round_trips() -> None:
 
 
 def test_bad_setup() -> None:
-    for players, colours in ((["Ann"], None), (["A", "B", "C", "D", "E"], None),
-                             (["A", "B"], ["blue", "blue"]), (["A", "B"], ["blue", "black"])):
+    for players, colours in (
+        (["Ann"], None),
+        (["A", "B", "C", "D", "E"], None),
+        (["A", "B"], ["blue", "blue"]),
+        (["A", "B"], ["blue", "black"]),
+    ):
         with pytest.raises(IllegalAction):
             Game.new(players, colours)
 
 
 # -- rendered boards, read by the real die reader ----------------------------------------------
+
 
 def _render_boards(seed: int) -> tuple[np.ndarray, dict, dict]:
     from vision.render.dice import draw_die, make_background
@@ -167,20 +197,30 @@ def _render_boards(seed: int) -> tuple[np.ndarray, dict, dict]:
     rng = np.random.default_rng(seed)
     size = (1280, 960)
     img = make_background(rng, size)
-    boards = {"Ann": (0, 0, 640, 480), "Bob": (640, 0, 640, 480), "Cy": (0, 480, 640, 480),
-              "Dee": (640, 480, 640, 480)}
+    boards = {
+        "Ann": (0, 0, 640, 480),
+        "Bob": (640, 0, 640, 480),
+        "Cy": (0, 480, 640, 480),
+        "Dee": (640, 480, 640, 480),
+    }
     truth: dict[str, dict[str, list[int]]] = {p: {"faces": [], "black": []} for p in boards}
     for p, (x, y, _, _) in boards.items():
         spots = [(x + 110 + (i % 3) * 200, y + 130 + (i // 3) * 220) for i in range(6)]
-        n = 6 if p == "Ann" else 5                      # Ann also has a black die
+        n = 6 if p == "Ann" else 5  # Ann also has a black die
         for i, (cx, cy) in enumerate(spots[:n]):
             colour = "black" if i == 5 else COLOURS[p]
             face = int(rng.integers(1, 7))
             # drawn into a small view around the spot: the renderer warps the whole image
             # it is given, and a tile is ~25x cheaper than the frame
-            tile = img[cy - 100:cy + 100, cx - 100:cx + 100]
-            draw_die(tile, (100 + rng.uniform(-20, 20), 100 + rng.uniform(-20, 20)),
-                     float(rng.uniform(55, 65)), colour, face, rng)
+            tile = img[cy - 100 : cy + 100, cx - 100 : cx + 100]
+            draw_die(
+                tile,
+                (100 + rng.uniform(-20, 20), 100 + rng.uniform(-20, 20)),
+                float(rng.uniform(55, 65)),
+                colour,
+                face,
+                rng,
+            )
             truth[p]["black" if colour == "black" else "faces"].append(face)
     return img, boards, truth
 

@@ -120,6 +120,7 @@
     box.classList.remove("error", "info");
     box.classList.add(kind || "error");
     box.hidden = false;
+    if ((kind || "error") === "error") showMessage.refusals = (showMessage.refusals || 0) + 1;
     clearTimeout(showMessage.timer);
     showMessage.timer = setTimeout(() => (box.hidden = true), kind === "info" ? 4000 : 9000);
   }
@@ -159,6 +160,8 @@
     : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""));
   async function post(path, payload) {
     let r, data;
+    // answers may come back out of order (a double tap): a refusal shown meanwhile stays shown
+    const refusals = showMessage.refusals || 0;
     const body = { ...(payload || {}) };
     if (SEQ_CHECKED.test(path) && S.liveGameId && body.expected_seq === undefined) body.expected_seq = S.seq;
     // the shared screen's move is for the player it was drawn for, never for whoever is next
@@ -178,8 +181,10 @@
       showMessage(data.message || `The hub refused (${r.status}).`);
       return null;
     }
-    $("message").hidden = true;
-    document.querySelectorAll(".dialog-message").forEach((n) => (n.hidden = true));
+    if ((showMessage.refusals || 0) === refusals) {
+      $("message").hidden = true;
+      document.querySelectorAll(".dialog-message").forEach((n) => (n.hidden = true));
+    }
     if (data.state) applyState(data.state);
     return data;
   }
@@ -604,8 +609,10 @@
   }
 
   async function doAction(action) {
+    const refusals = showMessage.refusals || 0;
     const res = await post(`${ROOT}api/action`, { action });
-    if (res) showMessage(res.message || `Done: ${action}`, "info");
+    // a later tap's refusal, answered first, is not covered by this tap's news
+    if (res && (showMessage.refusals || 0) === refusals) showMessage(res.message || `Done: ${action}`, "info");
   }
 
   function renderActions() {

@@ -370,6 +370,17 @@ def _to_move(served: Served, name: str) -> None:
         )["ok"]
 
 
+def _ann_bets_on_orange_to_win(served: Served) -> str:
+    """Ann, on her own device, bets that orange wins the race; her token."""
+    ann = served.session.player_token("Ann")
+    _to_move(served, "Ann")
+    status, _ = _as(
+        served, "POST", "/api/action", {"action": "bet:winner:orange"}, token=ann, device=DEVICE_ANN
+    )
+    assert status == 200
+    return ann
+
+
 def test_the_pin_holder_cannot_name_a_players_secret_bet(served: Served) -> None:
     s = served.session
     _to_move(served, "Ann")
@@ -383,19 +394,7 @@ def test_the_pin_holder_cannot_name_a_players_secret_bet(served: Served) -> None
 
 def test_a_refused_bet_names_no_colour_to_anyone_but_its_player(served: Served) -> None:
     s = served.session
-    ann = s.player_token("Ann")
-    _to_move(served, "Ann")
-    assert (
-        _as(
-            served,
-            "POST",
-            "/api/action",
-            {"action": "bet:winner:orange"},
-            token=ann,
-            device=DEVICE_ANN,
-        )[0]
-        == 200
-    )
+    ann = _ann_bets_on_orange_to_win(served)
     _to_move(served, "Ann")
     status, mine = _as(
         served, "POST", "/api/action", {"action": "bet:loser:orange"}, token=ann, device=DEVICE_ANN
@@ -409,19 +408,7 @@ def test_a_refused_bet_names_no_colour_to_anyone_but_its_player(served: Served) 
 
 def test_the_pin_holder_cannot_read_bets_through_a_players_link(served: Served) -> None:
     s = served.session
-    ann = s.player_token("Ann")
-    _to_move(served, "Ann")
-    assert (
-        _as(
-            served,
-            "POST",
-            "/api/action",
-            {"action": "bet:winner:orange"},
-            token=ann,
-            device=DEVICE_ANN,
-        )[0]
-        == 200
-    )
+    ann = _ann_bets_on_orange_to_win(served)
     _, own = _as(served, "GET", "/api/state", token=ann, device=DEVICE_ANN)
     assert own["state"]["view"]["my_bets"] == [{"pile": "winner", "colour": "orange"}]
     # the PIN holder fetches Ann's link (to show her the QR code) and opens it elsewhere
@@ -464,19 +451,7 @@ def test_releasing_a_link_is_done_in_the_open(served: Served) -> None:
 
 def test_undoing_a_bet_reveals_nothing(served: Served) -> None:
     s = served.session
-    ann = s.player_token("Ann")
-    _to_move(served, "Ann")
-    assert (
-        _as(
-            served,
-            "POST",
-            "/api/action",
-            {"action": "bet:winner:orange"},
-            token=ann,
-            device=DEVICE_ANN,
-        )[0]
-        == 200
-    )
+    _ann_bets_on_orange_to_win(served)
     status, undone = _as(served, "POST", "/api/undo", {}, pin=True)
     assert status == 200 and undone["action"] == "bet:winner"
     seen = json.dumps(

@@ -147,6 +147,52 @@ class Table(Protocol):
     def next_prompt(self) -> str: ...
 
 
+def play_confirmed_die(
+    table: Table,
+    game: Any,
+    prompt: Prompt,
+    act: Any,
+    colour: str,
+    face: int,
+    access: Access,
+) -> dict[str, Any]:
+    """Play the die a person confirmed for a die-reading prompt (either Camel Up edition).
+
+    The hub logs a ``correction`` first (what was read, what was said, by whom), then the
+    release, which resolves the prompt; a release the rules refuse is a clear refusal and
+    changes nothing.
+    """
+    reading = prompt.get("reading", {})
+    player = game.current_player
+    try:
+        events = game.check(act, player)
+    except IllegalAction as exc:
+        raise RequestError(str(exc), exc.reason) from None
+    correction = {
+        "type": "correction",
+        "prompt": prompt["id"],
+        "colour": colour,
+        "face": face,
+        "read": {"colour": reading.get("colour"), "face": reading.get("face")},
+        "changed": colour != reading.get("colour") or face != reading.get("face"),
+        "by": access.player or "table",
+    }
+    return table.play(
+        act,
+        player,
+        events,
+        {
+            "cmd": "confirm",
+            "action": str(act),
+            "player": player,
+            "resolves": [prompt["id"]],
+            "crop": prompt.get("crop"),
+            "confidence": reading.get("confidence"),
+        },
+        before=[("hub", correction)],
+    )
+
+
 class Driver:
     """What the hub needs of one game. Subclasses fill in the engine's names and its edges."""
 

@@ -26,6 +26,7 @@ from hub.games_glue.base import (
     Sensor,
     StoredEventLike,
     Table,
+    play_confirmed_die,
 )
 from hub.prompts import Prompt
 
@@ -242,7 +243,6 @@ class CamelUp(Driver):
             )
         if prompt["kind"] != "die_reading":
             return super().confirm(table, game, prompt, p, access)
-        pid = prompt["id"]
         reading = prompt.get("reading", {})
         colour = p.get("colour", reading.get("colour"))
         face = p.get("face", reading.get("face"))
@@ -254,35 +254,8 @@ class CamelUp(Driver):
                 "and the face seen",
                 "bad_face" if colour in COLOURS else "bad_colour",
             )
-        player = game.current_player
         act = ReleaseDie(colour, int(face))
-        try:
-            events = game.check(act, player)
-        except IllegalAction as exc:
-            raise RequestError(str(exc), exc.reason) from None
-        correction = {
-            "type": "correction",
-            "prompt": pid,
-            "colour": colour,
-            "face": face,
-            "read": {"colour": reading.get("colour"), "face": reading.get("face")},
-            "changed": colour != reading.get("colour") or face != reading.get("face"),
-            "by": access.player or "table",
-        }
-        return table.play(
-            act,
-            player,
-            events,
-            {
-                "cmd": "confirm",
-                "action": str(act),
-                "player": player,
-                "resolves": [pid],
-                "crop": prompt.get("crop"),
-                "confidence": reading.get("confidence"),
-            },
-            before=[("hub", correction)],
-        )
+        return play_confirmed_die(table, game, prompt, act, colour, int(face), access)
 
     def undo_dismisses(self, prompt: Prompt) -> bool:
         """Undoing a "bet:winner" tapped by mistake drops the open colour prompt."""

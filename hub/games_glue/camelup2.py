@@ -18,7 +18,15 @@ from hub.auth import Access
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import GameKind
-from hub.games_glue.base import TO_MOVE, Driver, Payload, Sensor, StoredEventLike, Table
+from hub.games_glue.base import (
+    TO_MOVE,
+    Driver,
+    Payload,
+    Sensor,
+    StoredEventLike,
+    Table,
+    play_confirmed_die,
+)
 from hub.prompts import Prompt
 
 __all__ = ["CamelUp2", "DRIVER"]
@@ -238,35 +246,8 @@ class CamelUp2(Driver):
             raise RequestError(
                 "the grey die's numeral: give 'shade', black or white", "bad_payload"
             )
-        player = game.current_player
         act = ReleaseDie(colour, int(face), shade if colour == GREY else None)
-        try:
-            events = game.check(act, player)
-        except IllegalAction as exc:
-            raise RequestError(str(exc), exc.reason) from None
-        correction = {
-            "type": "correction",
-            "prompt": prompt["id"],
-            "colour": colour,
-            "face": face,
-            "read": {"colour": reading.get("colour"), "face": reading.get("face")},
-            "changed": colour != reading.get("colour") or face != reading.get("face"),
-            "by": access.player or "table",
-        }
-        return table.play(
-            act,
-            player,
-            events,
-            {
-                "cmd": "confirm",
-                "action": str(act),
-                "player": player,
-                "resolves": [prompt["id"]],
-                "crop": prompt.get("crop"),
-                "confidence": reading.get("confidence"),
-            },
-            before=[("hub", correction)],
-        )
+        return play_confirmed_die(table, game, prompt, act, colour, int(face), access)
 
     def answered(
         self, game: Any, pending: Mapping[str, Prompt], events: list[dict[str, Any]]

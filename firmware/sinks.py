@@ -45,6 +45,7 @@ from typing import IO, Any
 from firmware.games import game_of_state
 from hub.observations import OBSERVATION_COMMANDS
 from hub.wire import (
+    Answer,
     BrokerConfig,
     DiceObservation,
     DieObservation,
@@ -354,18 +355,18 @@ class MqttSink(ObservationSink):
     def _on_answer(self, raw: bytes) -> None:
         """The hub answered a reading (on our reply topic): stop sending it."""
         try:
-            answer = json.loads(raw or b"null")
-            rid = answer.get("request_id") if isinstance(answer, dict) else None
-        except ValueError:
+            answer = Answer.from_payload(json.loads(raw or b"null"))
+        except ValueError:  # not JSON, or not an answer
             return
+        rid = answer.request_id
         with self._pending_lock:
-            done = self._pending.pop(rid, None) if isinstance(rid, str) else None
+            done = self._pending.pop(rid, None) if rid is not None else None
         if done is not None:
             self.answers += 1
-            self.replayed += bool(answer.get("replayed"))
+            self.replayed += bool(answer.replayed)
             self.latencies.append(time.monotonic() - done.since)
-            if answer.get("ok") is False:
-                log.warning("MQTT: the hub refused a reading: %s", answer.get("error"))
+            if not answer.ok:
+                log.warning("MQTT: the hub refused a reading: %s", answer.error)
 
     @property
     def unanswered(self) -> int:

@@ -40,7 +40,7 @@ from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import GAMES, Driver
 from hub.prompts import Prompt
 from hub.store import RequestMark, Store
-from hub.wire import DICE_READING_FIELDS, OBSERVATION_FIELDS, OBSERVATION_REQUIRED
+from hub.wire import DICE_READING_FIELDS, OBSERVATION_FIELDS, OBSERVATION_REQUIRED, Answer
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,9 @@ class _Bad(ValueError):
 
 
 def error(cmd: str, message: str, reason: str, **extra: Any) -> dict[str, Any]:
-    return {"ok": False, "cmd": cmd, "error": message, "reason": reason, **extra}
+    """A refusal's payload (:meth:`hub.wire.Answer.refusal`): ``message`` for people,
+    ``reason`` for programs."""
+    return Answer.refusal(cmd, message, reason, **extra).to_payload()
 
 
 # -- validation helpers -------------------------------------------------------------------------
@@ -506,16 +508,17 @@ def _repeat(cmd: str, mark: RequestMark, session: TableSession) -> dict[str, Any
             request_id=mark.request_id,
         )
     if done.answer is not None:
-        return {**done.answer, "replayed": True, "request_id": mark.request_id}
-    return {
-        "ok": True,
-        "cmd": cmd,
-        "seq": done.seq,
-        "replayed": True,
-        "request_id": mark.request_id,
-        "message": "This request was already applied (before the hub restarted); "
-        "nothing was done again.",
-    }
+        return Answer.from_payload(done.answer).replay(mark.request_id).to_payload()
+    applied = Answer(
+        cmd,
+        True,
+        seq=done.seq,
+        fields={
+            "message": "This request was already applied (before the hub restarted); "
+            "nothing was done again."
+        },
+    )
+    return applied.replay(mark.request_id).to_payload()
 
 
 def _check_fresh(
@@ -636,7 +639,7 @@ def dispatch(
             except Exception:  # the request is applied (and its id logged with its events)
                 log.exception("cannot keep the answer of request %s", marks[0].request_id)
         if rid is not None:
-            answer = {**answer, "request_id": rid}
+            answer = Answer.from_payload(answer).with_request_id(rid).to_payload()
         return answer
 
 
@@ -683,7 +686,7 @@ def _apply(
             result = COMMANDS[cmd](session, payload, access)
         finally:
             session.request_mark = None
-        return {"ok": True, "cmd": cmd, "seq": session.seq, **result}
+        return Answer.done(cmd, session.seq, result).to_payload()
     except (AuthError, _Bad) as exc:
         return error(cmd, str(exc), getattr(exc, "reason", "bad_payload"))
     except RequestError as exc:

@@ -44,6 +44,7 @@ from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, cro
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
 from hub.store import GameRecord, RequestMark, Store, StoredEvent
+from hub.wire import Answer
 
 log = logging.getLogger(__name__)
 
@@ -215,11 +216,11 @@ class TableSession:
         die of a frame, Marco Polo II) or "status"."""
         cmd = OBSERVATION_COMMANDS.get(kind)
         if cmd is None:
-            return {
-                "ok": False,
-                "error": f"unknown observation kind {kind!r} (release, die, track, dice or status)",
-                "reason": "bad_command",
-            }
+            return Answer.refusal(
+                f"observe_{kind}"[:64],
+                f"unknown observation kind {kind!r} (release, die, track, dice or status)",
+                "bad_command",
+            ).to_payload()
         return self.request(cmd, payload if payload is not None else {}, {"local": True})
 
     def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:

@@ -35,6 +35,8 @@ __all__ = [
     "BrokerConfig",
     "parse_broker_url",
     "RequestEnvelope",
+    "Answer",
+    "PRIVATE_ANSWER_FIELDS",
     "ReleaseObservation",
     "DieObservation",
     "TrackObservation",
@@ -256,6 +258,130 @@ class RequestEnvelope:
         return cls(cmd, body, transaction, auth, request_id, reply_to)
 
 
+# -- answers (hub -> the asker) ---------------------------------------------------------------
+
+#: An answer's fields that never go on a topic: players' tokens and private views (the
+#: dashboard gives each player their own link instead; a topic is read by more than the asker).
+PRIVATE_ANSWER_FIELDS = frozenset({"tokens", "private"})
+
+
+def _doc(text: str) -> Any:
+    """A field's description, for the generated schema."""
+    return field(default=None, metadata={"doc": text})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The hub's answer to one request, whichever door it came in by (hub.requests builds it).
+
+    On MQTT it goes to ``reply/<client id>/<cmd>`` (or ``response/<cmd>``) with the request's
+    ``transaction`` (:meth:`to_mqtt`); over HTTP it is the dashboard's JSON body; in-process
+    :meth:`hub.session.TableSession.request` hands back its :meth:`to_payload`.
+
+    ``ok`` false is a refusal that changed nothing: ``error`` is the sentence a person reads,
+    ``reason`` the code a program decides on. ``fields`` are the command's own results
+    (docs/hub-api.md), flat beside the others on the wire."""
+
+    cmd: str
+    ok: bool
+    seq: int | None = _doc("the table's seq after the request (a refusal may name it too)")
+    error: str | None = _doc("a refusal: the sentence a person reads")
+    reason: str | None = _doc("a refusal: the code a program decides on (never the sentence)")
+    request_id: str | None = _doc("the request's id, when it named one")
+    replayed: bool | None = _doc(
+        "true: this request id was already applied; this is its first answer and nothing was "
+        "done again"
+    )
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    #: the keys the typed fields take on the wire (everything else is in ``fields``)
+    KEYS: typing.ClassVar[tuple[str, ...]] = (
+        "ok",
+        "cmd",
+        "error",
+        "reason",
+        "seq",
+        "request_id",
+        "replayed",
+    )
+
+    @classmethod
+    def refusal(cls, cmd: str, message: str, reason: str, **extra: Any) -> Answer:
+        """A refusal: ``message`` for people, ``reason`` for programs; ``extra`` may name
+        ``seq`` or ``request_id`` and the refusal's own fields."""
+        return cls.from_payload(
+            {"ok": False, "cmd": cmd, "error": message, "reason": reason, **extra}
+        )
+
+    @classmethod
+    def done(cls, cmd: str, seq: int, result: Mapping[str, Any]) -> Answer:
+        """A request applied: the table is at ``seq``; ``result`` is the command's own answer
+        (it may name a ``seq`` of its own, which wins)."""
+        return cls.from_payload({"ok": True, "cmd": cmd, "seq": seq, **result})
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> Answer:
+        """An answer read back from its JSON object (the firmware, the dashboard, the tests);
+        ValueError when it is not one (``ok`` not true or false). ``transaction`` is the
+        request's, not the answer's: it is dropped here and added again by :meth:`to_mqtt`."""
+        if not isinstance(payload, Mapping) or not isinstance(payload.get("ok"), bool):
+            raise ValueError("an answer is a JSON object with 'ok' true or false")
+
+        def opt(key: str, kind: type | tuple[type, ...]) -> Any:
+            value = payload.get(key)
+            if value is not None and (
+                not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+            ):
+                raise ValueError(f"an answer's {key!r} is not a {getattr(kind, '__name__', kind)}")
+            return value
+
+        return cls(
+            cmd=str(payload.get("cmd") or ""),
+            ok=bool(payload["ok"]),
+            seq=opt("seq", int),
+            error=opt("error", str),
+            reason=opt("reason", str),
+            request_id=opt("request_id", str),
+            replayed=opt("replayed", bool),
+            fields={k: v for k, v in payload.items() if k not in cls.KEYS and k != "transaction"},
+        )
+
+    def with_request_id(self, request_id: str) -> Answer:
+        return dataclasses.replace(self, request_id=request_id)
+
+    def replay(self, request_id: str) -> Answer:
+        """This (first) answer given again to a repeat of ``request_id``."""
+        return dataclasses.replace(self, request_id=request_id, replayed=True)
+
+    def without(self, keys: frozenset[str] | set[str]) -> Answer:
+        """The answer without some of the command's own fields (see
+        :data:`PRIVATE_ANSWER_FIELDS`)."""
+        return dataclasses.replace(
+            self, fields={k: v for k, v in self.fields.items() if k not in keys}
+        )
+
+    def to_payload(self) -> dict[str, Any]:
+        """The JSON object: ok, cmd, then error and reason (refusals), seq, the command's own
+        fields, request_id and replayed when set."""
+        out: dict[str, Any] = {"ok": self.ok, "cmd": self.cmd}
+        for key, value in (("error", self.error), ("reason", self.reason)):
+            if not self.ok or value is not None:
+                out[key] = value
+        if self.seq is not None:
+            out["seq"] = self.seq
+        out.update(self.fields)
+        if self.request_id is not None:
+            out["request_id"] = self.request_id
+        if self.replayed is not None:
+            out["replayed"] = self.replayed
+        return out
+
+    def to_mqtt(self, transaction: str | int | None) -> dict[str, Any]:
+        """The payload on ``reply/<client id>/<cmd>`` or ``response/<cmd>``: no private field,
+        and the request's ``transaction`` (null when it named none) echoed."""
+        return {**self.without(PRIVATE_ANSWER_FIELDS).to_payload(), "transaction": transaction}
+
+
 # -- observations (firmware -> hub) ----------------------------------------------------------
 
 #: JSON Schema fragments of the fields each observation request takes: the one list of those
@@ -436,11 +562,6 @@ class PaletteSource(StrEnum):
 
     DEFAULT = "default"  # the shipped palette (no taught palette on this table)
     TABLE = "table"  # the table's taught palette (``pyramid calibrate``: palette.json)
-
-
-def _doc(text: str) -> Any:
-    """A field's description, for the generated schema."""
-    return field(default=None, metadata={"doc": text})
 
 
 @dataclass(frozen=True)
@@ -636,6 +757,50 @@ def observation_schema(kind: str) -> dict[str, Any]:
     }
 
 
+def answer_schema() -> dict[str, Any]:
+    """``docs/schemas/response.json``: :class:`Answer` as :meth:`Answer.to_mqtt` sends it. The
+    command's own fields (docs/hub-api.md) are allowed beside the typed ones."""
+    hints = typing.get_type_hints(Answer)
+    docs = {f.name: f.metadata.get("doc") for f in dataclasses.fields(Answer)}
+    props: dict[str, Any] = {}
+    for key in ("ok", "cmd", "transaction", "seq", "request_id", "replayed"):
+        if key == "transaction":
+            prop: dict[str, Any] = {
+                "type": ["string", "integer", "null"],
+                "description": "the request's transaction, echoed (null when it named none)",
+            }
+        else:
+            # sent only when set: the annotation's type without its null
+            prop = _type_schema(hints[key])
+            names = prop["type"] if isinstance(prop["type"], list) else [prop["type"]]
+            names = [t for t in names if t != "null"]
+            prop["type"] = names[0] if len(names) == 1 else names
+            if docs.get(key):
+                prop["description"] = docs[key]
+        props[key] = prop
+    refusal = {
+        key: {"type": "string", "minLength": 1, "description": docs[key]}
+        for key in ("error", "reason")
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "response.json",
+        "title": "camelup/<table>/reply/<client id>/<cmd> or camelup/<table>/response/<cmd> "
+        "(not retained)",
+        "description": "The hub's answer to one request (generated from hub/wire.py by `python "
+        "-m hub.wire docs/schemas`; do not edit). ok false: a refusal that changed nothing. "
+        "The command's own fields (docs/hub-api.md) stand beside these; players' tokens and "
+        "private views never do.",
+        "type": "object",
+        "required": ["ok", "cmd", "transaction"],
+        "properties": props,
+        "not": {"anyOf": [{"required": [k]} for k in sorted(PRIVATE_ANSWER_FIELDS)]},
+        "if": {"properties": {"ok": {"const": False}}},
+        "then": {"required": ["error", "reason"], "properties": refusal},
+        "else": {"required": ["seq"]},
+    }
+
+
 def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
@@ -645,6 +810,7 @@ def generated_schemas() -> dict[str, str]:
         for kind in OBSERVATION_FIELDS
     }
     out["firmware-status.json"] = json.dumps(firmware_status_schema(), indent=1) + "\n"
+    out["response.json"] = json.dumps(answer_schema(), indent=1) + "\n"
     return out
 
 

@@ -28,6 +28,7 @@ from hub.dashboard.live import Live, page_event, redact_advice
 from hub.dashboard.qr import qr_svg
 from hub.dashboard.setup_page import SetupDesk, add_setup_routes, registered_setup_desk
 from hub.dashboard.sse import parse_last_id
+from hub.wire import Answer
 
 log = logging.getLogger(__name__)
 
@@ -220,15 +221,15 @@ def create_app(
             request_id=rid,
             asked={"path": request.path, "body": sent},
         )
-        if not isinstance(answer, dict) or not answer.get("ok"):
-            answer = answer if isinstance(answer, dict) else {}
+        typed = Answer.from_payload(answer)
+        if not typed.ok:
             return _error(
-                _sentence(answer.get("error") or "the hub refused"),
-                str(answer.get("reason") or "refused"),
-                extra=answer,
+                _sentence(typed.error or "the hub refused"),
+                typed.reason or "refused",
+                extra=typed.to_payload(),
             )
-        out = {k: v for k, v in answer.items() if k != "tokens"}  # tokens only via QR endpoint
-        return jsonify(out)
+        # players' tokens only through the QR endpoint; a player's private view is theirs
+        return jsonify(typed.without({"tokens"}).to_payload())
 
     def body() -> dict[str, Any]:
         from hub.jsonsafe import JsonError, loads

@@ -46,7 +46,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from hub.bus import Envelope
 from hub.games_glue import Sensor
 from hub.mqtt import discovery
-from hub.wire import TOPIC_PREFIX, BrokerConfig, RequestEnvelope, Topics, parse_broker_url
+from hub.wire import (
+    TOPIC_PREFIX,
+    Answer,
+    BrokerConfig,
+    RequestEnvelope,
+    Topics,
+    parse_broker_url,
+)
 
 if TYPE_CHECKING:
     from hub.session import TableSession
@@ -479,47 +486,40 @@ class MqttBridge:
         return answer, None if req is None else req.reply_to
 
     def _run(self, cmd: str, raw: bytes) -> tuple[dict[str, Any], RequestEnvelope | None]:
+        """The answer's MQTT payload (:meth:`Answer.to_mqtt`) and the request's envelope (None:
+        the request could not be read, so it names no client to answer)."""
         from hub.jsonsafe import JsonError, loads
-        from hub.requests import error
 
         try:
             payload = loads(raw) if raw.strip() else {}
         except JsonError as exc:  # not JSON, or nested too deeply: a sentence, not a traceback
-            return {**error(cmd, str(exc), exc.reason), "transaction": None}, None
+            return Answer.refusal(cmd, str(exc), exc.reason).to_mqtt(None), None
         if not isinstance(payload, dict):
-            return {
-                **error(cmd, "the request must be a JSON object", "bad_payload"),
-                "transaction": None,
-            }, None
+            return Answer.refusal(cmd, "the request must be a JSON object", "bad_payload").to_mqtt(
+                None
+            ), None
         try:
             req = RequestEnvelope.from_json(cmd, payload)
         except ValueError as exc:
-            return {**error(cmd, str(exc), "bad_transaction"), "transaction": None}, None
+            return Answer.refusal(cmd, str(exc), "bad_transaction").to_mqtt(None), None
         payload, transaction, auth = req.payload, req.transaction, req.auth
         rid = req.request_id
         if self.trusted_requests:
             if auth:  # a secret in a payload is read by the broker and whoever may subscribe
-                return {
-                    **error(
-                        cmd,
-                        "no PIN or token over MQTT: the broker's user and password "
-                        "are the authority (docs/mqtt.md)",
-                        "secret_on_mqtt",
-                    ),
-                    "transaction": transaction,
-                }, req
+                return Answer.refusal(
+                    cmd,
+                    "no PIN or token over MQTT: the broker's user and password "
+                    "are the authority (docs/mqtt.md)",
+                    "secret_on_mqtt",
+                ).to_mqtt(transaction), req
             if cmd == "tokens":
-                return {
-                    **error(
-                        cmd,
-                        "players' links are given on the dashboard only, never over MQTT",
-                        "forbidden",
-                    ),
-                    "transaction": transaction,
-                }, req
+                return Answer.refusal(
+                    cmd,
+                    "players' links are given on the dashboard only, never over MQTT",
+                    "forbidden",
+                ).to_mqtt(transaction), req
             answer = self.session.request(cmd, payload, None, channel="local", request_id=rid)
         else:
             answer = self.session.request(cmd, payload, auth, channel="mqtt", request_id=rid)
         # players' tokens and private views never go on a topic: the dashboard gives links
-        answer = {k: v for k, v in answer.items() if k not in ("tokens", "private")}
-        return {**answer, "transaction": transaction}, req
+        return Answer.from_payload(answer).to_mqtt(transaction), req

@@ -25,6 +25,7 @@ def test_the_schemas_in_docs_are_the_generated_ones() -> None:
         "observe-track.json",
         "observe-dice.json",
         "firmware-status.json",
+        "response.json",
     }
     for name, text in generated.items():
         on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
@@ -124,6 +125,56 @@ def test_a_payload_with_an_unknown_field_does_not_fit() -> None:
         jsonschema.validate(
             {"ts": 1.0, "colour": "blue", "pips": 3}, wire.observation_schema("die")
         )
+
+
+def test_an_answer_round_trips_and_keeps_its_private_fields_off_the_topics() -> None:
+    """What the hub answers, read back as the firmware and the dashboard read it: the same
+    object; on MQTT the transaction is echoed and no token or private view is sent."""
+    done = wire.Answer.done("action", 42, {"message": "Ann rolled.", "tokens": {"Ann": "t"}})
+    assert done.to_payload() == {
+        "ok": True,
+        "cmd": "action",
+        "seq": 42,
+        "message": "Ann rolled.",
+        "tokens": {"Ann": "t"},
+    }
+    assert wire.Answer.from_payload(done.to_payload()) == done
+    on_topic = done.with_request_id("r1").to_mqtt("tx-1")
+    assert on_topic == {
+        "ok": True,
+        "cmd": "action",
+        "seq": 42,
+        "message": "Ann rolled.",
+        "request_id": "r1",
+        "transaction": "tx-1",
+    }
+    schema = wire.answer_schema()
+    jsonschema.validate(on_topic, schema)
+    with pytest.raises(jsonschema.ValidationError):  # a token on a topic does not fit
+        jsonschema.validate({**done.to_payload(), "transaction": None}, schema)
+
+    no = wire.Answer.refusal("undo", "nothing to undo", "nothing_to_undo", seq=7)
+    assert no.to_payload() == {
+        "ok": False,
+        "cmd": "undo",
+        "error": "nothing to undo",
+        "reason": "nothing_to_undo",
+        "seq": 7,
+    }
+    assert (no.ok, no.reason, no.seq) == (False, "nothing_to_undo", 7)
+    jsonschema.validate(no.to_mqtt(None), schema)
+    again = wire.Answer.from_payload(no.replay("r2").to_payload())
+    assert (again.replayed, again.request_id, again.error) == (True, "r2", "nothing to undo")
+    for bad in (None, [], {"cmd": "undo"}, {"ok": "yes"}, {"ok": True, "seq": "7"}):
+        with pytest.raises(ValueError):
+            wire.Answer.from_payload(bad)  # type: ignore[arg-type]
+    for bad_on_wire in (
+        {"ok": False, "cmd": "undo", "transaction": None},  # a refusal says why
+        {"ok": True, "cmd": "undo", "transaction": None},  # done says the seq
+        {"ok": True, "cmd": "undo", "seq": 1},  # no transaction echoed
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad_on_wire, schema)
 
 
 def test_one_broker_url_parser_that_never_shows_the_password() -> None:

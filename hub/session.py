@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from hub import requests
@@ -43,7 +44,7 @@ from hub.games_glue.base import EngineGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
-from hub.store import GameRecord, RequestMark, Store, StoredEvent
+from hub.store import Batch, GameRecord, RequestMark, Store, StoredEvent
 from hub.wire import Answer
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,19 @@ HUB_EVENTS = (
 )
 
 Item = tuple[str, dict[str, Any]]  # (origin "engine" | "hub", event)
+
+
+@dataclass
+class _Part:
+    """One batch of a commit: its events, its cause, its game, and what it changes in memory
+    once logged (``apply``)."""
+
+    items: list[Item]
+    cause: dict[str, Any]
+    game_id: str | None
+    new_game: dict[str, Any] | None = None
+    game_status: str | None = None
+    apply: Callable[[], object] | None = None
 
 
 class TableSession:
@@ -357,21 +371,26 @@ class TableSession:
             kind = p.get("game") or DEFAULT_GAME
             drv = driver(kind)  # raises IllegalAction("unknown_game")
             game, params = drv.start(p, self._setup.for_start)
-            if self.active and self.record is not None:
-                self._commit(
-                    [("hub", {"type": "game_abandoned", "game_id": self.record.game_id})],
-                    {"cmd": "abandon"},
-                    game_status="abandoned",
-                )
-                self.record = None
             number = self.store.next_game_number(self.table_id)
             game_id = f"g{number}"
-            self._commit(
+            parts = []
+            if self.active and self.record is not None:  # in the same transaction as the start
+                old = self.record.game_id
+                parts.append(
+                    _Part(
+                        [("hub", {"type": "game_abandoned", "game_id": old})],
+                        {"cmd": "abandon"},
+                        old,
+                        game_status="abandoned",
+                    )
+                )
+            start = _Part(
                 [("engine", e) for e in game.log],
                 {"cmd": "start_game"},
-                game_id=game_id,
+                game_id,
                 new_game={"number": number, "kind": str(kind), "params": params},
             )
+            self._commit_parts([*parts, start])
             self.record = self.store.game(self.table_id, game_id)
             self.game = game
             self.pending = {}
@@ -587,31 +606,40 @@ class TableSession:
     ) -> list[tuple[int, float]]:
         """Durably append, then change memory, then publish. The one way anything changes."""
         gid = game_id if game_id is not None else self.game_id
-        drv = driver(new_game["kind"]) if new_game is not None else self.driver
-        seqs = self.store.append(
+        part = _Part(items, cause, gid, new_game, game_status, apply)
+        return self._commit_parts([part])[0]
+
+    def _commit_parts(self, parts: list[_Part]) -> list[list[tuple[int, float]]]:
+        """:meth:`_commit` for one command that writes several batches (a start that abandons
+        the game being played): all in one transaction, then each part's memory and bus in
+        order, as if committed one after the other."""
+        all_seqs = self.store.append_batches(
             self.table_id,
-            gid,
-            items,
-            cause=cause,
-            new_game=new_game,
-            game_status=game_status,
+            [Batch(p.game_id, p.items, p.cause, p.new_game, p.game_status) for p in parts],
             request=self.request_mark,
         )
+        for part, seqs in zip(parts, all_seqs, strict=True):
+            self._after_commit(part, seqs)
+        return all_seqs
+
+    def _after_commit(self, part: _Part, seqs: list[tuple[int, float]]) -> None:
+        """Memory, then the bus, for one logged part."""
+        items, cause, gid = part.items, part.cause, part.game_id
+        drv = driver(part.new_game["kind"]) if part.new_game is not None else self.driver
         if seqs:
             self._seq = seqs[-1][0]
-        if apply is not None:
-            apply()
+        if part.apply is not None:
+            part.apply()
         for pid in cause.get("resolves") or []:
             self.pending.pop(pid, None)
         for (_origin, ev), (seq, _ts) in zip(items, seqs, strict=True):
             track_prompt(self.pending, ev, seq, drv.prompt_of)
-        if game_status is not None and self.record is not None:
+        if part.game_status is not None and self.record is not None:
             self.record = self.store.game(self.table_id, self.record.game_id)
         n = len(items)
         for i, ((_origin, ev), (seq, ts)) in enumerate(zip(items, seqs, strict=True)):
             public = drv.annotate(drv.public_event(ev), cause)
             self.bus.publish(Envelope(seq, self.table_id, gid, public, ts, batch_end=i == n - 1))
-        return seqs
 
     def _envelopes(self, rows: list[StoredEvent]) -> list[Envelope]:
         kinds = {r.game_id: r.kind for r in self.store.games(self.table_id)} if rows else {}

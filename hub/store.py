@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sqlite3
 import threading
 import time
@@ -40,6 +41,7 @@ __all__ = [
     "StoreError",
     "StoreIntegrityError",
     "RequestMark",
+    "Batch",
     "AppliedRequest",
     "REQUEST_KEEP_S",
 ]
@@ -49,6 +51,9 @@ __all__ = [
 #: on open and every :data:`REQUEST_PRUNE_EVERY` requests kept.
 REQUEST_KEEP_S = 2 * 24 * 3600
 REQUEST_PRUNE_EVERY = 1000
+
+#: Fault injection for the tests (see :meth:`Store.append_batches`); unset, nothing of it runs.
+KILL_BETWEEN_BATCHES_ENV = "PYRAMID_TEST_KILL_BETWEEN_BATCHES"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -160,6 +165,18 @@ class RequestMark:
 
 
 @dataclass(frozen=True)
+class Batch:
+    """The events one command writes to one game (see :meth:`Store.append`): ``new_game``
+    ({"number", "kind", "params"}) creates the game row, ``game_status`` closes the game."""
+
+    game_id: str | None
+    events: Sequence[tuple[str, dict[str, Any]]]
+    cause: dict[str, Any] | None = None
+    new_game: dict[str, Any] | None = None
+    game_status: str | None = None
+
+
+@dataclass(frozen=True)
 class AppliedRequest:
     """A request id found in the log: what it was and its first answer (None when the hub
     stopped between writing its events and keeping its answer)."""
@@ -248,60 +265,46 @@ class Store:
         ``request`` records the id of the request that caused the events in it too, so after
         a crash a request is either applied and recorded, or neither (applied once).
         """
+        batch = Batch(game_id, events, cause, new_game, game_status)
+        return self.append_batches(table_id, [batch], request=request)[0]
+
+    def append_batches(
+        self, table_id: str, batches: Sequence[Batch], *, request: RequestMark | None = None
+    ) -> list[list[tuple[int, float]]]:
+        """Append several batches (each as :meth:`append` writes one) in ONE durable transaction;
+        the (seq, ts) of each batch's events.
+
+        Why: one command may write to two games, as a start with ``abandon`` does (the old
+        game's ``game_abandoned``, then the new game). Written in two transactions, a crash
+        between them would leave the old game abandoned and no new one, and the request id
+        (written with the last batch) unrecorded, so a resend would be judged again against
+        a table in a state nobody asked for. Here it is all of it, or nothing.
+
+        Fault injection (tests only): with ``PYRAMID_TEST_KILL_BETWEEN_BATCHES`` set, the
+        process kills itself (SIGKILL) after writing the first of several batches and before
+        the next (tests/security/test_start_abandon_once.py).
+        """
         ts = time.time()
+        kill_between = len(batches) > 1 and bool(os.environ.get(KILL_BETWEEN_BATCHES_ENV))
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    if new_game is not None:
-                        self._db.execute(
-                            "INSERT INTO games(table_id, game_id, number, kind, params, started,"
-                            " status) VALUES (?, ?, ?, ?, ?, ?, 'playing')",
-                            (
-                                table_id,
-                                game_id,
-                                int(new_game["number"]),
-                                str(new_game.get("kind", "camelup")),
-                                json.dumps(new_game["params"], sort_keys=True),
-                                ts,
-                            ),
-                        )
                     row = self._db.execute(
                         "SELECT seq, hash FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT 1",
                         (table_id,),
                     ).fetchone()
                     seq = int(row[0]) if row else 0
                     prev = str(row[1] or "") if row else ""
-                    batch = seq + 1
-                    cause_json = json.dumps(cause, sort_keys=True) if cause is not None else None
-                    out: list[tuple[int, float]] = []
-                    for origin, event in events:
-                        seq += 1
-                        data = json.dumps(event, sort_keys=True)
-                        type_ = str(event["type"])
-                        prev = _event_hash(
-                            prev, table_id, seq, game_id, origin, type_, data, ts, batch, cause_json
-                        )
-                        self._db.execute(
-                            "INSERT INTO events(table_id, seq, game_id, origin, type, data, ts,"
-                            " batch, cause, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (
-                                table_id,
-                                seq,
-                                game_id,
-                                origin,
-                                type_,
-                                data,
-                                ts,
-                                batch,
-                                cause_json,
-                                prev,
-                            ),
-                        )
-                        out.append((seq, ts))
-                    if out:
+                    outs: list[list[tuple[int, float]]] = []
+                    for i, b in enumerate(batches):
+                        if i and kill_between:
+                            os.kill(os.getpid(), signal.SIGKILL)
+                        seq, prev, out = self._write_batch_in_tx(table_id, b, seq, prev, ts)
+                        outs.append(out)
+                    if any(outs):
                         self._set_meta_in_tx(f"log_head/{table_id}", f"{seq}:{prev}")
-                    if request is not None and out:
+                    if request is not None and any(outs):
                         self._db.execute(
                             "INSERT INTO requests(table_id, request_id, cmd, fingerprint, seq,"
                             " ts) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(table_id, request_id)"
@@ -315,28 +318,56 @@ class Store:
                                 ts,
                             ),
                         )
-                    if new_game is not None:
-                        self._set_meta_in_tx(
-                            f"game_number/{table_id}", str(int(new_game["number"]))
-                        )
-                    if game_status is not None:
-                        self._db.execute(
-                            "UPDATE games SET status = ?, finished = ? WHERE table_id = ? AND"
-                            " game_id = ?",
-                            (
-                                game_status,
-                                None if game_status == "playing" else ts,
-                                table_id,
-                                game_id,
-                            ),
-                        )
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
                     raise
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"cannot write to the event log {self.path}: {exc}") from exc
-        return out
+        return outs
+
+    def _write_batch_in_tx(
+        self, table_id: str, b: Batch, seq: int, prev: str, ts: float
+    ) -> tuple[int, str, list[tuple[int, float]]]:
+        """One batch's rows, inside the caller's transaction: (last seq, last hash, its seqs)."""
+        game_id = b.game_id
+        if b.new_game is not None:
+            self._db.execute(
+                "INSERT INTO games(table_id, game_id, number, kind, params, started,"
+                " status) VALUES (?, ?, ?, ?, ?, ?, 'playing')",
+                (
+                    table_id,
+                    game_id,
+                    int(b.new_game["number"]),
+                    str(b.new_game.get("kind", "camelup")),
+                    json.dumps(b.new_game["params"], sort_keys=True),
+                    ts,
+                ),
+            )
+        batch = seq + 1
+        cause_json = json.dumps(b.cause, sort_keys=True) if b.cause is not None else None
+        out: list[tuple[int, float]] = []
+        for origin, event in b.events:
+            seq += 1
+            data = json.dumps(event, sort_keys=True)
+            type_ = str(event["type"])
+            prev = _event_hash(
+                prev, table_id, seq, game_id, origin, type_, data, ts, batch, cause_json
+            )
+            self._db.execute(
+                "INSERT INTO events(table_id, seq, game_id, origin, type, data, ts,"
+                " batch, cause, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (table_id, seq, game_id, origin, type_, data, ts, batch, cause_json, prev),
+            )
+            out.append((seq, ts))
+        if b.new_game is not None:
+            self._set_meta_in_tx(f"game_number/{table_id}", str(int(b.new_game["number"])))
+        if b.game_status is not None:
+            self._db.execute(
+                "UPDATE games SET status = ?, finished = ? WHERE table_id = ? AND game_id = ?",
+                (b.game_status, None if b.game_status == "playing" else ts, table_id, game_id),
+            )
+        return seq, prev, out
 
     def _set_meta_in_tx(self, key: str, value: str) -> None:
         self._db.execute(

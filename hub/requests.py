@@ -17,8 +17,18 @@ Applied once: a request may carry a ``request_id`` (MQTT: in the payload; HTTP: 
 request causes (:meth:`hub.store.Store.append`), so a hub killed after applying a request and
 before acknowledging it finds the id on restart; a repeat of the id is answered with the first
 answer (``"replayed": true``) and changes nothing. An id sent again with a different request is
-refused (``request_id_reused``). A request refused without writing anything keeps no id: sent
-again, it is judged afresh (it changed nothing either time).
+refused (``request_id_reused``).
+
+A refusal is an answer too, and kept like one: a request the table judged and refused (the
+rules, a stale tap, no game, nothing to undo: :class:`RequestError` and :class:`IllegalAction`)
+keeps its id with its refusal, so the same id sent again gets the same refusal (``"replayed":
+true``) and is never applied later by accident, when the table has moved on to a state where it
+would pass (an ``undo`` refused with "nothing to undo", resent after the next move, would take
+that move back). To try again after a refusal is a new request, with a new id. Not kept, because
+the table never judged them: a malformed request (the same bytes are refused the same way
+anyway), a refused authentication (a guest must not be able to write to the table's database;
+the fingerprint names who asked, so the same id with the right PIN is another request), and an
+internal error (nothing was decided; a resend is judged).
 
 Stale taps: ``action``, ``confirm`` and ``undo`` may carry ``expected_seq``, the table's seq the
 screen was drawn at. When a move, an undo or a new game was logged after it, the request is
@@ -628,8 +638,8 @@ def dispatch(
             marks,
             payload if asked is None else asked,
         )
-        if marks and (answer.get("ok") or session.seq != before):
-            try:  # the first answer, for a repeat of the id
+        if marks:  # applied, or judged and refused: the first answer, for a repeat of the id
+            try:
                 session.store.keep_answer(
                     session.table_id,
                     marks[0],
@@ -657,6 +667,7 @@ def _apply(
 ) -> dict[str, Any]:
     """Authorise and run one command under the table's lock; a request applied now (not a
     repeat) leaves its :class:`RequestMark` in ``marks``."""
+    before = session.seq
     try:
         if channel == "local" and auth is None:
             auth = {"local": True}
@@ -688,6 +699,7 @@ def _apply(
             session.request_mark = None
         return Answer.done(cmd, session.seq, result).to_payload()
     except (AuthError, _Bad) as exc:
+        marks.clear()  # not judged by the table: nothing to keep (see the module docstring)
         return error(cmd, str(exc), getattr(exc, "reason", "bad_payload"))
     except RequestError as exc:
         extra = {} if exc.seq is None else {"seq": exc.seq}
@@ -696,4 +708,6 @@ def _apply(
         return error(cmd, str(exc), exc.reason)
     except Exception as exc:  # a bug must answer, not kill the MQTT loop or the HTTP worker
         log.exception("command %s failed", cmd)
+        if session.seq == before:
+            marks.clear()  # nothing was decided: a resend is judged afresh
         return error(cmd, f"internal error: {type(exc).__name__}", "internal")

@@ -187,3 +187,51 @@ def test_in_a_game_where_all_act_at_once_only_ones_own_move_makes_a_tap_stale(
     )
     assert not again["ok"] and again["reason"] == "stale"
     assert again["error"].startswith("Ann has already moved") and len(_log(s)) == n
+
+
+def test_a_refused_request_keeps_its_refusal_and_is_never_applied_later(tables: Tables) -> None:
+    """An undo refused with "nothing to undo", sent again with its id after a move was played,
+    gets the same refusal: it does not take that move back."""
+    s = tables.session()
+    start(s)
+    first = s.request("undo", {"request_id": "undo-1"}, TABLE)
+    assert not first["ok"] and first["reason"] == "nothing_to_undo"
+    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE)["ok"]
+    n = len(_log(s))
+    again = s.request("undo", {"request_id": "undo-1"}, TABLE)
+    assert not again["ok"] and again["reason"] == "nothing_to_undo"
+    assert again["replayed"] is True and again["error"] == first["error"]
+    assert len(_log(s)) == n and s.game.current_player == "Bob", "the old undo was applied"
+    for restarted in (tables.session(),):  # the refusal is in the log's file: kept on restart
+        later = restarted.request("undo", {"request_id": "undo-1"}, TABLE)
+        assert not later["ok"] and later["replayed"] is True
+        assert restarted.game.current_player == "Bob"
+    fresh = s.request("undo", {"request_id": "undo-2"}, TABLE)  # trying again is a new request
+    assert fresh["ok"]
+
+
+def test_a_refused_stale_tap_keeps_its_refusal(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    drawn = s.seq
+    assert s.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE)["ok"]
+    tap = {"player": "Bob", "action": "leg:green", "expected_seq": drawn, "request_id": "tap-9"}
+    first = s.request("action", dict(tap), TABLE)
+    assert not first["ok"] and first["reason"] == "stale"
+    again = s.request("action", dict(tap), TABLE)
+    assert not again["ok"] and again["reason"] == "stale" and again["replayed"] is True
+
+
+def test_an_unauthenticated_or_malformed_request_keeps_no_id(tables: Tables) -> None:
+    """The table never judged these: a guest writes nothing to its database, and the id stays
+    free for the real request (another fingerprint: who asked is part of it)."""
+    s = tables.session()
+    start(s)
+    body = {"player": "Ann", "action": "leg:blue", "request_id": "a-7"}
+    wrong = s.request("action", dict(body), {"pin": "0000"})
+    assert not wrong["ok"] and "replayed" not in wrong
+    bad = s.request("action", {**body, "extra": 1}, TABLE)
+    assert not bad["ok"] and bad["reason"] == "bad_payload" and "replayed" not in bad
+    assert s.store.applied_request(s.table_id, "a-7") is None
+    right = s.request("action", dict(body), TABLE)
+    assert right["ok"] and "replayed" not in right and s.game.current_player == "Bob"

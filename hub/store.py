@@ -29,7 +29,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -562,6 +562,33 @@ class Store:
                 " value = excluded.value",
                 (key, value),
             )
+
+    def claim_meta(self, key: str, value: str, free: Collection[str] = ("",)) -> tuple[str, bool]:
+        """Set ``key`` to ``value`` only if it is unset or one of ``free``, atomically (one
+        IMMEDIATE transaction: no other connection, thread or process writes between the read
+        and the write); (the value it holds now, whether this call set it). The first of two
+        racing claims wins, the second sees the winner's value (hub.dashboard.guard.LinkClaims).
+        """
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    row = self._db.execute(
+                        "SELECT value FROM meta WHERE key = ?", (key,)
+                    ).fetchone()
+                    held = None if row is None else str(row[0])
+                    took = held is None or held in free
+                    if took:
+                        self._set_meta_in_tx(key, value)
+                        held = value
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot write to the event log {self.path}: {exc}") from exc
+        assert held is not None
+        return held, took
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -210,20 +210,20 @@ class LinkClaims:
         return self.store.get_meta(self._key(game_id, player)) not in (None, "", RELEASED)
 
     def allows(self, game_id: str, player: str, device: str | None) -> bool:
-        """May this device use the player's link? An unclaimed link is claimed by the first
-        valid device id it is opened with; a request without one is served while unclaimed."""
+        """May this device use the player's link? An unclaimed (or released) link is claimed by
+        the first valid device id it is opened with, atomically in the log's file: of two
+        devices racing for a released link, exactly one gets it, whichever process or worker
+        serves them. A request without a device id is served only while the link was never
+        claimed."""
         key = self._key(game_id, player)
-        with self._lock:
-            held = self.store.get_meta(key)
-            if not held or held == RELEASED:
-                if held == RELEASED and not device_id_ok(device):
-                    return False  # after a release only a device may take the link again
-                if device_id_ok(device):
-                    assert device is not None
-                    self.store.set_meta(key, self._hash(device))
-                    log.info("dashboard: %s's link of game %s claimed by a device", player, game_id)
-                return True
-            return device_id_ok(device) and hmac.compare_digest(held, self._hash(device or ""))
+        if not device_id_ok(device):
+            return not self.store.get_meta(key)  # never claimed: it holds no secret yet
+        assert device is not None
+        mine = self._hash(device)
+        held, took = self.store.claim_meta(key, mine, free=("", RELEASED))
+        if took:
+            log.info("dashboard: %s's link of game %s claimed by a device", player, game_id)
+        return took or hmac.compare_digest(held, mine)
 
     def release(self, game_id: str, player: str) -> bool:
         """Forget the claim (the next device to open the link claims it); was there one?"""

@@ -462,3 +462,79 @@ def test_undoing_a_bet_reveals_nothing(served: Served) -> None:
         ]
     )
     assert "orange" not in seen and "orange" not in json.dumps(undone)
+
+
+class _SlowReads(Store):
+    """A log whose reads take a while (a busy SD card): it widens the window between a claim's
+    read and its write, where a check-then-set claim lets two devices in."""
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        value = super().get_meta(key, default)
+        time.sleep(0.1)
+        return value
+
+
+def test_two_devices_racing_for_a_released_link_one_gets_it(tmp_path: Path) -> None:
+    """Two dashboards (two workers, two connections to the same log file) serve two devices
+    that open a released link at the same moment: exactly one claims it, every round."""
+    import threading
+
+    from hub.dashboard.guard import LinkClaims
+
+    path = tmp_path / "hub.db"
+    stores = [_SlowReads(path), _SlowReads(path)]
+    claims = [LinkClaims(st, "t1") for st in stores]
+    devices = [f"device-{i}-{'x' * 16}" for i in range(2)]
+    try:
+        for _round in range(4):
+            claims[0].release("g1", "Ann")
+            barrier = threading.Barrier(2)
+            won = [False, False]
+
+            def open_link(i: int, won: list[bool] = won, barrier: threading.Barrier = barrier):
+                barrier.wait()
+                won[i] = claims[i].allows("g1", "Ann", devices[i])
+
+            threads = [threading.Thread(target=open_link, args=(i,)) for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(10)
+            assert sum(won) == 1, f"round {_round}: {won}"
+            winner = won.index(True)
+            assert claims[1 - winner].allows("g1", "Ann", devices[winner])  # kept, in the file
+            assert not claims[winner].allows("g1", "Ann", devices[1 - winner])
+    finally:
+        for st in stores:
+            st.close()
+
+
+def test_two_phones_opening_a_released_link_over_http_one_gets_it(served: Served) -> None:
+    import threading
+
+    s = served.session
+    ann = s.player_token("Ann")
+    assert _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)[0] == 200
+    assert _as(served, "POST", "/api/players/Ann/release", {}, pin=True)[0] == 200
+    phones = [f"phone-{i}-{'y' * 16}" for i in range(2)]
+    roles: list[str] = ["", ""]
+    barrier = threading.Barrier(2)
+
+    def open_link(i: int) -> None:
+        barrier.wait()
+        roles[i] = _as(served, "GET", "/api/whoami", token=ann, device=phones[i])[1]["auth"]["role"]
+
+    threads = [threading.Thread(target=open_link, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert sorted(roles) == ["guest", "player"]
+    winner = phones[roles.index("player")]
+    assert (
+        _as(served, "GET", "/api/whoami", token=ann, device=winner)[1]["auth"]["role"] == "player"
+    )
+    assert (
+        _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)[1]["auth"]["role"]
+        == "guest"
+    )

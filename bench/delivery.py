@@ -5,8 +5,8 @@ with the shipped users and ACL, the hub's MQTT bridge and the firmware's MQTT si
     python -m bench.delivery            # printed only
 
 Figures:
-- ``broker_restarts``: the broker is restarted (no persistence: it forgets every session and
-  subscription) and 0.3 s later the firmware sends readings; repeated. Readings lost (never in
+- ``broker_restarts``: the broker is restarted as a brand-new one (``restart(clean=True)``: its
+  saved state dropped, so it forgets every session and subscription) and 0.3 s later the firmware sends readings; repeated. Readings lost (never in
   the event log) and applied twice (logged more than once).
 - ``hub_restarts``: the hub's bridge stops, the firmware sends readings while it is away, the
   bridge starts again; repeated. Lost and applied twice.
@@ -117,7 +117,7 @@ def broker_restarts(
     try:
         t0 = time.monotonic()
         for _ in range(restarts):
-            broker.restart()
+            broker.restart(clean=True)
             time.sleep(0.3)
             rig.send(per)
         out = rig.counts(60.0 if resend else 10.0)

@@ -4,10 +4,18 @@ error.
 
 Why a subprocess and not an in-process broker: mosquitto is what runs on the Pi and in a café, is
 fast, and a separate process survives (and can be restarted without) the hub. The temp config
-binds loopback only, refuses anonymous clients, lets each party do only what the ACL grants it,
-and keeps no persistence, so a restart is a clean broker: the hub republishes its retained topics
-on connect. ``supervise=True`` restarts a broker that died on its own (the hub's ``pyramid hub``
-and ``pyramid demo`` use it). The same class serves the tests' broker fixture.
+binds loopback only, refuses anonymous clients, and lets each party do only what the ACL grants it.
+``supervise=True`` restarts a broker that died on its own (the hub's ``pyramid hub`` and
+``pyramid demo`` use it). The same class serves the tests' broker fixture.
+
+Persistence: the hub keeps a persistent session (fixed client id, clean start off, a session
+expiry) so that QoS 1 requests sent while it is away wait for it; those queued messages, the
+sessions and the retained topics live in the broker's memory, and a broker without persistence
+lost them on every restart. So mosquitto keeps them in its own data directory (``data/`` in the
+broker's private folder, or ``data_dir``): it writes them on a clean stop (SIGTERM) and every
+:data:`AUTOSAVE_S` seconds, so a restart by :meth:`EmbeddedBroker.restart` loses nothing and a
+crash (SIGKILL, then the supervisor's restart) at most the last second. ``restart(clean=True)``
+is a brand-new broker (the tests' worst case).
 
 amqtt (``kind="amqtt"``) is only started when asked for by name: it has no ACL here, so it is an
 open broker and says so in the log.
@@ -107,7 +115,7 @@ def free_port(host: str = "127.0.0.1") -> int:
 MOSQUITTO_CONF = """\
 # written by camel-pyramid for an embedded broker; deleted when it stops
 listener {port} {host}
-{security}persistence false
+{security}{persistence}
 set_tcp_nodelay true
 # one league-view subscriber may receive hundreds of tables' events at QoS 1: do not drop them
 max_queued_messages 1000000
@@ -118,6 +126,17 @@ log_dest file {log}
 user {user}
 log_type error
 log_type warning
+"""
+
+#: Seconds between mosquitto's saves of its in-memory state (sessions, queued QoS 1 messages,
+#: retained topics) to the data directory; it also saves on a clean stop. A crash loses at most
+#: this much. The state of one table is small (kilobytes), so saving it this often is cheap.
+AUTOSAVE_S = 1
+
+PERSISTENCE_CONF = """\
+persistence true
+persistence_location {data}/
+autosave_interval {autosave}
 """
 
 # "plugins" is how amqtt 0.12 configures anonymous access; "auth" is 0.11's (ignored by 0.12)
@@ -156,11 +175,15 @@ class EmbeddedBroker:
         credentials: BrokerCredentials | None = None,
         supervise: bool = False,
         prefix: str = "camelup",
+        persistence: bool = True,
+        data_dir: Path | None = None,
     ) -> None:
         self.host = host
         self.port = port or free_port(host)
         self._dir = Path(tempfile.mkdtemp(prefix="camel-broker-"))
         os.chmod(self._dir, 0o700)
+        self.persistence = persistence
+        self.data_dir = Path(data_dir) if data_dir is not None else self._dir / "data"
         self._proc: subprocess.Popen[bytes] | None = None
         self.kind = self._choose(kind)
         self.credentials = credentials or BrokerCredentials.generate()
@@ -253,6 +276,7 @@ class EmbeddedBroker:
                     log=self.log_path,
                     user=_user(),
                     security=security_conf(passwd, acl),
+                    persistence=self._persistence_conf(),
                 ),
             )
             cmd = [find_mosquitto() or "mosquitto", "-c", str(conf)]
@@ -289,6 +313,13 @@ class EmbeddedBroker:
             f"within {timeout:.0f} s: {self._tail()}"
         )
 
+    def _persistence_conf(self) -> str:
+        if not self.persistence:
+            return "persistence false\n"
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.data_dir, 0o700)  # it holds every queued request
+        return PERSISTENCE_CONF.format(data=self.data_dir, autosave=AUTOSAVE_S)
+
     def stop(self, timeout: float = 5.0) -> None:
         with self._guard:
             self._wanted = False
@@ -318,9 +349,13 @@ class EmbeddedBroker:
                 self._wanted = False
                 self._proc = None
 
-    def restart(self) -> EmbeddedBroker:
-        """Stop and start again on the same port: retained messages are gone (no persistence)."""
+    def restart(self, *, clean: bool = False) -> EmbeddedBroker:
+        """Stop (mosquitto saves its state) and start again on the same port: sessions, queued
+        QoS 1 messages and retained topics are back. ``clean=True`` forgets them all first, as
+        a brand-new broker would."""
         self.stop()
+        if clean and self.data_dir.exists():
+            shutil.rmtree(self.data_dir, ignore_errors=True)
         return self.start()
 
     def _tail(self) -> str:

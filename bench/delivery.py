@@ -6,8 +6,9 @@ with the shipped users and ACL, the hub's MQTT bridge and the firmware's MQTT si
 
 Figures:
 - ``broker_restarts``: the broker is restarted as a brand-new one (``restart(clean=True)``: its
-  saved state dropped, so it forgets every session and subscription) and 0.3 s later the firmware sends readings; repeated. Readings lost (never in
-  the event log) and applied twice (logged more than once).
+  saved state dropped, so it forgets every session and subscription) and 0.3 s later the
+  firmware sends readings; repeated. Readings lost (never in the event log) and applied twice
+  (logged more than once).
 - ``hub_restarts``: the hub's bridge stops, the firmware sends readings while it is away, the
   bridge starts again; repeated. Lost and applied twice.
 - ``hub_kills``: a `pyramid hub` process killed with SIGKILL at 10 random moments while the

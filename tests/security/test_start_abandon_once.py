@@ -8,17 +8,17 @@ new game exists, the request id is unknown; the resent request then abandons and
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hub.store import KILL_BETWEEN_BATCHES_ENV
-from tests.hub._hubkit import TABLE, open_tables, start
+from tests.hub._hubkit import TABLE, Tables, open_tables, start
 
 pytestmark = [pytest.mark.security]
 
@@ -81,17 +81,21 @@ def test_a_start_killed_after_the_abandon_leaves_the_old_game_whole(tmp_path: Pa
         assert events[1].batch == events[1].seq != events[0].batch
 
 
-def test_a_start_over_a_game_publishes_the_abandon_then_the_new_game(tmp_path: Path) -> None:
-    for tables in open_tables(tmp_path):
-        s = tables.session()
-        start(s)
-        seen: list[tuple[int, str | None, str, bool]] = []
-        s.bus.subscribe(lambda env: seen.append((env.seq, env.game_id, env.type, env.batch_end)))
-        before = s.seq
-        answer = s.request("start_game", dict(NEW_GAME), TABLE)
-        assert answer["ok"] and answer["game_id"] == "g2"
-        s.bus.flush()
-        assert seen[0] == (before + 1, "g1", "game_abandoned", True)
-        assert all(g == "g2" for _, g, _, _ in seen[1:]) and seen[-1][3] is True
-        assert [q for q, _, _, _ in seen] == list(range(before + 1, s.seq + 1))
-        assert json.loads(json.dumps(s.snapshot(log=False, derived=False)))["game_id"] == "g2"
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Tables]:
+    yield from open_tables(tmp_path)
+
+
+def test_a_start_over_a_game_publishes_the_abandon_then_the_new_game(tables: Tables) -> None:
+    s = tables.session()
+    start(s)
+    seen: list[tuple[int, str | None, str, bool]] = []
+    s.bus.subscribe(lambda env: seen.append((env.seq, env.game_id, env.type, env.batch_end)))
+    before = s.seq
+    answer = s.request("start_game", dict(NEW_GAME), TABLE)
+    assert answer["ok"] and answer["game_id"] == "g2"
+    s.bus.flush()
+    assert seen[0] == (before + 1, "g1", "game_abandoned", True)
+    assert all(g == "g2" for _, g, _, _ in seen[1:]) and seen[-1][3] is True
+    assert [q for q, _, _, _ in seen] == list(range(before + 1, s.seq + 1))
+    assert s.snapshot(log=False, derived=False)["game_id"] == "g2"

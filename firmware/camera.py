@@ -60,6 +60,7 @@ class CameraSupervisor:
         self._cond = threading.Condition()
         self._latest: Frame | None = None
         self._consumed_seq = 0
+        self._peeked_seq = 0  # the newest frame peek() handed out: never recycled
         self._seq = 0
         self._generation = 0
         self._running = False
@@ -140,6 +141,7 @@ class CameraSupervisor:
                 if remaining <= 0 or not self._running:
                     return None
                 self._cond.wait(remaining)
+            self._peeked_seq = self._latest.seq
             return self._latest
 
     def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
@@ -197,7 +199,7 @@ class CameraSupervisor:
                         continue
                 try:
                     self._reading_since = time.monotonic()
-                    image = source.read()
+                    image = source.read_into(lambda: self._spare(gen))
                 except Exception as exc:
                     image = None
                     self._report(f"camera read failed: {type(exc).__name__}: {exc}", "failed")
@@ -255,6 +257,25 @@ class CameraSupervisor:
             source.close()
         except Exception:
             log.exception("closing the camera failed")
+
+    def _spare(self, gen: int) -> np.ndarray | None:
+        """The newest frame's buffer, for the next frame to be decoded into, when nobody has it
+        or ever will: not taken by the loop, not shown by peek(). It leaves the slot now (a
+        dropped frame: the loop had no time for it), so the loop, if it comes for a frame
+        meanwhile, waits the few milliseconds of the decode for a newer one. Without this the
+        slot's frame and the one being decoded lived side by side whenever the loop was busy:
+        a frame more at the process's peak (FrameSource.read_into)."""
+        with self._cond:
+            latest = self._latest
+            if gen != self._generation:  # a thread left behind (frozen read) takes nothing
+                return None
+            if latest is None or latest.seq <= self._consumed_seq:
+                return None
+            if latest.seq == self._peeked_seq:
+                return None
+            self._latest = None
+            self.dropped += 1
+            return latest.image
 
     def _deliver(self, image: np.ndarray, now: float) -> None:
         if self._failing:

@@ -127,7 +127,9 @@ def i420_planes(
     return y, u, v
 
 
-def yuv420_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, ycbcr: YCbCr) -> np.ndarray:
+def yuv420_to_bgr(
+    y: np.ndarray, u: np.ndarray, v: np.ndarray, ycbcr: YCbCr, out: np.ndarray | None = None
+) -> np.ndarray:
     """BGR uint8 from 4:2:0 planes (chroma at half size), decoded with ``ycbcr``'s matrix.
 
     Each chroma sample covers its 2x2 block of pixels, as OpenCV's I420 conversion does, so only
@@ -139,6 +141,8 @@ def yuv420_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, ycbcr: YCbCr) -> 
     (chroma repeated over its 2x2 blocks, what INTER_NEAREST at exactly twice the size does) and
     the colour matrix is applied in place, so a frame costs its own 2.7 MB and nothing else.
     Byte-identical to the resize/merge/transform it replaces (tests/firmware/test_picamera.py).
+    ``out``: a frame to write into instead of a new one (used when it is (h, w, 3) uint8 and
+    contiguous; else a new array is made).
     """
     import cv2
 
@@ -148,7 +152,14 @@ def yuv420_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, ycbcr: YCbCr) -> 
         uu = cv2.resize(np.ascontiguousarray(u), (w, h), interpolation=cv2.INTER_NEAREST)
         vv = cv2.resize(np.ascontiguousarray(v), (w, h), interpolation=cv2.INTER_NEAREST)
         return cv2.transform(cv2.merge([np.ascontiguousarray(y), uu, vv]), ycbcr.matrix())
-    out = np.empty((h, w, 3), np.uint8)
+    if (
+        out is None
+        or out.shape != (h, w, 3)
+        or out.dtype != np.uint8
+        or not out.flags.c_contiguous
+        or not out.flags.writeable
+    ):
+        out = np.empty((h, w, 3), np.uint8)
     out[..., 0] = y
     for dy in (0, 1):
         for dx in (0, 1):

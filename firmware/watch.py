@@ -458,12 +458,15 @@ class WatchLoop:
         state = self.state
         if self.zone is not None and state not in (SETUP, READING_FRAME) and zone_game:
             if self._watch_zone(frame) and state == READING_DIE:
+                self._prev_frame = frame  # the frame before is let go before the read
                 self._read_die(frame)
-                self._prev_frame = frame
                 return  # the track watcher starts from this frame
         watch = self._phase_watch
         if watch is not None and frame.t > self._phase_start:  # frames after the event only
             change = watch.update(_table(image))
+            # the frame before is not needed by any read below: let it go first (a read is the
+            # process's memory peak, and a frame is 2.7 MB)
+            self._prev_frame = frame
             if state in (SETUP, READING_FRAME):
                 moving = watch.state == ZoneState.MOVING or watch.hand
                 self._setup_still = 0 if moving else self._setup_still + 1

@@ -112,3 +112,48 @@ def test_frames_the_loop_had_no_time_for_are_dropped_and_counted() -> None:
         assert cam.dropped >= frame.seq - first.seq - 1  # every skipped frame counted
     finally:
         cam.stop()
+
+
+class Decoding(FrameSource):
+    """A camera that decodes into the spare frame it is given, as PiCamera2Source does."""
+
+    def __init__(self) -> None:
+        self.name = "decoding"
+        self.n = 0
+        self.spares: list[np.ndarray | None] = []
+
+    def read(self) -> np.ndarray | None:
+        return self.read_into(lambda: None)
+
+    def read_into(self, spare) -> np.ndarray | None:
+        time.sleep(0.005)
+        self.n += 1
+        out = spare()
+        self.spares.append(out)
+        if out is None:
+            out = np.empty_like(GOOD)
+        out[:] = 100 + self.n % 100
+        return out
+
+
+def test_a_frame_the_loop_had_no_time_for_is_decoded_into_never_one_it_holds() -> None:
+    """While the loop is busy, each new frame is decoded into the one it replaces (one frame
+    alive, not two); a frame the loop took, or the set-up link peeked at, is never written."""
+    source = Decoding()
+    with CameraSupervisor(lambda: source) as cam:
+        held = cam.next_frame(2.0)
+        assert held is not None
+        copy = held.image.copy()
+        time.sleep(0.3)  # the loop is busy: about 60 frames come meanwhile
+        assert np.array_equal(held.image, copy), "the loop's frame was written over"
+        spares = [s for s in source.spares if s is not None]
+        assert len(spares) >= 10, "frames nobody took were not reused"
+        assert all(s is not held.image for s in source.spares)
+        assert cam.dropped >= len(spares)
+        newest = cam.next_frame(1.0)
+        assert newest is not None and newest.seq > held.seq
+        shown = cam.peek(newest.t, 1.0)  # the set-up link has this one now
+        assert shown is not None
+        shown_copy = shown.image.copy()
+        time.sleep(0.1)
+        assert np.array_equal(shown.image, shown_copy), "a peeked frame was written over"

@@ -391,3 +391,36 @@ def test_yuv_decode_is_byte_identical_to_upsample_merge_transform(size) -> None:
     assert np.array_equal(ours, reference)
     # it writes only its own output, never the camera's planes
     assert all(np.array_equal(a, b) for a, b in zip(planes, (y, u, v), strict=True))
+
+
+def test_the_decode_writes_into_a_spare_frame_when_it_fits() -> None:
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 256, (72, 128), np.uint8)
+    u = rng.integers(0, 256, (36, 64), np.uint8)
+    v = rng.integers(0, 256, (36, 64), np.uint8)
+    ycbcr = ycbcr_of("Rec709")
+    fresh = yuv420_to_bgr(y, u, v, ycbcr)
+    spare = np.full((72, 128, 3), 7, np.uint8)
+    into = yuv420_to_bgr(y, u, v, ycbcr, out=spare)
+    assert into is spare and np.array_equal(into, fresh)
+    for wrong in (np.zeros((72, 127, 3), np.uint8), np.zeros((72, 128, 3), np.float32)):
+        other = yuv420_to_bgr(y, u, v, ycbcr, out=wrong)
+        assert other is not wrong and np.array_equal(other, fresh)
+
+
+def test_the_pi_camera_reads_into_the_frame_it_is_given(picam, tmp_path) -> None:
+    src = open_source(_config(tmp_path, "").camera)
+    try:
+        first = src.read()
+        assert first is not None
+        asked: list[int] = []
+
+        def spare() -> np.ndarray:
+            asked.append(1)
+            return first
+
+        again = src.read_into(spare)
+        assert again is first and asked == [1]  # decoded into it: no new frame made
+        assert np.array_equal(again, src.read())
+    finally:
+        src.close()

@@ -96,6 +96,10 @@ def test_the_net_slid_in_strips_gives_the_numbers_of_one_pass() -> None:
     strips = dense_logits_in_strips(clf, img, rows=5)
     assert strips.shape == whole.shape and whole.shape[1] > 20
     np.testing.assert_allclose(strips, whole, atol=1e-4)
+    # tiles across as well as down (the width cut too): still the whole pass's numbers
+    tiles = dense_logits_in_strips(clf, img, rows=9, cols=7)
+    assert tiles.shape == whole.shape and whole.shape[2] > 3 * 7
+    np.testing.assert_allclose(tiles, whole, atol=1e-4)
 
 
 def test_the_confidence_maps_each_gate_to_the_hubs_threshold() -> None:

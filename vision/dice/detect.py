@@ -28,39 +28,57 @@ DETECT_MIN = 0.6  # a peak's probability of a die, to be a die (chosen on the ca
 APART = 0.6  # two peaks nearer than this many die sides are one die
 
 
-# output rows of the net per strip: on a 1280 x 720 frame +36 MB of peak instead of +92, for about
-# 1.5 times the CPU of one pass
+# output rows and columns of the net per tile: on a 1280 x 720 frame the net's share of a whole-
+# frame read's peak is about +13 MB instead of +31 for whole-width strips (+92 for one pass), for
+# about 1.2 times the CPU of whole-width strips (x86_64, the Pi-pinned numpy/OpenCV)
 STRIP_ROWS = 16
-# pixels beyond a strip's windows that the layers' edge padding can reach (21), rounded up to
+TILE_COLS = 32
+# pixels beyond a tile's windows that the layers' edge padding can reach (21), rounded up to
 # the stride
 HALO = 24
 
 
+def _spans(n_out: int, step: int, size: int) -> list[tuple[int, int, int, int]]:
+    """Output windows [g0, g1) in runs of ``step``, with the input pixels [p0, p1) each needs
+    (its windows plus ``HALO`` either side, starting on the stride) of an axis ``size`` long."""
+    out = []
+    for g0 in range(0, n_out, step):
+        g1 = min(n_out, g0 + step)
+        p0 = max(0, STRIDE * g0 - HALO)
+        p1 = min(size, STRIDE * (g1 - 1) + INPUT + HALO)
+        out.append((g0, g1, p0, p1))
+    return out
+
+
 def dense_logits_in_strips(
-    clf: DieClassifier, image: np.ndarray, rows: int = STRIP_ROWS
+    clf: DieClassifier, image: np.ndarray, rows: int = STRIP_ROWS, cols: int = TILE_COLS
 ) -> np.ndarray:
-    """The net's dense logits over ``image``, computed in horizontal strips: the same numbers
-    as one pass over the whole image, at a fraction of the memory.
+    """The net's dense logits over ``image``, computed tile by tile (``rows`` x ``cols`` of the
+    net's output windows): the same numbers as one pass over the whole image, at a fraction of
+    the memory.
 
     Why: one pass over a 1280 x 720 frame scaled for the smallest die holds every layer's
     activations for about a million pixels at once (about +94 MB of peak on the Pi's
     numpy/OpenCV, 18 MB of it kept by the net afterwards), more than the whole watch process
-    is allowed. A strip carries ``HALO`` extra pixels on each side so that the layers' zero
-    padding at its cut edges never reaches the windows it keeps; strips start on multiples of
-    the net's stride so that their windows fall on the whole image's grid.
+    is allowed; whole-width strips still took +31 MB of a 100 MB budget. A tile carries
+    ``HALO`` extra pixels on each side so that the layers' zero padding at its cut edges never
+    reaches the windows it keeps; tiles start on multiples of the net's stride so that their
+    windows fall on the whole image's grid.
     """
-    h = image.shape[0]
+    h, w = image.shape[:2]
     gh = h // STRIDE - (INPUT // STRIDE - 1)  # the net's output rows on the whole image
-    if gh <= rows:
+    gw = w // STRIDE - (INPUT // STRIDE - 1)
+    if gh <= rows and gw <= cols:
         return clf.dense_logits(image)
-    parts: list[np.ndarray] = []
-    for g0 in range(0, gh, rows):
-        g1 = min(gh, g0 + rows)
-        y0 = max(0, STRIDE * g0 - HALO)
-        y1 = min(h, STRIDE * (g1 - 1) + INPUT + HALO)
-        local = clf.dense_logits(image[y0:y1])
-        parts.append(local[:, g0 - y0 // STRIDE : g1 - y0 // STRIDE])
-    return np.concatenate(parts, axis=1)
+    strips: list[np.ndarray] = []
+    for g0, g1, y0, y1 in _spans(gh, rows, h):
+        tiles = []
+        for c0, c1, x0, x1 in _spans(gw, cols, w):
+            local = clf.dense_logits(image[y0:y1, x0:x1])
+            oy, ox = y0 // STRIDE, x0 // STRIDE
+            tiles.append(local[:, g0 - oy : g1 - oy, c0 - ox : c1 - ox])
+        strips.append(np.concatenate(tiles, axis=2))
+    return np.concatenate(strips, axis=1)
 
 
 @dataclass(frozen=True)

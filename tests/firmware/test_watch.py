@@ -443,3 +443,32 @@ def test_replayed_frames_from_a_folder(mock_factory, tmp_path: Path) -> None:
         assert kinds(table.sink).count("die") == 1 and table.vision.die_calls == 1
     finally:
         table.close()
+
+
+def test_during_a_read_the_loop_holds_no_frame_but_the_one_it_reads(table: Table) -> None:
+    """A read is the watch's memory peak: the frame before the one being read (2.7 MB at
+    1280x720) is let go before it, for the die and for the track."""
+    held: list[tuple[str, int, int]] = []
+    read_die, read_track = table.vision.read_die, table.vision.read_track
+
+    def note(kind: str) -> None:
+        prev = table.loop._prev_frame
+        held.append((kind, -1 if prev is None else prev.seq, table.camera._consumed_seq))
+
+    def die(image, zone, **hints):
+        note("die")
+        return read_die(image, zone, **hints)
+
+    def track(image):
+        note("track")
+        return read_track(image)
+
+    table.loop.readers = dataclasses.replace(table.loop.readers, read_die=die, read_track=track)
+    time.sleep(0.3)
+    table.release_die()
+    assert len(table.sink.wait_for("die", 1, 3.0)) == 1
+    table.move_camel(to=2)
+    assert table.sink.wait_for("track", 1, 3.0)
+    assert [k for k, _, _ in held] == ["die", "track"]
+    for kind, prev, current in held:
+        assert prev == current, f"{kind} read with the frame before still held ({prev} < {current})"

@@ -51,6 +51,15 @@ from vision.palette import Palette
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
+def frame_lab(img: np.ndarray) -> np.ndarray:
+    """``img`` (BGR uint8) in float Lab, the numbers of ``cvtColor(img / 255.0, BGR2Lab)`` in
+    one float array instead of three at once (11 MB each for a 1280 x 720 frame: the whole-
+    frame read's peak in the watch, issue 14); byte-identical."""
+    f = img.astype(np.float32)
+    np.divide(f, np.float32(255.0), out=f)
+    return cv2.cvtColor(f, cv2.COLOR_BGR2Lab, dst=f)
+
+
 def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
                     white_gains: Sequence[float] | None) -> list[DieReading]:
     """DieReadings of every die in ``img`` (a whole frame, no zone)."""
@@ -58,7 +67,7 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
     bodies = find_bodies(img)
     cands: list[Cand] = []
     if pips:
-        lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        lab = frame_lab(img)
         cands = [c for g in group_pips(pips, lab) for c in two_faces(candidates(g))]
     owner: list[int | None] = []
     for g, fit in cands:

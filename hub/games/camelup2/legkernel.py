@@ -6,7 +6,10 @@ of six results (black or white numeral, 1-3). That is 720 die orders and 320,760
 (order, faces) sequences. The kernel walks them one level (one die) at a time: each row is a
 distinct state (the seven camels' keys and the dice already out) with its probability; after each
 level, rows with equal state are merged (their futures are the same), which keeps the levels small
-(a fresh leg's ~321k sequences pass through a few thousand states per level).
+(a fresh leg's ~321k sequences pass through a few thousand states per level). A level is built
+from its *moves* (a row and a die, or a row and a crazy camel for the grey die), each moved with
+its three faces at once, so what depends only on the row and the mover is computed once; the end
+rows are tallied by their whole finishing order (one of 120), not camel by camel.
 
 Encoding: each camel is ``(space + OFFSET) << 3 | height``; a bigger key is farther along, so a
 unit is the camels on the mover's space with a key at least the mover's, and ranking is the order
@@ -25,6 +28,7 @@ This module knows no colour names: integer arrays in and out. :mod:`.odds` wraps
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import permutations
 
 import numpy as np
 
@@ -95,12 +99,12 @@ def step(
     return Stepped(new, crossed, dest, tile)
 
 
-def crazy_mover(keys: np.ndarray, shade: int | np.ndarray) -> np.ndarray:
-    """Per row, the crazy camel the grey die moves when its numeral names ``shade`` (one camel
-    index for every row, or one per row).
+def crazy_forced(keys: np.ndarray) -> np.ndarray:
+    """Per row, the crazy camel an exception makes the grey die move whatever its numeral's
+    colour, or -1 where none applies (then the colour names it):
 
     a. exactly one crazy camel carries racing camels (anywhere above it): that one;
-    b. else one sits directly on the other: the top one; c. else the named one.
+    b. else one sits directly on the other: the top one.
     """
     b, w = keys[BLACK], keys[WHITE]
     sb, sw = b >> 3, w >> 3
@@ -111,7 +115,7 @@ def crazy_mover(keys: np.ndarray, shade: int | np.ndarray) -> np.ndarray:
         carries_b |= (sp == sb) & (row > b)
         carries_w |= (sp == sw) & (row > w)
     same = sb == sw
-    pick = np.array(np.broadcast_to(shade, (keys.shape[1],)), dtype=np.intp)
+    pick = np.full(keys.shape[1], -1, dtype=np.intp)
     pick[same & (w - b == 1)] = WHITE
     pick[same & (b - w == 1)] = BLACK
     only = carries_b ^ carries_w
@@ -120,23 +124,20 @@ def crazy_mover(keys: np.ndarray, shade: int | np.ndarray) -> np.ndarray:
     return pick
 
 
+def crazy_mover(keys: np.ndarray, shade: int | np.ndarray) -> np.ndarray:
+    """Per row, the crazy camel the grey die moves when its numeral names ``shade`` (one camel
+    index for every row, or one per row): the exceptions of :func:`crazy_forced`, else the
+    named one."""
+    forced = crazy_forced(keys)
+    return np.where(forced < 0, shade, forced)
+
+
 def _count_rows(mask: np.ndarray) -> np.ndarray:
     """Per column, how many of the seven rows are True (row by row: a reduce over the short
     axis 0 is ten times slower here, measured)."""
     out: np.ndarray = mask[0].astype(KEY)
     for row in mask[1:]:
         out += row
-    return out
-
-
-def racing_ranks(keys: np.ndarray) -> np.ndarray:
-    """(5, m) place of each racing camel (0 = leader): how many racing camels are ahead."""
-    rk = keys[:N_RACING]
-    out = np.zeros((N_RACING, keys.shape[1]), dtype=np.int8)
-    for i in range(N_RACING):
-        for j in range(N_RACING):
-            if i != j:
-                out[i] += rk[j] > rk[i]
     return out
 
 
@@ -167,8 +168,9 @@ def _merge(
     """Rows with equal keys and dice out have the same future: one row each, weights added."""
     packed = used.astype(np.int64)
     for row in keys:  # 6 + 7 * 8 = 62 bits
-        packed = (packed << 8) | row.astype(np.int64)
-    order = np.argsort(packed, kind="stable")
+        packed <<= 8
+        packed |= row
+    order = np.argsort(packed)
     ordered = packed[order]
     new = np.empty(packed.size, dtype=bool)
     new[0] = True
@@ -182,17 +184,27 @@ def _merge(
     return keys[:, keep], used[keep], w
 
 
-def _children(
-    keys: np.ndarray, used: np.ndarray, dice_left: list[int], left: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every (die, face) child of every row, as (parent index, mover, delta, probability,
-    dice out) arrays: one step call per level instead of one per die and face.
+@dataclass
+class Moves:
+    """The unit moves of one level, one per (row, die) and per (row, grey shade) where the shade
+    matters: the faces are not in it, so what depends only on the row and the mover (which
+    camels ride along) is found once for its three (or six) children."""
+
+    parent: np.ndarray  # (M,) row index
+    mover: np.ndarray  # (M,) camel index
+    sign: np.ndarray  # (M,) int16: +1 a racing die, -1 the grey die
+    prob: np.ndarray  # (M,) probability of each of its three faces
+    used: np.ndarray  # (M,) uint8: dice out after it
+
+
+def _moves(keys: np.ndarray, used: np.ndarray, dice_left: list[int], left: int) -> Moves:
+    """Every row rolls each die it still has; the grey die once per crazy camel it may move.
 
     A grey result whose camel does not depend on the numeral's colour (an exception applies)
-    is one child with both colours' probability."""
+    is one move with both colours' probability."""
     parent: list[np.ndarray] = []
     mover: list[np.ndarray] = []
-    delta: list[np.ndarray] = []
+    sign: list[np.ndarray] = []
     prob: list[np.ndarray] = []
     out: list[np.ndarray] = []
     for d in dice_left:
@@ -201,38 +213,112 @@ def _children(
             continue
         u = used[sel] | np.uint8(1 << d)
         if d == GREY:
-            k = keys[:, sel]
-            mb, mw = crazy_mover(k, BLACK), crazy_mover(k, WHITE)
-            same = mb == mw
+            forced = crazy_forced(keys[:, sel])
+            differ = forced < 0
             p_one = 1.0 / (left * 6)
-            groups = [
-                (sel, mb, np.where(same, 2 * p_one, p_one), u),
-                (sel[~same], mw[~same], np.full(int((~same).sum()), p_one), u[~same]),
-            ]
-            for face in (1, 2, 3):
-                for idx, mv, pr, uu in groups:
-                    if idx.size:
-                        parent.append(idx)
-                        mover.append(mv)
-                        delta.append(np.full(idx.size, -face, dtype=KEY))
-                        prob.append(pr)
-                        out.append(uu)
+            black = sel[differ]
+            parent += [sel, black]
+            mover += [np.where(differ, BLACK, forced), np.full(black.size, WHITE, dtype=np.intp)]
+            sign.append(np.full(sel.size + int(differ.sum()), -1, dtype=KEY))
+            prob += [np.where(differ, p_one, 2 * p_one), np.full(int(differ.sum()), p_one)]
+            out += [u, u[differ]]
         else:
-            pr = np.full(sel.size, 1.0 / (left * 3))
-            mv = np.full(sel.size, d, dtype=np.intp)
-            for face in (1, 2, 3):
-                parent.append(sel)
-                mover.append(mv)
-                delta.append(np.full(sel.size, face, dtype=KEY))
-                prob.append(pr)
-                out.append(u)
-    return (
+            parent.append(sel)
+            mover.append(np.full(sel.size, d, dtype=np.intp))
+            sign.append(np.ones(sel.size, dtype=KEY))
+            prob.append(np.full(sel.size, 1.0 / (left * 3)))
+            out.append(u)
+    return Moves(
         np.concatenate(parent),
         np.concatenate(mover),
-        np.concatenate(delta),
+        np.concatenate(sign),
         np.concatenate(prob),
         np.concatenate(out),
     )
+
+
+_FACES = np.array((1, 2, 3), dtype=KEY)[:, None]  # (3, 1)
+
+
+def step_faces(keys: np.ndarray, mover: np.ndarray, sign: np.ndarray, tiles: np.ndarray) -> Stepped:
+    """:func:`step` for the three faces of every move at once: row ``f * m + r`` of the result
+    is row r of ``keys`` moving camel ``mover[r]`` by ``sign[r] * (f + 1)``.
+
+    Why it is cheaper than :func:`step` on three times the rows: the unit (which camels ride)
+    depends on the row and the mover only, so it is found once per move and broadcast over the
+    faces; and the rare landings on a booing tile (the unit goes under) are redone afterwards
+    by :func:`step`, so the common path only ever puts the unit on top.
+    """
+    m = keys.shape[1]
+    mk = keys[mover, np.arange(m)]
+    sp = keys >> 3
+    pos = mk >> 3
+    in_unit = (sp == pos) & (keys >= mk)  # (7, m)
+    dest = pos + sign * _FACES  # (3, m)
+    tile = tiles[dest]
+    final = dest + sign * tile
+    # on top: the unit's bottom goes to the height of the final space's stack (the unit is
+    # never there itself unless a booing tile sent it back, and those are redone below);
+    # camel by camel, so no (7, 3, m) array of comparisons is ever built
+    height = (sp[0] == final).astype(KEY)
+    for row in sp[1:]:
+        height += row == final
+    shift = (final << 3) - mk + height
+    new = np.multiply(in_unit[:, None, :], shift, dtype=KEY)  # (7, 3, m)
+    new += keys[:, None, :]
+    new = new.reshape(N_CAMELS, -1)
+    crossed = (final > HIGH).view(np.int8) - (final < LOW).view(np.int8)
+    tile = tile.ravel()
+    under = np.flatnonzero(tile < 0)
+    if under.size:
+        r = under % m
+        redo = step(keys[:, r], mover[r], sign[r] * (under // m + 1).astype(KEY), tiles)
+        new[:, under] = redo.keys
+    return Stepped(new, crossed.ravel(), dest.ravel(), tile)
+
+
+def _order_codes(keys: np.ndarray) -> np.ndarray:
+    """Per row, the racing camels' finishing order as one number: sum of place_i * 5**i.
+
+    Camel i's place is how many racing camels are ahead of it; each pair (i, j) adds 5**i to
+    the code if j is ahead, else 5**j. Ten comparisons of two rows each, no (5, 5, n) array."""
+    rk = keys[:N_RACING]
+    code = np.full(keys.shape[1], sum(5**j * j for j in range(N_RACING)), dtype=KEY)
+    for i in range(N_RACING):
+        for j in range(i + 1, N_RACING):
+            # start from "i ahead of j" for every pair (that sum is the constant above)
+            code += (rk[j] > rk[i]) * KEY(5**i - 5**j)
+    return code
+
+
+def _order_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 120 valid order codes, and for each its (place, pair) indicator rows: per code, which
+    (camel, place) cells and which (first, second) cell it adds to."""
+    codes, places, pairs = [], [], []
+    for order in permutations(range(N_RACING)):  # order[r] = the camel in place r
+        place = [0] * N_RACING
+        for r, camel in enumerate(order):
+            place[camel] = r
+        codes.append(sum(p * 5**i for i, p in enumerate(place)))
+        cell = np.zeros((N_RACING, N_RACING))
+        cell[np.arange(N_RACING), place] = 1
+        places.append(cell.ravel())
+        pair = np.zeros(N_RACING * N_RACING)
+        pair[order[0] * N_RACING + order[1]] = 1
+        pairs.append(pair)
+    return np.array(codes, dtype=np.intp), np.array(places), np.array(pairs)
+
+
+_CODES, _CODE_PLACES, _CODE_PAIRS = _order_table()
+
+
+def _order_sums(keys: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(5, 5) P(camel i in place r) and (5, 5) P(i first and j second) of weighted end rows:
+    one bincount over the finishing orders, then each order's weight spread by table."""
+    per_order = np.bincount(_order_codes(keys), weights=weight, minlength=5**N_RACING)[_CODES]
+    places = (per_order @ _CODE_PLACES).reshape(N_RACING, N_RACING)
+    pairs = (per_order @ _CODE_PAIRS).reshape(N_RACING, N_RACING)
+    return places, pairs
 
 
 def run_leg(
@@ -249,6 +335,9 @@ def run_leg(
     for the race simulation to draw from; the leg odds do not need it). want_visits: also the
     expected number of unit landings on every space (``visits``), tile or not: the advisor's
     quick estimate of what a spectator tile there would earn (exact for the first landing).
+
+    Each level expands every (row, die) move with its three faces at once (:func:`step_faces`),
+    then merges the rows that reached the same state.
     """
     table = tile_table(tiles)
     keys = np.asarray(start, dtype=KEY).reshape(N_CAMELS, 1)
@@ -264,9 +353,10 @@ def run_leg(
         if not weight.size:
             break
         left = len(dice_left) - depth
-        parent, mover, delta, prob, used = _children(keys, used, dice_left, left)
-        s = step(keys[:, parent], mover, delta, table)
-        weight = weight[parent] * prob
+        mv = _moves(keys, used, dice_left, left)
+        s = step_faces(keys[:, mv.parent], mv.mover, mv.sign, table)
+        weight = np.tile(weight[mv.parent] * mv.prob, len(_FACES))
+        used = np.tile(mv.used, len(_FACES))
         hit = s.tile != 0
         if hit.any():
             landings += np.bincount(s.dest[hit], weights=weight[hit], minlength=TILE_SLOTS)
@@ -288,21 +378,13 @@ def run_leg(
     fk = np.concatenate(done_keys, axis=1)
     fw = np.concatenate(done_w)
     fx = np.concatenate(done_x)
-    rk = racing_ranks(fk)
-    places = np.zeros((N_RACING, N_RACING))
-    first = np.zeros(fw.size, dtype=np.intp)
-    second = np.zeros(fw.size, dtype=np.intp)
-    for i in range(N_RACING):
-        places[i] = np.bincount(rk[i], weights=fw, minlength=N_RACING)
-        first[rk[i] == 0] = i
-        second[rk[i] == 1] = i
-    pairs = np.bincount(first * N_RACING + second, weights=fw, minlength=N_RACING**2)
+    places, pairs = _order_sums(fk, fw)
     return LegOutcome(
         places=places,
         ends_forward=float(fw[fx > 0].sum()),
         ends_backward=float(fw[fx < 0].sum()),
         landings=landings,
-        pairs=pairs.reshape(N_RACING, N_RACING),
+        pairs=pairs,
         visits=visits,
         final_keys=fk,
         final_weight=fw,

@@ -7,7 +7,11 @@ likely sequences (which die comes out next, and its face 1, 2 or 3; 29,160 for a
 Every one of them is played out exactly — no sampling — by the vectorised kernel in
 :mod:`hub.games.camelup.legkernel`: the tree of sequences is expanded one level (one die) at a
 time as numpy arrays (15, 180, 1,620, 9,720, 29,160 rows), each camel being one small integer
-``space * 8 + height`` so a whole level moves in a few array operations. Movement follows the
+``space * 8 + height`` so a whole level moves in a few array operations. After each level the
+rows that reached the same state by different die orders are merged with an integer weight
+(:func:`legkernel.run_leg_merged`): a fresh leg's 9,720 rows with one die left are typically
+700-2,500 states, so the last level and the lookups on the leaves run on a tenth of the 29,160
+leaves, and every count stays an exact integer. Movement follows the
 rules: the mover carries the camels above it and lands on top; an oasis sends the unit one space
 on (on top), a mirage one space back and *under* the camels there (also when that is the space
 it just left); a tile acts once per landing. When a unit reaches space 17 the race is over: the
@@ -46,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from . import legkernel, racetable
-from .legkernel import N_CAMELS, encode_key, ranks, scratch
+from .legkernel import N_CAMELS, encode_key, ranks
 from .model import COLOURS
 
 SIDES = {"oasis": 1, "mirage": -1}
@@ -214,25 +218,18 @@ def odds_of(
     keys, cols = _start(position)
     k = 0 if position.finished else len(position.dice_left)
     tiles = legkernel.tile_lookup(position.desert) if position.desert else None
-    leaves = legkernel.run_leg(keys, k, tiles)
-    n = leaves.keys.shape[1]
+    leaves = legkernel.run_leg_merged(keys, k, tiles)
+    n = leaves.sequences
+    weight = leaves.weight
     rk = ranks(leaves.keys)
-    first = np.empty(N_CAMELS)
-    second = np.empty(N_CAMELS)
-    is_slot = scratch("is_slot", rk.shape, np.bool_)
-    for slot, out in ((0, first), (1, second)):
-        np.equal(rk, slot, out=is_slot)
-        out[cols] = [np.count_nonzero(row) / n for row in is_slot]
-    places = None
-    if order:
-        places = np.empty((N_CAMELS, N_CAMELS))
-        places[:, 0], places[:, 1] = first, second
-        for slot in range(2, N_CAMELS):
-            np.equal(rk, slot, out=is_slot)
-            places[cols, slot] = [np.count_nonzero(row) / n for row in is_slot]
+    places = np.empty((N_CAMELS, N_CAMELS))
+    for slot in range(N_CAMELS if order else 2):  # integer counts: exact
+        places[cols, slot] = ((rk == slot) * weight).sum(axis=1) / n
+    first, second = places[:, 0].copy(), places[:, 1].copy()
     win = lose = None
     if race:
-        sums = racetable.race_values(leaves.keys, rk, racetable.load_table()).sum(axis=1) / n
+        values = racetable.race_values(leaves.keys, rk, racetable.load_table())
+        sums = (values * weight).sum(axis=1) / n
         win = np.empty(N_CAMELS)
         lose = np.empty(N_CAMELS)
         win[cols] = sums.real
@@ -241,15 +238,15 @@ def odds_of(
     if pairs:
         values = racetable.pair_values(leaves.keys, rk, racetable.load_pairs_table())
         joint = np.empty((N_CAMELS, N_CAMELS))
-        joint[np.ix_(cols, cols)] = values.sum(axis=2) / n
+        joint[np.ix_(cols, cols)] = (values * weight).sum(axis=2) / n
     return LegOdds(
         first=first,
         second=second,
-        game_ends=float(np.count_nonzero(leaves.ended)) / n,
+        game_ends=float(leaves.weight[leaves.ended].sum()) / n,
         landings={s: float(leaves.landings[s]) for s in sorted(position.desert)},
         win=win,
         lose=lose,
-        places=places,
+        places=places if order else None,
         pairs=joint,
     )
 

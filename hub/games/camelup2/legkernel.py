@@ -181,7 +181,7 @@ def _merge(
     keep = order[starts]
     group = np.cumsum(new) - 1
     w = np.bincount(group, weights=weight[order], minlength=starts.size)
-    return keys[:, keep], used[keep], w
+    return np.take(keys, keep, axis=1), used[keep], w  # C order, unlike keys[:, keep]
 
 
 @dataclass
@@ -213,7 +213,7 @@ def _moves(keys: np.ndarray, used: np.ndarray, dice_left: list[int], left: int) 
             continue
         u = used[sel] | np.uint8(1 << d)
         if d == GREY:
-            forced = crazy_forced(keys[:, sel])
+            forced = crazy_forced(np.take(keys, sel, axis=1))
             differ = forced < 0
             p_one = 1.0 / (left * 6)
             black = sel[differ]
@@ -272,7 +272,9 @@ def step_faces(keys: np.ndarray, mover: np.ndarray, sign: np.ndarray, tiles: np.
     under = np.flatnonzero(tile < 0)
     if under.size:
         r = under % m
-        redo = step(keys[:, r], mover[r], sign[r] * (under // m + 1).astype(KEY), tiles)
+        redo = step(
+            np.take(keys, r, axis=1), mover[r], sign[r] * (under // m + 1).astype(KEY), tiles
+        )
         new[:, under] = redo.keys
     return Stepped(new, crossed.ravel(), dest.ravel(), tile)
 
@@ -354,7 +356,7 @@ def run_leg(
             break
         left = len(dice_left) - depth
         mv = _moves(keys, used, dice_left, left)
-        s = step_faces(keys[:, mv.parent], mv.mover, mv.sign, table)
+        s = step_faces(np.take(keys, mv.parent, axis=1), mv.mover, mv.sign, table)
         weight = np.tile(weight[mv.parent] * mv.prob, len(_FACES))
         used = np.tile(mv.used, len(_FACES))
         hit = s.tile != 0
@@ -365,11 +367,11 @@ def run_leg(
         keys = s.keys
         over = s.crossed != 0
         if over.any():
-            done_keys.append(keys[:, over])
+            done_keys.append(np.compress(over, keys, axis=1))
             done_w.append(weight[over])
             done_x.append(s.crossed[over])
             on = ~over
-            keys, used, weight = keys[:, on], used[on], weight[on]
+            keys, used, weight = np.compress(on, keys, axis=1), used[on], weight[on]
         if weight.size and (depth < rolls - 1 or merge_last):
             keys, used, weight = _merge(keys, used, weight)
     done_keys.append(keys)

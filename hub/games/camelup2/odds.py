@@ -240,7 +240,7 @@ def play_out(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             mover = die.astype(np.intp)
             if grey.any():
                 shade = np.where(rng.random(int(grey.sum())) < 0.5, lk.BLACK, lk.WHITE)
-                mover[grey] = lk.crazy_mover(work[:, grey], shade)
+                mover[grey] = lk.crazy_mover(np.compress(grey, work, axis=1), shade)
             delta = np.where(grey, -face, face)
             s = lk.step(work, mover, delta, no_tiles)
             work = s.keys
@@ -248,7 +248,7 @@ def play_out(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             if over.any():
                 out[:, index[over]] = work[:, over]
                 keep = ~over
-                work, index, order = work[:, keep], index[keep], order[keep]
+                work, index, order = np.compress(keep, work, axis=1), index[keep], order[keep]
     return out
 
 
@@ -257,7 +257,7 @@ def race_odds_of(leg: lk.LegOutcome, games: int = RACE_GAMES, seed: int = RACE_S
     rng = np.random.default_rng(seed)
     w = leg.final_weight / leg.final_weight.sum()
     pick = rng.choice(w.size, size=games, p=w)
-    keys = leg.final_keys[:, pick]
+    keys = np.take(leg.final_keys, pick, axis=1)  # C order, unlike final_keys[:, pick]
     running = leg.final_crossed[pick] == 0
     if running.any():
         keys[:, running] = play_out(keys[:, running], rng)

@@ -184,6 +184,27 @@ def _merge(
     return np.take(keys, keep, axis=1), used[keep], w  # C order, unlike keys[:, keep]
 
 
+def _canonical(
+    keys: np.ndarray, weight: np.ndarray, crossed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The end states merged and in one fixed order (crossing, then keys): the race simulation
+    draws from them by index, so its answer must not depend on the order in which the kernel
+    happened to produce them."""
+    packed = (crossed + 1).astype(np.int64)
+    for row in keys:  # 2 + 7 * 8 = 58 bits
+        packed <<= 8
+        packed |= row
+    order = np.argsort(packed, kind="stable")
+    ordered = packed[order]
+    new = np.empty(packed.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    keep = order[starts]
+    w = np.bincount(np.cumsum(new) - 1, weights=weight[order], minlength=starts.size)
+    return np.take(keys, keep, axis=1), w, crossed[keep]
+
+
 @dataclass
 class Moves:
     """The unit moves of one level, one per (row, die) and per (row, grey shade) where the shade
@@ -333,8 +354,9 @@ def run_leg(
     """Exact distribution of the rest of the leg from one position.
 
     start: (7,) keys; dice_left: die indices still in the pyramid (the leg releases all but one);
-    tiles: {space: +1 cheering | -1 booing}. merge_last: merge equal end states too (fewer rows
-    for the race simulation to draw from; the leg odds do not need it). want_visits: also the
+    tiles: {space: +1 cheering | -1 booing}. merge_last: merge equal end states too and put them
+    in a fixed order (fewer rows for the race simulation to draw from, and the same draws
+    whatever the kernel's internal order; the leg odds do not need it). want_visits: also the
     expected number of unit landings on every space (``visits``), tile or not: the advisor's
     quick estimate of what a spectator tile there would earn (exact for the first landing).
 
@@ -372,7 +394,7 @@ def run_leg(
             done_x.append(s.crossed[over])
             on = ~over
             keys, used, weight = np.compress(on, keys, axis=1), used[on], weight[on]
-        if weight.size and (depth < rolls - 1 or merge_last):
+        if weight.size and depth < rolls - 1:  # the end rows: see _canonical
             keys, used, weight = _merge(keys, used, weight)
     done_keys.append(keys)
     done_w.append(weight)
@@ -381,6 +403,8 @@ def run_leg(
     fw = np.concatenate(done_w)
     fx = np.concatenate(done_x)
     places, pairs = _order_sums(fk, fw)
+    if merge_last:
+        fk, fw, fx = _canonical(fk, fw, fx)
     return LegOutcome(
         places=places,
         ends_forward=float(fw[fx > 0].sum()),

@@ -112,15 +112,14 @@ def _camelup(args: argparse.Namespace) -> int:
     seats = (kinds + [kinds[-1]] * args.players)[: args.players]
     import os
 
-    bar = None
-    extra: dict[str, object] = {}
-    if args.edition == 1:  # the first edition's simulator plays in worker processes
-        bar = ProgressBar(args.games) if sys.stderr.isatty() else None
-        extra = {
-            "processes": args.processes or os.cpu_count() or 1,
-            "progress": bar.update if bar else None,
-        }
-    summary = simulate(seats, args.games, args.seed, **extra).summary()
+    bar = ProgressBar(args.games) if sys.stderr.isatty() else None
+    summary = simulate(
+        seats,
+        args.games,
+        args.seed,
+        processes=args.processes or os.cpu_count() or 1,
+        progress=bar.update if bar else None,
+    ).summary()
     if bar is not None:
         bar.close()
     if args.json:

@@ -1,13 +1,44 @@
-"""Bot-against-bot games for win rates: `pyramid simulate` and the advisor's benchmark."""
+"""Bot-against-bot games for win rates: `pyramid simulate` and the advisors' benchmarks.
+
+Both editions play here: an :class:`Edition` names the game class and the bot factory, the rest
+(seeding, worker processes, folding the results in game order) is the same for both.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .bots import make_bot
 from .game import Game
+
+
+class _Game(Protocol):
+    """What a simulated game needs of an edition's ``Game``."""
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def log(self) -> list[dict[str, Any]]: ...
+
+    def play(self, action: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Edition:
+    """An edition's game and bots. Module-level classes and functions: it pickles by reference,
+    so it travels to spawned worker processes."""
+
+    new_game: Callable[..., _Game]  # Game.new(names, seed=..., first_player=...)
+    make_bot: Callable[[str, str], Callable[[Any], Any]]  # make_bot(kind, seed) -> bot
+
+
+FIRST = Edition(Game.new, make_bot)
 
 
 @dataclass
@@ -34,19 +65,21 @@ class SimulationResult:
         }
 
 
-def play_one(bots: Sequence[str], seed: int) -> dict[str, Any]:
+def play_one(bots: Sequence[str], seed: int, edition: Edition = FIRST) -> dict[str, Any]:
     """Play one seeded game between the given bots (seat order = list order); return game_over."""
     names = [f"{kind}-{i}" for i, kind in enumerate(bots)]
-    game = Game.new(names, seed=seed, first_player=seed % len(names))
-    players = [make_bot(kind, f"{seed}/{i}") for i, kind in enumerate(bots)]
+    game = edition.new_game(names, seed=seed, first_player=seed % len(names))
+    players = [edition.make_bot(kind, f"{seed}/{i}") for i, kind in enumerate(bots)]
     while not game.finished:
-        game.play(players[game.state.current](game.state))  # type: ignore[index]
+        current = game.state.current
+        assert current is not None
+        game.play(players[current](game.state))
     return game.log[-1]
 
 
-def _play_seeded(job: tuple[tuple[str, ...], int]) -> dict[str, Any]:
-    bots, seed = job
-    return play_one(bots, seed)
+def _play_seeded(job: tuple[tuple[str, ...], int, Edition]) -> dict[str, Any]:
+    bots, seed, edition = job
+    return play_one(bots, seed, edition)
 
 
 def simulate(
@@ -56,12 +89,13 @@ def simulate(
     *,
     processes: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    edition: Edition = FIRST,
 ) -> SimulationResult:
     """``games`` seeded games; ``processes`` > 1 plays them in that many worker processes (the
     games are independent; the results are folded in game order, so the summary is the same
     whatever the number of processes). ``progress(done, games)`` is called as games end."""
     res = SimulationResult(list(bots), 0, [0.0] * len(bots), [0] * len(bots), [0] * len(bots))
-    jobs = [(tuple(bots), seed * 1_000_003 + g) for g in range(games)]
+    jobs = [(tuple(bots), seed * 1_000_003 + g, edition) for g in range(games)]
     if processes > 1 and games > 1:
         import multiprocessing
 

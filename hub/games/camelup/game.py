@@ -9,7 +9,7 @@ from a stored log. The bookkeeping is the shell every game of the table shares
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..common import EventSourcedGame
@@ -39,6 +39,18 @@ def setup_track(roll: Sequence[tuple[str, int]]) -> dict[int, tuple[str, ...]]:
 
 def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]]:
     """A validated copy of a track given as {space: [colours bottom to top]}."""
+    return check_stacks(track, COLOURS, "five", lambda c: f"{c!r} is not a camel colour.")
+
+
+def check_stacks(
+    track: Mapping[Any, Sequence[str]],
+    camels: Sequence[str],
+    count: str,
+    unknown: Callable[[str], str],
+) -> dict[int, tuple[str, ...]]:
+    """A validated copy of a track {space: [camels bottom to top]} holding each of ``camels``
+    (``count`` of them, in words) once, on spaces 1..16; IllegalAction("bad_setup") if not,
+    with ``unknown(camel)`` as the sentence for a camel the edition does not have."""
     out: dict[int, tuple[str, ...]] = {}
     seen: list[str] = []
     for raw_space, stack in track.items():
@@ -48,16 +60,16 @@ def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]
             raise IllegalAction("bad_setup", f"{raw_space!r} is not a space number.") from None
         if not 1 <= space <= SPACES:
             raise IllegalAction("bad_setup", f"Space {space} is not on the track (1 to {SPACES}).")
-        for colour in stack:
-            if colour not in COLOURS:
-                raise IllegalAction("bad_setup", f"{colour!r} is not a camel colour.")
+        for camel in stack:
+            if camel not in camels:
+                raise IllegalAction("bad_setup", unknown(camel))
         seen += list(stack)
         if stack:
             out[space] = tuple(stack)
-    if sorted(seen) != sorted(COLOURS):
+    if sorted(seen) != sorted(camels):
         raise IllegalAction(
             "bad_setup",
-            "The track must hold each of the five camels exactly "
+            f"The track must hold each of the {count} camels exactly "
             f"once, got {', '.join(seen) or 'none'}.",
         )
     return out

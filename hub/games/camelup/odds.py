@@ -101,30 +101,46 @@ def space_number(raw: object, what: str) -> int:
     raise PositionError(f"{what} {raw!r} is not a space number")
 
 
-def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, int]:
-    """Desert tiles as {space: +1 | -1}, checked against a validated track; PositionError if not."""
-    if not isinstance(desert, Mapping):
-        raise PositionError("desert must be an object mapping spaces to 'oasis' or 'mirage'")
+def validate_tiles(
+    raw: object,
+    track: Mapping[int, object],
+    field: str,
+    noun: str,
+    sides: Mapping[str, int],
+) -> dict[int, int]:
+    """Track tiles of either edition as {space: effect}, checked against a validated track;
+    PositionError if not. field: the input's name ("desert"); noun: what a tile is called
+    ("desert tile"); sides: each side's name and effect (+1 / -1).
+    The rules are the same in both editions: spaces 2..16, one per space, never under a camel,
+    never next to another."""
+    names = " or ".join(repr(s) for s in sides)
+    if not isinstance(raw, Mapping):
+        raise PositionError(f"{field} must be an object mapping spaces to {names}")
     tiles: dict[int, int] = {}
-    for raw_space, side in desert.items():
-        space = space_number(raw_space, "desert tile space")
-        if side not in SIDES:
+    for raw_space, side in raw.items():
+        space = space_number(raw_space, f"{noun} space")
+        if side not in sides:
             raise PositionError(
-                f"desert tile on space {space} has unknown side {side!r} (oasis or mirage)"
+                f"{noun} on space {space} has unknown side {side!r} ({' or '.join(sides)})"
             )
         if space in tiles:
-            raise PositionError(f"two desert tiles on space {space}")
+            raise PositionError(f"two {noun}s on space {space}")
         if space == 1:
-            raise PositionError("a desert tile cannot lie on space 1")
+            raise PositionError(f"a {noun} cannot lie on space 1")
         if not 2 <= space <= LAST_SPACE:
-            raise PositionError(f"desert tile space {space} is off the track (2..16)")
+            raise PositionError(f"{noun} space {space} is off the track (2..{LAST_SPACE})")
         if space in track:
-            raise PositionError(f"desert tile on space {space} lies under a camel")
-        tiles[space] = SIDES[side]
+            raise PositionError(f"{noun} on space {space} lies under a camel")
+        tiles[space] = sides[side]
     for space in tiles:
         if space + 1 in tiles:
-            raise PositionError(f"desert tiles on spaces {space} and {space + 1} are adjacent")
+            raise PositionError(f"{noun}s on spaces {space} and {space + 1} are adjacent")
     return tiles
+
+
+def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, int]:
+    """Desert tiles as {space: +1 | -1}, checked against a validated track; PositionError if not."""
+    return validate_tiles(desert, track, "desert", "desert tile", SIDES)
 
 
 def validate_position(

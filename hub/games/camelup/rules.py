@@ -211,7 +211,14 @@ def final_scoring(
     state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int]
 ) -> Event:
     """The game_over event: both overall piles turned card by card in the order placed."""
-    order = ranking(track)
+    return game_over(state, ranking(track), money)
+
+
+def game_over(state: Any, order: list[str], money: dict[str, int]) -> Event:
+    """The game_over event of either edition, from the race's final ranking ``order`` (racing
+    camels, winner first): the winner pile then the loser pile, card by card in the order
+    placed; a correct card pays by how many correct ones came before it, a wrong one costs 1
+    (never below 0). ``state`` needs ``overall``, ``players`` and ``names``."""
     result = {"winner": order[0], "loser": order[-1]}
     money = dict(money)
     revealed = []

@@ -8,10 +8,11 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..camelup.game import check_stacks
 from ..common import EventSourcedGame, check_player_names
 from .actions import Action, parse_action
 from .errors import IllegalAction
-from .model import CAMELS, CRAZY, FACES, MAX_PLAYERS, MIN_PLAYERS, RACING, SPACES, setup_space
+from .model import CAMELS, CRAZY, FACES, MAX_PLAYERS, MIN_PLAYERS, RACING, setup_space
 from .rules import Event, apply, legal_actions
 from .state import ACTION_EVENTS, GameState, fold, initial
 
@@ -55,31 +56,12 @@ def setup_track(
 
 def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]]:
     """A validated copy of a track {space: [camels bottom to top]} holding all seven camels."""
-    out: dict[int, tuple[str, ...]] = {}
-    seen: list[str] = []
-    for raw_space, stack in track.items():
-        try:
-            space = int(raw_space)
-        except (TypeError, ValueError):
-            raise IllegalAction("bad_setup", f"{raw_space!r} is not a space number.") from None
-        if not 1 <= space <= SPACES:
-            raise IllegalAction("bad_setup", f"Space {space} is not on the track (1 to {SPACES}).")
-        for camel in stack:
-            if camel not in CAMELS:
-                raise IllegalAction(
-                    "bad_setup",
-                    f"{camel!r} is not a camel of the second edition ({', '.join(CAMELS)}).",
-                )
-        seen += list(stack)
-        if stack:
-            out[space] = tuple(stack)
-    if sorted(seen) != sorted(CAMELS):
-        raise IllegalAction(
-            "bad_setup",
-            "The track must hold each of the seven camels exactly "
-            f"once, got {', '.join(seen) or 'none'}.",
-        )
-    return out
+    return check_stacks(
+        track,
+        CAMELS,
+        "seven",
+        lambda c: f"{c!r} is not a camel of the second edition ({', '.join(CAMELS)}).",
+    )
 
 
 def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:

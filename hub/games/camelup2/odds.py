@@ -27,10 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from hub.games.camelup.odds import PositionError, space_number  # the same in both editions
+from hub.games.camelup.odds import (  # the same in both editions
+    PositionError,
+    space_number,
+    validate_tiles,
+)
 
 from . import legkernel as lk
-from .model import CAMELS, CRAZY, DICE, GREY, RACING, SIDES, SPACES
+from .model import CAMELS, CRAZY, DICE, GREY, RACING, SPACES
 
 RACE_GAMES = 10_000
 RACE_SEED = 2018
@@ -49,27 +53,9 @@ class Position:
 
 
 def _validate_spectators(raw: object, track: Mapping[int, object]) -> dict[int, int]:
-    if not isinstance(raw, Mapping):
-        raise PositionError("spectators must be an object mapping spaces to 'cheering' or 'booing'")
-    tiles: dict[int, int] = {}
-    for raw_space, side in raw.items():
-        space = space_number(raw_space, "spectator tile space")
-        if side not in SIDES:
-            raise PositionError(
-                f"spectator tile on space {space} has unknown side {side!r} (cheering or booing)"
-            )
-        if space in tiles:
-            raise PositionError(f"two spectator tiles on space {space}")
-        if space == 1:
-            raise PositionError("a spectator tile cannot lie on space 1")
-        if not 2 <= space <= SPACES:
-            raise PositionError(f"spectator tile space {space} is off the track (2..16)")
-        if space in track:
-            raise PositionError(f"spectator tile on space {space} lies under a camel")
-        tiles[space] = TILE_EFFECT[side]
-    for space in tiles:
-        if space + 1 in tiles:
-            raise PositionError(f"spectator tiles on spaces {space} and {space + 1} are adjacent")
+    """Spectator tiles as {space: +1 cheering | -1 booing}: the first edition's desert-tile
+    rules, and at most eight (one per character)."""
+    tiles = validate_tiles(raw, track, "spectators", "spectator tile", TILE_EFFECT)
     if len(tiles) > 8:
         raise PositionError("more spectator tiles than the eight characters own")
     return tiles

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hub.games.camelup.rules import game_over
+
 from .actions import (
     Action,
     BetOverall,
@@ -31,7 +33,6 @@ from .model import (
     SPACES,
     crazy_to_move,
     move_camel,
-    overall_payout,
     ranking,
 )
 from .state import GameState
@@ -276,40 +277,9 @@ def leg_scoring(
 def final_scoring(
     state: GameState, track: dict[int, tuple[str, ...]], money: dict[str, int]
 ) -> Event:
-    """The game_over event: winner pile then loser pile, card by card in the order placed."""
-    order = ranking(track)
-    result = {"winner": order[0], "loser": order[-1]}
-    money = dict(money)
-    revealed = []
-    for pile in PILES:
-        correct = 0
-        for i, colour in state.overall[pile]:
-            name = state.players[i].name
-            if colour == result[pile]:
-                payout = overall_payout(correct)
-                correct += 1
-            else:
-                payout = -min(1, money[name])
-            money[name] += payout
-            revealed.append(
-                {
-                    "pile": pile,
-                    "player": name,
-                    "colour": colour,
-                    "correct": colour == result[pile],
-                    "payout": payout,
-                }
-            )
-    best = max(money.values())
-    return {
-        "type": "game_over",
-        "winner": order[0],
-        "loser": order[-1],
-        "ranking": order,
-        "overall": revealed,
-        "money": money,
-        "winners": [n for n in state.names if money[n] == best],
-    }
+    """The game_over event: winner pile then loser pile, card by card in the order placed
+    (the first edition's reveal, with the second edition's ranking of the racing camels)."""
+    return game_over(state, ranking(track), money)
 
 
 def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:

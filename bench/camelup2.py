@@ -3,26 +3,25 @@
 Figures: a fresh leg (six dice, five out) with exact leg odds over varied positions, the same
 with the simulated race odds, a mid-leg position (three dice left), the advisor's ranking of a
 mid-leg position (exact mode: one kernel run per spectator placement), the advisor bot against
-three random bots over seeded 4-player games (BENCH_ADVISOR2_GAMES, default 1,000), and the peak
-memory of a fresh process holding both editions (the first edition's race table loaded, a game of
-each played a few turns with odds).
+three random bots over seeded 4-player games (BENCH_ADVISOR2_GAMES, default 1,000; one worker per
+core), and the peak memory of a fresh process holding both editions (the first edition's race
+table loaded, a game of each played a few turns with odds).
 """
 
 from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 import time
 
+from bench.camelup_advisor import mid_leg_states, peak_rss_mb
 from bench.camelup_odds import _summary, _times
 from hub.games.camelup2 import Game
 from hub.games.camelup2 import advisor as advisor2
 from hub.games.camelup2.advisor import advise
 from hub.games.camelup2.model import CAMELS, DICE, RACING
 from hub.games.camelup2.odds import leg_odds_of, position_odds, validate_position
-from hub.games.camelup2.simulate import play_one
+from hub.games.camelup2.simulate import simulate
 
 GAMES = int(os.environ.get("BENCH_ADVISOR2_GAMES", "1000"))
 
@@ -58,22 +57,16 @@ def _with_race(p: dict) -> None:
 
 
 def _mid_leg_states(n: int = 30) -> list:
-    out = []
-    for seed in range(n):
-        g = Game.new(["A", "B", "C", "D"], seed=seed)
-        for action in ("roll", "leg:blue", f"spectator:{8 + seed % 6}:booing", "roll", "roll"):
-            try:
-                g.play(action)
-            except ValueError:
-                g.play("roll")
-        out.append(g.state)
-    return out
+    return mid_leg_states(
+        Game.new,
+        lambda seed: ["roll", "leg:blue", f"spectator:{8 + seed % 6}:booing", "roll", "roll"],
+        n,
+    )
 
 
 def _rss_child() -> float:
     """Peak RSS (MB) of a fresh process holding both editions, their odds and a game of each."""
-    code = (
-        "import resource\n"
+    return peak_rss_mb(
         "from hub.games.camelup import Game as G1\n"
         "from hub.games.camelup.advisor import advise as a1\n"
         "from hub.games.camelup2 import Game as G2\n"
@@ -83,10 +76,7 @@ def _rss_child() -> float:
         "for _ in range(12):\n"
         "    g1.play(a1(g1.state, limit=1)[0]['action'])\n"
         "    g2.play(a2(g2.state, limit=1)[0]['action'])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return round(float(out.stdout.strip()), 1)
 
 
 def run() -> dict:
@@ -130,19 +120,16 @@ def run() -> dict:
         "mostly waiting for a core, the CPU time is the advisor's own",
     }
     t0 = time.perf_counter()
-    firsts = 0
-    wins = 0.0
-    for seed in range(GAMES):
-        over = play_one(["advisor", "random", "random", "random"], seed)
-        if "advisor-0" in over["winners"]:
-            firsts += 1
-            wins += 1 / len(over["winners"])
+    cores = os.cpu_count() or 1
+    res = simulate(["advisor", "random", "random", "random"], GAMES, 0, processes=cores)
+    firsts, wins = res.firsts[0], res.wins[0]
     result["advisor_vs_3_random"] = {
         "games": GAMES,
         "first_place_rate": firsts / max(1, GAMES),
         "win_share": round(wins / max(1, GAMES), 4),
         "target": ">= 0.95",
         "seconds": round(time.perf_counter() - t0, 1),
+        "processes": cores,
     }
     result["both_editions_process_peak_rss_mb"] = {"value": _rss_child(), "target": "<= 150"}
     return result

@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from hub.games.camelup import Game
 from hub.games.camelup.advisor import advise
@@ -20,11 +22,15 @@ from hub.games.camelup.simulate import simulate
 GAMES = int(os.environ.get("BENCH_ADVISOR_GAMES", "1000"))
 
 
-def _mid_leg_states(n: int = 40):
+def mid_leg_states(
+    new_game: Callable[..., Any], actions: Callable[[int], list[str]], n: int
+) -> list:
+    """States of n seeded 4-player games after a few actions (``actions(seed)``; an action the
+    position refuses is replaced by a roll): both editions' advisor benchmarks rank these."""
     out = []
     for seed in range(n):
-        g = Game.new(["A", "B", "C", "D"], seed=seed)
-        for action in ("roll", "leg:blue", f"desert:{8 + seed % 6}:oasis", "roll"):
+        g = new_game(["A", "B", "C", "D"], seed=seed)
+        for action in actions(seed):
             try:
                 g.play(action)
             except ValueError:
@@ -33,19 +39,28 @@ def _mid_leg_states(n: int = 40):
     return out
 
 
+def _mid_leg_states(n: int = 40):
+    return mid_leg_states(
+        Game.new, lambda seed: ["roll", "leg:blue", f"desert:{8 + seed % 6}:oasis", "roll"], n
+    )
+
+
+def peak_rss_mb(code: str) -> float:
+    """Peak RSS (MB) of a fresh interpreter running ``code`` (which prints nothing else)."""
+    code += "import resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return round(float(out.stdout.strip()), 1)
+
+
 def _rss_child() -> float:
     """Peak RSS (MB) of a fresh process that loads the engine, the race table and plays a game."""
-    code = (
-        "import resource\n"
+    return peak_rss_mb(
         "from hub.games.camelup import Game\n"
         "from hub.games.camelup.advisor import advise\n"
         "g = Game.new(['A','B','C','D'], seed=1)\n"
         "while not g.finished:\n"
         "    g.play(advise(g.state, limit=1)[0]['action'])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return round(float(out.stdout.strip()), 1)
 
 
 def run() -> dict:

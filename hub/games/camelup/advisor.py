@@ -119,7 +119,8 @@ def advise(
     """Every legal action of the player to move with its expected money, best first.
 
     words=False skips what only the explanations use (the joint (winner, loser) odds behind
-    "both right"): the bots' mode, same figures and order."""
+    "both right", and the sentences themselves: "why" is empty): the bots' mode, same figures
+    and order."""
     if state.current is None:
         return []
     me = state.current
@@ -142,7 +143,7 @@ def advise(
     base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
     desert_odds: dict[Action, LegOdds] = dict(zip(places, placed, strict=True))
     out = [
-        _rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs)
+        _rate(action, state, me, base, base_held, desert_odds.get(action), bets, base.pairs, words)
         for action in actions
     ]
     out.sort(key=lambda a: -a["expected"])
@@ -158,16 +159,20 @@ def _rate(
     placed: LegOdds | None = None,
     bets: list[tuple[str, str, int]] | None = None,
     pairs: np.ndarray | None = None,
+    words: bool = True,
 ) -> dict[str, Any]:
     """One action's expected money; ``placed``: for a desert placement, the odds with it;
-    ``bets``: the player's placed overall cards; ``pairs``: the joint (winner, loser) odds."""
+    ``bets``: the player's placed overall cards; ``pairs``: the joint (winner, loser) odds;
+    ``words``: also the sentence saying why (off for the bots: an empty one, same figure)."""
     bets = bets or []
+    why = ""
     if isinstance(action, TakeLegTile):
         i = COLOURS.index(action.colour)
         f, s = float(base.first[i]), float(base.second[i])
         value = state.leg_piles[action.colour][0]
         ev = leg_tile_value(value, f, s)
-        why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
+        if words:
+            why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
     elif isinstance(action, PlaceDesert):
         if placed is None:  # not batched by advise(): the layout on its own
             desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
@@ -183,16 +188,8 @@ def _rate(
         where = state.players[me].desert
         given_up = base.landings.get(where[0], 0.0) if where else 0.0
         ev = income + shift - given_up
-        yours = " and ".join(
-            w
-            for w, held in (("leg tiles", state.players[me].leg_tiles), ("overall bets", bets))
-            if held
-        )
-        why = f"{income:.2f} expected landings" + (
-            f", {shift:+.2f} on your {yours}" if yours else ""
-        )
-        if where:
-            why += f", {given_up:.2f} given up on space {where[0]}"
+        if words:
+            why = _desert_why(income, shift, given_up, where, state, me, bets)
     elif isinstance(action, ReleaseDie):
         ev, why = 1.0, "1 EP for the pyramid tile, for sure"
     else:
@@ -202,13 +199,35 @@ def _rate(
         others = sum(1 for owner, _ in state.overall[action.pile] if owner != me)
         pay = expected_overall_payout(p, others)
         ev = p * pay - (1.0 - p)
-        word = "wins" if action.pile == "winner" else "comes last"
-        why = (
-            f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, "
-            f"{others} card(s) already on the pile"
-        )
-        why += _with_your_other_bets(action, bets, pairs)
+        if words:
+            word = "wins" if action.pile == "winner" else "comes last"
+            why = (
+                f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, "
+                f"{others} card(s) already on the pile"
+            )
+            why += _with_your_other_bets(action, bets, pairs)
     return {"action": str(action), "expected": float(ev), "why": why}
+
+
+def _desert_why(
+    income: float,
+    shift: float,
+    given_up: float,
+    where: tuple[int, str] | None,
+    state: GameState,
+    me: int,
+    bets: list[tuple[str, str, int]],
+) -> str:
+    """The sentence behind a desert placement's figure."""
+    yours = " and ".join(
+        w
+        for w, held in (("leg tiles", state.players[me].leg_tiles), ("overall bets", bets))
+        if held
+    )
+    why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your {yours}" if yours else "")
+    if where:
+        why += f", {given_up:.2f} given up on space {where[0]}"
+    return why
 
 
 def _with_your_other_bets(

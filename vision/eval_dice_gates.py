@@ -23,9 +23,17 @@ part) read as ``read_dice`` reads a frame:
    on the calibration photos are wrong at most ``WRONG_SHARE`` of the time (and never below
    ``GATE_FLOOR``), so that the hub's threshold means the same share of wrong answers whichever
    case a reading came from;
-4. ``colour``: the palette's raw confidence above which no named colour was wrong, among Camel
-   Up's five, in rendered scenes of the tuning seeds (``COLOUR_SEED0``; the eval's rendered
-   scenes start at 100,000).
+4. ``colour``: the palette's raw confidence above which at most ``WRONG_SHARE`` of the named
+   colours (Camel Up's five) were wrong, in rendered scenes of the tuning seeds
+   (``COLOUR_SEED0``; the eval's rendered scenes start at 100,000).
+
+Every gate is set by at least ``MIN_COUNT`` answers (``share_gate``). Why: a share of 0.4 % cannot
+be seen in fewer than 1 / 0.004 = 250 answers, and a gate set by the worst of a handful is set
+by one sample: the colour gate of the wider model rose from 0.3 to 0.94 because a single
+rendered proposal was named wrong at 0.93 among about a thousand right ones. So a case with
+fewer answers than that takes the gate of its pool (``POOLS``: the cases where the net's face is
+not confirmed by the pip path, then all cases), and a colour gate is the share rule's over all
+named colours, not the worst one.
 """
 
 from __future__ import annotations
@@ -59,17 +67,24 @@ from vision.palette import CAMEL_UP, default_palette
 DETECT_FLOOR = 0.3
 FALSE_COST = 2.0
 WRONG_SHARE = 0.004  # likewise under 0.5 % of found
+MIN_COUNT = 250  # answers at or above a gate: 1 / WRONG_SHARE, the fewest that can show it
 GATE_FLOOR = 0.5
+COLOUR_FLOOR = 0.3
 KEEP_GRID = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 DETECT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01)
 COLOUR_SEED0 = 300_000
 CASES = ("agree", "answer", "overrule", "alone")
+#: where a case with fewer than ``MIN_COUNT`` found dice takes its gate from, in order: the
+#: cases where only the net's face speaks (the pips abstained, disagreed, or were not read),
+#: then every case
+POOLS = (("answer", "overrule", "alone"), CASES)
 
 
 @dataclass
 class Photo:
     labels: list[dict[str, Any]]
     props: list[Proposal]
+    source: str = ""  # the photo's set
 
 
 @dataclass(frozen=True)
@@ -101,7 +116,7 @@ def collect(part: str = "calibration", limit: int | None = None) -> list[Photo]:
             if img is None:
                 raise ValueError(f"cannot read {root / name / im['file']}")
             hand = hand_proposals(img, pal, None)
-            out.append(Photo(im["dice"], propose(img, hand, clf, detect_min=DETECT_FLOOR)))
+            out.append(Photo(im["dice"], propose(img, hand, clf, detect_min=DETECT_FLOOR), name))
     return out
 
 
@@ -142,26 +157,52 @@ def _case(p: Proposal, face: int) -> str:
     return "agree" if p.hand.face == face else "overrule"
 
 
-def face_gate(items: Sequence[tuple[float, bool]]) -> float:
-    """The lowest probability above which at most ``WRONG_SHARE`` of answers are wrong."""
+def share_gate(
+    items: Sequence[tuple[float, bool]],
+    floor: float,
+    share: float = WRONG_SHARE,
+    min_count: int = MIN_COUNT,
+) -> float | None:
+    """The lowest probability whose answers at or above it number at least ``min_count`` and are
+    wrong at most ``share`` of the time (never below ``floor``; 1.0, answer nothing, if none
+    is); None when there are fewer than ``min_count`` answers in all: too few to set a gate."""
+    if len(items) < min_count:
+        return None
     xs = sorted(items, key=lambda t: -t[0])
     best = 1.0
     wrong = 0
     for n, (p, right) in enumerate(xs, 1):
         wrong += not right
-        if wrong <= WRONG_SHARE * n:
+        if n >= min_count and wrong <= share * n:
             best = p
-    return max(best, GATE_FLOOR)
+    return max(best, floor)
 
 
-def colour_gate(n_scenes: int) -> float:
-    """The palette's raw confidence above which no named colour was wrong (rendered scenes)."""
+def face_gates(items: Sequence[tuple[str, float, bool]]) -> tuple[dict[str, float], dict[str, str]]:
+    """Each case's gate (``share_gate``), from the case's own answers when it has enough, else
+    from its first pool (``POOLS``) that has; and, per case, which answers set it."""
+    gates: dict[str, float] = {}
+    source: dict[str, str] = {}
+    for c in CASES:
+        for group in ((c,), *(g for g in POOLS if c in g)):
+            g = share_gate([(p, r) for k, p, r in items if k in group], GATE_FLOOR)
+            if g is not None:
+                gates[c], source[c] = g, "+".join(group)
+                break
+        else:
+            gates[c], source[c] = 1.0, "too few answers: never answered"
+    return gates, source
+
+
+def colour_items(n_scenes: int) -> list[tuple[float, bool]]:
+    """(the palette's raw confidence, right) of every named colour of a proposal on a rendered
+    die, in ``n_scenes`` scenes of the tuning seeds."""
     from vision.render.dice import render_dice_scene
     from vision.whitebalance import gains_from_patch
 
     clf = load_classifier()
     pal = default_palette().restricted(CAMEL_UP)
-    worst = 0.0
+    out: list[tuple[float, bool]] = []
     for s in range(COLOUR_SEED0, COLOUR_SEED0 + n_scenes):
         img, truth = render_dice_scene(np.random.default_rng(s))
         assert truth.white_patch is not None
@@ -179,9 +220,16 @@ def colour_gate(n_scenes: int) -> float:
             cx, cy = bx + bw / 2, by + bh / 2
             for d in truth.dice:
                 x, y, w, h = d.box
-                if x <= cx <= x + w and y <= cy <= y + h and d.colour != base.colour:
-                    worst = max(worst, base.colour_confidence)
-    return float(min(max(worst + 0.01, 0.3), 1.0))
+                if x <= cx <= x + w and y <= cy <= y + h:
+                    out.append((float(base.colour_confidence), d.colour == base.colour))
+                    break
+    return out
+
+
+def colour_gate(items: Sequence[tuple[float, bool]]) -> float:
+    """The colour gate (``share_gate`` over every named colour; 1.0 if there are too few)."""
+    g = share_gate(items, COLOUR_FLOOR)
+    return 1.0 if g is None else g
 
 
 def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any]]:
@@ -198,7 +246,7 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
     _, keep, det = best
     g = Gates(keep, det, 1, 1, 1, 1, colour)
     found, false, items = found_and_false(photos, g)
-    gates = {c: face_gate([(p, r) for k, p, r in items if k == c]) for c in CASES}
+    gates, source = face_gates(items)
     chosen = Gates(keep=keep, detect=det, colour=colour, **gates)
     answered = [(p, r) for k, p, r in items if p >= gates[k]]
     stats = {
@@ -209,8 +257,26 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
         "answered": len(answered),
         "wrong": sum(not r for _, r in answered),
         "per_case": {c: sum(k == c for k, _, _ in items) for c in CASES},
+        "gate_from": source,
+        "per_set": per_set(photos, chosen),
     }
     return chosen, stats
+
+
+def per_set(photos: Sequence[Photo], gates: Gates) -> dict[str, dict[str, int]]:
+    """Photos, dice, found, false and answered dice of each set at ``gates``."""
+    out: dict[str, dict[str, int]] = {}
+    for name in sorted({p.source for p in photos}):
+        mine = [p for p in photos if p.source == name]
+        found, false, items = found_and_false(mine, gates)
+        out[name] = {
+            "photos": len(mine),
+            "dice": sum(len(p.labels) for p in mine),
+            "found": found,
+            "false": false,
+            "answered": sum(p >= getattr(gates, k) for k, p, _ in items),
+        }
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,8 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         photos = collect("calibration", args.limit)
         if args.cache:
             Path(args.cache).write_bytes(pickle.dumps(photos))
-    colour = colour_gate(args.colour_scenes) if args.colour_scenes > 0 else 0.3
+    named = colour_items(args.colour_scenes) if args.colour_scenes > 0 else []
+    colour = colour_gate(named) if named else COLOUR_FLOOR
     gates, stats = choose(photos, colour)
+    stats["colour_named"] = len(named)
+    stats["colour_wrong"] = sum(not r for _, r in named)
+    stats["colour_wrong_above_gate"] = sum(not r for p, r in named if p >= colour)
     print(json.dumps({"gates": asdict(gates), "calibration": stats}, indent=1))
     if args.write:
         GATES_FILE.write_text(

@@ -1,0 +1,51 @@
+"""The gate chooser (``vision.eval_dice_gates``): a gate is set by enough answers, never by one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.eval_dice_gates import MIN_COUNT, WRONG_SHARE, colour_gate, face_gates, share_gate
+
+
+def _answers(n: int, seed: int, lo: float = 0.5) -> list[tuple[float, bool]]:
+    return [(float(p), True) for p in np.random.default_rng(seed).uniform(lo, 1.0, n)]
+
+
+def test_one_wrong_answer_among_a_thousand_does_not_set_the_gate() -> None:
+    """The wider model's colour gate rose from 0.3 to 0.94 on one rendered proposal named wrong
+    at 0.93: with the share rule it stays where the many right answers put it."""
+    items = [*_answers(1000, 1, lo=0.3), (0.93, False)]
+    assert colour_gate(items) < 0.35
+
+
+def test_many_wrong_answers_high_up_do_raise_the_gate() -> None:
+    rng = np.random.default_rng(2)
+    items = [*_answers(3000, 3), *((float(p), False) for p in rng.uniform(0.5, 0.9, 40))]
+    g = share_gate(items, 0.5)
+    assert g is not None and g > 0.85
+    above = [r for p, r in items if p >= g]
+    assert len(above) >= MIN_COUNT
+    assert sum(not r for r in above) <= WRONG_SHARE * len(above)
+
+
+def test_too_few_answers_set_no_gate() -> None:
+    assert share_gate(_answers(MIN_COUNT - 1, 4), 0.5) is None
+    assert share_gate(_answers(MIN_COUNT, 4), 0.5) is not None
+    assert colour_gate(_answers(10, 4)) == 1.0  # too few: no colour is ever sure
+
+
+def test_a_case_with_few_answers_takes_its_pools_gate() -> None:
+    """ "overrule" has eight answers, one wrong at 0.999: alone it would be set by that one
+    sample; it takes the gate of the cases where the net's face alone speaks."""
+    items = [("agree", p, r) for p, r in _answers(400, 5)]
+    items += [("answer", p, r) for p, r in _answers(200, 6)]
+    items += [("alone", p, r) for p, r in _answers(100, 7)]
+    items += [("overrule", p, True) for p in np.linspace(0.6, 0.99, 7)] + [
+        ("overrule", 0.999, False)
+    ]
+    gates, source = face_gates(items)
+    assert source["agree"] == "agree"
+    assert source["answer"] == source["alone"] == source["overrule"] == "answer+overrule+alone"
+    assert gates["overrule"] == gates["answer"] == gates["alone"] < 0.999
+    pool = [(p, r) for k, p, r in items if k != "agree"]
+    assert sum(not r for p, r in pool if p >= gates["overrule"]) <= WRONG_SHARE * len(pool)

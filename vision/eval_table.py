@@ -36,6 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -103,8 +104,6 @@ def set_up_table(
     prof = learn_tiles(prof, img, dict(SETUP_TILES))
     ms["tiles"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    from dataclasses import replace
-
     bg = capture_background(empty, prof.geometry, [])
     prof = replace(prof, background=bg)
     ms["background"] = (time.perf_counter() - t0) * 1000

@@ -517,6 +517,7 @@ def _read_spaces(
     if background is not None:
         # what the set-up saw at the same spot of the board (or table) with nothing on it
         seen, _ = _chroma(lin)
+        seen = seen - _background_offset(image, loc, geo, gains, background, c)[:, None, :]
         dist, known = background.distance(ground, seen, reach=1)
         explained = known & (dist < 0.045)
         # an unknown colour the empty board showed there is the board, not "something"
@@ -568,6 +569,53 @@ def _read_spaces(
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+# the sand round a space, compared with the set-up's look of it: points further than this
+# (chromaticity) from the set-up's colour are a piece, a hand or art that changed, not a cast
+OFFSET_AGREE = 0.1
+OFFSET_MAX = 0.08  # a local cast larger than this is not a cast: no correction
+
+
+def _background_offset(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    background: Background,
+    centres: np.ndarray,
+) -> np.ndarray:
+    """Per space, the chromaticity by which the board round it now differs from its look at
+    set-up (k x 3; zero where too little of it agrees to tell).
+
+    Why: the frame-wide correction (``_board_corrected``) leaves local casts: a lamp's
+    gradient or a bright patch whose red channel clips differently than at set-up shifts an
+    empty space's sand 0.05-0.07 from its set-up look, beyond the 0.045 that tells "as at
+    set-up" from "something covers it", so empty spaces abstained. The median over a square
+    of three cells round the space, of points that roughly agree with the set-up (a camel, a
+    hand or a tile on a point drops it), is that cast; a hand covering most of the square
+    leaves too few agreeing points, or a cast larger than any lamp makes, and is not
+    corrected away."""
+    k = len(centres)
+    t = np.linspace(-1.4, 1.4, 9) * geo.cell
+    gx, gy = np.meshgrid(t, t)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    pts = (centres[:, None, :] + grid[None]).reshape(-1, 2)
+    vals, inside = _sample(image, loc.to_image(pts), box=True)
+    lin = _linear(vals) * _gains_at(pts, gains, geo)
+    now, y = _chroma(lin)
+    want, known = background.lookup(pts)
+    diff = (now - want).reshape(k, len(grid), 3)
+    ok = (inside & known & (y > 0.01)).reshape(k, len(grid)) & (
+        np.linalg.norm(diff, axis=-1) < OFFSET_AGREE
+    )
+    out = np.zeros((k, 3), np.float32)
+    for i in range(k):
+        if ok[i].sum() >= 0.4 * len(grid):
+            off = np.median(diff[i][ok[i]], axis=0)
+            if float(np.linalg.norm(off)) <= OFFSET_MAX:
+                out[i] = off
+    return out
 
 
 def _align_lines(lines: np.ndarray, reach: int) -> np.ndarray:
@@ -777,6 +825,67 @@ def _unread(why: str) -> SpaceReading:
     return SpaceReading([], 0.0, True, why, resolvable=True)
 
 
+def _base_as_at_setup(
+    label: np.ndarray,
+    names: list[str],
+    explained: np.ndarray | None,
+    base_idx: int,
+    start: int,
+    band: float,
+) -> bool:
+    """Whether a column shows, from the space's front up to ``start``, the board just as the
+    set-up saw it with nothing on it: then a camel colour starting there is seen beyond the
+    space (a stack on the space behind, a betting tile on the table), not its upper camels.
+
+    Why: a lower camel left unread is read as board only where its paint is the sand's
+    colour; the set-up's look of the empty board (within 0.045 in chromaticity, after the
+    local cast) tells sand from such paint, so a base that is board and explained all the way
+    up holds no camel."""
+    if explained is None:
+        return False
+    lo, hi = int(max(base_idx - 0.25 * band, 0)), int(start)
+    if hi - lo < band:
+        return False
+    board = np.array([n.startswith(BOARD) for n in names] + [False])
+    return bool(board[label[lo:hi]].mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
+
+
+def _leg_gap(
+    label: np.ndarray,
+    names: list[str],
+    lin: np.ndarray | None,
+    explained: np.ndarray | None,
+    base_idx: int,
+    start: float,
+    band: float,
+) -> bool:
+    """Is the gap between the space's base and its lowest band the bottom camel's legs?
+
+    A dromedary's body stands on legs: seen low, the board shows between them and the body's
+    band starts up to a band above the base. No camel fits in less than a band, but a camel
+    whose paint is near the sand's colour, or a dark one whose colour is lost, can be taken
+    for the board (an earlier, looser test lost a dark bottom camel that way). So the gap
+    counts as legs only when every part of it is the board by both tests: labelled board by
+    the palette and looking as the empty board did there at set-up, and not darker than the
+    board's shade allows (the sand in the camel's own shadow stays far brighter than paint
+    too dark to show its colour)."""
+    if explained is None or lin is None or start - base_idx > 1.05 * band:
+        return False
+    # the band's lower edge is blurred into the gap over a quarter band: not counted
+    lo, hi = int(base_idx), int(start - 0.25 * band)
+    if hi - lo < 2:
+        return False
+    board = np.array([n.startswith(BOARD) for n in names] + [False])
+    if board[label[lo:hi]].mean() < 0.9 or explained[lo:hi].mean() < 0.85:
+        return False
+    front = lin[int(max(base_idx - 0.8 * band, 0)) : int(max(base_idx - 0.2 * band, 0))]
+    if len(front) < 2:
+        return False
+    y_gap = float(np.median(lin[lo:hi].sum(axis=-1)))
+    y_front = float(np.median(front.sum(axis=-1)))
+    return y_gap >= 0.3 * y_front
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -812,6 +921,7 @@ def _decode(
                 and st < reach
                 and en - st >= 0.5 * band
                 and not (explained is not None and float(explained[st:en].mean()) > 0.6)
+                and not _base_as_at_setup(label, names, explained, base_idx, st, band)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up
@@ -881,14 +991,17 @@ def _decode(
         return _unread("the lowest band is below the space's front")
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
+        if extra is None and _leg_gap(label, names, lin, explained, base_idx, spans[0][0], band):
+            extra = []
         if extra is None:
             return _unread("the lowest band starts too high: a camel unread below?")
-        step = (spans[0][0] - base_idx) / len(extra)
-        spans = [
-            [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))
-        ] + spans
-        camels = extra + camels
-        conf = 0.6
+        if extra:
+            step = (spans[0][0] - base_idx) / len(extra)
+            spans = [
+                [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))
+            ] + spans
+            camels = extra + camels
+            conf = 0.6
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]

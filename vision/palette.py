@@ -24,6 +24,16 @@ import numpy as np
 from vision.board import camel_colours_bgr
 
 CAMEL_UP = ("blue", "green", "orange", "yellow", "white")
+# the second edition (2018): five racing camels, then the two crazy camels that run backwards
+CAMEL_UP2_RACING = ("blue", "green", "yellow", "red", "purple")
+CRAZY_CAMELS = ("black", "white")
+CAMEL_UP2 = CAMEL_UP2_RACING + CRAZY_CAMELS
+# The crazy camels are the only pair of camels told apart by lightness, not by hue: both are
+# neutral. In white-balanced linear light (the markers' white border at 0.85), a white camel's
+# faces stay above this even in a stack's shade and black paint stays far below it.
+NEUTRAL_SPLIT_Y = 0.09
+# and darker than this no hue can be read at all: on the track only black paint is that dark
+BLACK_Y = 0.012
 PALETTE_VERSION = 1
 L_WEIGHT = 0.35  # lightness counts this much against the chroma axes
 MAX_DISTANCE = 40.0  # further than this from every entry: no colour name
@@ -40,6 +50,17 @@ DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
     "black": (35, 35, 35),
     "purple": (130, 40, 110),
 }
+
+
+def camel_colours_rgb(edition: int = 1) -> dict[str, tuple[int, int, int]]:
+    """Nominal camel colours (RGB under neutral light) of an edition's camels, in its order:
+    the first edition's from board.yaml; the second's racing red and purple and the black
+    crazy camel from this module's reference colours, the rest from board.yaml."""
+    if edition not in (1, 2):
+        raise ValueError(f"Camel Up has editions 1 and 2, not {edition!r}")
+    bgr = {**DEFAULT_BGR, **camel_colours_bgr()}
+    names = CAMEL_UP if edition == 1 else CAMEL_UP2
+    return {n: (bgr[n][2], bgr[n][1], bgr[n][0]) for n in names}
 
 
 def bgr_to_lab(bgr: Sequence[float]) -> tuple[float, float, float]:

@@ -42,6 +42,7 @@ from vision.board import (
     locate_board,
     reveal_zone_in_image,
 )
+from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
 from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ class _Palette:
     names: list[str]  # camel colours, then "board", then tile sides
     chroma: np.ndarray  # len(names) x 2
     radius: np.ndarray  # acceptance radius per class (chromaticity units)
+    # the second edition's crazy camels, black and white: (black, white) class indices, told
+    # apart by lightness (vision.palette.NEUTRAL_SPLIT_Y) since their hue is the same
+    neutral: tuple[int, int] | None = None
 
 
 def _palette(
@@ -136,14 +140,23 @@ def _palette(
     if "white" in names:
         radius[names.index("white")] = 0.075
     radius[len(names) : len(names) + len(boards)] = 0.075
+    neutral = None
+    if "black" in names and "white" in names:
+        neutral = (names.index("black"), names.index("white"))
+        # black paint's colour is noisy (the classifier widens a dark sample's radius):
+        # narrow, so the table's dark wood or the board's dark edge is not taken for it
+        radius[neutral[0]] = 0.06
     for i, n in enumerate(all_names):
         if n in spreads:
             # a learnt colour: as wide as its own spread allows, never reaching half-way to
-            # another class (its board included), and never wider than the nominal radius
-            others = np.delete(chroma, i, axis=0)
+            # another class (its board included), and never wider than the nominal radius;
+            # black and white are told apart by lightness, so not by their distance
+            skip = [i] + ([j for j in neutral if j != i] if neutral and i in neutral else [])
+            others = np.delete(chroma, skip, axis=0)
             gap = float(np.linalg.norm(others - chroma[i], axis=1).min())
-            radius[i] = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, min(0.11, 0.55 * gap)))
-    return _Palette(all_names, chroma, radius)
+            top = 0.06 if neutral is not None and i == neutral[0] else 0.11
+            radius[i] = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, min(top, 0.55 * gap)))
+    return _Palette(all_names, chroma, radius, neutral)
 
 
 def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
@@ -155,6 +168,20 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     # dark samples have noisy chromaticity: allow them more room before calling them unknown
     radius = pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002))
     unknown = (dist > radius) | (y < dark)
+    if pal.neutral is not None:
+        black, white = pal.neutral
+        grey = (best == black) | (best == white)
+        best = np.where(grey, np.where(y < NEUTRAL_SPLIT_Y, black, white), best)
+        d_split = np.linalg.norm(ch - pal.chroma[best], axis=-1)
+        dist = np.where(grey, d_split, dist)
+        radius = np.where(grey, pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002)), radius)
+        unknown = (dist > radius) | (y < dark)
+        # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
+        # that dark on the track and not strongly coloured is the black camel (the sand stays
+        # far brighter in shade; a green camel in the shade of the one above stays green)
+        pitch = (y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE)
+        unknown = np.where(pitch, False, unknown)
+        best = np.where(pitch, black, best)
     best = np.where(unknown, len(pal.names), best)
     return best, dist
 
@@ -569,6 +596,10 @@ def _read_spaces(
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+# a dark sample further than this (chromaticity) from grey keeps a hue: not the black camel
+BLACK_HUE = 0.28
 
 
 # the sand round a space, compared with the set-up's look of it: points further than this
@@ -1024,6 +1055,10 @@ def _decode(
         i += 1
     if len(camels) > geo.max_stack or len(set(camels)) != len(camels):
         return _unread("the bands do not make a legal stack")
+    if pal.neutral is not None and spans[-1][1] - base_idx > (len(camels) + 0.7) * band + top_face:
+        # seven camels make tall stacks, where a middle band blended into its neighbours
+        # goes unseen: a stack taller than its camels read holds one more
+        return _unread("the stack stands taller than the camels read in it")
     lengths = [en - st for st, en in spans]
     for ln in lengths[:-1]:
         ratio = ln / band

@@ -85,9 +85,11 @@ def stack_dromedaries(
     *,
     overhang_mm: float = 2.5,
     lean_deg: float = 6.0,
+    backwards: frozenset[str] = frozenset(),
 ) -> list[Dromedary]:
     """The camels of every stack as a person puts them down: the stack off-centre, each camel a
-    little forwards or back on the one below (overhang) and turned (lean)."""
+    little forwards or back on the one below (overhang) and turned (lean). Camels named in
+    ``backwards`` (the second edition's crazy camels) face the other way round the track."""
     out: list[Dromedary] = []
     for space, camels in stacks.items():
         cx, cy = centres[space]
@@ -97,8 +99,10 @@ def stack_dromedaries(
             yaw0 += np.pi
         bx, by = cx + rng.normal(0, 2.5), cy + rng.normal(0, 2.5)
         size = float(rng.uniform(0.97, 1.03))
-        for level, (_name, rgb) in enumerate(camels):
+        for level, (name, rgb) in enumerate(camels):
             yaw = yaw0 + float(np.deg2rad(rng.normal(0, lean_deg)))
+            if name in backwards:
+                yaw += np.pi
             fwd = rng.normal(0, overhang_mm)
             side = rng.normal(0, 0.5 * overhang_mm)
             out.append(

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from vision.board import BoardGeometry, CameraPose, ring_5x5_cells, stack_region
-from vision.palette import CAMEL_UP
+from vision.palette import CAMEL_UP, CAMEL_UP2, CRAZY_CAMELS, camel_colours_rgb
 from vision.render.art import BoardArt, draw_board_art, draw_desert_tile
 from vision.render.board import AS_BUILT_TILT_DEG, random_position
 from vision.render.camels import Block, draw_shadows
@@ -47,6 +47,7 @@ __all__ = [
     "Table",
     "TableTruth",
     "make_table",
+    "random_position_edition2",
     "render_table_scene",
     "sample_table_pose",
 ]
@@ -58,6 +59,10 @@ REAL_CAMEL_RGB: dict[str, tuple[int, int, int]] = {
     "orange": (232, 74, 24),
     "yellow": (248, 198, 30),
     "white": (232, 228, 214),
+    # the second edition's other paints (its blue, green, yellow and white as above)
+    "red": (196, 32, 38),
+    "purple": (112, 52, 140),
+    "black": (34, 33, 36),
 }
 REAL_TILE_RGB: dict[str, tuple[int, int, int]] = {
     "oasis": (150, 195, 105),
@@ -99,6 +104,7 @@ class Table:
     top_bgr: tuple[int, int, int]
     pyramid_height: float
     geometry: BoardGeometry = field(repr=False)
+    edition: int = 1  # 2: the second edition's seven camels, the crazy ones facing backwards
 
     def board_dict(self, *, nominal_colours: bool = True) -> dict[str, Any]:
         """This table as a version-2 board file (hardware/board.yaml's format): marker cards
@@ -136,9 +142,10 @@ def _board_dict(t: Table, nominal: bool) -> dict[str, Any]:
             "length": CAMEL_LENGTH,
             "width": CAMEL_WIDTH,
             "height": CAMEL_PITCH,
-            "max_stack": 5,
+            "max_stack": len(t.camel_rgb),
             "colours": {
-                k: list(v) for k, v in (default.colours if nominal else t.camel_rgb).items()
+                k: list(v)
+                for k, v in (_nominal_camels(t, default) if nominal else t.camel_rgb).items()
             },
         },
         "desert_tile": {
@@ -161,9 +168,17 @@ def _board_dict(t: Table, nominal: bool) -> dict[str, Any]:
     }
 
 
-def make_table(seed: int, cell_mm: float | None = None) -> Table:
+def _nominal_camels(t: Table, default: BoardGeometry) -> dict[str, tuple[int, int, int]]:
+    """The colours a board file names for this table's camels before any set-up."""
+    return dict(default.colours) if t.edition == 1 else camel_colours_rgb(2)
+
+
+def make_table(seed: int, cell_mm: float | None = None, edition: int = 1) -> Table:
     """The table of ``seed``: board spaces 68 mm +-15 % (or ``cell_mm``: another edition's or
-    a home-made board, 40-80 mm), its art, paint, cards and top."""
+    a home-made board, 40-80 mm), its art, paint, cards and top. ``edition`` 2: the second
+    edition's seven camels (the rest of the table as edition 1's table of the same seed)."""
+    if edition not in (1, 2):
+        raise ValueError(f"Camel Up has editions 1 and 2, not {edition!r}")
     rng = np.random.default_rng([seed, 17])
     cell = NOMINAL_CELL_MM * float(rng.uniform(0.85, 1.15))
     if cell_mm is not None:
@@ -172,6 +187,12 @@ def make_table(seed: int, cell_mm: float | None = None) -> Table:
         k: tuple(int(v) for v in np.round(_jitter_rgb(REAL_CAMEL_RGB[k], rng, 1.0)))
         for k in COLOURS
     }
+    if edition == 2:  # its own draw: the first edition's tables stay as they were
+        rng2 = np.random.default_rng([seed, 17, 2])
+        camel = {
+            k: tuple(int(v) for v in np.round(_jitter_rgb(REAL_CAMEL_RGB[k], rng2, 1.0)))
+            for k in CAMEL_UP2
+        }
     tiles = {
         k: tuple(int(v) for v in np.round(_jitter_rgb(REAL_TILE_RGB[k], rng, 1.0)))
         for k in REAL_TILE_RGB
@@ -200,6 +221,7 @@ def make_table(seed: int, cell_mm: float | None = None) -> Table:
         top_bgr=top_bgr,  # type: ignore[arg-type]
         pyramid_height=float(rng.uniform(85, 120)) * cell / 80.0,
         geometry=None,  # type: ignore[arg-type]
+        edition=edition,
     )
     object.__setattr__(t, "geometry", BoardGeometry.from_dict(t.board_dict()))
     return t
@@ -372,6 +394,20 @@ def _lamp_mix(kelvin: float) -> np.ndarray:
     )
 
 
+def random_position_edition2(
+    rng: np.random.Generator, geometry: BoardGeometry
+) -> dict[int, list[str]]:
+    """A legal-looking second-edition track: the seven camels (the board's colours) on one to
+    six spaces, stacks common, the crazy camels anywhere in a stack (they carry racers)."""
+    names = list(geometry.colours)
+    order = [names[i] for i in rng.permutation(len(names))]
+    n_stacks = int(rng.integers(1, 7))
+    spaces = sorted(int(v) for v in rng.choice(np.arange(1, 17), n_stacks, replace=False))
+    cuts = sorted(int(v) for v in rng.choice(np.arange(1, len(names)), n_stacks - 1, replace=False))
+    groups = np.split(np.array(order), cuts)
+    return {sp: [str(c) for c in g] for sp, g in zip(spaces, groups, strict=True)}
+
+
 # --- the scene ----------------------------------------------------------------------------
 @dataclass
 class TableTruth:
@@ -430,7 +466,7 @@ def render_table_scene(
     th = table.thickness
     # betting tiles and coins lying on the table, outside the board and the cards
     for _ in range(int(rng.integers(0, 5))):
-        name = COLOURS[int(rng.integers(5))]
+        name = list(table.camel_rgb)[int(rng.integers(5))]
         edge = int(rng.integers(4))
         t = float(rng.uniform(0.1, 0.9)) * side
         off = float(rng.uniform(60, 130))
@@ -494,6 +530,7 @@ def render_table_scene(
         CAMEL_LENGTH,
         CAMEL_WIDTH,
         rng,
+        backwards=frozenset(CRAZY_CAMELS) if table.edition == 2 else frozenset(),
     )
     pc, ps, ph = np.asarray(geo.pyramid_centre), geo.pyramid_size, table.pyramid_height
     if shadows:

@@ -193,7 +193,8 @@ def create_app(
         if access.level != "player" or access.player is None or gid is None:
             return True
         device = request.headers.get("X-Pyramid-Device") or request.args.get("device")
-        if claims.allows(gid, access.player, device):
+        claim = request.headers.get("X-Pyramid-Claim") or request.args.get("claim")
+        if claims.allows(gid, access.player, device, claim):
             return True
         request.environ["pyramid.claimed_elsewhere"] = access.player
         return False
@@ -412,8 +413,9 @@ def create_app(
 
     @bp.post("/api/players/<name>/release")
     def release_link(name: str) -> Response:
-        """Let another device claim a player's link (a lost phone): the table's PIN, and in the
-        open: the release is logged, so every screen says so."""
+        """Hand a player's link to another device (a lost phone): the table's PIN, and in the
+        open: the release is logged, so every screen says so. The answer is the link with a
+        one-time claim code and its QR code: only the device that opens it takes the link."""
         access = access_of()
         if not access.is_table:
             return _error(
@@ -425,9 +427,14 @@ def create_app(
                 f"there is no player called {name!r} in this game", "unknown_player", status=404
             )
         with session.lock:
-            claims.release(session.game_id, name)
+            code = claims.release(session.game_id, name)
             seqs = session.log([{"type": "link_released", "player": name}], {"cmd": "release_link"})
-        return jsonify({"ok": True, "player": name, "seq": seqs[-1]})
+            token = session.player_token(name)
+        # the link handed over: only a device that opens it with this code takes it (guard.py)
+        url = link_base() + url_for("dashboard.player_page", token=token, claim=code)
+        return jsonify(
+            {"ok": True, "player": name, "seq": seqs[-1], "url": url, "svg": qr_svg(url)}
+        )
 
     @bp.get("/api/join")
     def join() -> Response:

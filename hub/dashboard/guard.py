@@ -26,9 +26,13 @@ Why each piece (after Home Assistant's login ban and OctoPrint's CSRF protection
   token gives the player's private view, and acts for the player, only with that device id.
   Anyone else with the link, the PIN holder included, sees the public table. The PIN holder can
   release a claim (a lost phone), but only in the open: the release is logged and every screen
-  says so, and the next device to open the link claims it. A request with no device id at all
-  (a script) is served only while the link was never claimed (before the player first opens
-  it, when it holds no secret yet), never after a release.
+  says so. A release hands the link over rather than freeing it: it makes a one-time claim code
+  that only the table's screen shows (in a new link and QR code, ``?claim=``), and only a device
+  that opens the link with that code takes it, atomically (of two devices racing, one gets
+  it). Whoever else kept the old link (the lost phone's finder, a photo of the QR code) cannot
+  claim it. A request with no device id at all (a script) is served only while the link was
+  never claimed (before the player first opens it, when it holds no secret yet), never after a
+  release.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import hashlib
 import hmac
 import ipaddress
 import logging
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -54,6 +59,7 @@ __all__ = [
     "SECURITY_HEADERS",
     "LinkClaims",
     "device_id_ok",
+    "claim_code_ok",
 ]
 
 FREE_TRIES = 5
@@ -186,6 +192,13 @@ def device_id_ok(device: str | None) -> bool:
 
 
 RELEASED = "released"  # a link the table released: the next device claims it, no script reads it
+#: a link released with a claim code: ``released:<sha256 of the code>``; only that code claims it
+RELEASED_FOR = RELEASED + ":"
+
+
+def claim_code_ok(code: str | None) -> bool:
+    """A claim code as :meth:`LinkClaims.release` makes it: 16 to 64 URL-safe characters."""
+    return device_id_ok(code)
 
 
 class LinkClaims:
@@ -197,7 +210,6 @@ class LinkClaims:
     def __init__(self, store: Any, table_id: str) -> None:
         self.store = store
         self.table_id = table_id
-        self._lock = threading.Lock()
 
     def _key(self, game_id: str, player: str) -> str:
         return f"link_claim/{self.table_id}/{game_id}/{player}"
@@ -207,28 +219,34 @@ class LinkClaims:
         return hashlib.sha256(f"pyramid-device\0{device}".encode()).hexdigest()
 
     def claimed(self, game_id: str, player: str) -> bool:
-        return self.store.get_meta(self._key(game_id, player)) not in (None, "", RELEASED)
+        held = self.store.get_meta(self._key(game_id, player))
+        return held not in (None, "", RELEASED) and not str(held).startswith(RELEASED_FOR)
 
-    def allows(self, game_id: str, player: str, device: str | None) -> bool:
-        """May this device use the player's link? An unclaimed (or released) link is claimed by
-        the first valid device id it is opened with, atomically in the log's file: of two
-        devices racing for a released link, exactly one gets it, whichever process or worker
-        serves them. A request without a device id is served only while the link was never
-        claimed."""
+    def allows(
+        self, game_id: str, player: str, device: str | None, claim: str | None = None
+    ) -> bool:
+        """May this device use the player's link? A link never opened is claimed by the first
+        valid device id it is opened with; a released one only with the release's claim code.
+        Either claim is atomic in the log's file: of two devices racing, exactly one gets it,
+        whichever process or worker serves them. A request without a device id is served only
+        while the link was never claimed."""
         key = self._key(game_id, player)
         if not device_id_ok(device):
             return not self.store.get_meta(key)  # never claimed: it holds no secret yet
         assert device is not None
         mine = self._hash(device)
-        held, took = self.store.claim_meta(key, mine, free=("", RELEASED))
+        free: tuple[str, ...] = ("", RELEASED)
+        if claim_code_ok(claim):
+            assert claim is not None
+            free += (RELEASED_FOR + self._hash(claim),)
+        held, took = self.store.claim_meta(key, mine, free=free)
         if took:
             log.info("dashboard: %s's link of game %s claimed by a device", player, game_id)
         return took or hmac.compare_digest(held, mine)
 
-    def release(self, game_id: str, player: str) -> bool:
-        """Forget the claim (the next device to open the link claims it); was there one?"""
-        key = self._key(game_id, player)
-        with self._lock:
-            had = self.store.get_meta(key) not in (None, "", RELEASED)
-            self.store.set_meta(key, RELEASED)
-        return had
+    def release(self, game_id: str, player: str) -> str:
+        """Hand the link over: forget its device and make a one-time claim code (returned, kept
+        only as its hash); the next device to open the link with it claims the link."""
+        code = secrets.token_urlsafe(18)
+        self.store.set_meta(self._key(game_id, player), RELEASED_FOR + self._hash(code))
+        return code

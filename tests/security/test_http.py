@@ -337,6 +337,16 @@ def test_a_stale_double_tap_over_http_is_refused_with_a_sentence(served: Served)
 
 DEVICE_ANN = "ann-phone-0123456789abcdef"
 DEVICE_PIN = "pin-holders-tablet-0123456789"
+DEVICE_FINDER = "someone-who-found-the-phone-01"
+
+
+def code_of(release: dict[str, Any]) -> str:
+    """The claim code of a release's answer: in its new link (``?claim=``) and QR code."""
+    url = release["url"]
+    assert url.startswith("http://table.example.lan:8080/p/") and "<svg" in release["svg"]
+    code = re.search(r"[?&]claim=([A-Za-z0-9_-]+)", url)
+    assert code is not None, url
+    return code.group(1)
 
 
 def _as(
@@ -441,10 +451,19 @@ def test_releasing_a_link_is_done_in_the_open(served: Served) -> None:
     assert status == 200
     released = [e.event for e in s.events_since(0) if e.type == "link_released"]
     assert released == [{"type": "link_released", "player": "Ann"}]  # every screen sees it
+    assert code_of(data) not in json.dumps(released)  # the code is on the table's screen only
     _, script = _as(served, "GET", "/api/whoami", token=ann)  # no device: no link after a release
     assert script["auth"]["role"] == "guest"
-    _, mine = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_PIN)  # claims it now
+    # whoever kept the old link (the lost phone's finder) cannot take it: the code is needed
+    _, finder = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_FINDER)
+    assert finder["auth"]["role"] == "guest"
+    _, guess = _as(served, "GET", f"/api/whoami?claim={'x' * 24}", token=ann, device=DEVICE_FINDER)
+    assert guess["auth"]["role"] == "guest"
+    new_link = f"/api/whoami?claim={code_of(data)}"
+    _, mine = _as(served, "GET", new_link, token=ann, device=DEVICE_PIN)  # the new phone
     assert mine["auth"] == {"role": "player", "player": "Ann"}
+    _, again = _as(served, "GET", new_link, token=ann, device=DEVICE_FINDER)  # the code is spent
+    assert again["auth"]["role"] == "guest" and again["claimed_elsewhere"] == "Ann"
     _, old = _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)
     assert old["auth"]["role"] == "guest" and old["claimed_elsewhere"] == "Ann"
 
@@ -487,13 +506,16 @@ def test_two_devices_racing_for_a_released_link_one_gets_it(tmp_path: Path) -> N
     devices = [f"device-{i}-{'x' * 16}" for i in range(2)]
     try:
         for _round in range(4):
-            claims[0].release("g1", "Ann")
+            code = claims[0].release("g1", "Ann")
+            assert not claims[1].allows("g1", "Ann", devices[1])  # without the code: no
             barrier = threading.Barrier(2)
             won = [False, False]
 
-            def open_link(i: int, won: list[bool] = won, barrier: threading.Barrier = barrier):
+            def open_link(
+                i: int, won: list[bool] = won, barrier: threading.Barrier = barrier, code=code
+            ):
                 barrier.wait()
-                won[i] = claims[i].allows("g1", "Ann", devices[i])
+                won[i] = claims[i].allows("g1", "Ann", devices[i], code)
 
             threads = [threading.Thread(target=open_link, args=(i,)) for i in range(2)]
             for t in threads:
@@ -515,14 +537,16 @@ def test_two_phones_opening_a_released_link_over_http_one_gets_it(served: Served
     s = served.session
     ann = s.player_token("Ann")
     assert _as(served, "GET", "/api/whoami", token=ann, device=DEVICE_ANN)[0] == 200
-    assert _as(served, "POST", "/api/players/Ann/release", {}, pin=True)[0] == 200
+    status, release = _as(served, "POST", "/api/players/Ann/release", {}, pin=True)
+    assert status == 200
+    link = f"/api/whoami?claim={code_of(release)}"
     phones = [f"phone-{i}-{'y' * 16}" for i in range(2)]
     roles: list[str] = ["", ""]
     barrier = threading.Barrier(2)
 
     def open_link(i: int) -> None:
         barrier.wait()
-        roles[i] = _as(served, "GET", "/api/whoami", token=ann, device=phones[i])[1]["auth"]["role"]
+        roles[i] = _as(served, "GET", link, token=ann, device=phones[i])[1]["auth"]["role"]
 
     threads = [threading.Thread(target=open_link, args=(i,)) for i in range(2)]
     for t in threads:

@@ -136,10 +136,21 @@
     return id;
   }
 
+  /** The one-time claim code of a link the table handed over to a new phone (``?claim=`` in
+   * the link the table's screen showed after releasing it): only with it does this device take
+   * the released link (hub/dashboard/guard.py). */
+  function claimCode() {
+    const code = new URLSearchParams(location.search).get("claim");
+    return /^[A-Za-z0-9_-]{16,64}$/.test(code || "") ? code : null;
+  }
+
   function authHeaders() {
     const h = { "Content-Type": "application/json" };
     if (S.pin) h["X-Pyramid-Pin"] = S.pin;
-    if (S.token) { h["X-Pyramid-Token"] = S.token; h["X-Pyramid-Device"] = deviceId(); }
+    if (S.token) {
+      h["X-Pyramid-Token"] = S.token; h["X-Pyramid-Device"] = deviceId();
+      if (claimCode()) h["X-Pyramid-Claim"] = claimCode();
+    }
     return h;
   }
 
@@ -192,7 +203,10 @@
   // ---------------------------------------------------------------- live stream
   function streamUrl() {
     const q = new URLSearchParams();
-    if (S.token) { q.set("token", S.token); q.set("device", deviceId()); }
+    if (S.token) {
+      q.set("token", S.token); q.set("device", deviceId());
+      if (claimCode()) q.set("claim", claimCode());
+    }
     if (S.seq) q.set("last", String(S.seq));   // a fresh EventSource cannot set Last-Event-ID
     return `${ROOT}api/stream?${q}`;
   }

@@ -20,6 +20,9 @@ Figures:
   how long a restart holds a reading up.
 - ``broker_restarts_without_resend``: the same broker restarts with the firmware's resend off
   (what happened before it): the readings lost show what the resend is for.
+- ``broker_restarts_kept_without_resend``: the broker restarts as the embedded one does, keeping
+  its saved state (the hub's persistent session and what is queued for it), resend still off:
+  what the broker's persistence alone keeps.
 
 The reading is ``observe_release`` with a unique ``ts``: the hub logs one ``die_released`` event
 per reading applied, so counting events by ``at`` counts applications.
@@ -111,14 +114,21 @@ class Rig:
 
 
 def broker_restarts(
-    broker: Any, folder: Path, restarts: int = 10, per: int = 3, resend: bool = True
+    broker: Any,
+    folder: Path,
+    restarts: int = 10,
+    per: int = 3,
+    resend: bool = True,
+    clean: bool = True,
 ) -> dict[str, Any]:
-    """Readings sent 0.3 s after each broker restart."""
-    rig = Rig(broker, folder, "dlb" if resend else "dln", resend_first_s=0.5 if resend else 1e9)
+    """Readings sent 0.3 s after each broker restart (``clean``: as a brand-new broker, its
+    saved sessions dropped; else as the embedded broker restarts, its state kept)."""
+    name = ("dlb" if resend else "dln") if clean else "dlk"
+    rig = Rig(broker, folder, name, resend_first_s=0.5 if resend else 1e9)
     try:
         t0 = time.monotonic()
         for _ in range(restarts):
-            broker.restart(clean=True)
+            broker.restart(clean=clean)
             time.sleep(0.3)
             rig.send(per)
         out = rig.counts(60.0 if resend else 10.0)
@@ -305,6 +315,9 @@ def run() -> dict[str, Any]:
         out["send_twice"] = send_twice(broker, folder)
         out["hub_kills"] = hub_kills(broker, folder)
         out["broker_restarts_without_resend"] = broker_restarts(broker, folder, resend=False)
+        out["broker_restarts_kept_without_resend"] = broker_restarts(
+            broker, folder, resend=False, clean=False
+        )
     return out
 
 

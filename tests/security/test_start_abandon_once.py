@@ -89,6 +89,7 @@ def tables(tmp_path: Path) -> Iterator[Tables]:
 def test_a_start_over_a_game_publishes_the_abandon_then_the_new_game(tables: Tables) -> None:
     s = tables.session()
     start(s)
+    assert s.bus.flush()  # the first game's events delivered before we listen
     seen: list[tuple[int, str | None, str, bool]] = []
     s.bus.subscribe(lambda env: seen.append((env.seq, env.game_id, env.type, env.batch_end)))
     before = s.seq

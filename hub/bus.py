@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hub.wire import EventMessage
+
 log = logging.getLogger(__name__)
 
 __all__ = ["Envelope", "EventBus", "Listener"]
@@ -48,16 +50,14 @@ class Envelope:
     def type(self) -> str:
         return str(self.event.get("type", ""))
 
+    def message(self) -> EventMessage:
+        """The typed wire message (hub.wire.EventMessage); ValueError on an unknown type."""
+        return EventMessage.from_event(self.seq, self.table, self.game_id, self.event, self.ts)
+
     def to_dict(self) -> dict[str, Any]:
-        """The envelope as a JSON-safe dict: the event's fields plus seq, ts, table, game_id."""
-        return {
-            "event_type": self.type,
-            "seq": self.seq,
-            "ts": self.ts,
-            "table": self.table,
-            "game_id": self.game_id,
-            **{k: v for k, v in self.event.items() if k != "type"},
-        }
+        """The envelope as a JSON-safe dict, as it goes on the wire (:meth:`message`): the
+        event's fields plus event_type, seq, ts, table, game_id."""
+        return self.message().to_payload()
 
 
 Listener = Callable[[Envelope], Any]

@@ -50,7 +50,13 @@ from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import GAMES, Driver
 from hub.prompts import Prompt
 from hub.store import RequestMark, Store
-from hub.wire import DICE_READING_FIELDS, OBSERVATION_FIELDS, OBSERVATION_REQUIRED, Answer
+from hub.wire import (
+    DICE_READING_FIELDS,
+    OBSERVATION_FIELDS,
+    OBSERVATION_REQUIRED,
+    Answer,
+    EventType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -460,16 +466,16 @@ SEQ_CHECKED = frozenset({"action", "confirm", "undo"})
 #: refusals): a tap drawn before them is still the tap its player meant.
 NOT_STALE = frozenset(
     {
-        "die_released",
-        "vision_uncertain",
-        "track_mismatch",
-        "action_refused",
-        "bet_pending",
-        "prompt_dismissed",
-        "roll_uncertain",
-        "dice_uncertain",
-        "correction",
-        "link_released",
+        EventType.DIE_RELEASED,
+        EventType.VISION_UNCERTAIN,
+        EventType.TRACK_MISMATCH,
+        EventType.ACTION_REFUSED,
+        EventType.BET_PENDING,
+        EventType.PROMPT_DISMISSED,
+        EventType.ROLL_UNCERTAIN,
+        EventType.DICE_UNCERTAIN,
+        EventType.CORRECTION,
+        EventType.LINK_RELEASED,
     }
 )
 
@@ -559,11 +565,11 @@ def _check_fresh(
         if kind in NOT_STALE:
             continue
         mover = env.event.get("player") or env.event.get("by")
-        if own is not None and isinstance(mover, str) and mover != own and kind != "undo":
+        if own is not None and isinstance(mover, str) and mover != own and kind != EventType.UNDO:
             continue  # someone else's own action, in a game where all act at once
-        if kind == "undo":
+        if kind == EventType.UNDO:
             sentence = "The last action was just taken back"
-        elif kind in ("game_abandoned", "game_started"):
+        elif kind in (EventType.GAME_ABANDONED, EventType.GAME_STARTED):
             sentence = "Another game has started"
         elif isinstance(mover, str) and mover and mover != "table":
             sentence = f"{mover} has already moved"

@@ -45,7 +45,7 @@ from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, cro
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
 from hub.store import Batch, GameRecord, RequestMark, Store, StoredEvent
-from hub.wire import Answer
+from hub.wire import Answer, EventType
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +56,18 @@ DEFAULT_THRESHOLD = DIE_CONFIDENCE_THRESHOLD
 
 #: Events the hub itself writes (the engine writes the others).
 HUB_EVENTS = (
-    "die_released",
-    "vision_uncertain",
-    "track_mismatch",
-    "action_refused",
-    "correction",
-    "undo",
-    "bet_pending",
-    "prompt_dismissed",
-    "game_abandoned",
-    "roll_uncertain",
-    "dice_uncertain",
-    "link_released",
+    EventType.DIE_RELEASED,
+    EventType.VISION_UNCERTAIN,
+    EventType.TRACK_MISMATCH,
+    EventType.ACTION_REFUSED,
+    EventType.CORRECTION,
+    EventType.UNDO,
+    EventType.BET_PENDING,
+    EventType.PROMPT_DISMISSED,
+    EventType.GAME_ABANDONED,
+    EventType.ROLL_UNCERTAIN,
+    EventType.DICE_UNCERTAIN,
+    EventType.LINK_RELEASED,
 )
 
 Item = tuple[str, dict[str, Any]]  # (origin "engine" | "hub", event)

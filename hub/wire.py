@@ -37,6 +37,8 @@ __all__ = [
     "RequestEnvelope",
     "Answer",
     "PRIVATE_ANSWER_FIELDS",
+    "EventType",
+    "EventMessage",
     "ReleaseObservation",
     "DieObservation",
     "TrackObservation",
@@ -380,6 +382,130 @@ class Answer:
         """The payload on ``reply/<client id>/<cmd>`` or ``response/<cmd>``: no private field,
         and the request's ``transaction`` (null when it named none) echoed."""
         return {**self.without(PRIVATE_ANSWER_FIELDS).to_payload(), "transaction": transaction}
+
+
+# -- events (hub -> everyone) ----------------------------------------------------------------
+
+
+class EventType(StrEnum):
+    """Every type of event a table's log holds (``type`` in the log, ``event_type`` on the
+    wire). The games' engines write some, the hub the others (hub.session.HUB_EVENTS); each
+    type's fields: hub.wire_events (the schema) and docs/events.md, docs/games.md (for people)."""
+
+    # every game
+    GAME_STARTED = "game_started"
+    # Camel Up (both editions)
+    DIE_RELEASED = "die_released"
+    DIE_READ = "die_read"
+    CAMEL_MOVED = "camel_moved"
+    LEG_TILE_TAKEN = "leg_tile_taken"
+    DESERT_PLACED = "desert_placed"
+    OVERALL_BET_PLACED = "overall_bet_placed"
+    LEG_SCORED = "leg_scored"
+    GAME_OVER = "game_over"
+    # the hub's own (hub.session.HUB_EVENTS)
+    VISION_UNCERTAIN = "vision_uncertain"
+    TRACK_MISMATCH = "track_mismatch"
+    ACTION_REFUSED = "action_refused"
+    CORRECTION = "correction"
+    UNDO = "undo"
+    BET_PENDING = "bet_pending"
+    PROMPT_DISMISSED = "prompt_dismissed"
+    GAME_ABANDONED = "game_abandoned"
+    # the horse race
+    RACE_STARTED = "race_started"
+    ROUND_STARTED = "round_started"
+    BET_PLACED = "bet_placed"
+    BET_PASSED = "bet_passed"
+    DIE_ROLLED = "die_rolled"
+    HORSE_MOVED = "horse_moved"
+    RACE_SCORED = "race_scored"
+    # Marco Polo II
+    DICE_READ = "dice_read"
+    COMPENSATION_TAKEN = "compensation_taken"
+    SHEET_ENTERED = "sheet_entered"
+    # the hub's, for the horse race and Marco Polo II, and the dashboard's
+    ROLL_UNCERTAIN = "roll_uncertain"
+    DICE_UNCERTAIN = "dice_uncertain"
+    LINK_RELEASED = "link_released"
+    # Camel Up second edition
+    LEG_TICKET_TAKEN = "leg_ticket_taken"
+    SPECTATOR_PLACED = "spectator_placed"
+    PARTNERSHIP_ENTERED = "partnership_entered"
+
+
+def _schema(extra: dict[str, Any], doc: str | None = None) -> Any:
+    """A required field with more JSON Schema than its annotation says (and a description)."""
+    meta: dict[str, Any] = {"schema": extra}
+    if doc:
+        meta["doc"] = doc
+    return field(metadata=meta)
+
+
+@dataclass(frozen=True)
+class EventMessage:
+    """One event of a table, on ``event`` (QoS 1, not retained) and in the dashboard's stream
+    (hub.bus.Envelope.message): the event's own fields flat beside the envelope's.
+
+    ``seq`` is per table and strictly increasing, never reused: a receiver drops an event whose
+    seq it has seen (a hub restarted before the broker acknowledged sends it again). The fields
+    are the public ones: an overall bet's colour is never in them before ``game_over``."""
+
+    event_type: EventType
+    seq: int = _schema({"minimum": 1})
+    ts: float = _schema({}, "Unix time the event was logged")
+    table: str = _schema({})
+    game_id: str | None = _schema({})
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    #: the envelope's keys on the wire (everything else is the event's own)
+    KEYS: typing.ClassVar[tuple[str, ...]] = ("event_type", "seq", "ts", "table", "game_id")
+
+    @classmethod
+    def from_event(
+        cls, seq: int, table: str, game_id: str | None, event: Mapping[str, Any], ts: float
+    ) -> EventMessage:
+        """From a logged event (its ``type`` and fields, as the log and the engines write it);
+        ValueError on a type that is not an :class:`EventType`."""
+        kind = event.get("type")
+        try:
+            event_type = EventType(str(kind))
+        except ValueError:
+            raise ValueError(f"{kind!r} is not an event type (hub.wire.EventType)") from None
+        fields = {k: v for k, v in event.items() if k != "type"}
+        return cls(event_type, seq, ts, table, game_id, fields)
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> EventMessage:
+        """An event read back from its JSON object (a receiver, the tests); ValueError when it
+        is not one."""
+        if not isinstance(payload, Mapping):
+            raise ValueError("an event is a JSON object")
+        seq, ts, table, game_id = (payload.get(k) for k in cls.KEYS[1:])
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+            raise ValueError("an event's 'seq' is a whole number from 1")
+        if isinstance(ts, bool) or not isinstance(ts, int | float):
+            raise ValueError("an event's 'ts' is a number")
+        if not isinstance(table, str) or not (game_id is None or isinstance(game_id, str)):
+            raise ValueError("an event's 'table' is a text, its 'game_id' a text or null")
+        event = {"type": payload.get("event_type")}
+        event.update((k, v) for k, v in payload.items() if k not in cls.KEYS)
+        return cls.from_event(seq, table, game_id, event, ts)
+
+    @property
+    def event(self) -> dict[str, Any]:
+        """The event as the log and the engines write it: ``type`` and its fields."""
+        return {"type": self.event_type.value, **self.fields}
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "event_type": self.event_type.value,
+            "seq": self.seq,
+            "ts": self.ts,
+            "table": self.table,
+            "game_id": self.game_id,
+            **self.fields,
+        }
 
 
 # -- observations (firmware -> hub) ----------------------------------------------------------
@@ -801,6 +927,41 @@ def answer_schema() -> dict[str, Any]:
     }
 
 
+def event_schema() -> dict[str, Any]:
+    """``docs/schemas/event.json``: :class:`EventMessage`'s envelope, one of the
+    :class:`EventType` values, and each type's fields (hub.wire_events)."""
+    from hub.wire_events import EVENT_FIELDS
+
+    hints = typing.get_type_hints(EventMessage)
+    props: dict[str, Any] = {}
+    for f in dataclasses.fields(EventMessage):
+        if f.name == "fields":
+            continue
+        prop = {**_type_schema(hints[f.name]), **f.metadata.get("schema", {})}
+        if f.metadata.get("doc"):
+            prop["description"] = f.metadata["doc"]
+        props[f.name] = prop
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "event.json",
+        "title": "camelup/<table>/event (QoS 1, not retained)",
+        "description": "One event of the table's log (generated from hub/wire.py and "
+        "hub/wire_events.py by `python -m hub.wire docs/schemas`; do not edit). seq is per "
+        "table and strictly increasing: drop an event whose seq you have seen. Secret "
+        "overall-bet colours are never present before game_over. The game's events depend on "
+        "the game (the state's game.game: camelup, camelup2, horserace or marcopolo2); the "
+        "hub's own events are shared.",
+        "type": "object",
+        "required": list(EventMessage.KEYS),
+        "properties": props,
+        "allOf": [
+            {"if": {"properties": {"event_type": {"const": t.value}}}, "then": EVENT_FIELDS[t]}
+            for t in EventType
+            if t in EVENT_FIELDS
+        ],
+    }
+
+
 def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
@@ -811,6 +972,7 @@ def generated_schemas() -> dict[str, str]:
     }
     out["firmware-status.json"] = json.dumps(firmware_status_schema(), indent=1) + "\n"
     out["response.json"] = json.dumps(answer_schema(), indent=1) + "\n"
+    out["event.json"] = json.dumps(event_schema(), indent=1) + "\n"
     return out
 
 

@@ -26,6 +26,7 @@ def test_the_schemas_in_docs_are_the_generated_ones() -> None:
         "observe-dice.json",
         "firmware-status.json",
         "response.json",
+        "event.json",
     }
     for name, text in generated.items():
         on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
@@ -175,6 +176,69 @@ def test_an_answer_round_trips_and_keeps_its_private_fields_off_the_topics() -> 
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad_on_wire, schema)
+
+
+def test_an_event_round_trips_and_its_type_is_one_the_schema_knows() -> None:
+    from hub.bus import Envelope
+
+    env = Envelope(14, "t1", "g3", {"type": "camel_moved", "colour": "green", "to": 6}, 1.5)
+    message = env.message()
+    assert message.event_type is wire.EventType.CAMEL_MOVED
+    assert env.to_dict() == {
+        "event_type": "camel_moved",
+        "seq": 14,
+        "ts": 1.5,
+        "table": "t1",
+        "game_id": "g3",
+        "colour": "green",
+        "to": 6,
+    }
+    assert wire.EventMessage.from_payload(env.to_dict()) == message
+    assert message.event == env.event
+    schema = wire.event_schema()
+    moved = {**env.to_dict(), "unit": ["green"], "from": 3, "under": False, "desert": None}
+    jsonschema.validate(moved, schema)
+    with pytest.raises(jsonschema.ValidationError):  # a camel_moved names where it came from
+        jsonschema.validate({k: v for k, v in moved.items() if k != "from"}, schema)
+    with pytest.raises(ValueError, match="not an event type"):
+        Envelope(1, "t1", "g3", {"type": "camel_flew"}, 1.0).to_dict()
+    for bad in (
+        {**env.to_dict(), "seq": 0},
+        {**env.to_dict(), "seq": True},
+        {**env.to_dict(), "ts": "now"},
+        {**env.to_dict(), "table": None},
+        {**env.to_dict(), "event_type": "camel_flew"},
+    ):
+        with pytest.raises(ValueError):
+            wire.EventMessage.from_payload(bad)
+
+
+def test_every_event_type_has_its_fields_in_the_schema_and_the_code_writes_no_other() -> None:
+    """hub.wire_events describes every EventType and nothing else, and every event the hub's
+    code writes as a literal ``{"type": "..."}`` is an EventType (a new one fails here before
+    it fails on the wire)."""
+    from hub.session import HUB_EVENTS
+    from hub.wire_events import EVENT_FIELDS
+
+    assert set(EVENT_FIELDS) == {t.value for t in wire.EventType}
+    assert set(HUB_EVENTS) <= set(wire.EventType)
+    written: set[str] = set()
+    for path in (REPO / "hub").rglob("*.py"):
+        if path.name in ("wire.py", "wire_events.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if (
+                        isinstance(key, ast.Constant)
+                        and key.value == "type"
+                        and isinstance(value, ast.Constant)
+                        and isinstance(value.value, str)
+                    ):
+                        written.add(value.value)
+    json_types = {"string", "object", "array", "number", "integer", "boolean", "null"}
+    assert len(written - json_types) > 20  # the scan sees the engines' events
+    assert written - json_types <= {t.value for t in wire.EventType}
 
 
 def test_one_broker_url_parser_that_never_shows_the_password() -> None:

@@ -1,4 +1,5 @@
-"""A test MQTT subscriber that re-subscribes after a broker restart, and schema checks."""
+"""A test MQTT subscriber that re-subscribes after a broker restart; asking the hub over MQTT;
+every message checked against its schema and read back through its type in hub.wire."""
 
 from __future__ import annotations
 
@@ -102,6 +103,72 @@ def schema_for(topic: str) -> str | None:
     if tail[:1] == ["request"]:
         return "request"
     return None
+
+
+def ask(sub: Collector, base: str, cmd: str, payload: dict[str, Any], transaction: str) -> Any:
+    """Send ``request/<cmd>`` with ``transaction`` and wait for its answer on
+    ``response/<cmd>``: the answer's payload (a dict), which must read as a hub.wire.Answer."""
+    from hub.wire import Answer
+
+    sub.publish(f"{base}/request/{cmd}", {"transaction": transaction, **payload})
+    assert sub.wait_for(
+        lambda m: any(
+            t == f"{base}/response/{cmd}" and json.loads(p).get("transaction") == transaction
+            for t, p, _ in m
+        )
+    ), f"no answer to {cmd} {transaction}"
+    (answer,) = [
+        a
+        for a in (json.loads(p) for p in sub.on(f"{base}/response/{cmd}"))
+        if a.get("transaction") == transaction
+    ]
+    typed = Answer.from_payload(answer)
+    assert typed.cmd == cmd and typed.to_mqtt(transaction) == answer
+    return answer
+
+
+def check_all(sub: Collector, session: Any, base: str) -> set[str]:
+    """Every message received against its schema; every event and answer read back through
+    its type (hub.wire.EventMessage, Answer) is the same payload; the events, in order and
+    deduplicated, are the log's public envelopes. The names of the schemas used."""
+    from hub.wire import Answer, EventMessage
+
+    checked = set()
+    for topic, payload, _ in list(sub.messages):
+        name = schema_for(topic)
+        if name is None or not payload:
+            continue
+        data = json.loads(payload)
+        errors = list(validator(name).iter_errors(data))
+        assert not errors, (topic, errors[0].message, payload[:300])
+        if name == "event":
+            assert EventMessage.from_payload(data).to_payload() == data
+        elif name == "response":
+            answer = Answer.from_payload(data)
+            assert answer.to_mqtt(data["transaction"]) == data
+        checked.add(name)
+    got = dedupe(sub.events(base))
+    assert got == [e.to_dict() for e in session.events_since(0)]
+    return checked
+
+
+def wait_for_the_end(sub: Collector, session: Any, bridge: Any, base: str) -> dict[str, Any]:
+    """After a game played to its end: the retained state says finished and every player's
+    result is on ``score/<player>``. The engine's game_over event."""
+    assert bridge.flush(10)
+    assert sub.wait_for(
+        lambda m: any(
+            t == f"{base}/state" and json.loads(p)["status"] == "finished" for t, p, _ in m
+        )
+    )
+    over: dict[str, Any] = [e for e in session.engine_log() if e["type"] == "game_over"][0]
+    for name, points in over["money"].items():
+        assert sub.wait_for(
+            lambda m, name=name, points=points: any(
+                t == f"{base}/score/{name}" and p == str(points).encode() for t, p, _ in m
+            )
+        ), f"no score/{name} of {points}"
+    return over
 
 
 def dedupe(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -123,7 +123,7 @@ def broker_restarts(
 ) -> dict[str, Any]:
     """Readings sent 0.3 s after each broker restart (``clean``: as a brand-new broker, its
     saved sessions dropped; else as the embedded broker restarts, its state kept)."""
-    name = ("dlb" if resend else "dln") if clean else "dlk"
+    name = ("dlb" if resend else "dln") if clean else "dlp"
     rig = Rig(broker, folder, name, resend_first_s=0.5 if resend else 1e9)
     try:
         t0 = time.monotonic()

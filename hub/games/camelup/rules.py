@@ -36,15 +36,22 @@ def roll_rng(state: GameState) -> random.Random:
     return random.Random(f"camelup/{state.seed}/{state.actions}")
 
 
-def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
-    """The events ``action`` causes for the player to move; raise IllegalAction if it is illegal."""
+def player_to_move(state: Any, player: str | None) -> str:
+    """The name of the player to move, checked against ``player`` (who says they act, if
+    given); IllegalAction once the race is over or out of turn. Both editions' ``apply``."""
     if state.finished or state.current is None:
         raise IllegalAction("game_over", "The race is over: no more actions this game.")
-    mover = state.players[state.current].name
+    mover: str = state.players[state.current].name
     if player is not None and player != mover:
         if player not in state.names:
             raise IllegalAction("unknown_player", f"There is no player called {player!r} here.")
         raise IllegalAction("not_your_turn", f"It is {mover}'s turn, not {player}'s.")
+    return mover
+
+
+def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
+    """The events ``action`` causes for the player to move; raise IllegalAction if it is illegal."""
+    mover = player_to_move(state, player)
     if isinstance(action, TakeLegTile):
         return _take_leg_tile(state, mover, action)
     if isinstance(action, PlaceDesert):

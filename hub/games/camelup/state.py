@@ -7,8 +7,9 @@ States are treated as immutable: ``fold`` returns a new state and shares every u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .model import COLOURS, LEG_TILE_VALUES, PILES, STARTING_MONEY, Track
 
@@ -60,18 +61,67 @@ class GameState:
         return {space: side for space, (side, _) in self.desert.items()}
 
 
-def _player(state: GameState, i: int, **changes: Any) -> tuple[PlayerState, ...]:
-    players = list(state.players)
-    players[i] = replace(players[i], **changes)
-    return tuple(players)
+# What the two editions' states fold alike (the second edition imports these): a player's
+# record replaced, a turn passed on, a unit's move on the track, an overall card placed, the
+# game's end. Each edition keeps its own field names (tiles or tickets, desert or spectators).
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    S = TypeVar("S", bound=DataclassInstance)
+    P = TypeVar("P", bound=DataclassInstance)
 
 
-def _next(state: GameState, i: int) -> int:
-    return (i + 1) % len(state.players)
+def with_player(players: tuple[P, ...], i: int, **changes: Any) -> tuple[P, ...]:
+    """The players with player i's record changed."""
+    out = list(players)
+    out[i] = replace(out[i], **changes)
+    return tuple(out)
 
 
-def _track(raw: dict[Any, Any]) -> Track:
+def turn_done(state: S, i: int, **changes: Any) -> S:
+    """Player i has acted: the turn passes to the left and the action is counted."""
+    players = state.players  # type: ignore[attr-defined]
+    actions = state.actions  # type: ignore[attr-defined]
+    return replace(state, current=(i + 1) % len(players), actions=actions + 1, **changes)
+
+
+def track_from(raw: dict[Any, Any]) -> Track:
+    """A track read from an event: integer spaces, stacks as tuples, no empty spaces."""
     return {int(space): tuple(stack) for space, stack in raw.items() if stack}
+
+
+def track_after_move(track: Track, e: dict[str, Any]) -> Track:
+    """The track after a camel_moved event: the unit leaves the top of its start space and goes
+    on top of the end space (or under it, ``under``)."""
+    track = dict(track)
+    start, end, unit = int(e["from"]), int(e["to"]), tuple(e["unit"])
+    remain = track[start][: len(track[start]) - len(unit)]
+    if remain:
+        track[start] = remain
+    else:
+        del track[start]
+    below = track.get(end, ())
+    track[end] = unit + below if e["under"] else below + unit
+    return track
+
+
+def overall_after(
+    overall: dict[str, tuple[tuple[int, str], ...]], i: int, e: dict[str, Any]
+) -> dict[str, tuple[tuple[int, str], ...]]:
+    """The overall piles after player i's overall_bet_placed event."""
+    out = dict(overall)
+    out[e["pile"]] = out[e["pile"]] + ((i, e["colour"]),)
+    return out
+
+
+def game_over_folded(state: S, e: dict[str, Any]) -> S:
+    """The state after game_over: the final money, nobody to move, the result kept."""
+    players = tuple(replace(p, money=int(e["money"][p.name])) for p in state.players)  # type: ignore[attr-defined]
+    return replace(state, players=players, finished=True, current=None, result=dict(e))
+
+
+def _player(state: GameState, i: int, **changes: Any) -> tuple[PlayerState, ...]:
+    return with_player(state.players, i, **changes)
 
 
 def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
@@ -81,7 +131,11 @@ def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
         players = tuple(PlayerState(name) for name in event["players"])
         first = int(event.get("first_player", 0))
         return GameState(
-            players, _track(event["track"]), current=first, starting=first, seed=event.get("seed")
+            players,
+            track_from(event["track"]),
+            current=first,
+            starting=first,
+            seed=event.get("seed"),
         )
     if state is None:
         raise ValueError(f"the log must start with game_started, not {kind}")
@@ -91,17 +145,13 @@ def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
     return handler(state, event)
 
 
-def _turn_done(state: GameState, i: int, **changes: Any) -> GameState:
-    return replace(state, current=_next(state, i), actions=state.actions + 1, **changes)
-
-
 def _leg_tile_taken(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     colour = e["colour"]
     piles = dict(state.leg_piles)
     piles[colour] = piles[colour][1:]
     p = state.players[i]
-    return _turn_done(
+    return turn_done(
         state,
         i,
         leg_piles=piles,
@@ -114,13 +164,13 @@ def _desert_placed(state: GameState, e: dict[str, Any]) -> GameState:
     desert = {s: v for s, v in state.desert.items() if v[1] != i}
     space = int(e["space"])
     desert[space] = (e["side"], i)
-    return _turn_done(state, i, desert=desert, players=_player(state, i, desert=(space, e["side"])))
+    return turn_done(state, i, desert=desert, players=_player(state, i, desert=(space, e["side"])))
 
 
 def _die_read(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     p = state.players[i]
-    return _turn_done(
+    return turn_done(
         state,
         i,
         dice_left=tuple(c for c in state.dice_left if c != e["colour"]),
@@ -130,15 +180,7 @@ def _die_read(state: GameState, e: dict[str, Any]) -> GameState:
 
 
 def _camel_moved(state: GameState, e: dict[str, Any]) -> GameState:
-    track = dict(state.track)
-    start, end, unit = int(e["from"]), int(e["to"]), tuple(e["unit"])
-    remain = track[start][: len(track[start]) - len(unit)]
-    if remain:
-        track[start] = remain
-    else:
-        del track[start]
-    below = track.get(end, ())
-    track[end] = unit + below if e["under"] else below + unit
+    track = track_after_move(state.track, e)
     players = state.players
     if e.get("desert"):
         owner = state.index(e["desert"]["owner"])
@@ -170,30 +212,23 @@ def _leg_scored(state: GameState, e: dict[str, Any]) -> GameState:
 
 def _overall_bet_placed(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
-    overall = dict(state.overall)
-    overall[e["pile"]] = overall[e["pile"]] + ((i, e["colour"]),)
     p = state.players[i]
-    return _turn_done(
+    return turn_done(
         state,
         i,
-        overall=overall,
+        overall=overall_after(state.overall, i, e),
         players=_player(state, i, race_cards=p.race_cards - {e["colour"]}),
     )
 
 
-def _game_over(state: GameState, e: dict[str, Any]) -> GameState:
-    players = tuple(replace(p, money=int(e["money"][p.name])) for p in state.players)
-    return replace(state, players=players, finished=True, current=None, result=dict(e))
-
-
-_FOLDS = {
+_FOLDS: dict[str, Callable[[GameState, dict[str, Any]], GameState]] = {
     "leg_tile_taken": _leg_tile_taken,
     "desert_placed": _desert_placed,
     "die_read": _die_read,
     "camel_moved": _camel_moved,
     "leg_scored": _leg_scored,
     "overall_bet_placed": _overall_bet_placed,
-    "game_over": _game_over,
+    "game_over": game_over_folded,
 }
 
 # The events that begin an action (a player's turn); the others follow from them.

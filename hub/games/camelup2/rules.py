@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hub.games.camelup.rules import game_over
+from hub.games.camelup.rules import game_over, player_to_move
 
 from .actions import (
     Action,
@@ -48,13 +48,7 @@ def roll_rng(state: GameState) -> random.Random:
 
 def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
     """The events ``action`` causes for the player to move; raise IllegalAction if illegal."""
-    if state.finished or state.current is None:
-        raise IllegalAction("game_over", "The race is over: no more actions this game.")
-    mover = state.players[state.current].name
-    if player is not None and player != mover:
-        if player not in state.names:
-            raise IllegalAction("unknown_player", f"There is no player called {player!r} here.")
-        raise IllegalAction("not_your_turn", f"It is {mover}'s turn, not {player}'s.")
+    mover = player_to_move(state, player)
     if isinstance(action, TakeLegTicket):
         return _take_leg_ticket(state, mover, action)
     if isinstance(action, PlaceSpectator):

@@ -6,8 +6,18 @@ did that before the events were made), so replaying a stored log is fast and exa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from hub.games.camelup.state import (
+    game_over_folded,
+    overall_after,
+    track_after_move,
+    track_from,
+    turn_done,
+    with_player,
+)
 
 from .model import DICE, LEG_TICKET_VALUES, PILES, RACING, STARTING_MONEY, Track
 
@@ -78,23 +88,13 @@ class GameState:
         return len(self.players) >= PARTNER_MIN_PLAYERS
 
 
-def _player(players: tuple[PlayerState, ...], i: int, **changes: Any) -> tuple[PlayerState, ...]:
-    out = list(players)
-    out[i] = replace(out[i], **changes)
-    return tuple(out)
-
-
-def _track(raw: dict[Any, Any]) -> Track:
-    return {int(space): tuple(stack) for space, stack in raw.items() if stack}
-
-
 def initial(event: dict[str, Any]) -> GameState:
     if event.get("type") != "game_started":
         raise ValueError(f"the log must start with game_started, not {event.get('type')}")
     players = tuple(PlayerState(name) for name in event["players"])
     first = int(event.get("first_player", 0))
     return GameState(
-        players, _track(event["track"]), current=first, starting=first, seed=event.get("seed")
+        players, track_from(event["track"]), current=first, starting=first, seed=event.get("seed")
     )
 
 
@@ -108,23 +108,19 @@ def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
     return handler(state, event)
 
 
-def _turn_done(state: GameState, i: int, **changes: Any) -> GameState:
-    return replace(
-        state, current=(i + 1) % len(state.players), actions=state.actions + 1, **changes
-    )
-
-
 def _leg_ticket_taken(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     colour = e["colour"]
     stacks = dict(state.leg_stacks)
     stacks[colour] = stacks[colour][1:]
     p = state.players[i]
-    return _turn_done(
+    return turn_done(
         state,
         i,
         leg_stacks=stacks,
-        players=_player(state.players, i, leg_tickets=p.leg_tickets + ((colour, int(e["value"])),)),
+        players=with_player(
+            state.players, i, leg_tickets=p.leg_tickets + ((colour, int(e["value"])),)
+        ),
     )
 
 
@@ -133,8 +129,11 @@ def _spectator_placed(state: GameState, e: dict[str, Any]) -> GameState:
     tiles = {s: v for s, v in state.spectators.items() if v[1] != i}
     space = int(e["space"])
     tiles[space] = (e["side"], i)
-    return _turn_done(
-        state, i, spectators=tiles, players=_player(state.players, i, spectator=(space, e["side"]))
+    return turn_done(
+        state,
+        i,
+        spectators=tiles,
+        players=with_player(state.players, i, spectator=(space, e["side"])),
     )
 
 
@@ -142,50 +141,40 @@ def _die_read(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     p = state.players[i]
     rolled = Rolled(e["die"], int(e["face"]), e.get("shade"), i, e["camel"], e.get("why"))
-    return _turn_done(
+    return turn_done(
         state,
         i,
         dice_left=tuple(d for d in state.dice_left if d != e["die"]),
         rolled=state.rolled + (rolled,),
-        players=_player(state.players, i, pyramid_tickets=p.pyramid_tickets + 1),
+        players=with_player(state.players, i, pyramid_tickets=p.pyramid_tickets + 1),
     )
 
 
 def _camel_moved(state: GameState, e: dict[str, Any]) -> GameState:
-    track = dict(state.track)
-    start, end, unit = int(e["from"]), int(e["to"]), tuple(e["unit"])
-    remain = track[start][: len(track[start]) - len(unit)]
-    if remain:
-        track[start] = remain
-    else:
-        del track[start]
-    below = track.get(end, ())
-    track[end] = unit + below if e["under"] else below + unit
+    track = track_after_move(state.track, e)
     players = state.players
     if e.get("spectator"):
         owner = state.index(e["spectator"]["owner"])
-        players = _player(players, owner, money=players[owner].money + 1)
+        players = with_player(players, owner, money=players[owner].money + 1)
     return replace(state, track=track, players=players)
 
 
 def _overall_bet_placed(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
-    overall = dict(state.overall)
-    overall[e["pile"]] = overall[e["pile"]] + ((i, e["colour"]),)
     p = state.players[i]
-    return _turn_done(
+    return turn_done(
         state,
         i,
-        overall=overall,
-        players=_player(state.players, i, finish_cards=p.finish_cards - {e["colour"]}),
+        overall=overall_after(state.overall, i, e),
+        players=with_player(state.players, i, finish_cards=p.finish_cards - {e["colour"]}),
     )
 
 
 def _partnership_entered(state: GameState, e: dict[str, Any]) -> GameState:
     i, j = state.index(e["player"]), state.index(e["partner"])
-    players = _player(state.players, i, partner=j)
-    players = _player(players, j, partner=i)
-    return _turn_done(state, i, players=players)
+    players = with_player(state.players, i, partner=j)
+    players = with_player(players, j, partner=i)
+    return turn_done(state, i, players=players)
 
 
 def _leg_scored(state: GameState, e: dict[str, Any]) -> GameState:
@@ -215,12 +204,7 @@ def _leg_scored(state: GameState, e: dict[str, Any]) -> GameState:
     )
 
 
-def _game_over(state: GameState, e: dict[str, Any]) -> GameState:
-    players = tuple(replace(p, money=int(e["money"][p.name])) for p in state.players)
-    return replace(state, players=players, finished=True, current=None, result=dict(e))
-
-
-_FOLDS = {
+_FOLDS: dict[str, Callable[[GameState, dict[str, Any]], GameState]] = {
     "leg_ticket_taken": _leg_ticket_taken,
     "spectator_placed": _spectator_placed,
     "die_read": _die_read,
@@ -228,7 +212,7 @@ _FOLDS = {
     "overall_bet_placed": _overall_bet_placed,
     "partnership_entered": _partnership_entered,
     "leg_scored": _leg_scored,
-    "game_over": _game_over,
+    "game_over": game_over_folded,
 }
 
 ACTION_EVENTS = frozenset(

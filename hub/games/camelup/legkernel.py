@@ -277,6 +277,19 @@ class WeightedLeaves:
     weight: np.ndarray
     sequences: int
     landings: np.ndarray
+    last: LastDie | None = None  # rows whose last roll is left to the caller
+
+
+@dataclass
+class LastDie:
+    """Rows with one die left whose last roll :func:`run_leg_table_last` left to its caller,
+    each standing for one sequence: none has ended, and no tile lies on the three spaces its
+    mover can reach, so the last roll's outcome depends on the colour-free configuration and
+    the mover alone (a table's job). keys: (5, n); mover: (n,) the camel (plan order) of the
+    die left."""
+
+    keys: np.ndarray
+    mover: np.ndarray
 
 
 def run_leg_merged(
@@ -321,6 +334,72 @@ def run_leg_merged(
         if left > 1:  # the leaves need no merging: they are only counted
             rows = rows.merged()
     return WeightedLeaves(rows.keys, rows.ended, rows.weight, sequences, landings)
+
+
+def run_leg_table_last(
+    start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None
+) -> WeightedLeaves:
+    """:func:`run_leg` for one start position, but the last roll left to a table where it can be.
+
+    The first k - 1 levels are the fixed tree of :func:`run_leg` (9,720 rows for a fresh leg,
+    no sorting); of the rows with one die left, those that have not ended and have no tile in
+    their mover's reach come back in ``last`` (:class:`LastDie`) for the caller
+    to finish by :func:`racetable.last_die_table`: the 29,160-leaf last level, and every lookup
+    on it, shrinks to the few rows near a tile. Those are rolled here (weight 1 per leaf); a row
+    whose race is over is its own leaf for all three faces (weight 3).
+    """
+    keys = np.ascontiguousarray(start_keys, dtype=KEY_DTYPE)
+    if keys.shape[1] != 1:
+        raise ValueError("run_leg_table_last takes a single start position")
+    plan = tree_plan(k, 1)
+    ended = (keys >> HEIGHT_BITS).max(axis=0) >= FINISH
+    tile_at = tiles.__getitem__ if tiles is not None and np.any(tiles) else None
+    has_mirage = tiles is not None and bool(np.any(tiles < 0))
+    landings = np.zeros(TILE_SLOTS)
+    if k == 0:
+        return WeightedLeaves(keys, ended, np.ones(1, dtype=np.int64), 1, landings)
+
+    def count(moved: Moved, rows: int) -> None:
+        if moved.tile is not None:
+            hit = moved.tile != 0
+            if hit.any():  # each row of this level has probability 1 / rows (as in run_leg)
+                landings[:] += np.bincount(moved.dest[hit], minlength=TILE_SLOTS)[:TILE_SLOTS] * (
+                    1 / rows
+                )
+
+    for depth, level in enumerate(plan.levels[:-1]):
+        # big: the rows with one die left (9,720 for a fresh leg) reuse this thread's buffers
+        big = depth == k - 2
+        moved = _level(keys, ended, level.mover_flat, tile_at, has_mirage, big=big)
+        count(moved, level.rows)
+        keys, ended = moved.keys, moved.ended
+    last = plan.levels[-1]
+    n = keys.shape[1]
+    mover = last.mover_flat[0] // n  # one die left: its camel, per row
+    pos = keys[mover, np.arange(n)] >> HEIGHT_BITS
+    by_table = ~ended
+    if tile_at is not None:
+        assert tiles is not None
+        for face in FACES:  # a reachable tile makes the last roll depend on more than the camels
+            by_table &= tiles[np.minimum(pos + face, TILE_LOOKUP - 1)] == 0
+    # a row whose race is over stays as it is for its three faces: one leaf of weight 3
+    over = np.flatnonzero(ended)
+    rolled = np.flatnonzero(~by_table & ~ended)
+    m = rolled.size
+    sub_mover = (mover[rolled] * m + np.arange(m))[None, :]
+    moved = _level(np.take(keys, rolled, axis=1), ended[rolled], sub_mover, tile_at, has_mirage)
+    count(moved, last.rows)
+    table = LastDie(np.compress(by_table, keys, axis=1), mover[by_table])
+    weight = np.ones(over.size + 3 * m, dtype=np.int64)
+    weight[: over.size] = len(FACES)
+    return WeightedLeaves(
+        np.concatenate([np.take(keys, over, axis=1), moved.keys], axis=1),
+        np.concatenate([np.ones(over.size, dtype=bool), moved.ended]),
+        weight,
+        last.rows,
+        landings,
+        table,
+    )
 
 
 def _children_used(used: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -694,10 +773,13 @@ def _layout_race(
     return race  # type: ignore[no-any-return]
 
 
-def ranks(keys: np.ndarray) -> np.ndarray:
-    """Rank slot of every camel in every row (0 = leader): how many camels have a bigger key."""
+def ranks(keys: np.ndarray, buffers: str = "") -> np.ndarray:
+    """Rank slot of every camel in every row (0 = leader): how many camels have a bigger key.
+
+    The result lives in this thread's scratch buffers named by ``buffers``: a caller ranking
+    two sets of rows of different sizes in turn names one set apart, so neither reallocates."""
     n = keys.shape[1]
-    ahead = scratch("ahead", (N_CAMELS, N_CAMELS, n), np.bool_)
+    ahead = scratch(f"ahead{buffers}", (N_CAMELS, N_CAMELS, n), np.bool_)
     np.greater(keys[:, None, :], keys[None, :, :], out=ahead)  # [j, i]: camel j ahead of i
-    out = scratch("ranks", (N_CAMELS, n), np.int8)
+    out = scratch(f"ranks{buffers}", (N_CAMELS, n), np.int8)
     return np.add.reduce(ahead.view(np.int8), axis=0, dtype=np.int8, out=out)

@@ -11,7 +11,11 @@ time as numpy arrays (15, 180, 1,620, 9,720, 29,160 rows), each camel being one 
 rows that reached the same state by different die orders are merged with an integer weight
 (:func:`legkernel.run_leg_merged`): a fresh leg's 9,720 rows with one die left are typically
 700-2,500 states, so the last level and the lookups on the leaves run on a tenth of the 29,160
-leaves, and every count stays an exact integer. Movement follows the
+leaves, and every count stays an exact integer. The plain odds (without the joint table) go
+further: the first k - 1 dice run as a fixed tree, and the rows with one die left whose mover
+has no tile within reach are finished by :func:`racetable.last_die_table` (per colour-free
+configuration and mover slot, the last roll's three faces already summed); only the rows near
+a tile roll their last die (:func:`legkernel.run_leg_table_last`). Movement follows the
 rules: the mover carries the camels above it and lands on top; an oasis sends the unit one space
 on (on top), a mirage one space back and *under* the camels there (also when that is the space
 it just left); a tile acts once per landing. When a unit reaches space 17 the race is over: the
@@ -234,22 +238,43 @@ def odds_of(
     keys, cols = _start(position)
     k = 0 if position.finished else len(position.dice_left)
     tiles = legkernel.tile_lookup(position.desert) if position.desert else None
-    leaves = legkernel.run_leg_merged(keys, k, tiles)
+    # the last roll by table where it can be; with pairs (a lookup per leaf) the leaves merged
+    if pairs:
+        leaves = legkernel.run_leg_merged(keys, k, tiles)
+    else:
+        leaves = legkernel.run_leg_table_last(keys, k, tiles)
     n = leaves.sequences
     weight = leaves.weight
-    rk = ranks(leaves.keys)
+    counts = np.zeros((N_CAMELS, N_CAMELS), dtype=np.int64)  # (kernel camel, place): sequences
+    ended = int(weight[leaves.ended].sum())
+    sums = np.zeros(N_CAMELS, dtype=np.complex128) if race else None
+    if weight.size:  # (with the last roll by table, often none)
+        rk = ranks(leaves.keys)
+        for slot in range(N_CAMELS if order else 2):  # integer counts: exact
+            counts[:, slot] = ((rk == slot) * weight).sum(axis=1)
+        if sums is not None:
+            values = racetable.race_values(leaves.keys, rk, racetable.load_table())
+            sums += (values * weight).sum(axis=1)
+    last = leaves.last
+    if last is not None and last.mover.size:  # each row: one sequence, three faces to go
+        table = racetable.last_die_table()
+        lrk = ranks(last.keys, buffers="last")
+        rows = racetable.last_die_rows(last.keys, lrk, last.mover)
+        cell = rows * N_CAMELS + lrk  # (camel, row): the cell of that camel's slot
+        for place in range(N_CAMELS if order else 2):
+            counts[:, place] += np.take(table.places[place], cell).sum(axis=1)
+        ended += int(table.ended[rows].sum())
+        if sums is not None:
+            sums = sums + np.take(table.race, cell).sum(axis=1)
     places = np.empty((N_CAMELS, N_CAMELS))
-    for slot in range(N_CAMELS if order else 2):  # integer counts: exact
-        places[cols, slot] = ((rk == slot) * weight).sum(axis=1) / n
+    places[cols] = counts / n
     first, second = places[:, 0].copy(), places[:, 1].copy()
     win = lose = None
-    if race:
-        values = racetable.race_values(leaves.keys, rk, racetable.load_table())
-        sums = (values * weight).sum(axis=1) / n
+    if sums is not None:
         win = np.empty(N_CAMELS)
         lose = np.empty(N_CAMELS)
-        win[cols] = sums.real
-        lose[cols] = sums.imag
+        win[cols] = sums.real / n
+        lose[cols] = sums.imag / n
     joint = None
     if pairs:
         values = racetable.pair_values(leaves.keys, rk, racetable.load_pairs_table())
@@ -258,7 +283,7 @@ def odds_of(
     return LegOdds(
         first=first,
         second=second,
-        game_ends=float(leaves.weight[leaves.ended].sum()) / n,
+        game_ends=ended / n,
         landings={s: float(leaves.landings[s]) for s in sorted(position.desert)},
         win=win,
         lose=lose,

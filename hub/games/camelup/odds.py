@@ -238,11 +238,8 @@ def odds_of(
     keys, cols = _start(position)
     k = 0 if position.finished else len(position.dice_left)
     tiles = legkernel.tile_lookup(position.desert) if position.desert else None
-    # the last roll by table where it can be; with pairs (a lookup per leaf) the leaves merged
-    if pairs:
-        leaves = legkernel.run_leg_merged(keys, k, tiles)
-    else:
-        leaves = legkernel.run_leg_table_last(keys, k, tiles)
+    # the last roll by table where it can be (the joint table below needs every leaf)
+    leaves = legkernel.run_leg_table_last(keys, k, tiles)
     n = leaves.sequences
     weight = leaves.weight
     counts = np.zeros((N_CAMELS, N_CAMELS), dtype=np.int64)  # (kernel camel, place): sequences
@@ -276,10 +273,12 @@ def odds_of(
         win[cols] = sums.real / n
         lose[cols] = sums.imag / n
     joint = None
-    if pairs:
-        values = racetable.pair_values(leaves.keys, rk, racetable.load_pairs_table())
+    if pairs:  # a lookup per leaf: the leaves merged (the figures above stay the table's)
+        merged = legkernel.run_leg_merged(keys, k, tiles)
+        mrk = ranks(merged.keys, buffers="merged")
+        values = racetable.pair_values(merged.keys, mrk, racetable.load_pairs_table())
         joint = np.empty((N_CAMELS, N_CAMELS))
-        joint[np.ix_(cols, cols)] = (values * weight).sum(axis=2) / n
+        joint[np.ix_(cols, cols)] = (values * merged.weight).sum(axis=2) / merged.sequences
     return LegOdds(
         first=first,
         second=second,

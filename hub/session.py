@@ -45,7 +45,7 @@ from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, cro
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
 from hub.store import Batch, GameRecord, RequestMark, Store, StoredEvent
-from hub.wire import Answer, EventType
+from hub.wire import Answer, EventType, LegTally
 
 log = logging.getLogger(__name__)
 
@@ -322,7 +322,7 @@ class TableSession:
             "record": rec.to_dict(),
         }
 
-    def tallies(self) -> list[dict[str, Any]]:
+    def tallies(self) -> list[LegTally]:
         """The stage-end tallies of the current game (legs of Camel Up), undone ones left out."""
         with self._lock:
             gid = self.game_id
@@ -331,7 +331,7 @@ class TableSession:
             live = {seq for batch in self._engine_batches for seq in batch}
             events = self.store.events(self.table_id, game_id=gid)
             return [
-                {"table": self.table_id, "game_id": gid, **t}
+                LegTally.from_payload({"table": self.table_id, "game_id": gid, **t})
                 for t in self.driver.tallies(events, live)
             ]
 

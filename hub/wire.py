@@ -39,6 +39,10 @@ __all__ = [
     "PRIVATE_ANSWER_FIELDS",
     "EventType",
     "EventMessage",
+    "LegTally",
+    "PlayerTally",
+    "LegTile",
+    "score_payload",
     "ReleaseObservation",
     "DieObservation",
     "TrackObservation",
@@ -508,6 +512,103 @@ class EventMessage:
         }
 
 
+# -- retained results (hub -> everyone) --------------------------------------------------------
+
+
+def score_payload(amount: int | float) -> str:
+    """``score/<player>`` (retained): the player's money or points, a plain number ("12"); an
+    empty payload clears the topic of a player who is not in the current game."""
+    return str(amount)
+
+
+@dataclass(frozen=True)
+class LegTile:
+    """A betting tile (a ticket in the second edition) a player held when the leg was scored."""
+
+    colour: str = _schema({})
+    value: int = _schema({})
+
+
+@dataclass(frozen=True)
+class PlayerTally:
+    """One player's part of a leg's tally."""
+
+    tiles: list[LegTile] = _schema({}, "the tiles held, in the order taken")
+    pyramid_tiles: int = _schema({}, "the pyramid tiles taken this leg (a coin each)")
+    change: int = _schema({}, "the money won or lost by the leg")
+    money: int = _schema({}, "the money after the leg")
+    partner_gain: int | None = _doc("second edition: what the partnership added")
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> PlayerTally:
+        return cls(
+            tiles=[LegTile(str(t["colour"]), int(t["value"])) for t in payload.get("tiles", [])],
+            pyramid_tiles=int(payload.get("pyramid_tiles", 0)),
+            change=int(payload.get("change", 0)),
+            money=int(payload["money"]),
+            partner_gain=None
+            if payload.get("partner_gain") is None
+            else int(payload["partner_gain"]),
+        )
+
+    def to_payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "tiles": [{"colour": t.colour, "value": t.value} for t in self.tiles],
+            "pyramid_tiles": self.pyramid_tiles,
+        }
+        if self.partner_gain is not None:
+            out["partner_gain"] = self.partner_gain
+        out["change"] = self.change
+        out["money"] = self.money
+        return out
+
+
+@dataclass(frozen=True)
+class LegTally:
+    """The stage-end tally of one leg of the current game on ``leg/<n>/tally`` (retained; an
+    empty payload clears a leg that was undone or belongs to an older game). Camel Up, both
+    editions: the drivers' ``tallies`` give the leg's part, the session adds the table."""
+
+    table: str
+    game_id: str
+    seq: int = _schema({}, "the seq of the leg's leg_scored event")
+    leg: int = _schema({"minimum": 1})
+    winner: str = _schema({}, "the leg's leading camel")
+    runner_up: str = _schema({}, "the camel second")
+    players: dict[str, PlayerTally] = _schema({"minProperties": 2})
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> LegTally:
+        """From its JSON object (or a driver's tally with the table's keys); ValueError when a
+        field is missing or of the wrong kind."""
+        try:
+            return cls(
+                table=str(payload["table"]),
+                game_id=str(payload["game_id"]),
+                seq=int(payload["seq"]),
+                leg=int(payload["leg"]),
+                winner=str(payload["winner"]),
+                runner_up=str(payload["runner_up"]),
+                players={
+                    str(name): PlayerTally.from_payload(p)
+                    for name, p in dict(payload["players"]).items()
+                },
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a leg tally: {exc!r}") from None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "leg": self.leg,
+            "winner": self.winner,
+            "runner_up": self.runner_up,
+            "players": {name: p.to_payload() for name, p in self.players.items()},
+        }
+
+
 # -- observations (firmware -> hub) ----------------------------------------------------------
 
 #: JSON Schema fragments of the fields each observation request takes: the one list of those
@@ -788,6 +889,8 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": _type_schema(typing.get_args(tp)[1])}
     if isinstance(tp, type) and issubclass(tp, StrEnum):
         return {"enum": [m.value for m in tp]}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _object_schema(tp)
     simple_types = {
         str: "string",
         int: "integer",
@@ -802,30 +905,37 @@ def _type_schema(tp: Any) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for {tp!r}")
 
 
-def dataclass_schema(cls: type, *, file: str, title: str, description: str) -> dict[str, Any]:
-    """The JSON Schema of a wire dataclass's ``to_payload()``: one property per field (its
-    annotation's schema and its ``doc``), required the fields without a default, nothing
+def _object_schema(cls: type) -> dict[str, Any]:
+    """A wire dataclass as a JSON object: one property per field (its annotation's schema, the
+    field's extra ``schema`` and its ``doc``), required the fields without a default, nothing
     else allowed."""
     hints = typing.get_type_hints(cls)
     props: dict[str, Any] = {}
     required = []
     for f in dataclasses.fields(cls):
-        prop = _type_schema(hints[f.name])
+        prop = {**_type_schema(hints[f.name]), **f.metadata.get("schema", {})}
         if f.metadata.get("doc"):
             prop["description"] = f.metadata["doc"]
         props[f.name] = prop
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)
     return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def dataclass_schema(cls: type, *, file: str, title: str, description: str) -> dict[str, Any]:
+    """The JSON Schema of a wire dataclass's ``to_payload()`` (:func:`_object_schema`)."""
+    return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": file,
         "title": title,
         "description": f"{description} (generated from hub/wire.py by `python -m hub.wire "
         "docs/schemas`; do not edit).",
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": False,
+        **_object_schema(cls),
     }
 
 
@@ -962,6 +1072,30 @@ def event_schema() -> dict[str, Any]:
     }
 
 
+def leg_tally_schema() -> dict[str, Any]:
+    """``docs/schemas/leg-tally.json``: :class:`LegTally`, its camels named by the games (both
+    editions' racing camels; imported here only, so the firmware never loads the engines)."""
+    from hub.games.camelup.model import COLOURS
+    from hub.games.camelup2.model import RACING
+
+    camels = {"enum": list(dict.fromkeys(COLOURS + RACING))}
+    schema = dataclass_schema(
+        LegTally,
+        file="leg-tally.json",
+        title="camelup/<table>/leg/<n>/tally (retained)",
+        description="The stage-end tally of leg n of the current game: the leg's winner and "
+        "runner-up camels, and per player the tiles held, the change and the money after. An "
+        "empty retained payload clears a leg that was undone or belongs to an older game. Both "
+        "editions of Camel Up: the second's racing camels add red and purple",
+    )
+    props = schema["properties"]
+    props["winner"].update(camels)
+    props["runner_up"].update(camels)
+    player = props["players"]["additionalProperties"]
+    player["properties"]["tiles"]["items"]["properties"]["colour"].update(camels)
+    return schema
+
+
 def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
@@ -973,6 +1107,7 @@ def generated_schemas() -> dict[str, str]:
     out["firmware-status.json"] = json.dumps(firmware_status_schema(), indent=1) + "\n"
     out["response.json"] = json.dumps(answer_schema(), indent=1) + "\n"
     out["event.json"] = json.dumps(event_schema(), indent=1) + "\n"
+    out["leg-tally.json"] = json.dumps(leg_tally_schema(), indent=1) + "\n"
     return out
 
 

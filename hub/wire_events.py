@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.games.camelup.model import COLOURS as CAMEL_UP
+from hub.games.camelup2.model import CRAZY, RACING
+from hub.games.marcopolo2.setup import PLAYER_COLOURS
+
 #: event type -> the JSON Schema its fields must fit (``then`` of the schema's ``if`` on the type)
 EVENT_FIELDS: dict[str, dict[str, Any]] = {
     "game_started": {
@@ -31,7 +35,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                         "patternProperties": {
                             "^[0-9]+$": {
                                 "type": "array",
-                                "items": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                                "items": {"enum": list(CAMEL_UP)},
                             }
                         },
                         "additionalProperties": False,
@@ -74,7 +78,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                     },
                     "colours": {
                         "type": "object",
-                        "additionalProperties": {"enum": ["blue", "yellow", "green", "red"]},
+                        "additionalProperties": {"enum": list(PLAYER_COLOURS)},
                     },
                     "rounds": {"const": 5},
                     "setup": {
@@ -99,17 +103,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                         "patternProperties": {
                             "^[0-9]+$": {
                                 "type": "array",
-                                "items": {
-                                    "enum": [
-                                        "blue",
-                                        "green",
-                                        "yellow",
-                                        "red",
-                                        "purple",
-                                        "black",
-                                        "white",
-                                    ]
-                                },
+                                "items": {"enum": list(RACING + CRAZY)},
                             }
                         },
                         "additionalProperties": False,
@@ -129,7 +123,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 "required": ["player", "colour", "face"],
                 "properties": {
                     "player": {"type": "string", "minLength": 1},
-                    "colour": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                    "colour": {"enum": list(CAMEL_UP)},
                     "face": {"enum": [1, 2, 3]},
                     "crop": {"type": ["string", "null"]},
                     "confidence": {"type": ["number", "null"]},
@@ -147,12 +141,10 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 ),
                 "properties": {
                     "player": {"type": ["string", "null"]},
-                    "die": {"enum": ["blue", "green", "yellow", "red", "purple", "grey"]},
+                    "die": {"enum": [*RACING, "grey"]},
                     "face": {"enum": [1, 2, 3]},
                     "shade": {"enum": ["black", "white", None]},
-                    "camel": {
-                        "enum": ["blue", "green", "yellow", "red", "purple", "black", "white"]
-                    },
+                    "camel": {"enum": list(RACING + CRAZY)},
                     "why": {"type": ["string", "null"]},
                 },
             },
@@ -163,10 +155,10 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
             {
                 "required": ["colour", "unit", "from", "to", "under", "desert"],
                 "properties": {
-                    "colour": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                    "colour": {"enum": list(CAMEL_UP)},
                     "unit": {
                         "type": "array",
-                        "items": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                        "items": {"enum": list(CAMEL_UP)},
                         "minItems": 1,
                     },
                     "from": {"type": "integer", "minimum": 1},
@@ -180,14 +172,10 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 "title": "Camel Up second edition",
                 "required": ["camel", "unit", "from", "to", "spectator", "under"],
                 "properties": {
-                    "camel": {
-                        "enum": ["blue", "green", "yellow", "red", "purple", "black", "white"]
-                    },
+                    "camel": {"enum": list(RACING + CRAZY)},
                     "unit": {
                         "type": "array",
-                        "items": {
-                            "enum": ["blue", "green", "yellow", "red", "purple", "black", "white"]
-                        },
+                        "items": {"enum": list(RACING + CRAZY)},
                         "minItems": 1,
                     },
                     "from": {"type": "integer"},
@@ -203,7 +191,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
         "required": ["player", "colour", "value"],
         "properties": {
             "player": {"type": "string", "minLength": 1},
-            "colour": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+            "colour": {"enum": list(CAMEL_UP)},
             "value": {"type": "integer"},
         },
     },
@@ -238,8 +226,8 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 ],
                 "properties": {
                     "leg": {"type": "integer", "minimum": 1},
-                    "first": {"enum": ["blue", "green", "orange", "yellow", "white"]},
-                    "second": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                    "first": {"enum": list(CAMEL_UP)},
+                    "second": {"enum": list(CAMEL_UP)},
                     "changes": {"type": "object", "additionalProperties": {"type": "integer"}},
                     "money": {"type": "object", "additionalProperties": {"type": "integer"}},
                     "tiles": {
@@ -250,9 +238,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                                 "type": "object",
                                 "required": ["colour", "value"],
                                 "properties": {
-                                    "colour": {
-                                        "enum": ["blue", "green", "orange", "yellow", "white"]
-                                    },
+                                    "colour": {"enum": list(CAMEL_UP)},
                                     "value": {"type": "integer"},
                                 },
                             },
@@ -278,8 +264,8 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 ],
                 "properties": {
                     "leg": {"type": "integer", "minimum": 1},
-                    "first": {"enum": ["blue", "green", "yellow", "red", "purple"]},
-                    "second": {"enum": ["blue", "green", "yellow", "red", "purple"]},
+                    "first": {"enum": list(RACING)},
+                    "second": {"enum": list(RACING)},
                     "changes": {"type": "object", "additionalProperties": {"type": "integer"}},
                     "money": {"type": "object", "additionalProperties": {"type": "integer"}},
                     "pyramid_tickets": {
@@ -295,9 +281,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                                 "type": "object",
                                 "required": ["colour", "value"],
                                 "properties": {
-                                    "colour": {
-                                        "enum": ["blue", "green", "yellow", "red", "purple"]
-                                    },
+                                    "colour": {"enum": list(RACING)},
                                     "value": {"type": "integer"},
                                 },
                             },
@@ -321,8 +305,8 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                         "title": "Camel Up",
                         "required": ["winner", "loser", "overall"],
                         "properties": {
-                            "winner": {"enum": ["blue", "green", "orange", "yellow", "white"]},
-                            "loser": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                            "winner": {"enum": list(CAMEL_UP)},
+                            "loser": {"enum": list(CAMEL_UP)},
                             "overall": {
                                 "type": "array",
                                 "items": {
@@ -331,9 +315,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                                     "properties": {
                                         "pile": {"enum": ["winner", "loser"]},
                                         "player": {"type": "string", "minLength": 1},
-                                        "colour": {
-                                            "enum": ["blue", "green", "orange", "yellow", "white"]
-                                        },
+                                        "colour": {"enum": list(CAMEL_UP)},
                                         "correct": {"type": "boolean"},
                                         "payout": {"type": "integer"},
                                     },
@@ -389,11 +371,11 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
                 "title": "Camel Up second edition",
                 "required": ["winner", "loser", "ranking", "overall", "money", "winners"],
                 "properties": {
-                    "winner": {"enum": ["blue", "green", "yellow", "red", "purple"]},
-                    "loser": {"enum": ["blue", "green", "yellow", "red", "purple"]},
+                    "winner": {"enum": list(RACING)},
+                    "loser": {"enum": list(RACING)},
                     "ranking": {
                         "type": "array",
-                        "items": {"enum": ["blue", "green", "yellow", "red", "purple"]},
+                        "items": {"enum": list(RACING)},
                         "minItems": 5,
                         "maxItems": 5,
                     },
@@ -413,7 +395,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
             "reading": {"type": "object", "required": ["colour", "face", "confidence"]},
             "expected_colours": {
                 "type": "array",
-                "items": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+                "items": {"enum": list(CAMEL_UP)},
             },
             "crop": {"type": ["string", "null"]},
         },
@@ -438,7 +420,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
         "required": ["prompt", "face", "read", "changed", "by"],
         "properties": {
             "prompt": {"type": "string"},
-            "colour": {"enum": ["blue", "green", "orange", "yellow", "white"]},
+            "colour": {"enum": list(CAMEL_UP)},
             "face": {"type": "integer", "minimum": 1, "maximum": 6},
             "read": {"type": "object"},
             "changed": {"type": "boolean"},
@@ -591,7 +573,7 @@ EVENT_FIELDS: dict[str, dict[str, Any]] = {
         "required": ["player", "colour", "value"],
         "properties": {
             "player": {"type": "string", "minLength": 1},
-            "colour": {"enum": ["blue", "green", "yellow", "red", "purple"]},
+            "colour": {"enum": list(RACING)},
             "value": {"type": "integer"},
         },
     },

@@ -53,6 +53,7 @@ from hub.wire import (
     RequestEnvelope,
     Topics,
     parse_broker_url,
+    score_payload,
 )
 
 if TYPE_CHECKING:
@@ -384,11 +385,11 @@ class MqttBridge:
         scores = drv.scores(game) if game else {}
         for name, money in scores.items():
             if force or self._scores.get(name) != money:
-                pub(self.topics.score(name), str(money))
+                pub(self.topics.score(name), score_payload(money))
         for name in set(self._scores) - set(scores):
             pub(self.topics.score(name), b"")  # an empty retained payload clears it
         self._scores = scores
-        tallies = {t["leg"]: _json(t) for t in s.tallies()}
+        tallies = {t.leg: _json(t.to_payload()) for t in s.tallies()}
         for leg, payload in tallies.items():
             if force or self._tallies.get(leg) != payload:
                 pub(self.topics.leg_tally(leg), payload)

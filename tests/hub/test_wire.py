@@ -27,6 +27,7 @@ def test_the_schemas_in_docs_are_the_generated_ones() -> None:
         "firmware-status.json",
         "response.json",
         "event.json",
+        "leg-tally.json",
     }
     for name, text in generated.items():
         on_disk = (SCHEMAS / name).read_text() if (SCHEMAS / name).exists() else None
@@ -239,6 +240,51 @@ def test_every_event_type_has_its_fields_in_the_schema_and_the_code_writes_no_ot
     json_types = {"string", "object", "array", "number", "integer", "boolean", "null"}
     assert len(written - json_types) > 20  # the scan sees the engines' events
     assert written - json_types <= {t.value for t in wire.EventType}
+
+
+def test_a_leg_tally_round_trips_and_fits_its_schema_in_both_editions() -> None:
+    """The drivers' tallies (with the table's keys) read as a LegTally and give back the same
+    payload; the second edition's partner_gain is kept, the first edition sends none."""
+    first = {
+        "table": "t1",
+        "game_id": "g1",
+        "seq": 40,
+        "leg": 2,
+        "winner": "orange",
+        "runner_up": "white",
+        "players": {
+            "Ann": {
+                "tiles": [{"colour": "orange", "value": 5}],
+                "pyramid_tiles": 1,
+                "change": 6,
+                "money": 9,
+            },
+            "Bob": {"tiles": [], "pyramid_tiles": 0, "change": 0, "money": 3},
+        },
+    }
+    second = {
+        **first,
+        "winner": "purple",
+        "runner_up": "red",
+        "players": {
+            name: {**p, "tiles": [], "partner_gain": 2} for name, p in first["players"].items()
+        },
+    }
+    schema = wire.leg_tally_schema()
+    for sent in (first, second):
+        assert wire.LegTally.from_payload(sent).to_payload() == sent
+        jsonschema.validate(sent, schema)
+    assert wire.LegTally.from_payload(first).players["Ann"].tiles == [wire.LegTile("orange", 5)]
+    for bad in (
+        {**first, "winner": "grey"},
+        {**first, "leg": 0},
+        {**first, "players": {"Ann": first["players"]["Ann"]}},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    with pytest.raises(ValueError):
+        wire.LegTally.from_payload({k: v for k, v in first.items() if k != "players"})
+    assert wire.score_payload(12) == "12"
 
 
 def test_one_broker_url_parser_that_never_shows_the_password() -> None:

@@ -377,7 +377,7 @@ def test_a_failing_camera_is_reported_and_recovers(mock_factory, how: str, messa
     table = Table(mock_factory, source_factory=lambda: Flaky(how, lambda: holder["t"].frame))
     holder["t"] = table
     try:
-        deadline = time.monotonic() + 3.0
+        deadline = time.monotonic() + 10.0  # a bound for a loaded machine, not a timing
         while time.monotonic() < deadline:
             # (a periodic status may carry the camera's error a moment before the loop has
             # handled it: the one that matters says camera_error)
@@ -391,9 +391,14 @@ def test_a_failing_camera_is_reported_and_recovers(mock_factory, how: str, messa
             time.sleep(0.05)
         assert errs, "the camera failure was not reported in the status"
         assert errs[0]["camera_errors"] >= 1
-        time.sleep(0.4)
+        # the camera reopened and the loop is back to watching before the slider moves
+        while time.monotonic() < deadline:
+            status = table.sink.of("status")[-1]
+            if status["state"] == "ready" and status["camera_reopens"] >= 1:
+                break
+            time.sleep(0.05)
         table.release_die()  # and the table works again
-        assert len(table.sink.wait_for("die", 1, 2.0)) == 1
+        assert len(table.sink.wait_for("die", 1, 10.0)) == 1
         last = table.sink.of("status")[-1]
         assert last["state"] != "camera_error" and last["camera_reopens"] >= 1
     finally:

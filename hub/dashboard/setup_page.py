@@ -20,9 +20,13 @@ from typing import Any, Protocol
 
 from flask import Blueprint, Response, jsonify, render_template, url_for
 
+from hub.games.camelup.model import COLOURS as CAMEL_UP
+from hub.games.camelup2.model import CAMELS as CAMEL_UP2
+
 __all__ = ["SetupDesk", "add_setup_routes", "register_setup_desk", "registered_setup_desk"]
 
-COLOURS = ("blue", "green", "orange", "yellow", "white")
+# every camel of either edition; which ones this table has is the desk's (its board file)
+COLOURS = tuple(dict.fromkeys(CAMEL_UP + CAMEL_UP2))
 SPACES = range(1, 17)
 
 
@@ -88,8 +92,11 @@ def _space(value: Any, what: str) -> int:
 
 
 def _order(value: Any) -> list[str]:
-    if not isinstance(value, list) or not 1 <= len(value) <= 5:
-        raise BadPayload("order lists the camels' colours on spaces 1 to 5")
+    if not isinstance(value, list) or not 1 <= len(value) <= len(CAMEL_UP2):
+        raise BadPayload(
+            f"order lists the camels' colours on spaces 1 to 5 (1 to {len(CAMEL_UP2)} on "
+            "the second edition)"
+        )
     if not all(isinstance(c, str) and c in COLOURS for c in value):
         raise BadPayload(f"each camel is one of {', '.join(COLOURS)}")
     return list(value)

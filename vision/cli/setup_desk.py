@@ -124,7 +124,8 @@ class TableSetupDesk:
                 "board": board,
                 "camels": sorted(prof.camels),
                 "tiles": sorted(prof.tiles),
-                "colours": list(COLOURS),
+                # the table's own camels (a second-edition board file names seven)
+                "colours": list(self._geometry().colours),
             }
 
     def snapshot(self) -> dict[str, Any]:

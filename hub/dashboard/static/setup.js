@@ -7,7 +7,9 @@
   "use strict";
   const $ = (id) => document.getElementById(id);
   const ROOT = document.body.dataset.root || "/";
-  const COLOURS = ["blue", "green", "orange", "yellow", "white"];
+  // the table's camels, in the order the page asks for them on spaces 1, 2, ...: the desk's
+  // board file says which (five on the first edition, seven on the second)
+  let COLOURS = ["blue", "green", "orange", "yellow", "white"];
   const SVGNS = "http://www.w3.org/2000/svg";
   // the first-edition ring as [row, column] of a 5 x 5 grid, space 1 first (vision/board.py)
   const RING = [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [1, 4], [2, 4], [3, 4],
@@ -259,6 +261,10 @@
       return false;
     }
     $("pin-card").hidden = true;
+    if (Array.isArray(r.colours) && r.colours.join() !== COLOURS.join()) {
+      COLOURS = r.colours.slice();
+      fillOrder();
+    }
     const mark = (step, text) => {
       const li = document.querySelector(`#progress li[data-step='${step}'] .setup-done`);
       li.textContent = text || "not yet";
@@ -273,6 +279,9 @@
 
   function fillOrder() {
     const box = $("camel-order");
+    box.replaceChildren();
+    $("camel-count").textContent = COLOURS.length === 5 ? "five" : String(COLOURS.length);
+    $("camel-last").textContent = String(COLOURS.length);
     COLOURS.forEach((c, i) => {
       const label = document.createElement("label");
       label.textContent = `space ${i + 1} `;
@@ -282,6 +291,9 @@
       label.appendChild(sel);
       box.appendChild(label);
     });
+  }
+
+  function fillTiles() {
     for (const [id, dflt] of [["oasis-space", 8], ["mirage-space", 12]]) {
       for (let s = 1; s <= 16; s++) $(id).add(new Option(String(s), String(s), s === dflt, s === dflt));
     }
@@ -289,6 +301,7 @@
 
   function init() {
     fillOrder();
+    fillTiles();
     wireDrag();
     window.addEventListener("resize", draw);
     $("zoom").addEventListener("click", () => {

@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+import yaml
 
 from hub.cli import main
 from hub.dashboard import create_app
@@ -67,12 +68,15 @@ def scenes() -> dict[int, Scenes]:
 
 
 @contextmanager
-def served(tmp_path: Path, frames: list[np.ndarray]) -> Iterator[tuple[str, Path]]:
-    """A hub with a PIN and this camera (one frame per snapshot, in order) on a free port."""
+def served(
+    tmp_path: Path, frames: list[np.ndarray], board: Path | None = None
+) -> Iterator[tuple[str, Path]]:
+    """A hub with a PIN and this camera (one frame per snapshot, in order) on a free port;
+    ``board``: the board file the desk starts from (board.yaml when None)."""
     queue = iter(frames)
     tmp_path.mkdir(parents=True, exist_ok=True)
     profile = tmp_path / "table.json"
-    desk = TableSetupDesk(lambda: ReplaySource([next(queue)]), table=profile)
+    desk = TableSetupDesk(lambda: ReplaySource([next(queue)]), table=profile, board=board)
     store = Store(tmp_path / "events.sqlite")
     session = TableSession("t1", store, pin=PIN, odds=False, advice=False)
     app = create_app(session, setup=desk)
@@ -317,3 +321,40 @@ def test_screenshots_at_phone_and_tablet_width(
                     path=str(screenshot_dir / "setup-360-zoomed.png")
                 )
             close(page)
+
+
+def test_a_second_edition_table_teaches_its_seven_camels_from_the_page(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A second-edition board file: the page asks for seven camels on spaces 1 to 7 (the
+    crazy black and white ones too), and the saved table reads them in play."""
+    table = make_table(501, edition=2)
+    board = tmp_path / "board-second-edition.yaml"
+    board.write_text(yaml.safe_dump(table.board_dict(), sort_keys=False))
+    seven = list(table.geometry.colours)
+    pose, kelvin, _, rng = _setup_view(table)
+    empty, truth = render_table_scene(table, rng, {}, {}, kelvin=kelvin, pose=pose)
+    pieces, _ = render_table_scene(
+        table, rng, {i + 1: [c] for i, c in enumerate(seven)}, {}, kelvin=kelvin, pose=pose
+    )
+    with served(tmp_path, [empty, pieces], board=board) as (url, profile):
+        page = open_setup(browser, url)
+        wait_js(page, "document.body.dataset.ready === '1'")
+        assert page.locator("#camel-order select").count() == 7
+        assert page.locator("#camel-last").inner_text() == "7"
+        shown = [page.locator(f"#camel-{i + 1}").input_value() for i in range(7)]
+        assert shown == seven
+        assert take_snapshot(page) == "proposed"
+        for i in range(4):
+            drag(page, i, np.asarray(truth.board_corners)[i])
+        page.click("#save-board")
+        wait_js(page, "document.body.dataset.state === 'saved'")
+        assert learn(page, "camels") == "camels:ok"
+        assert sorted(load_profile(profile).camels) == sorted(seven)
+        close(page)
+    saved = load_profile(profile)
+    play = {4: ["red", "black"], 9: ["white", "blue", "green"], 13: ["yellow", "purple"]}
+    scene, _ = render_table_scene(table, rng, play, {}, kelvin=kelvin, pose=pose)
+    reading = read_track(scene, saved.geometry, table=saved)
+    assert all(play[s] == stack for s, stack in reading.track.items())  # abstains, never wrong
+    assert len(reading.track) >= 2 and "black" in reading.track.get(4, [])

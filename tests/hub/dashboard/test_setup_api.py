@@ -82,7 +82,7 @@ def test_a_refused_step_is_the_desks_sentence(tmp_path: Path, desk: Desk) -> Non
         ("track", {"snapshot": "a", "corners": [[1, 2]] * 3}, "four [x, y]"),
         ("track", {"snapshot": "a", "corners": [[1, "x"]] * 4}, "each corner"),
         ("track", {"snapshot": "a", "corners": None, "occupied": [17]}, "1 to 16"),
-        ("camels", {"order": ["blue", "red"]}, "each camel is one of"),
+        ("camels", {"order": ["blue", "pink"]}, "each camel is one of"),
         ("camels", {"order": "blue"}, "order lists"),
         ("tiles", {"oasis": 3, "mirage": 3}, "two different spaces"),
         ("tiles", {"oasis": 0, "mirage": 3}, "1 to 16"),

@@ -280,7 +280,8 @@
   function fillOrder() {
     const box = $("camel-order");
     box.replaceChildren();
-    $("camel-count").textContent = COLOURS.length === 5 ? "five" : String(COLOURS.length);
+    $("camel-count").textContent =
+      { 5: "five", 7: "seven" }[COLOURS.length] || String(COLOURS.length);
     $("camel-last").textContent = String(COLOURS.length);
     COLOURS.forEach((c, i) => {
       const label = document.createElement("label");

@@ -35,7 +35,8 @@ from vision.cli.calibrate_steps import (
 )
 from vision.cli.frames import FrameSource, FrameSourceError, open_source
 from vision.palette import CAMEL_UP
-from vision.table import SetupRefused, TableProfile, load_profile, save_profile
+from vision.table import BOARD_MOVED, SetupRefused, TableProfile, load_profile, save_profile
+from vision.track import read_track
 
 __all__ = ["TableSetupDesk", "default_desk"]
 
@@ -146,7 +147,26 @@ class TableSetupDesk:
                 return out
             out["corners"] = proposal["corners"]
             out["cells"] = track_cells(np.asarray(proposal["corners"]))
+            out["moved"] = self._moved(img)
             return out
+
+    def _moved(self, img: np.ndarray) -> dict[str, str] | None:
+        """The prompt to place the board again when the saved board has moved against the
+        marker cards in ``img`` (the reader abstains on every space until then), else None."""
+        try:
+            prof = self._profile()
+        except SetupRefused:
+            return None
+        if prof.board is None or prof.background is None:
+            return None
+        reading = read_track(img, prof.geometry, table=prof, all_camels=False)
+        if reading.reason != BOARD_MOVED:
+            return None
+        return {
+            "code": "board_moved",
+            "error": "The board has moved against the marker cards since it was set up, so "
+            "the track is not read: drag the corners onto the board again and save it.",
+        }
 
     def track(
         self, snapshot: str, corners: Sequence[Sequence[float]] | None, occupied: Sequence[int]

@@ -206,6 +206,10 @@
     S.dragged = false;
     $("fit").hidden = false;
     draw();
+    // the board saved before has moved against the cards: the track is not read until the
+    // person places it again (the prompt stays until the board is saved)
+    document.body.dataset.moved = r.moved ? "1" : "";
+    if (r.moved) say(r.moved.error);
     document.body.dataset.state = "proposed";
   }
 
@@ -220,6 +224,7 @@
     busy(b, false);
     if (!r.ok) { say(r.message); document.body.dataset.state = "refused"; return; }
     say(`The board is saved: spaces of ${r.cell_mm} mm.`, "info");
+    document.body.dataset.moved = "";
     document.body.dataset.state = "saved";
     await status();
   }

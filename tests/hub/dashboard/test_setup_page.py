@@ -14,6 +14,7 @@ import io
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,13 @@ from hub.dashboard.server import ServerThread
 from hub.session import TableSession
 from hub.store import Store
 from tests.fixtures.browser import csp_violations, wait_js
+from vision.board import BoardGeometry
 from vision.cli.calibrate_steps import track_cells
 from vision.cli.frames import ReplaySource
 from vision.cli.setup_desk import TableSetupDesk
 from vision.eval_table import SETUP_TILES, _setup_view
 from vision.render.table import make_table, render_table_scene
-from vision.table import load_profile
+from vision.table import BOARD_MOVED, load_profile
 from vision.track import read_track
 
 pytestmark = pytest.mark.browser
@@ -358,3 +360,44 @@ def test_a_second_edition_table_teaches_its_seven_camels_from_the_page(
     reading = read_track(scene, saved.geometry, table=saved)
     assert all(play[s] == stack for s, stack in reading.track.items())  # abstains, never wrong
     assert len(reading.track) >= 2 and "black" in reading.track.get(4, [])
+
+
+def test_a_board_moved_since_set_up_asks_for_the_overlay_again(
+    browser: Any, scenes: dict[int, Scenes], tmp_path: Path
+) -> None:
+    """The person bumps the board 14 mm against the cards: the next snapshot says so (the
+    track is not read until then), and placing the board again reads it."""
+    s = scenes[60]
+    moved = replace(
+        s.table, markers={m: (x + 14.0, y + 5.0, a) for m, (x, y, a) in s.table.markers.items()}
+    )
+    object.__setattr__(moved, "geometry", BoardGeometry.from_dict(moved.board_dict()))
+    pose, kelvin, _, _ = _setup_view(s.table)
+    rng = np.random.default_rng(11)
+    bumped, truth = render_table_scene(moved, rng, {}, {}, kelvin=kelvin, pose=pose)
+    with served(tmp_path, [s.empty, bumped]) as (url, profile):
+        page = open_setup(browser, url)
+        wait_js(page, "document.body.dataset.ready === '1'")
+        assert take_snapshot(page) == "proposed"
+        for i in range(4):
+            drag(page, i, s.corners[i])
+        page.click("#save-board")
+        wait_js(page, "document.body.dataset.state === 'saved'")
+        assert page.evaluate("document.body.dataset.moved") == ""
+        # the board was bumped: the snapshot asks for the overlay again
+        assert take_snapshot(page) == "proposed"
+        assert page.evaluate("document.body.dataset.moved") == "1"
+        assert "has moved" in page.locator("#setup-message").inner_text()
+        before = load_profile(profile)
+        assert read_track(bumped, before.geometry, table=before).reason == BOARD_MOVED
+        for i in range(4):
+            drag(page, i, np.asarray(truth.board_corners)[i])
+        page.click("#save-board")
+        wait_js(page, "document.body.dataset.state === 'saved'")
+        assert page.evaluate("document.body.dataset.moved") == ""
+        close(page)
+    after = load_profile(profile)
+    play, _ = render_table_scene(moved, rng, PLAY, {}, kelvin=kelvin, pose=pose)
+    reading = read_track(play, after.geometry, table=after)
+    assert reading.reason is None
+    assert all(PLAY[k] == v for k, v in reading.track.items()) and reading.track

@@ -46,6 +46,8 @@ class SetupDesk(Protocol):
 
     def tiles(self, oasis: int, mirage: int) -> dict[str, Any]: ...
 
+    def roll(self, stacks: dict[int, list[str]]) -> dict[str, Any]: ...
+
 
 _factory: Callable[[], SetupDesk] | None = None
 
@@ -100,6 +102,24 @@ def _order(value: Any) -> list[str]:
     if not all(isinstance(c, str) and c in COLOURS for c in value):
         raise BadPayload(f"each camel is one of {', '.join(COLOURS)}")
     return list(value)
+
+
+def _stacks(value: Any) -> dict[int, list[str]]:
+    """The setup roll as a person confirmed it: {"3": ["blue", "green"], ...}, space -> camels
+    bottom to top, each camel once."""
+    if not isinstance(value, dict) or not value:
+        raise BadPayload('stacks are {"space": [colours bottom to top]}, at least one')
+    out: dict[int, list[str]] = {}
+    for key, stack in value.items():
+        space = int(key) if isinstance(key, str) and key.isdigit() else key
+        where = _space(space, "a stack's space")
+        if not isinstance(stack, list) or not 1 <= len(stack) <= len(CAMEL_UP2):
+            raise BadPayload(f"space {where}: a stack lists its camels, bottom to top")
+        out[where] = _order(stack)
+    names = [c for stack in out.values() for c in stack]
+    if len(set(names)) != len(names):
+        raise BadPayload("each camel stands in one stack only")
+    return out
 
 
 def add_setup_routes(
@@ -175,6 +195,10 @@ def add_setup_routes(
     @bp.post("/api/table-setup/camels")
     def table_setup_camels() -> Response:
         return guarded(lambda d: d.camels(_order(body().get("order"))))
+
+    @bp.post("/api/table-setup/roll")
+    def table_setup_roll() -> Response:
+        return guarded(lambda d: d.roll(_stacks(body().get("stacks"))))
 
     @bp.post("/api/table-setup/tiles")
     def table_setup_tiles() -> Response:

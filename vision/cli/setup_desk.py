@@ -29,6 +29,7 @@ from vision.board import BoardGeometry, load_geometry
 from vision.cli.calibrate_steps import (
     default_profile_path,
     step_camels,
+    step_camels_from_stacks,
     step_tiles,
     step_track,
     track_cells,
@@ -197,6 +198,18 @@ class TableSetupDesk:
             try:
                 sid, img = self._take()
                 new, out = step_camels(self._profile(), img, order, first_space)
+                save_profile(new, self.path)
+            except (SetupRefused, ValueError, OSError) as exc:
+                return _refused(exc)
+            return {"ok": True, **out, "snapshot": sid}
+
+    def roll(self, stacks: dict[int, list[str]]) -> dict[str, Any]:
+        """A new snapshot of the setup roll's stacks as read and confirmed (space -> camels
+        bottom to top): learn the camels' colours from them instead of spaces 1 to 5."""
+        with self._lock:
+            try:
+                sid, img = self._take()
+                new, out = step_camels_from_stacks(self._profile(), img, stacks)
                 save_profile(new, self.path)
             except (SetupRefused, ValueError, OSError) as exc:
                 return _refused(exc)

@@ -299,6 +299,17 @@
     });
   }
 
+  // "3: blue green" per line -> {"3": ["blue", "green"]}; the hub checks the rest and says
+  // what is wrong in its own words
+  function rollStacks(text) {
+    const out = {};
+    for (const line of text.split("\n")) {
+      const m = line.trim().match(/^(\d+)\s*[:.]?\s*(.*)$/);
+      if (m) out[m[1]] = m[2].trim().toLowerCase().split(/[\s,]+/).filter(Boolean);
+    }
+    return out;
+  }
+
   function fillTiles() {
     for (const [id, dflt] of [["oasis-space", 8], ["mirage-space", 12]]) {
       for (let s = 1; s <= 16; s++) $(id).add(new Option(String(s), String(s), s === dflt, s === dflt));
@@ -334,6 +345,9 @@
     $("learn-camels").addEventListener("click", () => learn($("learn-camels"),
       "api/table-setup/camels", { order: COLOURS.map((_, i) => $(`camel-${i + 1}`).value) },
       "camel-result", "camels", "The camels' colours are saved."));
+    $("learn-roll").addEventListener("click", () => learn($("learn-roll"),
+      "api/table-setup/roll", { stacks: rollStacks($("roll-stacks").value) },
+      "camel-result", "camels", "The camels' colours are saved from the setup roll."));
     $("learn-tiles").addEventListener("click", () => learn($("learn-tiles"),
       "api/table-setup/tiles", { oasis: +$("oasis-space").value, mirage: +$("mirage-space").value },
       "tile-result", "tiles", "The desert tiles' colours are saved."));

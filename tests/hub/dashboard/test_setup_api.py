@@ -42,6 +42,10 @@ class Desk:
         self.calls.append(("tiles", (oasis, mirage)))
         return {"ok": True, "tiles": {}}
 
+    def roll(self, stacks: dict[int, list[str]]) -> dict[str, Any]:
+        self.calls.append(("roll", stacks))
+        return {"ok": True, "camels": {}}
+
 
 def _client(tmp_path: Path, desk: Desk | None) -> Any:
     store = Store(tmp_path / "events.sqlite")
@@ -84,6 +88,11 @@ def test_a_refused_step_is_the_desks_sentence(tmp_path: Path, desk: Desk) -> Non
         ("track", {"snapshot": "a", "corners": None, "occupied": [17]}, "1 to 16"),
         ("camels", {"order": ["blue", "pink"]}, "each camel is one of"),
         ("camels", {"order": "blue"}, "order lists"),
+        ("roll", {"stacks": {}}, "at least one"),
+        ("roll", {"stacks": {"17": ["blue"]}}, "1 to 16"),
+        ("roll", {"stacks": {"3": []}}, "a stack lists"),
+        ("roll", {"stacks": {"3": ["blue"], "5": ["green", "blue"]}}, "one stack only"),
+        ("roll", {"stacks": {"3": ["blue", "pink"]}}, "each camel is one of"),
         ("tiles", {"oasis": 3, "mirage": 3}, "two different spaces"),
         ("tiles", {"oasis": 0, "mirage": 3}, "1 to 16"),
     ],
@@ -117,10 +126,13 @@ def test_good_payloads_reach_the_desk(tmp_path: Path, desk: Desk) -> None:
         c.post("/api/table-setup/tiles", json={"oasis": 8, "mirage": 12}, headers=h).status_code
         == 200
     )
+    roll = {"stacks": {"3": ["white", "blue"], "9": ["green"]}}
+    assert c.post("/api/table-setup/roll", json=roll, headers=h).status_code == 200
     assert desk.calls == [
         ("track", ("s1", [[10.0, 20.0], [30.5, 20.0], [30.0, 40.0], [10.0, 40.0]], [3])),
         ("camels", ["white", "blue"]),
         ("tiles", (8, 12)),
+        ("roll", {3: ["white", "blue"], 9: ["green"]}),
     ]
 
 

@@ -401,3 +401,37 @@ def test_a_board_moved_since_set_up_asks_for_the_overlay_again(
     reading = read_track(play, after.geometry, table=after)
     assert reading.reason is None
     assert all(PLAY[k] == v for k, v in reading.track.items()) and reading.track
+
+
+def test_the_camels_taught_from_the_setup_roll_on_the_page(browser: Any, tmp_path: Path) -> None:
+    """The setup roll's stacks as they stand, typed one per line, teach the camels' colours;
+    a camel named twice is refused with the hub's sentence and nothing is taken."""
+    table = make_table(100_031)  # a tuning table whose roll shows every camel
+    pose, kelvin, order, rng = _setup_view(table)
+    perm = [str(c) for c in rng.permutation(order)]
+    roll = {1: perm[:2], 2: perm[2:3], 3: perm[3:]}
+    rolled, _ = render_table_scene(table, rng, roll, {}, kelvin=kelvin, pose=pose)
+    empty, truth = render_table_scene(
+        table, np.random.default_rng(5), {}, {}, kelvin=kelvin, pose=pose
+    )
+    with served(tmp_path, [empty, rolled]) as (url, profile):
+        page = open_setup(browser, url)
+        wait_js(page, "document.body.dataset.ready === '1'")
+        assert take_snapshot(page) == "proposed"
+        for i in range(4):
+            drag(page, i, np.asarray(truth.board_corners)[i])
+        page.click("#save-board")
+        wait_js(page, "document.body.dataset.state === 'saved'")
+        page.fill("#roll-stacks", f"1: {perm[0]} {perm[0]}")
+        assert learn(page, "roll") == "camels:refused"
+        assert "one stack only" in page.locator("#setup-message").inner_text()
+        page.fill("#roll-stacks", "\n".join(f"{s}: {' '.join(c)}" for s, c in roll.items()))
+        assert learn(page, "roll") == "camels:ok"
+        assert "setup roll" in page.locator("#setup-message").inner_text()
+        close(page)
+    saved = load_profile(profile)
+    assert sorted(saved.camels) == sorted(order)
+    rng = np.random.default_rng(3)
+    scene, _ = render_table_scene(table, rng, PLAY, {}, kelvin=kelvin, pose=pose)
+    reading = read_track(scene, saved.geometry, table=saved)
+    assert reading.track and all(PLAY[k] == v for k, v in reading.track.items())

@@ -5,7 +5,9 @@ dice whose colour is the table's), and nothing finds what is never proposed. The
 fully convolutional (``vision.train.model``): on a frame scaled so that a die is ``DIE_PX``
 pixels it gives the classifier's seven logits for a 48 px window at every 8th pixel. Each scale
 assumes one die size, a share of the frame's short side (``SCALES``); the windows whose "die"
-probability peaks above ``DETECT_MIN`` become dice, the strongest first, one per place.
+probability reaches ``DETECT_MIN`` are candidates, placed by how surely they read one face
+(``face_score``), each then sized to its die by classifying its crop at a few sizes, and kept
+surest first, one per place (``detect_dice_verdicts``).
 
 The frame is first brought to ``WORK_SIDE`` pixels on its short side (a 12 MP photo becomes
 640 x 480 before anything else), so the cost does not grow with the camera.
@@ -13,19 +15,28 @@ The frame is first brought to ``WORK_SIDE`` pixels on its short side (a 12 MP ph
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.dice.classifier import CONTEXT, INPUT, DieClassifier, load_classifier, softmax
+from vision.dice.classifier import (
+    CONTEXT,
+    INPUT,
+    CropClass,
+    DieClassifier,
+    load_classifier,
+    softmax,
+)
 
 DIE_PX = INPUT / CONTEXT  # a die's side in the net's window (32 px)
 STRIDE = 8  # the net's output step, in pixels of its input
 WORK_SIDE = 480  # the short side, in pixels, the frame is brought to for detection
 SCALES = (0.055, 0.08, 0.115, 0.165)  # die sides tried, as shares of the frame's short side
 DETECT_MIN = 0.6  # a peak's probability of a die, to be a die (chosen on the calibration split)
-APART = 0.6  # two peaks nearer than this many die sides are one die
+APART = 0.6  # two dice nearer than this many die sides (the larger's) are one die ...
+APART_SCALE = 0.5  # ... and two windows of one scale nearer than this many of its sides
+RESIZE = (0.8, 1.0, 1.25)  # a window's crop is classified at these shares of its scale's side
 
 
 # output rows and columns of the net per tile: on a 1280 x 720 frame the net's share of a whole-
@@ -83,8 +94,8 @@ def dense_logits_in_strips(
 
 @dataclass(frozen=True)
 class Detection:
-    """A die found by the net: its centre and side in pixels of the frame, and the peak's
-    calibrated probabilities (``classifier.CLASSES``)."""
+    """A die found by the net: its centre and side in pixels of the frame, and the window's
+    calibrated probabilities (``classifier.CLASSES``) in the dense pass."""
 
     cx: float
     cy: float
@@ -106,14 +117,73 @@ class Detection:
         )
 
 
-def detect_dice(
+def face_score(probs: np.ndarray) -> np.ndarray:
+    """The log-probability of the likeliest face (axis 0 holds ``CLASSES``): where to put a die.
+
+    Why not the probability of "a die": on a tray of touching dice that saturates at 1.0 over
+    whole clusters, on windows astride two dice and on windows twice a die's size, so its peaks
+    fall between dice and the largest scale wins. A window centred on one die at its size reads
+    one face surely; astride two dice or over a pile, the faces disagree and the score drops."""
+    out: np.ndarray = np.log(np.maximum(probs[1:].max(axis=0), 1e-12))
+    return out
+
+
+def _candidates(
+    clf: DieClassifier, small: np.ndarray, share: float, short: float, base: float, min_p: float
+) -> list[tuple[float, Detection]]:
+    """One scale's windows that may hold a die, with their face score, one per place (greedy,
+    best score first, ``APART_SCALE`` die sides apart)."""
+    side = share * short * base  # the die's side in ``small``
+    f = DIE_PX / side
+    scaled = cv2.resize(
+        small,
+        (max(1, round(small.shape[1] * f)), max(1, round(small.shape[0] * f))),
+        interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR,
+    )
+    pad = INPUT // 2
+    padded = cv2.copyMakeBorder(scaled, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    logits = dense_logits_in_strips(clf, padded)  # 7 x gh x gw
+    probs = softmax(logits.reshape(7, -1).T, clf.temperature).T.reshape(logits.shape)
+    score = face_score(probs)
+    gys, gxs = np.nonzero(1.0 - probs[0] >= min_p)
+    order = np.argsort(-score[gys, gxs], kind="stable")
+    out: list[tuple[float, Detection]] = []
+    taken: list[tuple[float, float]] = []
+    gap = APART_SCALE * DIE_PX / STRIDE  # in grid cells
+    for k in order:
+        gy, gx = int(gys[k]), int(gxs[k])
+        if any((gx - x) ** 2 + (gy - y) ** 2 <= gap * gap for x, y in taken):
+            continue
+        taken.append((gx, gy))
+        # window (gy, gx) of ``padded`` is centred on pixel (8 gx, 8 gy) of ``scaled``
+        d = Detection(
+            float(STRIDE * gx / f / base),
+            float(STRIDE * gy / f / base),
+            float(side / base),
+            tuple(float(v) for v in probs[:, gy, gx]),
+        )
+        out.append((float(score[gy, gx]), d))
+    return out
+
+
+def detect_dice_verdicts(
     image: np.ndarray,
     *,
     classifier: DieClassifier | None = None,
     scales: tuple[float, ...] = SCALES,
     min_p: float = DETECT_MIN,
-) -> list[Detection]:
-    """Every die the net finds in ``image`` (BGR uint8), strongest first, one per place."""
+) -> list[tuple[Detection, CropClass]]:
+    """Every die the net finds in ``image`` (BGR uint8), with the net's verdict on its crop,
+    surest first, one per place.
+
+    1. each scale's windows whose "die" probability reaches ``min_p``, one per place
+       (``_candidates``);
+    2. each moved to the die's own size: its crop classified at ``RESIZE`` times the scale's
+       side, the size whose likeliest face is surest kept (a scale is a guess within a factor
+       of 1.45; the crop is what the net was trained on, the dense pass only sees it through
+       its padding);
+    3. one per place across the scales, surest first (``APART`` die sides apart).
+    """
     clf = classifier or load_classifier()
     h, w = image.shape[:2]
     short = min(h, w)
@@ -125,36 +195,38 @@ def detect_dice(
         if base < 1.0
         else image
     )
-    found: list[Detection] = []
-    for share in scales:
-        side = share * short * base  # the die's side in ``small``
-        f = DIE_PX / side
-        scaled = cv2.resize(
-            small,
-            (max(1, round(small.shape[1] * f)), max(1, round(small.shape[0] * f))),
-            interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR,
-        )
-        pad = INPUT // 2
-        padded = cv2.copyMakeBorder(scaled, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-        logits = dense_logits_in_strips(clf, padded)  # 7 x gh x gw
-        probs = softmax(logits.reshape(7, -1).T, clf.temperature).T.reshape(logits.shape)
-        p_die = 1.0 - probs[0]
-        peaks = (p_die >= min_p) & (p_die >= cv2.dilate(p_die, np.ones((3, 3), np.uint8)))
-        for gy, gx in zip(*np.nonzero(peaks), strict=True):
-            # window (gy, gx) of ``padded`` is centred on pixel (8 gx, 8 gy) of ``scaled``
-            cx = STRIDE * gx / f / base
-            cy = STRIDE * gy / f / base
-            found.append(
-                Detection(
-                    float(cx),
-                    float(cy),
-                    float(side / base),
-                    tuple(float(v) for v in probs[:, gy, gx]),
-                )
-            )
-    found.sort(key=lambda d: d.p_die, reverse=True)
-    kept: list[Detection] = []
-    for d in found:
-        if all(np.hypot(d.cx - k.cx, d.cy - k.cy) > APART * max(d.side, k.side) for k in kept):
-            kept.append(d)
+    cands = [d for share in scales for _, d in _candidates(clf, small, share, short, base, min_p)]
+    boxes = [
+        (d.cx - k * d.side / 2, d.cy - k * d.side / 2, k * d.side, k * d.side)
+        for d in cands
+        for k in RESIZE
+    ]
+    verdicts = clf.classify_boxes(image, boxes)
+    sized: list[tuple[float, Detection, CropClass]] = []
+    for i, d in enumerate(cands):
+        tried = [
+            (float(face_score(np.asarray(v.probs))), k, v)
+            for k, v in zip(RESIZE, verdicts[i * len(RESIZE) : (i + 1) * len(RESIZE)], strict=True)
+        ]
+        s, k, v = max(tried, key=lambda t: t[0])
+        sized.append((s, replace(d, side=k * d.side), v))
+    sized.sort(key=lambda t: -t[0])
+    kept: list[tuple[Detection, CropClass]] = []
+    for _, d, v in sized:
+        if all(np.hypot(d.cx - k.cx, d.cy - k.cy) > APART * max(d.side, k.side) for k, _ in kept):
+            kept.append((d, v))
     return kept
+
+
+def detect_dice(
+    image: np.ndarray,
+    *,
+    classifier: DieClassifier | None = None,
+    scales: tuple[float, ...] = SCALES,
+    min_p: float = DETECT_MIN,
+) -> list[Detection]:
+    """Every die the net finds in ``image`` (BGR uint8), surest first, one per place
+    (``detect_dice_verdicts`` without the verdicts)."""
+    return [
+        d for d, _ in detect_dice_verdicts(image, classifier=classifier, scales=scales, min_p=min_p)
+    ]

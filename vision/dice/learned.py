@@ -37,13 +37,14 @@ import numpy as np
 
 from vision.dice.classifier import MODEL_FILE, CropClass, DieClassifier, ModelError
 from vision.dice.colour import classify_face_colour
-from vision.dice.detect import Detection, detect_dice
+from vision.dice.detect import Detection, detect_dice_verdicts
 from vision.dice.reading import DieReading
 from vision.dice.reasons import Reason, Why
 from vision.palette import Palette
 
 GATES_FILE = Path(__file__).resolve().parent / "gates.json"
-SAME_DIE = 0.6  # a detection this near a kept die (in die sides) is that die
+SAME_DIE = 0.7  # a detection this near a kept die (in die sides) is that die (touching dice's
+# centres are a side apart; at 0.6 a window astride two read dice was a third, on calibration)
 REFUSED = 0.05  # a hand proposal the net gives less than this chance of a die is a non-die ...
 LARGER = 1.8  # ... and a proposal inside it at most 1/LARGER its side is a mark on it
 #: a proposal whose pips did not read, under this side in pixels, is dropped: the net's crop of
@@ -137,12 +138,12 @@ def propose(
     box_offset: tuple[int, int] = (0, 0),
 ) -> list[Proposal]:
     """The hand readers' dice (boxes in ``img`` pixels plus ``box_offset``) with the net's
-    verdicts, then the net's detections in ``img`` whose peak reaches ``detect_min``."""
+    verdicts, then the net's detections in ``img`` whose window reaches ``detect_min``, with
+    the verdicts on their crops (``detect.detect_dice_verdicts``)."""
     ox, oy = box_offset
     boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (r.box for r in hand)]
     out = [Proposal(v, hand=r) for r, v in zip(hand, clf.classify_boxes(img, boxes), strict=True)]
-    dets = detect_dice(img, classifier=clf, min_p=detect_min)
-    for d, v in zip(dets, clf.classify_boxes(img, [d.box for d in dets]), strict=True):
+    for d, v in detect_dice_verdicts(img, classifier=clf, min_p=detect_min):
         out.append(Proposal(v, det=replace(d, cx=d.cx + ox, cy=d.cy + oy)))
     return out
 
@@ -160,13 +161,14 @@ def face_verdict(v: CropClass, faces: Sequence[int] | None) -> tuple[int, float]
 def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
     """The proposals that are dice: hand ones the net does not refuse (nor marks on a larger
     thing it refuses, nor tiny blobs the pips did not read), then detections on no kept die,
-    strongest first."""
+    surest face first."""
     refused = [p.centre_side for p in props if p.hand is not None and p.verdict.p_die < REFUSED]
     out = [p for p in props if p.hand is not None and p.verdict.p_die >= gates.keep
            and not _inside_larger(p.centre_side, refused)
            and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)]
     places = [p.centre_side for p in out]
-    dets = sorted((p for p in props if p.det is not None), key=lambda p: -p.verdict.p_die)
+    # surest face first: the "die" probability saturates on a tray of dice (``detect``)
+    dets = sorted((p for p in props if p.det is not None), key=lambda p: -max(p.verdict.probs[1:]))
     for p in dets:
         assert p.det is not None
         if p.det.p_die < gates.detect or p.verdict.p_die < gates.detect:

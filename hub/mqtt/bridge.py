@@ -157,6 +157,7 @@ class MqttBridge:
             c.tls_set(cert_reqs=ssl.CERT_REQUIRED)
         c.reconnect_delay_set(1, 5)
         c.on_connect = self._on_connect
+        c.on_subscribe = self._on_subscribe
         c.on_disconnect = self._on_disconnect
         c.on_publish = self._on_publish
         c.on_message = self._on_message
@@ -331,6 +332,15 @@ class MqttBridge:
             self._draining = bool(self._inflight)
             self._lock.notify_all()
         self._dirty.set()
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        """Connected means able to hear requests: on the first connection of a new session,
+        a request published between CONNACK and SUBACK would reach no subscriber and be lost."""
+        if any(r.is_failure for r in reasons):
+            log.warning(
+                "broker %s refused the hub's subscriptions: %s", self.config.display_url, reasons
+            )
+            return
         self.connected.set()
 
     def _on_disconnect(

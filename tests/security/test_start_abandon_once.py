@@ -89,13 +89,14 @@ def tables(tmp_path: Path) -> Iterator[Tables]:
 def test_a_start_over_a_game_publishes_the_abandon_then_the_new_game(tables: Tables) -> None:
     s = tables.session()
     start(s)
-    assert s.bus.flush()  # the first game's events delivered before we listen
+    # (60 s: a bound for a loaded machine; flush returns as soon as the bus is drained)
+    assert s.bus.flush(60)  # the first game's events delivered before we listen
     seen: list[tuple[int, str | None, str, bool]] = []
     s.bus.subscribe(lambda env: seen.append((env.seq, env.game_id, env.type, env.batch_end)))
     before = s.seq
     answer = s.request("start_game", dict(NEW_GAME), TABLE)
     assert answer["ok"] and answer["game_id"] == "g2"
-    s.bus.flush()
+    assert s.bus.flush(60)
     assert seen[0] == (before + 1, "g1", "game_abandoned", True)
     assert all(g == "g2" for _, g, _, _ in seen[1:]) and seen[-1][3] is True
     assert [q for q, _, _, _ in seen] == list(range(before + 1, s.seq + 1))

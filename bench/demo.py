@@ -205,7 +205,7 @@ def run(releases: int = RELEASES) -> dict:
                 edge_to_hub.append((obs.times[i] - t_edge) * 1000)
             else:
                 unsure += 1
-                pid = hub[1].get("prompt") if hub else None
+                pid = hub[1].fields.get("prompt") if hub else None
                 if pid:
                     session.request("confirm", {"prompt": pid, "colour": colour, "face": face})
             # a hand moves the camel and lets go: the loop reads the track and is ready again

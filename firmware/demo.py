@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from hub.wire import Answer, EventType
+
 log = logging.getLogger(__name__)
 
 NAMES = ("Ada", "Bo", "Cy", "Di", "Eli", "Flo", "Gus", "Hal")
@@ -306,7 +308,7 @@ class ObservingSession:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self.answers: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        self.answers: list[tuple[str, dict[str, Any], Answer]] = []
         self.times: list[float] = []  # time.monotonic() of each answer, for latency figures
         self._cond = threading.Condition()
 
@@ -319,7 +321,7 @@ class ObservingSession:
         answer: dict[str, Any] = self.session.observe(kind, data)
         if kind != "status":
             with self._cond:
-                self.answers.append((kind, data, answer))
+                self.answers.append((kind, data, Answer.from_payload(answer)))
                 self.times.append(time.monotonic())
                 self._cond.notify_all()
         return answer
@@ -330,8 +332,9 @@ class ObservingSession:
 
     def wait_for(
         self, kind: str, since: int, timeout: float, stop: threading.Event | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The first (payload, answer) of ``kind`` after answer number ``since``, or None."""
+    ) -> tuple[dict[str, Any], Answer] | None:
+        """The first (payload, the hub's answer) of ``kind`` after answer number ``since``, or
+        None."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -779,9 +782,10 @@ class DemoTable:
         )
         if got is not None:
             self.stats.track_reads += 1
-            if not got[1].get("match", False):
+            answer = got[1]
+            if not answer.fields.get("match", False):
                 self.stats.track_mismatches += 1
-                log.info("track mismatch: %s", got[1].get("differences") or got[1].get("error"))
+                log.info("track mismatch: %s", answer.fields.get("differences") or answer.error)
 
     def _next_die(self, state: Any) -> tuple[str, int]:
         """The die the pyramid will release next: seeded, among the dice left, and known ahead
@@ -826,25 +830,27 @@ class DemoTable:
         threading.Timer(0.08, pin.drive_high).start()
 
     def _settle_die(
-        self, player: str, colour: str, face: int, got: tuple[dict[str, Any], dict[str, Any]] | None
+        self, player: str, colour: str, face: int, got: tuple[dict[str, Any], Answer] | None
     ) -> str:
         """Make the hub's game hold the true die, as a person at the table would."""
         answer = got[1] if got is not None else None
-        if answer is not None and answer.get("ok") and answer.get("uncertain"):
+        if answer is not None and answer.ok and answer.fields.get("uncertain"):
+            prompt = str(answer.fields.get("prompt"))
             if self.opt.seat is not None:  # a person is at the table: the prompt is theirs
                 self.stats.vision_prompts += 1
-                return self._wait_answer(str(answer.get("prompt")))
+                return self._wait_answer(prompt)
             if self.opt.pace_s:  # leave the prompt on the dashboard long enough to be seen
                 self.stop_event.wait(min(1.5, self.opt.pace_s))
             self.stats.vision_prompts += 1
             res = self.session.request(
-                "confirm", {"prompt": answer["prompt"], "colour": colour, "face": face}, self.auth
+                "confirm", {"prompt": prompt, "colour": colour, "face": face}, self.auth
             )
             if not res.get("ok"):
                 return self._enter(player, colour, face, f"confirm refused: {res.get('error')}")
             return "asked a person"
-        if answer is not None and answer.get("ok"):
-            read = next((e for e in answer.get("events", []) if e.get("type") == "die_read"), None)
+        if answer is not None and answer.ok:
+            events = answer.fields.get("events", [])
+            read = next((e for e in events if e.get("type") == EventType.DIE_READ), None)
             if read is not None and (read.get("colour"), read.get("face")) == (colour, face):
                 self.stats.read_by_vision += 1
                 return "read by vision"
@@ -856,7 +862,7 @@ class DemoTable:
                     return "misread, left as read"
                 self._enter(player, colour, face, None)
                 return f"misread as {read.get('colour')} {read.get('face')}, corrected"
-        why = "no answer from the watch loop" if answer is None else answer.get("error")
+        why = "no answer from the watch loop" if answer is None else answer.error
         return self._enter(player, colour, face, why)
 
     def _wait_answer(self, prompt: str) -> str:

@@ -236,7 +236,8 @@ def test_observing_session_keeps_the_hubs_answers(tmp_path) -> None:
         )
         assert answer["ok"], answer
         data, got = observed.wait_for("die", mark, timeout=1.0)
-        assert got is answer and data["mode"] == "play"  # the hub takes the loop's fields
+        assert got.to_payload() == answer and data["mode"] == "play"  # the loop's fields
+        assert got.ok and got.fields["events"][0]["type"] == "die_read"
         assert observed.wait_for("track", mark, timeout=0.05) is None
     finally:
         bus.close()

@@ -27,13 +27,13 @@ part) read as ``read_dice`` reads a frame:
    colours (Camel Up's five) were wrong, in rendered scenes of the tuning seeds
    (``COLOUR_SEED0``; the eval's rendered scenes start at 100,000).
 
-Every gate is set by at least ``MIN_COUNT`` answers (``share_gate``). Why: a share of 0.4 % cannot
-be seen in fewer than 1 / 0.004 = 250 answers, and a gate set by the worst of a handful is set
-by one sample: the colour gate of the wider model rose from 0.3 to 0.94 because a single
-rendered proposal was named wrong at 0.93 among about a thousand right ones. So a case with
-fewer answers than that takes the gate of its pool (``POOLS``: the cases where the net's face is
-not confirmed by the pip path, then all cases), and a colour gate is the share rule's over all
-named colours, not the worst one.
+A gate is placed by at least ``MIN_COUNT`` answers where there are so many (``share_gate``).
+Why: a share of 0.4 % cannot be seen in fewer than 1 / 0.004 = 250 answers, and a gate set by
+the worst of a handful is set by one sample: the colour gate of the wider model rose from 0.3
+to 0.94 because a single rendered proposal was named wrong at 0.93 (200 scenes name about
+2,000 colours). So a colour gate is the share rule's over all named colours, not the worst
+one; a face case with fewer answers than that cannot show the share and stays above its
+highest wrong answer (``face_gates``).
 """
 
 from __future__ import annotations
@@ -74,10 +74,6 @@ KEEP_GRID = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 DETECT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01)
 COLOUR_SEED0 = 300_000
 CASES = ("agree", "answer", "overrule", "alone")
-#: where a case with fewer than ``MIN_COUNT`` found dice takes its gate from, in order: the
-#: cases where only the net's face speaks (the pips abstained, disagreed, or were not read),
-#: then every case
-POOLS = (("answer", "overrule", "alone"), CASES)
 
 
 @dataclass
@@ -179,18 +175,24 @@ def share_gate(
 
 
 def face_gates(items: Sequence[tuple[str, float, bool]]) -> tuple[dict[str, float], dict[str, str]]:
-    """Each case's gate (``share_gate``), from the case's own answers when it has enough, else
-    from its first pool (``POOLS``) that has; and, per case, which answers set it."""
+    """Each case's gate (``share_gate``) from its own answers, and what set it. A case with
+    fewer than ``MIN_COUNT`` answers cannot show the share: its gate sits above its highest
+    wrong answer (no wrong answer above it), the strict reading of too little evidence. Why not
+    pooled with the other cases: their wrong shares differ too much (on the calibration photos
+    of the November 2026 model: the pips abstained 50 wrong of 233, no pips 27 of 81, the pips
+    disagreed 7 of 10), so a pool answers the worst case at the best case's gate, or (pooling
+    the three) answers none of them."""
     gates: dict[str, float] = {}
     source: dict[str, str] = {}
     for c in CASES:
-        for group in ((c,), *(g for g in POOLS if c in g)):
-            g = share_gate([(p, r) for k, p, r in items if k in group], GATE_FLOOR)
-            if g is not None:
-                gates[c], source[c] = g, "+".join(group)
-                break
+        own = [(p, r) for k, p, r in items if k == c]
+        if len(own) >= MIN_COUNT:
+            g = share_gate(own, GATE_FLOOR)
+            source[c] = f"{len(own)} answers, share rule"
         else:
-            gates[c], source[c] = 1.0, "too few answers: never answered"
+            g = share_gate(own, GATE_FLOOR, min_count=0)
+            source[c] = f"{len(own)} answers, too few: above the highest wrong one"
+        gates[c] = 1.0 if g is None else g
     return gates, source
 
 
@@ -234,16 +236,17 @@ def colour_gate(items: Sequence[tuple[float, bool]]) -> float:
 
 def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any]]:
     n = len(photos)
-    best: tuple[float, float, float] | None = None
+    # on equal scores the pair with fewer false dice wins (a phantom costs more than a miss)
+    best: tuple[float, int, float, float] | None = None
     for keep in KEEP_GRID:
         for det in DETECT_GRID:
             g = Gates(keep, det, 1, 1, 1, 1, colour)
             found, false, _ = found_and_false(photos, g)
             score = found - FALSE_COST * false
-            if best is None or score > best[0]:
-                best = (score, keep, det)
+            if best is None or (score, -false) > best[:2]:
+                best = (score, -false, keep, det)
     assert best is not None
-    _, keep, det = best
+    _, _, keep, det = best
     g = Gates(keep, det, 1, 1, 1, 1, colour)
     found, false, items = found_and_false(photos, g)
     gates, source = face_gates(items)

@@ -97,6 +97,7 @@ pi-check:
 # findings, or `make test` stops.
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check --quiet .
 	$(VENV)/bin/mypy --strict hub
 	$(VENV)/bin/mypy --strict vision
 	$(VENV)/bin/mypy --strict firmware hardware

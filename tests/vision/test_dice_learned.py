@@ -27,8 +27,16 @@ def _keyboard(seed: int) -> np.ndarray:
             x, y = 20 + col * 56, 40 + row * 70
             cv2.rectangle(img, (x, y), (x + 48, y + 52), (200, 200, 205), -1)
             ch = "QWERTYUIOPASDFGHJKLZXCVBNM1234567890"[int(rng.integers(36))]
-            cv2.putText(img, ch, (x + 14, y + 36), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30),
-                        2, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                ch,
+                (x + 14, y + 36),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.9,
+                (30, 30, 30),
+                2,
+                cv2.LINE_AA,
+            )
     return cv2.GaussianBlur(img, (0, 0), 0.8)
 
 
@@ -36,18 +44,28 @@ def _text(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     img = np.full((480, 640, 3), 235, np.uint8)
     for line in range(12):
-        words = " ".join("".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz:."), 5))
-                         for _ in range(5))
-        cv2.putText(img, words, (20, 40 + 36 * line), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                    (20, 20, 20), 2, cv2.LINE_AA)
+        words = " ".join(
+            "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz:."), 5)) for _ in range(5)
+        )
+        cv2.putText(
+            img,
+            words,
+            (20, 40 + 36 * line),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.8,
+            (20, 20, 20),
+            2,
+            cv2.LINE_AA,
+        )
     return img
 
 
 def _wood(seed: int) -> np.ndarray:
     from vision.train.distractors import wood
 
-    return cv2.resize(np.clip(wood(np.random.default_rng(seed), 240), 0, 255).astype(np.uint8),
-                      (640, 480))
+    return cv2.resize(
+        np.clip(wood(np.random.default_rng(seed), 240), 0, 255).astype(np.uint8), (640, 480)
+    )
 
 
 @pytest.mark.parametrize("make", [_keyboard, _text, _wood], ids=["keyboard", "text", "wood"])
@@ -117,8 +135,7 @@ def test_a_reading_without_a_colour_is_never_sure() -> None:
     img = make_background(rng, (640, 480))
     for k, face in enumerate((1, 2, 3)):
         draw_die(img, (150.0 + 170 * k, 240.0), 70.0, "blue", face, rng)
-    pal = Palette({"pink": bgr_to_lab((180, 105, 255)), "brown": bgr_to_lab((40, 70, 120))},
-                  "test")
+    pal = Palette({"pink": bgr_to_lab((180, 105, 255)), "brown": bgr_to_lab((40, 70, 120))}, "test")
     dice = read_dice(img, palette=pal)
     assert dice
     for r in dice:
@@ -131,8 +148,9 @@ def test_the_gates_were_chosen_for_the_shipped_model() -> None:
     data = json.loads(GATES_FILE.read_text())
     assert data["model_sha256"] == model_sha256()
     g = load_gates()
-    assert 0.0 < g.keep < 1.0 and all(0.5 <= getattr(g, c) <= 1.0
-                                      for c in ("agree", "answer", "overrule", "alone"))
+    assert 0.0 < g.keep < 1.0 and all(
+        0.5 <= getattr(g, c) <= 1.0 for c in ("agree", "answer", "overrule", "alone")
+    )
 
 
 @pytest.fixture
@@ -155,7 +173,9 @@ def test_a_corrupt_model_stops_the_reader_naming_the_file(
 
 
 def test_cli_stops_at_start_on_a_corrupt_model(
-    broken_model: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    broken_model: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from hub.cli import main
@@ -187,5 +207,12 @@ def test_blank_and_non_image_frames_say_why() -> None:
 
 
 def test_gates_are_a_dataclass_of_every_case() -> None:
-    assert set(Gates.__dataclass_fields__) == {"keep", "detect", "agree", "answer", "overrule",
-                                               "alone", "colour"}
+    assert set(Gates.__dataclass_fields__) == {
+        "keep",
+        "detect",
+        "agree",
+        "answer",
+        "overrule",
+        "alone",
+        "colour",
+    }

@@ -32,10 +32,12 @@ def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
 
 def _scene_reads(seed: int) -> tuple[list, list]:
     img, truth = render_dice_scene(np.random.default_rng(seed))
-    got = read_dice(img, white_gains=gains_from_patch(img, truth.white_patch),
-                    expected_colours=CAMEL_UP)
+    got = read_dice(
+        img, white_gains=gains_from_patch(img, truth.white_patch), expected_colours=CAMEL_UP
+    )
     return sorted((d.face, d.colour) for d in truth.dice), sorted(
-        (r.face or 0, r.colour or "") for r in got)
+        (r.face or 0, r.colour or "") for r in got
+    )
 
 
 def test_face_edge_taken_in_by_the_spot_search_is_not_a_missed_pip() -> None:
@@ -77,8 +79,10 @@ def test_dim_scene_colours_right() -> None:
     """Seed 100073: a dim lamp (every face read 'between palette entries' before the pips
     told the exposure); now all five dice read."""
     img, truth = render_dice_scene(np.random.default_rng(100073))
-    got = sorted((d.face, d.colour) for d in read_dice(
-        img, white_gains=gains_from_patch(img, truth.white_patch)))
+    got = sorted(
+        (d.face, d.colour)
+        for d in read_dice(img, white_gains=gains_from_patch(img, truth.white_patch))
+    )
     assert got == sorted((d.face, d.colour) for d in truth.dice)
 
 
@@ -112,10 +116,13 @@ def test_expected_colours_narrow_the_answer() -> None:
     assert r and r[0].colour is None  # orange is far from both: abstain, not a guess
 
 
-@pytest.mark.parametrize("frame,code,word", [
-    (np.zeros((480, 640, 3), np.uint8), Why.FRAME_BLACK, "black"),
-    (np.full((480, 640, 3), 128, np.uint8), Why.FRAME_UNIFORM, "uniform"),
-])
+@pytest.mark.parametrize(
+    "frame,code,word",
+    [
+        (np.zeros((480, 640, 3), np.uint8), Why.FRAME_BLACK, "black"),
+        (np.full((480, 640, 3), 128, np.uint8), Why.FRAME_UNIFORM, "uniform"),
+    ],
+)
 def test_black_or_empty_frame_says_why(frame: np.ndarray, code: Why, word: str) -> None:
     rep = read_dice_report(frame)
     assert rep.dice == [] and rep.code is code and word in (rep.reason or "")
@@ -143,8 +150,9 @@ def test_heavy_blur_abstains_or_is_right() -> None:
         assert r.face is None or r.face in faces
 
 
-@pytest.mark.parametrize("bad", [None, "image.png", np.zeros((0, 0, 3), np.uint8),
-                                 np.zeros((10, 10, 3), np.float32)])
+@pytest.mark.parametrize(
+    "bad", [None, "image.png", np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10, 3), np.float32)]
+)
 def test_non_images_are_value_errors(bad: object) -> None:
     with pytest.raises(ValueError):
         read_dice(bad)  # type: ignore[arg-type]

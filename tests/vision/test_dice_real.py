@@ -16,7 +16,8 @@ REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice-re
 
 pytestmark = pytest.mark.skipif(
     not (REAL / "byler-train" / "labels.json").is_file(),
-    reason=f"real dice photos absent ({REAL}): they live in the shared data folder beside the repo")
+    reason=f"real dice photos absent ({REAL}): they live in the shared data folder beside the repo",
+)
 
 
 def test_byler_held_out_slice_finds_dice_and_rarely_answers_wrongly() -> None:
@@ -87,5 +88,9 @@ def _readings_at(image: str, box: tuple[float, float, float, float]) -> list:
 
     img = cv2.imread(str(REAL / "byler-train" / "images" / image))
     x, y, w, h = box
-    return [r for r in read_dice(img) if r.box[0] <= x + w / 2 <= r.box[0] + r.box[2]
-            and r.box[1] <= y + h / 2 <= r.box[1] + r.box[3]]
+    return [
+        r
+        for r in read_dice(img)
+        if r.box[0] <= x + w / 2 <= r.box[0] + r.box[2]
+        and r.box[1] <= y + h / 2 <= r.box[1] + r.box[3]
+    ]

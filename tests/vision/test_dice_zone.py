@@ -18,10 +18,18 @@ def _read(z, full: bool):  # type: ignore[no-untyped-def]
     loc = locate_board(z.preview)
     gains = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
     if full:
-        return read_die_in_zone(z.zone, (0, 0, z.zone.shape[1], z.zone.shape[0]),
-                                white_gains=gains, background=z.zone_empty)
-    return read_die_in_zone(z.preview, reveal_zone_box(loc, margin_mm=10.0), white_gains=gains,
-                            background=z.preview_empty)
+        return read_die_in_zone(
+            z.zone,
+            (0, 0, z.zone.shape[1], z.zone.shape[0]),
+            white_gains=gains,
+            background=z.zone_empty,
+        )
+    return read_die_in_zone(
+        z.preview,
+        reveal_zone_box(loc, margin_mm=10.0),
+        white_gains=gains,
+        background=z.preview_empty,
+    )
 
 
 def test_full_resolution_zone_reads_every_colour_and_face() -> None:
@@ -79,8 +87,9 @@ def test_clean_die_without_background_and_faces_restrict_the_answer() -> None:
     # the tiny die of a 1280x720 board frame says why it abstains
     small = make_background(np.random.default_rng(5), (640, 480))
     draw_die(small, (320, 240), 10, "blue", 2, np.random.default_rng(5))
-    r3 = read_die_in_zone(small, (280, 200, 80, 80), background=make_background(
-        np.random.default_rng(5), (640, 480)))
+    r3 = read_die_in_zone(
+        small, (280, 200, 80, 80), background=make_background(np.random.default_rng(5), (640, 480))
+    )
     assert r3 is None or r3.face is None
 
 
@@ -108,15 +117,19 @@ def test_the_evaluations_wrong_answer_is_not_accepted_by_the_hub() -> None:
     from vision.render.dice import render_dice_scene
 
     colour = EVAL_COLOURS[seed % 5]
-    img, truth = render_dice_scene(np.random.default_rng(seed), n_dice=1, colours=[colour],
-                                   size=(480, 360))
+    img, truth = render_dice_scene(
+        np.random.default_rng(seed), n_dice=1, colours=[colour], size=(480, 360)
+    )
     from vision.whitebalance import gains_from_patch
 
     d = truth.dice[0]
     x, y, w, h = d.box
     m = int(max(w, h))
-    r = read_die_in_zone(img, (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m),
-                         white_gains=gains_from_patch(img, truth.white_patch))
+    r = read_die_in_zone(
+        img,
+        (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m),
+        white_gains=gains_from_patch(img, truth.white_patch),
+    )
     if r is not None and (r.colour, r.face) != (d.colour, d.face):
         assert r.confidence < DIE_CONFIDENCE_THRESHOLD
 
@@ -132,8 +145,9 @@ def test_six_sided_die_faces_4_5_6_read_at_full_resolution() -> None:
 
     for i in range(6):
         face, colour = 4 + i % 3, COLOURS[i % 5]
-        z = render_zone_scene(np.random.default_rng(1000 + i), (colour, face),
-                              track={1: ["blue", "green"]})
+        z = render_zone_scene(
+            np.random.default_rng(1000 + i), (colour, face), track={1: ["blue", "green"]}
+        )
         box = (0, 0, z.zone.shape[1], z.zone.shape[0])
         r = read_die_in_zone(z.zone, box, background=z.zone_empty, faces=SIX)
         assert r is not None and r.face == face, (i, r)
@@ -159,8 +173,7 @@ def test_grid_layout_error_accepts_die_layouts_and_refuses_others() -> None:
     q, side = 0.27, 50.0
     centre = np.array([100.0, 80.0])
     corners = [(-q, -q), (q, -q), (-q, q), (q, q)]
-    layouts = {4: corners, 5: corners + [(0, 0)],
-               6: [(x, y) for x in (-q, q) for y in (-q, 0, q)]}
+    layouts = {4: corners, 5: corners + [(0, 0)], 6: [(x, y) for x in (-q, q) for y in (-q, 0, q)]}
     for n, pts in layouts.items():
         for deg in (0.0, 25.0, 70.0):  # the body's angle (minAreaRect's, mod 90)
             a = np.radians(deg)
@@ -189,11 +202,16 @@ def test_a_dark_square_is_not_read_as_a_4() -> None:
     from vision.whitebalance import gains_from_patch
 
     seed = 300179
-    img, truth = render_dice_scene(np.random.default_rng(seed), n_dice=1, colours=["white"],
-                                   size=(480, 360), faces=SIX)
+    img, truth = render_dice_scene(
+        np.random.default_rng(seed), n_dice=1, colours=["white"], size=(480, 360), faces=SIX
+    )
     x, y, w, h = truth.dice[0].box
     m = int(max(w, h))
-    r = read_die_in_zone(img, (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m),
-                         white_gains=gains_from_patch(img, truth.white_patch), faces=SIX)
+    r = read_die_in_zone(
+        img,
+        (max(x - m, 0), max(y - m, 0), w + 2 * m, h + 2 * m),
+        white_gains=gains_from_patch(img, truth.white_patch),
+        faces=SIX,
+    )
     assert r is not None and r.face is None, r
     assert Why.DARK_PATCH in r.codes

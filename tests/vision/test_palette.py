@@ -30,6 +30,7 @@ def test_dimmer_light_keeps_the_name_but_midway_abstains() -> None:
     first_yellow = names.index("yellow")
     assert "orange" not in names[first_yellow:]
 
+
 def test_round_trip_and_default_location(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("PYRAMID_HOME", str(tmp_path))
     assert pal.default_path() == tmp_path / "palette.json"
@@ -41,8 +42,10 @@ def test_round_trip_and_default_location(tmp_path, monkeypatch) -> None:
     assert np.allclose(back.colours["blue"], p.colours["blue"], atol=0.01)
 
 
-@pytest.mark.parametrize("text", ["not json", "{}", '{"colours": {"x": [1, 2]}}',
-                                  '{"version": 9, "colours": {"x": [1, 2, 3]}}'])
+@pytest.mark.parametrize(
+    "text",
+    ["not json", "{}", '{"colours": {"x": [1, 2]}}', '{"version": 9, "colours": {"x": [1, 2, 3]}}'],
+)
 def test_bad_palette_files_are_clear_errors(text: str) -> None:
     with pytest.raises(ValueError):
         pal.Palette.from_json(text)

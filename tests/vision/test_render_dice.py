@@ -37,7 +37,7 @@ def test_draw_die_changes_only_the_die_area() -> None:
     assert (img[:40, :40] == 120).all()  # far corner untouched
     # the yellow body is there: red and green high, blue low
     b, g, r = img[y + h // 2 - 8, x + w // 2 + 4].astype(int)
-    assert r > 180 and g > 150 and b < 110 or img[y:y + h, x:x + w, 1].max() > 180
+    assert r > 180 and g > 150 and b < 110 or img[y : y + h, x : x + w, 1].max() > 180
 
 
 @pytest.mark.parametrize("bad", [dict(face=7), dict(colour="mauve"), dict(size_px=3)])

@@ -239,8 +239,9 @@ def test_camel_colours_learnt_from_the_confirmed_setup_roll():
     for name, st in got.camels.items():  # near what the five-spaces step learnt
         assert np.linalg.norm(np.subtract(st.chroma, prof.camels[name].chroma)) < 0.06, name
     track = {4: ["blue", "white"], 9: ["green"], 14: ["orange", "yellow"]}
-    scene, truth = render_table_scene(t, np.random.default_rng(3), track, {7: "oasis"},
-                                      kelvin=kelvin, pose=pose)
+    scene, truth = render_table_scene(
+        t, np.random.default_rng(3), track, {7: "oasis"}, kelvin=kelvin, pose=pose
+    )
     reading = read_track(scene, got.geometry, table=got)
     assert reading.desert == {7: "oasis"} and reading.track
     assert all(track[s] == stack for s, stack in reading.track.items())  # abstains, never wrong

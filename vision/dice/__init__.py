@@ -12,5 +12,12 @@ from vision.dice.reader import (
 )
 from vision.dice.reasons import Reason, Why
 
-__all__ = ["DiceReport", "DieReading", "Reason", "Why", "read_dice", "read_dice_report",
-           "read_die_in_zone"]
+__all__ = [
+    "DiceReport",
+    "DieReading",
+    "Reason",
+    "Why",
+    "read_dice",
+    "read_dice_report",
+    "read_die_in_zone",
+]

@@ -60,16 +60,20 @@ class Body:
 
     def contains(self, x: float, y: float, margin: float = 0.0) -> bool:
         """Whether (x, y) is inside the outline (or within ``margin`` px of it)."""
-        d = cv2.pointPolygonTest(self.contour.reshape(-1, 1, 2).astype(np.float32),
-                                 (float(x), float(y)), True)
+        d = cv2.pointPolygonTest(
+            self.contour.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)), True
+        )
         return d >= -margin
 
 
 def object_mask(image_bgr: np.ndarray, scale: float) -> np.ndarray:
     """Pixels (at ``scale`` of the frame) that differ from the large-scale table colour."""
     h, w = image_bgr.shape[:2]
-    small = cv2.resize(image_bgr, (max(int(round(w * scale)), 8), max(int(round(h * scale)), 8)),
-                       interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        image_bgr,
+        (max(int(round(w * scale)), 8), max(int(round(h * scale)), 8)),
+        interpolation=cv2.INTER_AREA,
+    )
     small = cv2.GaussianBlur(small, (3, 3), 0)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     k = int(max(small.shape[:2]) // 5) | 1
@@ -106,8 +110,9 @@ def fill_holes(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def find_bodies(image_bgr: np.ndarray, *, min_side_frac: float = 0.02,
-                max_side_frac: float = 0.2) -> list[Body]:
+def find_bodies(
+    image_bgr: np.ndarray, *, min_side_frac: float = 0.02, max_side_frac: float = 0.2
+) -> list[Body]:
     """Every die-like body in the frame, larger first.
 
     ``min_side_frac``/``max_side_frac``: a die's side as a share of the frame's shorter side.
@@ -125,7 +130,7 @@ def find_bodies(image_bgr: np.ndarray, *, min_side_frac: float = 0.02,
             continue
         if min(bw, bh) > 3.5 * hi:  # a large region (the table's rim, a hand): not dice
             continue
-        comp = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        comp = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
         for piece in _pieces(comp, lo, hi):
             b = _body(piece, x, y, scale, lo, hi)
             if b is not None:
@@ -145,16 +150,16 @@ def _pieces(comp: np.ndarray, lo: float, hi: float) -> list[np.ndarray]:
     # one core per die: the distance transform's local maxima (a chain of touching dice has
     # one per die, though the dice's cores differ in depth), each grown a little
     kk = max(int(lo * 1.2), 3) | 1
-    local = (dist >= cv2.dilate(dist, np.ones((kk, kk), np.float32))) \
-        & (dist >= 0.45 * dist.max())
+    local = (dist >= cv2.dilate(dist, np.ones((kk, kk), np.float32))) & (dist >= 0.45 * dist.max())
     peaks: np.ndarray = cv2.dilate(local.astype(np.uint8), np.ones((3, 3), np.uint8))
     peaks |= (dist >= 0.65 * dist.max()).astype(np.uint8)
     n, markers = cv2.connectedComponents(peaks)
     if n <= 2:
         # one core: strip thin attachments (a shadow, a pip touching the rim) by opening
         r = max(int(dist.max() * 0.5), 1)
-        opened = cv2.morphologyEx(pad, cv2.MORPH_OPEN,
-                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+        opened = cv2.morphologyEx(
+            pad, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)
+        )
         opened = opened[1:-1, 1:-1]
         return [opened] if opened.any() and _shape_ok(opened, lo, hi) else []
     markers = markers.astype(np.int32)
@@ -204,8 +209,13 @@ def _body(part: np.ndarray, ox: int, oy: int, scale: float, lo: float, hi: float
     pts = (c.reshape(-1, 2).astype(np.float64) + (ox, oy) + 0.5) / scale - 0.5
     x0, y0 = np.floor(pts.min(axis=0)).astype(int)
     x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
-    return Body((int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)),
-                np.round(pts).astype(np.int32), side / scale, sq, solidity)
+    return Body(
+        (int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)),
+        np.round(pts).astype(np.int32),
+        side / scale,
+        sq,
+        solidity,
+    )
 
 
 SEED_WINDOW = 1.6  # a seeded body is looked for within this many expected sides round its seed
@@ -243,8 +253,9 @@ def seeded_body(image_bgr: np.ndarray, x: float, y: float, r: float, side: float
     table_lab = np.median(lab[frame], axis=0)
     if float(np.linalg.norm(face_lab - table_lab)) < SEED_MIN_DIFF:
         return None  # the colour round the pip is the table's
-    face = (np.linalg.norm(lab - face_lab, axis=2)
-            < np.linalg.norm(lab - table_lab, axis=2)).astype(np.uint8)
+    face = (
+        np.linalg.norm(lab - face_lab, axis=2) < np.linalg.norm(lab - table_lab, axis=2)
+    ).astype(np.uint8)
     face = cv2.morphologyEx(face, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels = cv2.connectedComponents(face, connectivity=4)
     ids = labels[ring & (face > 0)]
@@ -253,7 +264,11 @@ def seeded_body(image_bgr: np.ndarray, x: float, y: float, r: float, side: float
     k = int(np.bincount(ids).argmax())
     part = fill_holes((labels == k).astype(np.uint8))
     ys, xs = np.nonzero(part)
-    if xs.min() == 0 or ys.min() == 0 or xs.max() == part.shape[1] - 1 \
-            or ys.max() == part.shape[0] - 1:
+    if (
+        xs.min() == 0
+        or ys.min() == 0
+        or xs.max() == part.shape[1] - 1
+        or ys.max() == part.shape[0] - 1
+    ):
         return None  # the "face" runs on beyond the window: table, not a die
     return _body(part, x0, y0, 1.0, SEED_SIDE[0] * side, SEED_SIDE[1] * side)

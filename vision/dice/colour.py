@@ -38,9 +38,9 @@ def top_face_pixels(bgr: np.ndarray, mask: np.ndarray, side: float) -> np.ndarra
     return px[sel] if int(sel.sum()) >= 5 else px
 
 
-def classify_face_colour(bgr: np.ndarray, mask: np.ndarray, side: float, palette: Palette,
-                         gains: Sequence[float] | None
-                         ) -> tuple[str | None, float, tuple[float, float, float], Reason | None]:
+def classify_face_colour(
+    bgr: np.ndarray, mask: np.ndarray, side: float, palette: Palette, gains: Sequence[float] | None
+) -> tuple[str | None, float, tuple[float, float, float], Reason | None]:
     """(colour or None, confidence, balanced BGR of the top face, reason if None)."""
     px = top_face_pixels(bgr, mask, side)
     if len(px) == 0:
@@ -51,8 +51,14 @@ def classify_face_colour(bgr: np.ndarray, mask: np.ndarray, side: float, palette
         return None, 0.0, bal, Reason(Why.FACE_TOO_DARK, "die face is too dark to name its colour")
     name, conf = palette.classify(bal)
     if name is None:
-        return None, conf, bal, Reason(Why.COLOUR_AMBIGUOUS,
-                                       f"colour is between palette entries (confidence {conf:.2f})")
+        return (
+            None,
+            conf,
+            bal,
+            Reason(
+                Why.COLOUR_AMBIGUOUS, f"colour is between palette entries (confidence {conf:.2f})"
+            ),
+        )
     return name, conf, bal, None
 
 

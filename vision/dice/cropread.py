@@ -87,12 +87,12 @@ def polarity_palette(pal: Palette, dark: bool | None) -> Palette:
     return pal.restricted(keep) if keep else pal
 
 
-def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
-                      penalty: float) -> np.ndarray:
+def palette_distances(
+    bgr: Sequence[float], pal: Palette, scales: np.ndarray, penalty: float
+) -> np.ndarray:
     """Distance of a balanced face colour to each palette entry, the face tried at each exposure
     ``scales`` (a cost of ``penalty`` per e-fold): ``Palette.distances`` with a chosen range."""
-    obs = np.clip(np.asarray(bgr, np.float32)[None, :] * scales[:, None].astype(np.float32),
-                  0, 255)
+    obs = np.clip(np.asarray(bgr, np.float32)[None, :] * scales[:, None].astype(np.float32), 0, 255)
     labs = cv2.cvtColor((obs / 255.0)[None].astype(np.float32), cv2.COLOR_BGR2Lab)[0]
     refs = np.array(list(pal.colours.values()), np.float64)
     w = np.array([L_WEIGHT, 1.0, 1.0])
@@ -108,10 +108,15 @@ def palette_distances(bgr: Sequence[float], pal: Palette, scales: np.ndarray,
     return out
 
 
-def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
-             gains: Sequence[float] | None, dark: bool | None,
-             pip_bgr: Sequence[float] | None = None
-             ) -> tuple[str | None, float, BGR, Reason | None]:
+def classify(
+    big: np.ndarray,
+    mask: np.ndarray,
+    side: float,
+    pal: Palette,
+    gains: Sequence[float] | None,
+    dark: bool | None,
+    pip_bgr: Sequence[float] | None = None,
+) -> tuple[str | None, float, BGR, Reason | None]:
     """(colour or None, confidence, balanced BGR, reason if None) of the top face.
 
     The exposure: light pips are white paint under the same lamp as the face, so they tell how
@@ -126,9 +131,9 @@ def classify(big: np.ndarray, mask: np.ndarray, side: float, pal: Palette,
     return classify_bgr(bal, pal, dark, None if pip_bgr is None else balance_colour(pip_bgr, gains))
 
 
-def classify_bgr(bal: Sequence[float], pal: Palette, dark: bool | None,
-                 pip_bal: Sequence[float] | None = None
-                 ) -> tuple[str | None, float, BGR, Reason | None]:
+def classify_bgr(
+    bal: Sequence[float], pal: Palette, dark: bool | None, pip_bal: Sequence[float] | None = None
+) -> tuple[str | None, float, BGR, Reason | None]:
     """``classify`` of a balanced face colour (and the balanced pip colour, if known)."""
     bgr: BGR = (float(bal[0]), float(bal[1]), float(bal[2]))
     if max(bgr) < 30:
@@ -148,16 +153,32 @@ def classify_bgr(bal: Sequence[float], pal: Palette, dark: bool | None,
         full = pal.distances(bgr)
         allnames = list(pal.colours)
         if allnames[int(np.argmin(full))] != names[0] and float(d[0]) > MAX_DISTANCE / 2:
-            return None, 0.0, bgr, Reason(Why.COLOUR_POLARITY,
-                                          "colour does not match the pips' polarity")
+            return (
+                None,
+                0.0,
+                bgr,
+                Reason(Why.COLOUR_POLARITY, "colour does not match the pips' polarity"),
+            )
     name, conf = name_by_distance(d, names)
     if name is not None and len(names) < len(pal.colours) and float(d.min()) > NARROW_MAX:
         # a colour named only because the pips ruled the nearer ones out must itself be near
-        return None, conf, bgr, Reason(Why.COLOUR_FAR, f"colour is far from every colour with "
-                                                       f"such pips ({d.min():.0f})")
+        return (
+            None,
+            conf,
+            bgr,
+            Reason(
+                Why.COLOUR_FAR, f"colour is far from every colour with such pips ({d.min():.0f})"
+            ),
+        )
     if name is None or conf < COLOUR_MIN_CONF:
-        return None, conf, bgr, Reason(Why.COLOUR_AMBIGUOUS, f"colour is between palette "
-                                                             f"entries (confidence {conf:.2f})")
+        return (
+            None,
+            conf,
+            bgr,
+            Reason(
+                Why.COLOUR_AMBIGUOUS, f"colour is between palette entries (confidence {conf:.2f})"
+            ),
+        )
     return name, conf, bgr, None
 
 
@@ -173,8 +194,9 @@ class FaceCount:
     pip_bgr: BGR | None = None  # the pips' own colour, if they were found
 
 
-def _response(g: np.ndarray, mask: np.ndarray, inner: np.ndarray, side: float, dark: bool
-              ) -> tuple[np.ndarray, float]:
+def _response(
+    g: np.ndarray, mask: np.ndarray, inner: np.ndarray, side: float, dark: bool
+) -> tuple[np.ndarray, float]:
     vals = g[inner > 0]
     face_level = float(np.percentile(vals, 65 if dark else 35))
     gf = np.where(mask > 0, g, face_level).astype(np.float32)
@@ -185,25 +207,36 @@ def _response(g: np.ndarray, mask: np.ndarray, inner: np.ndarray, side: float, d
     return r, face_level
 
 
-def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
-               faces: Sequence[int] = (1, 2, 3, 4, 5, 6),
-               colour_img: np.ndarray | None = None) -> FaceCount:
+def count_face(
+    gray: np.ndarray,
+    mask: np.ndarray,
+    side: float,
+    dark: bool | None,
+    faces: Sequence[int] = (1, 2, 3, 4, 5, 6),
+    colour_img: np.ndarray | None = None,
+) -> FaceCount:
     """Pips on the scaled body crop: their count, their layout and the gap to the next spot."""
     e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
     inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
     if int(inner.sum()) < 30:
-        return FaceCount(None, 0.0, 0, dark, Reason(Why.BODY_TOO_SMALL,
-                                                    "die body too small to read"))
+        return FaceCount(
+            None, 0.0, 0, dark, Reason(Why.BODY_TOO_SMALL, "die body too small to read")
+        )
     g = gray.astype(np.float32)
     tries = []
-    for dk in ((True, False) if dark is None else (dark,)):
+    for dk in (True, False) if dark is None else (dark,):
         r, level = _response(g, mask, inner, side, dk)
         tries.append((float(r.max()), dk, r, level))
     peak, dark_, resp, face_level = max(tries, key=lambda t: t[0])
     contrast_ref = face_level if dark_ else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
-        return FaceCount(None, 0.0, 0, None, Reason(Why.NO_PIPS_STAND_OUT,
-                                                    f"no pips stand out (peak {peak:.0f})"))
+        return FaceCount(
+            None,
+            0.0,
+            0,
+            None,
+            Reason(Why.NO_PIPS_STAND_OUT, f"no pips stand out (peak {peak:.0f})"),
+        )
     found = zone_reader.find_pip_blobs(resp, peak, side, faces)
     count, blobs = found.count, found.blobs
     if found.why is not None:
@@ -218,13 +251,28 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
             pip_bgr = (float(med[0]), float(med[1]), float(med[2]))
     err = _layout_error(np.array([b[3] for b in blobs], np.float64), mask, side)
     if err > 1.0:
-        return FaceCount(None, 0.0, count, dark_, Reason(Why.LAYOUT, f"{count} pips do not lie "
-                         f"as on a die's face (layout error {err:.2f})"))
+        return FaceCount(
+            None,
+            0.0,
+            count,
+            dark_,
+            Reason(
+                Why.LAYOUT, f"{count} pips do not lie as on a die's face (layout error {err:.2f})"
+            ),
+        )
     gap = (weakest - rest) / max(weakest, 1e-6)
     conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
     if conf < FACE_MIN_CONF:
-        return FaceCount(None, conf, count, dark_, Reason(Why.SPOT_BESIDE_PIPS, f"a pip-like "
-                         f"spot besides the {count} pips (gap {gap:.2f})"), pip_bgr)
+        return FaceCount(
+            None,
+            conf,
+            count,
+            dark_,
+            Reason(
+                Why.SPOT_BESIDE_PIPS, f"a pip-like spot besides the {count} pips (gap {gap:.2f})"
+            ),
+            pip_bgr,
+        )
     return FaceCount(count, conf, count, dark_, None, pip_bgr)
 
 
@@ -240,8 +288,10 @@ def _layout_error(pts: np.ndarray, mask: np.ndarray, side: float) -> float:
     off = float(np.linalg.norm(pts.mean(axis=0) - c)) / side
     if n == 1:
         return off / 0.2
-    fake = [Pip(float(x), float(y), PIP_REL_R * side, 1.0, True, 50.0, 128.0, 1.0,
-                (0.0, 0.0, 0.0)) for x, y in pts]
+    fake = [
+        Pip(float(x), float(y), PIP_REL_R * side, 1.0, True, 50.0, 128.0, 1.0, (0.0, 0.0, 0.0))
+        for x, y in pts
+    ]
     fit = fit_face(fake)
     if fit is None:
         return 9.0
@@ -252,8 +302,14 @@ def _layout_error(pts: np.ndarray, mask: np.ndarray, side: float) -> float:
     return float(err)
 
 
-def read_body(img: np.ndarray, body: Body, pal: Palette, gains: Sequence[float] | None,
-              faces: Sequence[int] = (1, 2, 3, 4, 5, 6), dark: bool | None = None) -> CropRead:
+def read_body(
+    img: np.ndarray,
+    body: Body,
+    pal: Palette,
+    gains: Sequence[float] | None,
+    faces: Sequence[int] = (1, 2, 3, 4, 5, 6),
+    dark: bool | None = None,
+) -> CropRead:
     """Face and colour of the die whose body this is (see the module doc).
 
     ``dark``: the pips' polarity if known (the frame-wide pip finder saw them)."""

@@ -71,7 +71,8 @@ def fit_face(pips: list[Pip]) -> FaceFit | None:
         side = dist / (2 * np.sqrt(2) * _Q)
         v = (pts[1] - pts[0]) / max(dist, 1e-6)
         rot = np.array([[v[0], -v[1]], [v[1], v[0]]]) @ np.array(
-            [[np.cos(-np.pi / 4), -np.sin(-np.pi / 4)], [np.sin(-np.pi / 4), np.cos(-np.pi / 4)]])
+            [[np.cos(-np.pi / 4), -np.sin(-np.pi / 4)], [np.sin(-np.pi / 4), np.cos(-np.pi / 4)]]
+        )
         a = rot * side
         resid, aniso = 0.0, 1.0
     else:
@@ -100,8 +101,14 @@ def fit_face(pips: list[Pip]) -> FaceFit | None:
         u = d / max(np.linalg.norm(d), 1e-9)
         perp = np.array([-u[1], u[0]])
         half_diag = side / np.sqrt(2)
-        corners = np.array([pts.mean(axis=0) + half_diag * u, pts.mean(axis=0) + half_diag * perp,
-                            pts.mean(axis=0) - half_diag * u, pts.mean(axis=0) - half_diag * perp])
+        corners = np.array(
+            [
+                pts.mean(axis=0) + half_diag * u,
+                pts.mean(axis=0) + half_diag * perp,
+                pts.mean(axis=0) - half_diag * u,
+                pts.mean(axis=0) - half_diag * perp,
+            ]
+        )
     else:
         corners = centre + sq @ a.T
     # pip size relative to the face: a die's pips are 0.06..0.16 of its side
@@ -163,8 +170,9 @@ def labs_of(bgrs: list[tuple[float, float, float]]) -> np.ndarray:
     return out
 
 
-def _path_on_face(a: Pip, b: Pip, pips: list[Pip], lab: np.ndarray, face_lab: np.ndarray,
-                  w: int, h: int) -> bool:
+def _path_on_face(
+    a: Pip, b: Pip, pips: list[Pip], lab: np.ndarray, face_lab: np.ndarray, w: int, h: int
+) -> bool:
     d = float(np.hypot(a.x - b.x, a.y - b.y))
     k = max(int(d / 1.5), 4)
     t = np.linspace(0, 1, k)
@@ -199,8 +207,9 @@ def _fit_three(pts: np.ndarray, radius: float) -> FaceFit:
     perp = np.array([-u[1], u[0]])
     half_diag = side / np.sqrt(2)
     m = ends.mean(axis=0)
-    corners = np.array([m + half_diag * u, m + half_diag * perp, m - half_diag * u,
-                        m - half_diag * perp])
+    corners = np.array(
+        [m + half_diag * u, m + half_diag * perp, m - half_diag * u, m - half_diag * perp]
+    )
     rel = radius / max(side, 1e-6)
     conf = float(np.clip(1.0 - resid / 0.06, 0, 1)) if 0.05 <= rel <= 0.2 else 0.0
     return FaceFit(3, resid, 1.0, side, corners, conf)

@@ -60,8 +60,9 @@ def frame_lab(img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(f, cv2.COLOR_BGR2Lab, dst=f)
 
 
-def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
-                    white_gains: Sequence[float] | None) -> list[DieReading]:
+def read_full_frame(
+    img: np.ndarray, gray: np.ndarray, pal: Palette, white_gains: Sequence[float] | None
+) -> list[DieReading]:
     """DieReadings of every die in ``img`` (a whole frame, no zone)."""
     pips = find_pips(img)
     bodies = find_bodies(img)
@@ -82,15 +83,24 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
         mine = [c for c, o in zip(cands, owner, strict=True) if o == i]
         r = body_reading(img, gray, body, mine, pips, pal, white_gains)
         best = max(mine, key=squareness) if mine else None
-        count = len(best[0]) if best is not None and best[1] is not None \
-            and best[1].face == len(best[0]) else None
+        count = (
+            len(best[0])
+            if best is not None and best[1] is not None and best[1].face == len(best[0])
+            else None
+        )
         dark = best[0][0].dark if best is not None and count is not None else None
         r, c = with_crop_read(img, body, r, pal, white_gains, pip_count=count, dark=dark)
         if r is not None and best is not None:
             r = on_the_square(img, r, c, best, body, pal, white_gains)
-        if (r is not None and r.face is None and best is not None and len(best[0]) == 1
-                and best[1] is not None and body.side < PIP_BODY_RATIO * best[0][0].r
-                and best[1].side_px <= 1.6 * die_side):
+        if (
+            r is not None
+            and r.face is None
+            and best is not None
+            and len(best[0]) == 1
+            and best[1] is not None
+            and body.side < PIP_BODY_RATIO * best[0][0].r
+            and best[1].side_px <= 1.6 * die_side
+        ):
             # the body is the lone pip itself (a white die on a light table shows only its
             # pip), and the face that pip implies is the size of the frame's other dice (not a
             # whole die taken for a pip): the pip is read as one outside every body is
@@ -100,8 +110,11 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
             r = loose_r or r
         if r is not None:
             out.append(r)
-    loose = [c for c, o in zip(cands, owner, strict=True) if o is None
-             and may_be_loose_face(c, img.shape, die_side)]
+    loose = [
+        c
+        for c, o in zip(cands, owner, strict=True)
+        if o is None and may_be_loose_face(c, img.shape, die_side)
+    ]
     for g, fit in one_per_die(keep_top_faces(loose)):
         # pips with no body round them stand on the pip path's word alone: a key's letters on a
         # desk look like a die's pips to both readers, and its edge like a face's
@@ -113,9 +126,15 @@ def read_full_frame(img: np.ndarray, gray: np.ndarray, pal: Palette,
     return out
 
 
-def body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand],
-                 pips: list[Pip], pal: Palette,
-                 gains: Sequence[float] | None) -> DieReading | None:
+def body_reading(
+    img: np.ndarray,
+    gray: np.ndarray,
+    body: Body,
+    mine: list[Cand],
+    pips: list[Pip],
+    pal: Palette,
+    gains: Sequence[float] | None,
+) -> DieReading | None:
     """A body's die by the pip path: its squarest face, checked against the body; by its own
     marks when no pip group lies on it; None when it shows no mark at all."""
     x0, y0, x1, y1 = body.clipped(img.shape)
@@ -125,14 +144,24 @@ def body_reading(img: np.ndarray, gray: np.ndarray, body: Body, mine: list[Cand]
     colour_bgr = body_colour(img, body)
     g, fit = max(mine, key=squareness)
     if fit is None:
-        return abstain(box, colour_bgr, pal, gains,
-                       Reason(Why.PIPS_NOT_A_FACE, f"{len(g)} pips do not make a face"))
-    why = unexplained_spot(gray, g, fit) or stray_pips(body, g, pips) \
-        or pip_nearby(g, fit, pips) or face_too_small(body, fit, g)
+        return abstain(
+            box,
+            colour_bgr,
+            pal,
+            gains,
+            Reason(Why.PIPS_NOT_A_FACE, f"{len(g)} pips do not make a face"),
+        )
+    why = (
+        unexplained_spot(gray, g, fit)
+        or stray_pips(body, g, pips)
+        or pip_nearby(g, fit, pips)
+        or face_too_small(body, fit, g)
+    )
     r = pip_reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
-        return abstain(box, colour_bgr, pal, gains,
-                       Reason(Why.FACE_OUTSIDE_FRAME, "face outside the frame"))
+        return abstain(
+            box, colour_bgr, pal, gains, Reason(Why.FACE_OUTSIDE_FRAME, "face outside the frame")
+        )
     return replace(r, box=box)
 
 

@@ -163,9 +163,14 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
     thing it refuses, nor tiny blobs the pips did not read), then detections on no kept die,
     surest face first."""
     refused = [p.centre_side for p in props if p.hand is not None and p.verdict.p_die < REFUSED]
-    out = [p for p in props if p.hand is not None and p.verdict.p_die >= gates.keep
-           and not _inside_larger(p.centre_side, refused)
-           and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)]
+    out = [
+        p
+        for p in props
+        if p.hand is not None
+        and p.verdict.p_die >= gates.keep
+        and not _inside_larger(p.centre_side, refused)
+        and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)
+    ]
     places = [p.centre_side for p in out]
     # surest face first: the "die" probability saturates on a tray of dice (``detect``)
     dets = sorted((p for p in props if p.det is not None), key=lambda p: -max(p.verdict.probs[1:]))
@@ -181,13 +186,13 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
     return out
 
 
-def _inside_larger(c: tuple[float, float, float],
-                   others: Sequence[tuple[float, float, float]]) -> bool:
+def _inside_larger(
+    c: tuple[float, float, float], others: Sequence[tuple[float, float, float]]
+) -> bool:
     """Whether ``c`` (centre, side) lies within a proposal ``LARGER`` times its side: marks on a
     larger thing the net called "not a die" (a key's colon, a card's print) are no die's face."""
     x, y, s = c
-    return any(t >= LARGER * s and abs(x - u) < t / 2 and abs(y - v) < t / 2
-               for u, v, t in others)
+    return any(t >= LARGER * s and abs(x - u) < t / 2 and abs(y - v) < t / 2 for u, v, t in others)
 
 
 def face_case(p: Proposal, gates: Gates, faces: Sequence[int] | None) -> tuple[int, float, float]:
@@ -228,15 +233,16 @@ def decide(
     return out
 
 
-def _settled(r: DieReading, face: int, prob: float, gate: float, colour_gate: float
-             ) -> DieReading:
+def _settled(r: DieReading, face: int, prob: float, gate: float, colour_gate: float) -> DieReading:
     """``r`` with the net's face (or none) and the confidences on the hub's scale."""
     answered = prob >= gate
     reasons = tuple(x for x in r.reasons if x.code in COLOUR_CODES)
     if not answered:
         if r.face is not None and r.face != face:
-            why = Reason(Why.LEARNED_DISAGREES,
-                         f"the pips read {r.face}, the classifier {face} at {prob:.2f}")
+            why = Reason(
+                Why.LEARNED_DISAGREES,
+                f"the pips read {r.face}, the classifier {face} at {prob:.2f}",
+            )
         else:
             why = Reason(Why.LEARNED_UNSURE, f"the classifier reads {face} at only {prob:.2f}")
         reasons = (*[x for x in r.reasons if x.code not in COLOUR_CODES], why, *reasons)
@@ -309,8 +315,13 @@ def settle_zone(r: DieReading, v: CropClass, gates: Gates, faces: Sequence[int])
         new_face, face_conf = face, hub_scale(prob, gates.overrule)
     elif r.face is not None:
         new_face, face_conf = None, 0.0
-        reasons = (*r.reasons, Reason(
-            Why.LEARNED_DISAGREES, f"the pips read {r.face}, the classifier {face} at {prob:.2f}"))
+        reasons = (
+            *r.reasons,
+            Reason(
+                Why.LEARNED_DISAGREES,
+                f"the pips read {r.face}, the classifier {face} at {prob:.2f}",
+            ),
+        )
     colour_conf = r.colour_confidence
     if r.colour is None:
         colour_conf = min(colour_conf, NO_COLOUR_CAP)
@@ -318,5 +329,11 @@ def settle_zone(r: DieReading, v: CropClass, gates: Gates, faces: Sequence[int])
     overall = min(parts) if new_face is not None else 0.0
     if r.colour is None:
         overall = min(overall, NO_COLOUR_CAP)
-    return replace(r, face=new_face, face_confidence=face_conf, colour_confidence=colour_conf,
-                   confidence=float(overall), reasons=reasons)
+    return replace(
+        r,
+        face=new_face,
+        face_confidence=face_conf,
+        colour_confidence=colour_conf,
+        confidence=float(overall),
+        reasons=reasons,
+    )

@@ -34,8 +34,9 @@ class Pip:
 _BLOCKS = (15, 31, 63, 127)  # local-mean windows; each finds pips of diameter block/6..block/2.2
 
 
-def find_pips(image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0,
-              min_contrast: float = 28.0) -> list[Pip]:
+def find_pips(
+    image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0, min_contrast: float = 28.0
+) -> list[Pip]:
     """Every pip-like blob of radius ``min_r``..``max_r`` px in the image, strongest first.
 
     A pixel is pip-like at window ``b`` if it is darker (or lighter) than the mean of the b x b
@@ -56,7 +57,8 @@ def find_pips(image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0,
         for dark, margin in ((True, base), (False, base), (True, 2.5 * base), (False, 2.5 * base)):
             mask = (gray_f < mean - margin) if dark else (gray_f > mean + margin)
             n, labels, stats, cents = cv2.connectedComponentsWithStats(
-                mask.astype(np.uint8), connectivity=8)
+                mask.astype(np.uint8), connectivity=8
+            )
             if n <= 1:
                 continue
             st = stats[1:]
@@ -64,11 +66,19 @@ def find_pips(image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0,
             dmax = np.maximum(bw, bh)
             fill = area / np.maximum(bw * bh, 1)
             rr = np.sqrt(area / np.pi)
-            ok = ((dmax >= d_lo) & (dmax <= d_hi) & (np.minimum(bw, bh) >= 0.45 * dmax)
-                  & (fill >= 0.5) & (fill <= 0.95) & (rr >= min_r) & (rr <= max_r))
+            ok = (
+                (dmax >= d_lo)
+                & (dmax <= d_hi)
+                & (np.minimum(bw, bh) >= 0.45 * dmax)
+                & (fill >= 0.5)
+                & (fill <= 0.95)
+                & (rr >= min_r)
+                & (rr <= max_r)
+            )
             for i in np.nonzero(ok)[0]:
-                cands.append((float(cents[i + 1][0]), float(cents[i + 1][1]), float(rr[i]),
-                              float(dark)))
+                cands.append(
+                    (float(cents[i + 1][0]), float(cents[i + 1][1]), float(rr[i]), float(dark))
+                )
     found: list[Pip] = []
     for cx, cy, r, dark_f in cands:
         p = _check_ring(image_bgr, gray_f, cx, cy, r, bool(dark_f), min_contrast)
@@ -77,8 +87,15 @@ def find_pips(image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0,
     return _suppress(found)
 
 
-def _check_ring(image_bgr: np.ndarray, gray_f: np.ndarray, cx: float, cy: float, r: float,
-                dark: bool, min_contrast: float) -> Pip | None:
+def _check_ring(
+    image_bgr: np.ndarray,
+    gray_f: np.ndarray,
+    cx: float,
+    cy: float,
+    r: float,
+    dark: bool,
+    min_contrast: float,
+) -> Pip | None:
     """Keep a blob only if it is round and set in a uniform ring of a different grey."""
     h, w = gray_f.shape
     r_out = 2.2 * r + 1.0
@@ -88,7 +105,7 @@ def _check_ring(image_bgr: np.ndarray, gray_f: np.ndarray, cx: float, cy: float,
         return None
     yy, xx = np.mgrid[y0:y1, x0:x1]
     d2 = (xx - cx) ** 2 + (yy - cy) ** 2
-    ring = (d2 >= (1.5 * r) ** 2) & (d2 <= r_out ** 2)
+    ring = (d2 >= (1.5 * r) ** 2) & (d2 <= r_out**2)
     core = d2 <= (0.6 * r) ** 2
     if ring.sum() < 8 or core.sum() < 1:
         return None
@@ -112,9 +129,17 @@ def _check_ring(image_bgr: np.ndarray, gray_f: np.ndarray, cx: float, cy: float,
     ev = np.linalg.eigvalsh(cov)
     ratio = float(np.sqrt(max(ev[0], 1e-6) / max(ev[1], 1e-6)))
     bgr = np.median(image_bgr[y0:y1, x0:x1][ring].astype(np.float32), axis=0)
-    return Pip(float(x0 + xs.mean()), float(y0 + ys.mean()), float(np.sqrt(len(xs) / np.pi)),
-               ratio, dark, contrast, ring_med, ring_std,
-               (float(bgr[0]), float(bgr[1]), float(bgr[2])))
+    return Pip(
+        float(x0 + xs.mean()),
+        float(y0 + ys.mean()),
+        float(np.sqrt(len(xs) / np.pi)),
+        ratio,
+        dark,
+        contrast,
+        ring_med,
+        ring_std,
+        (float(bgr[0]), float(bgr[1]), float(bgr[2])),
+    )
 
 
 def _suppress(pips: list[Pip]) -> list[Pip]:

@@ -33,8 +33,15 @@ from vision.dice.reasons import Reason, Why
 from vision.dice.zone import read_die_in_zone as read_zone_die
 from vision.palette import Palette, default_palette
 
-__all__ = ["DiceReport", "DieReading", "as_bgr", "check_model", "read_dice", "read_dice_report",
-           "read_die_in_zone"]
+__all__ = [
+    "DiceReport",
+    "DieReading",
+    "as_bgr",
+    "check_model",
+    "read_dice",
+    "read_dice_report",
+    "read_die_in_zone",
+]
 
 FULL_FRAME_SIDE = 1280  # a larger frame's long side is brought to this before the proposals
 
@@ -45,8 +52,9 @@ def check_model() -> tuple[DieClassifier, Gates]:
     return load_classifier(), load_gates()
 
 
-def hand_proposals(img: np.ndarray, pal: Palette,
-                   white_gains: Sequence[float] | None) -> list[DieReading]:
+def hand_proposals(
+    img: np.ndarray, pal: Palette, white_gains: Sequence[float] | None
+) -> list[DieReading]:
     """The full-frame reader's dice, read on ``img`` brought to at most ``FULL_FRAME_SIDE``
     pixels; boxes in ``img``'s pixels."""
     f = min(1.0, FULL_FRAME_SIDE / max(img.shape[:2]))
@@ -60,13 +68,19 @@ def hand_proposals(img: np.ndarray, pal: Palette,
 def _rescaled(r: DieReading, k: float) -> DieReading:
     """``r`` with its box in the pixels of a frame ``k`` times larger."""
     x, y, w, h = r.box
-    return replace(r, box=(int(round(x * k)), int(round(y * k)), int(round(w * k)),
-                           int(round(h * k))))
+    return replace(
+        r, box=(int(round(x * k)), int(round(y * k)), int(round(w * k)), int(round(h * k)))
+    )
 
 
-def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
-                     expected_colours: Sequence[str] | None = None, zone: object = None,
-                     white_gains: Sequence[float] | None = None) -> DiceReport:
+def read_dice_report(
+    image_bgr: np.ndarray,
+    *,
+    palette: Palette | None = None,
+    expected_colours: Sequence[str] | None = None,
+    zone: object = None,
+    white_gains: Sequence[float] | None = None,
+) -> DiceReport:
     """Like ``read_dice`` but also says why nothing was read (black frame, blur, no pips)."""
     img = as_bgr(image_bgr)
     clf, gates = check_model()
@@ -75,7 +89,7 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
     poly = None
     if zone is not None:
         (ox, oy, w, h), poly = zone_rect(zone, img.shape)
-        img = img[oy:oy + h, ox:ox + w]
+        img = img[oy : oy + h, ox : ox + w]
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     if float(gray.std()) < 4.0:
         if gray.mean() < 20:
@@ -90,44 +104,73 @@ def read_dice_report(image_bgr: np.ndarray, *, palette: Palette | None = None,
     props = propose(img, hand, clf, detect_min=gates.detect, box_offset=(ox, oy))
     dice = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
     if poly is not None:
-        dice = [r for r in dice if cv2.pointPolygonTest(
-            poly.astype(np.float32), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2),
-            False) >= 0]
+        dice = [
+            r
+            for r in dice
+            if cv2.pointPolygonTest(
+                poly.astype(np.float32), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2), False
+            )
+            >= 0
+        ]
     dice.sort(key=lambda r: (r.box[1], r.box[0]))
     if dice:
         return DiceReport(dice, None)
     if hand:
-        return DiceReport([], Reason(Why.NO_DIE, f"no die found (the classifier took none of "
-                                                 f"{len(hand)} proposed)"))
+        return DiceReport(
+            [],
+            Reason(Why.NO_DIE, f"no die found (the classifier took none of {len(hand)} proposed)"),
+        )
     return DiceReport([], why or Reason(Why.NO_DIE, "no die found"))
 
 
-def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
-                     expected_colours: Sequence[str] | None = None,
-                     white_gains: Sequence[float] | None = None,
-                     background: np.ndarray | None = None,
-                     faces: Sequence[int] = (1, 2, 3),
-                     die_px: float | None = None) -> DieReading | None:
+def read_die_in_zone(
+    image_bgr: np.ndarray,
+    zone: object,
+    *,
+    palette: Palette | None = None,
+    expected_colours: Sequence[str] | None = None,
+    white_gains: Sequence[float] | None = None,
+    background: np.ndarray | None = None,
+    faces: Sequence[int] = (1, 2, 3),
+    die_px: float | None = None,
+) -> DieReading | None:
     """The one die in the reveal zone, or None (``zone.read_die_in_zone``: its body and pips),
     its face settled with the learned net (``learned.settle_zone``)."""
     clf, gates = check_model()
-    r = read_zone_die(image_bgr, zone, palette=palette, expected_colours=expected_colours,
-                      white_gains=white_gains, background=background, faces=faces,
-                      die_px=die_px)
+    r = read_zone_die(
+        image_bgr,
+        zone,
+        palette=palette,
+        expected_colours=expected_colours,
+        white_gains=white_gains,
+        background=background,
+        faces=faces,
+        die_px=die_px,
+    )
     if r is None:
         return None
     verdict = clf.classify_boxes(as_bgr(image_bgr), [r.box])[0]
     return settle_zone(r, verdict, gates, tuple(int(f) for f in faces))
 
 
-def read_dice(image_bgr: np.ndarray, *, palette: Palette | None = None,
-              expected_colours: Sequence[str] | None = None, zone: object = None,
-              white_gains: Sequence[float] | None = None) -> list[DieReading]:
+def read_dice(
+    image_bgr: np.ndarray,
+    *,
+    palette: Palette | None = None,
+    expected_colours: Sequence[str] | None = None,
+    zone: object = None,
+    white_gains: Sequence[float] | None = None,
+) -> list[DieReading]:
     """Every die in the frame (or in ``zone``: a box (x, y, w, h) or a polygon).
 
     ``expected_colours`` narrows the palette to the colours that can still appear (the hub knows
     which dice are left in the pyramid). ``white_gains`` come from
     ``vision.whitebalance.gains_from_patch`` on a neutral reference in the same frame.
     """
-    return read_dice_report(image_bgr, palette=palette, expected_colours=expected_colours,
-                            zone=zone, white_gains=white_gains).dice
+    return read_dice_report(
+        image_bgr,
+        palette=palette,
+        expected_colours=expected_colours,
+        zone=zone,
+        white_gains=white_gains,
+    ).dice

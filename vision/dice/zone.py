@@ -90,7 +90,7 @@ class Body:
 
 def _as_crop(image: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
     x, y, w, h = rect
-    return image[y:y + h, x:x + w]
+    return image[y : y + h, x : x + w]
 
 
 def _foreground(crop: np.ndarray, empty: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -122,8 +122,9 @@ def _foreground(crop: np.ndarray, empty: np.ndarray | None) -> tuple[np.ndarray,
     return strict.astype(np.uint8), loose.astype(np.uint8)
 
 
-def find_body(crop: np.ndarray, empty: np.ndarray | None = None,
-              die_px: float | None = None) -> Body | None:
+def find_body(
+    crop: np.ndarray, empty: np.ndarray | None = None, die_px: float | None = None
+) -> Body | None:
     """The most die-like changed region (grown to its convex hull), or None."""
     strict, loose = _foreground(crop, empty)
     strict = cv2.morphologyEx(strict, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -152,9 +153,15 @@ def find_body(crop: np.ndarray, empty: np.ndarray | None = None,
     bx, by, bw, bh, _ = (int(v) for v in stats[best])
     reach = 0.75 * max(bw, bh)
     cx, cy = cents[best]
-    keep = [best] + [i for i in range(1, n) if i != best and seeded[i] > 0
-                     and abs(cents[i][0] - cx) < reach and abs(cents[i][1] - cy) < reach
-                     and stats[i, 4] < 0.5 * stats[best, 4]]
+    keep = [best] + [
+        i
+        for i in range(1, n)
+        if i != best
+        and seeded[i] > 0
+        and abs(cents[i][0] - cx) < reach
+        and abs(cents[i][1] - cy) < reach
+        and stats[i, 4] < 0.5 * stats[best, 4]
+    ]
     pts = []
     for i in keep:
         ys, xs = np.nonzero(lab == i)
@@ -188,14 +195,17 @@ _CORNERS = [(-_Q, -_Q), (_Q, -_Q), (-_Q, _Q), (_Q, _Q)]
 _GRID_LAYOUTS: dict[int, list[np.ndarray]] = {
     4: [np.array(_CORNERS)],
     5: [np.array(_CORNERS + [(0.0, 0.0)])],
-    6: [np.array([(x, y) for x in (-_Q, _Q) for y in (-_Q, 0.0, _Q)]),
-        np.array([(x, y) for y in (-_Q, _Q) for x in (-_Q, 0.0, _Q)])],
+    6: [
+        np.array([(x, y) for x in (-_Q, _Q) for y in (-_Q, 0.0, _Q)]),
+        np.array([(x, y) for y in (-_Q, _Q) for x in (-_Q, 0.0, _Q)]),
+    ],
 }
 _PERMS = {n: np.array(list(itertools.permutations(range(n)))) for n in _GRID_LAYOUTS}
 
 
-def grid_layout_error(pts: np.ndarray, centre: np.ndarray, side: float,
-                      angle: float | None) -> float:
+def grid_layout_error(
+    pts: np.ndarray, centre: np.ndarray, side: float, angle: float | None
+) -> float:
     """How far ``pts`` (pip centres, 4..6 of them) lie from that face's layout; 1.0 = the limit.
 
     Why a fit and not distances to the centre, as for 1..3: the pips of 4..6 fill the face, so
@@ -221,7 +231,7 @@ def grid_layout_error(pts: np.ndarray, centre: np.ndarray, side: float,
         dot = float((tt * p).sum())
         cross = float((tt[:, 0] * p[:, 1] - tt[:, 1] * p[:, 0]).sum())
         th = np.arctan2(cross, dot)
-        scale = np.hypot(dot, cross) / float((tt ** 2).sum())
+        scale = np.hypot(dot, cross) / float((tt**2).sum())
         rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
         fit = scale * tt @ rot.T
         resid = float(np.linalg.norm(fit - p, axis=1).max())
@@ -237,8 +247,9 @@ def grid_layout_error(pts: np.ndarray, centre: np.ndarray, side: float,
 PIP_SPREAD_MAX = 3.0
 
 
-def pip_spread(g: np.ndarray, mask: np.ndarray, blob_masks: Sequence[np.ndarray],
-               face_level: float, dark: bool) -> float:
+def pip_spread(
+    g: np.ndarray, mask: np.ndarray, blob_masks: Sequence[np.ndarray], face_level: float, dark: bool
+) -> float:
     """The area (pixels) of the largest region, at half a pip's contrast, that holds a pip.
 
     Why: the black-hat answers at the four inner corners of any dark square larger than its
@@ -296,21 +307,25 @@ def find_pip_blobs(resp: np.ndarray, peak: float, side: float, faces: Sequence[i
     if count == 0:
         return PipBlobs(0, Reason(Why.NO_PIP_BLOB, "no pip-sized blob"), [])
     if count not in faces:
-        return PipBlobs(count, Reason(Why.COUNT_NOT_A_FACE,
-                                     f"{count} pip-like blobs is not a face of {tuple(faces)}"),
-                        blobs)
+        return PipBlobs(
+            count,
+            Reason(Why.COUNT_NOT_A_FACE, f"{count} pip-like blobs is not a face of {tuple(faces)}"),
+            blobs,
+        )
     big = max(b[1] for b in blobs)
     if big > 4.0 * pip_area:
         return PipBlobs(count, Reason(Why.BLOB_TOO_LARGE, "a blob is too large for a pip"), blobs)
-    if count > 1 and (min(b[1] for b in blobs) < 0.4 * big
-                      or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)):
-        return PipBlobs(count, Reason(Why.PIPS_UNLIKE,
-                                     "the pips differ too much in size or contrast"), blobs)
+    if count > 1 and (
+        min(b[1] for b in blobs) < 0.4 * big
+        or min(b[2] for b in blobs) < 0.5 * max(b[2] for b in blobs)
+    ):
+        return PipBlobs(
+            count, Reason(Why.PIPS_UNLIKE, "the pips differ too much in size or contrast"), blobs
+        )
     return PipBlobs(count, None, blobs, lab)
 
 
-def strongest_elsewhere(resp: np.ndarray, found: PipBlobs, side: float
-                        ) -> tuple[float, np.ndarray]:
+def strongest_elsewhere(resp: np.ndarray, found: PipBlobs, side: float) -> tuple[float, np.ndarray]:
     """The strongest response on the face away from the pips (the confidence's gap is to it),
     and the mask of the pips' neighbourhood that was left out."""
     assert found.labels is not None
@@ -324,8 +339,9 @@ def strongest_elsewhere(resp: np.ndarray, found: PipBlobs, side: float
     return float(other.max()), near
 
 
-def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None,
-               faces: Sequence[int]) -> FaceRead:
+def count_face(
+    gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | None, faces: Sequence[int]
+) -> FaceRead:
     """Pips on the scaled body crop: count, layout check, honest confidence. See module doc."""
     e = int(round(0.2 * side)) | 1  # the rim: bevel, blur halo and table stay out
     inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
@@ -336,7 +352,7 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     k = int(round(side * 0.42)) | 1
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     best = None
-    for dk in ((True, False) if dark is None else (dark,)):
+    for dk in (True, False) if dark is None else (dark,):
         face_level = float(np.percentile(vals, 65 if dk else 35))
         gf = np.where(mask > 0, g, face_level)
         r = cv2.morphologyEx(gf, cv2.MORPH_BLACKHAT if dk else cv2.MORPH_TOPHAT, kern)
@@ -348,8 +364,9 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
     peak = float(resp.max())
     contrast_ref = face_level if dark else max(255.0 - face_level, 40.0)
     if peak < 0.2 * contrast_ref or peak < 12:
-        return FaceRead(None, 0.0, 0, Reason(Why.NO_PIPS_STAND_OUT,
-                                             f"no pips stand out (peak {peak:.0f})"))
+        return FaceRead(
+            None, 0.0, 0, Reason(Why.NO_PIPS_STAND_OUT, f"no pips stand out (peak {peak:.0f})")
+        )
     found = find_pip_blobs(resp, peak, side, faces)
     count, blobs = found.count, found.blobs
     if found.why is not None:
@@ -374,8 +391,14 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
         masks: list[np.ndarray] = [np.asarray(lab == b[0]) for b in blobs]
         spread = pip_spread(g, mask, masks, face_level, dark) / pip_area
         if spread > PIP_SPREAD_MAX:
-            return FaceRead(None, 0.0, count, Reason(Why.DARK_PATCH, f"a pip is part of a "
-                                                     f"dark/light patch {spread:.1f} pips large"))
+            return FaceRead(
+                None,
+                0.0,
+                count,
+                Reason(
+                    Why.DARK_PATCH, f"a pip is part of a dark/light patch {spread:.1f} pips large"
+                ),
+            )
         err = grid_layout_error(pts, c, side, angle)
     elif count == 1:
         err = max(err, d[0] / 0.22)
@@ -384,8 +407,9 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
         outer = pts[order[-2:]]
         mid = outer.mean(axis=0)
         sep = float(np.linalg.norm(outer[0] - outer[1])) / side
-        err = max(err, float(np.linalg.norm(mid - c)) / side / 0.22,
-                  abs(sep - 2 * _PIP_OFFSET) / 0.22)
+        err = max(
+            err, float(np.linalg.norm(mid - c)) / side / 0.22, abs(sep - 2 * _PIP_OFFSET) / 0.22
+        )
         # the pips lie on a diagonal of the face: 45 degrees off the body's sides
         if angle is not None:
             v = outer[1] - outer[0]
@@ -396,13 +420,25 @@ def count_face(gray: np.ndarray, mask: np.ndarray, side: float, dark: bool | Non
             m = pts[order[0]]
             err = max(err, float(np.linalg.norm(m - mid)) / side / 0.12)
     if err > 1.0:
-        return FaceRead(None, 0.0, count, Reason(Why.LAYOUT, f"{count} pips do not lie as on a "
-                                                 f"die's face (layout error {err:.2f})"))
+        return FaceRead(
+            None,
+            0.0,
+            count,
+            Reason(
+                Why.LAYOUT, f"{count} pips do not lie as on a die's face (layout error {err:.2f})"
+            ),
+        )
     gap = (weakest - rest) / max(weakest, 1e-6)
     conf = float(np.clip(gap / 0.5, 0.0, 1.0) * (1.0 - 0.5 * err))
     if conf < FACE_MIN_CONF:
-        return FaceRead(None, conf, count, Reason(Why.SPOT_BESIDE_PIPS, f"a pip-like spot "
-                                                  f"besides the {count} pips (gap {gap:.2f})"))
+        return FaceRead(
+            None,
+            conf,
+            count,
+            Reason(
+                Why.SPOT_BESIDE_PIPS, f"a pip-like spot besides the {count} pips (gap {gap:.2f})"
+            ),
+        )
     return FaceRead(count, conf, count, None)
 
 
@@ -415,7 +451,7 @@ def scaled_body(crop: np.ndarray, body: Body) -> tuple[np.ndarray, np.ndarray, f
     x0, y0, x1, y1 = max(x - m, 0), max(y - m, 0), min(x + w + m, W), min(y + h + m, H)
     sub = crop[y0:y1, x0:x1]
     full = np.zeros(sub.shape[:2], np.uint8)
-    full[y - y0:y - y0 + h, x - x0:x - x0 + w] = body.mask
+    full[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = body.mask
     s = CROP_PX / max(w, h)
     size = (max(int(round(sub.shape[1] * s)), 8), max(int(round(sub.shape[0] * s)), 8))
     big = cv2.resize(sub, size, interpolation=cv2.INTER_CUBIC if s > 1 else cv2.INTER_AREA)
@@ -446,10 +482,16 @@ class ZoneRead:
     side_px: float
 
 
-def read_zone(image: np.ndarray, rect: Box, *,
-              palette: Palette, white_gains: Sequence[float] | None,
-              background: np.ndarray | None, faces: Sequence[int],
-              die_px: float | None = None) -> ZoneRead | None:
+def read_zone(
+    image: np.ndarray,
+    rect: Box,
+    *,
+    palette: Palette,
+    white_gains: Sequence[float] | None,
+    background: np.ndarray | None,
+    faces: Sequence[int],
+    die_px: float | None = None,
+) -> ZoneRead | None:
     """The zone's die with raw scores (the reader calibrates them); None: no die."""
     crop = _as_crop(image, rect)
     empty = None
@@ -459,8 +501,10 @@ def read_zone(image: np.ndarray, rect: Box, *,
         elif background.shape == crop.shape:
             empty = background
         else:
-            raise ValueError(f"background {background.shape} matches neither the frame "
-                             f"{image.shape} nor the zone crop {crop.shape}")
+            raise ValueError(
+                f"background {background.shape} matches neither the frame "
+                f"{image.shape} nor the zone crop {crop.shape}"
+            )
     # the body is found at a scale where the zone is at most FIND_PX wide (a full-resolution
     # zone is ~900 px: finding a 70 px body there is wasted work), then read at full scale
     k = int(np.ceil(max(crop.shape[:2]) / FIND_PX))  # an integer factor: OpenCV's fast path
@@ -468,8 +512,9 @@ def read_zone(image: np.ndarray, rect: Box, *,
     if k > 1:
         size = (max(crop.shape[1] // k, 8), max(crop.shape[0] // k, 8))
         small = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-        small_empty = (None if empty is None
-                       else cv2.resize(empty, size, interpolation=cv2.INTER_AREA))
+        small_empty = (
+            None if empty is None else cv2.resize(empty, size, interpolation=cv2.INTER_AREA)
+        )
         sb = find_body(small, small_empty, None if die_px is None else die_px * f)
         body = None if sb is None else _upscaled(sb, 1.0 / f, crop.shape)
     else:
@@ -485,12 +530,23 @@ def read_zone(image: np.ndarray, rect: Box, *,
         reasons.append(why)
     if colour is not None and colour_conf < COLOUR_MIN_CONF:
         colour = None
-        reasons.append(Reason(Why.COLOUR_AMBIGUOUS, f"colour is between palette entries "
-                                                    f"(confidence {colour_conf:.2f})"))
+        reasons.append(
+            Reason(
+                Why.COLOUR_AMBIGUOUS,
+                f"colour is between palette entries (confidence {colour_conf:.2f})",
+            )
+        )
     if body.side_px < MIN_DIE_SIDE_PX:
-        fr = FaceRead(None, 0.0, 0, Reason(Why.DIE_TOO_SMALL,
-                                           f"die is {body.side_px:.0f} px wide: too small for "
-                                           "its pips (read the zone at a higher resolution)"))
+        fr = FaceRead(
+            None,
+            0.0,
+            0,
+            Reason(
+                Why.DIE_TOO_SMALL,
+                f"die is {body.side_px:.0f} px wide: too small for "
+                "its pips (read the zone at a higher resolution)",
+            ),
+        )
     else:
         dark = dark_pips(colour, face_bgr)
         gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
@@ -504,8 +560,17 @@ def read_zone(image: np.ndarray, rect: Box, *,
         # pattern, a glint, a die half found): its colour is not trusted either
         colour = None
         reasons.append(Reason(Why.COLOUR_UNTRUSTED, "no readable face: colour not trusted"))
-    return ZoneRead(box, fr.face, fr.confidence, fr.pips, colour, colour_conf, face_bgr,
-                    tuple(reasons), body.side_px)
+    return ZoneRead(
+        box,
+        fr.face,
+        fr.confidence,
+        fr.pips,
+        colour,
+        colour_conf,
+        face_bgr,
+        tuple(reasons),
+        body.side_px,
+    )
 
 
 def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None) -> Palette:
@@ -517,12 +582,17 @@ def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None
     return pal.restricted(expected_colours)
 
 
-def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | None = None,
-                     expected_colours: Sequence[str] | None = None,
-                     white_gains: Sequence[float] | None = None,
-                     background: np.ndarray | None = None,
-                     faces: Sequence[int] = (1, 2, 3),
-                     die_px: float | None = None) -> DieReading | None:
+def read_die_in_zone(
+    image_bgr: np.ndarray,
+    zone: object,
+    *,
+    palette: Palette | None = None,
+    expected_colours: Sequence[str] | None = None,
+    white_gains: Sequence[float] | None = None,
+    background: np.ndarray | None = None,
+    faces: Sequence[int] = (1, 2, 3),
+    die_px: float | None = None,
+) -> DieReading | None:
     """The one die in the reveal zone, or None when the zone holds none.
 
     ``zone``: a box (x, y, w, h) or a polygon (its bounding box is read: a standing die reaches
@@ -540,15 +610,29 @@ def read_die_in_zone(image_bgr: np.ndarray, zone: object, *, palette: Palette | 
         background = as_bgr(background)
     rect, _ = zone_rect(zone, img.shape)
     pal = zone_palette(palette, expected_colours)
-    r = read_zone(img, rect, palette=pal, white_gains=white_gains, background=background,
-                  faces=faces, die_px=die_px)
+    r = read_zone(
+        img,
+        rect,
+        palette=pal,
+        white_gains=white_gains,
+        background=background,
+        faces=faces,
+        die_px=die_px,
+    )
     if r is None:
         return None
     face_conf = calibrated(r.face_confidence)
     colour_conf = calibrated(r.colour_confidence)
     parts = [c for c, v in ((face_conf, r.face), (colour_conf, r.colour)) if v is not None]
     x, y, w, h = r.box
-    return DieReading(box=(int(x), int(y), int(w), int(h)), face=r.face, colour=r.colour,
-                      confidence=float(min(parts)) if parts else 0.0,
-                      face_confidence=face_conf, colour_confidence=colour_conf,
-                      pips=int(r.pips), face_bgr=r.face_bgr, reasons=r.reasons)
+    return DieReading(
+        box=(int(x), int(y), int(w), int(h)),
+        face=r.face,
+        colour=r.colour,
+        confidence=float(min(parts)) if parts else 0.0,
+        face_confidence=face_conf,
+        colour_confidence=colour_conf,
+        pips=int(r.pips),
+        face_bgr=r.face_bgr,
+        reasons=r.reasons,
+    )

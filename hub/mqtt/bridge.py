@@ -335,13 +335,17 @@ class MqttBridge:
 
     def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
         """Connected means able to hear requests: on the first connection of a new session,
-        a request published between CONNACK and SUBACK would reach no subscriber and be lost."""
+        a request published between CONNACK and SUBACK would reach no subscriber and be lost.
+        Only the requests' subscription (the first) decides; a broker's ACL that refuses the
+        others (firmware status, Home Assistant's status) is logged, not fatal."""
         if any(r.is_failure for r in reasons):
             log.warning(
-                "broker %s refused the hub's subscriptions: %s", self.config.display_url, reasons
+                "broker %s refused some of the hub's subscriptions: %s",
+                self.config.display_url,
+                reasons,
             )
-            return
-        self.connected.set()
+        if reasons and not reasons[0].is_failure:
+            self.connected.set()
 
     def _on_disconnect(
         self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any

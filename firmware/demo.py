@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from hub.games.kinds import DEFAULT_GAME
 from hub.wire import Answer, EventType
 
 log = logging.getLogger(__name__)
@@ -475,7 +476,7 @@ class DemoOptions:
     pin: str = "1234"
     fps: float = 30.0
     size: tuple[int, int] = (1280, 720)
-    game: str = "camelup"  # the game the demo starts: camelup, horserace or marcopolo2
+    game: str = DEFAULT_GAME.value  # the game the demo starts (a GameKind value)
     seat: str | None = None  # a seat a person plays from the page (the bots wait for them)
     pause_after_leg: bool = False  # hold the bots after each leg until ``resume`` is set
     resume: threading.Event | None = None
@@ -622,7 +623,7 @@ class DemoTable:
             if wait > 0 and self.stop_event.wait(wait):
                 break
             seq = self.session.seq
-            if self.session.kind != "camelup":
+            if not self._camera_game():
                 played = self.others.step()
                 self.stats.moves += int(played)
             elif game.current_player == self.opt.seat:
@@ -642,7 +643,7 @@ class DemoTable:
                     self.opt.pause_after_leg
                     and game is not None
                     and not game.finished
-                    and self.session.kind == "camelup"
+                    and self._camera_game()
                     and game.state.leg != leg
                 ):
                     self._pause(f"leg {leg} over")
@@ -656,9 +657,10 @@ class DemoTable:
         self.stats.games += 1
         winners = _winners(self.session)
         self.stats.winners.append(", ".join(winners))
-        if self.session.kind == "camelup":
+        camera_game = self._camera_game()
+        if camera_game:
             self.stats.per_game_kinds.append(dict(self.policy.used))
-        result = getattr(game.state, "result", None) if self.session.kind == "camelup" else None
+        result = getattr(game.state, "result", None) if camera_game else None
         self.on_move(
             f"game over: {', '.join(winners)} won; camels {' > '.join(result.get('ranking', []))}"
             if result
@@ -678,13 +680,20 @@ class DemoTable:
                 f"your seat, {self.opt.seat}: {self.link_base}/p/{token}  "
                 f"(the table's page with the PIN answers the dice the camera doubts)"
             )
-        if self.session.kind == "camelup":
+        if self._camera_game():
             self.camera_view.new_game(len(self.stats.game_ids))
             self.policy.new_game()
             self._show_board()
             self._speculate()
         else:  # the camera still looks at the table (an empty Camel Up board)
             self.camera_view.show(self.camera_view.render({}, {}))
+
+    def _camera_game(self) -> bool:
+        """The table's game is played here, through the slider and the camera (Camel Up); any
+        other is played by :class:`firmware.demo_games.OtherGameBots`."""
+        from firmware.demo_games import DemoPlay, demo_game
+
+        return demo_game(self.session.kind).play is DemoPlay.CAMERA
 
     def _wait_change(self, seq: int, timeout: float = 0.25) -> None:
         """Until the table's log moves past ``seq`` (a person acted) or ``timeout``."""

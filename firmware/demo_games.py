@@ -12,12 +12,81 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
-__all__ = ["OtherGameBots", "demo_players"]
+from hub.games.camelup.model import MAX_PLAYERS as CAMELUP_MAX
+from hub.games.camelup2.model import MAX_PLAYERS as CAMELUP2_MAX
+from hub.games.horserace.settings import MAX_PLAYERS as HORSERACE_MAX
+from hub.games.kinds import GameKind
+from hub.games.marcopolo2.setup import MAX_PLAYERS as MARCOPOLO2_MAX
 
-#: how many players each game takes at most (the demo seats its first names)
-MAX_PLAYERS = {"camelup": 8, "camelup2": 8, "horserace": 5, "marcopolo2": 4}
+__all__ = ["DemoGame", "DemoPlay", "OtherGameBots", "demo_game", "demo_players"]
+
+#: a seat's bot: (the engine's state, the player to move) -> the action it plays
+SeatBot = Callable[[Any, str], Any]
+
+
+class DemoPlay(Enum):
+    """How the demo plays a game."""
+
+    #: the demo table's own loop: a bot's die goes through the mock slider and the rendered
+    #: camera, the track is rendered and read (Camel Up, :class:`firmware.demo.DemoTable`)
+    CAMERA = "camera"
+    #: one bot per seat, advisor and random in turn round the table, through the dispatcher
+    SEAT_BOTS = "seat_bots"
+    #: every player's dice each round, compensation, the score sheets (Marco Polo II)
+    ROUNDS = "rounds"
+
+
+def _camelup2_bot(seed: Any, state: Any, player: str, samples: int) -> SeatBot:
+    from hub.games.camelup2.bots import make_bot
+
+    seat_no = list(state.names).index(player)
+    kind = "advisor" if seat_no % 2 == 0 else "random"
+    chooser = make_bot(kind, f"{seed}/{seat_no}")
+
+    def seat_bot(state: Any, _player: str) -> Any:
+        return chooser(state)
+
+    return seat_bot
+
+
+def _horserace_bot(seed: Any, state: Any, player: str, samples: int) -> SeatBot:
+    from hub.games.horserace.bots import make_bot
+
+    seat_no = state.players.index(player)
+    kind = "advisor" if seat_no % 2 == 0 else "random"
+    return make_bot(kind, hash((str(seed), seat_no)) & 0xFFFFFF, samples=samples)
+
+
+@dataclass(frozen=True)
+class DemoGame:
+    """What the demo needs to know of one game: the demo asks this, never the game's name."""
+
+    game: GameKind
+    max_players: int  # the engine's own limit: the demo seats its first names up to it
+    play: DemoPlay
+    #: the bot of a seat (SEAT_BOTS): (seed, state, player, samples) -> that seat's bot
+    seat_bot: Callable[[Any, Any, str, int], SeatBot] | None = None
+
+
+#: the games the demo plays, and how
+DEMO_GAMES: dict[GameKind, DemoGame] = {
+    g.game: g
+    for g in (
+        DemoGame(GameKind.CAMELUP, CAMELUP_MAX, DemoPlay.CAMERA),
+        DemoGame(GameKind.CAMELUP2, CAMELUP2_MAX, DemoPlay.SEAT_BOTS, _camelup2_bot),
+        DemoGame(GameKind.HORSERACE, HORSERACE_MAX, DemoPlay.SEAT_BOTS, _horserace_bot),
+        DemoGame(GameKind.MARCOPOLO2, MARCOPOLO2_MAX, DemoPlay.ROUNDS),
+    )
+}
+
+
+def demo_game(game: str) -> DemoGame:
+    """How the demo plays ``game`` (a GameKind value: the session's ``kind``)."""
+    return DEMO_GAMES[GameKind(game)]
 
 
 def demo_players(names: list[str], game: str) -> list[str]:
@@ -26,11 +95,12 @@ def demo_players(names: list[str], game: str) -> list[str]:
     >>> demo_players(["Ada", "Bo", "Cy", "Di", "Eli"], "marcopolo2")
     ['Ada', 'Bo', 'Cy', 'Di']
     """
-    return list(names[: MAX_PLAYERS.get(game, len(names))])
+    return list(names[: demo_game(game).max_players])
 
 
 class OtherGameBots:
-    """Plays one move at a time of the horse race or Marco Polo II at ``session``'s table.
+    """Plays one move at a time of a game the demo does not play through the camera (the second
+    edition, the horse race, Marco Polo II) at ``session``'s table.
 
     :meth:`step` plays one move if a bot has one and answers True; False means the game waits
     for a person (the seat ``seat``) or is over.
@@ -49,7 +119,7 @@ class OtherGameBots:
         self.auth = auth
         self.seat = seat
         self.samples = samples
-        self._bots: dict[tuple[str | None, str], Callable[[Any, str], Any]] = {}
+        self._bots: dict[tuple[str | None, str], SeatBot] = {}
         self.moves = 0
         self.refusals = 0
 
@@ -71,49 +141,22 @@ class OtherGameBots:
         game = self.session.game
         if game is None or game.finished or not self.session.active:
             return False
-        if self.session.kind == "horserace":
-            return self._horserace(game)
-        if self.session.kind == "camelup2":
-            return self._camelup2(game)
-        if self.session.kind == "marcopolo2":
+        how = demo_game(self.session.kind)
+        if how.play is DemoPlay.SEAT_BOTS:
+            return self._seat_bots(game, how)
+        if how.play is DemoPlay.ROUNDS:
             return self._marcopolo2(game)
-        return False
+        return False  # a camera game: the demo table plays it
 
-    # -- Camel Up's second edition: the advisor (quick mode) and random bots in turn ------------
-    def _camelup2(self, game: Any) -> bool:
-        from hub.games.camelup2.bots import make_bot
-
+    # -- a bot per seat: advisor and random bots in turn round the table -----------------------
+    def _seat_bots(self, game: Any, how: DemoGame) -> bool:
         player = game.current_player
-        if player is None or player == self.seat:
+        if player is None or player == self.seat or how.seat_bot is None:
             return False
         key = (self.session.game_id, player)
         bot = self._bots.get(key)
         if bot is None:
-            seat_no = list(game.state.names).index(player)
-            kind = "advisor" if seat_no % 2 == 0 else "random"
-            chooser = make_bot(kind, f"{self.seed}/{seat_no}")
-
-            def seat_bot(state: Any, _player: str, chooser: Any = chooser) -> Any:
-                return chooser(state)
-
-            bot = self._bots[key] = seat_bot
-        return self._act(str(bot(game.state, player)), player)
-
-    # -- the horse race -----------------------------------------------------------------------
-    def _horserace(self, game: Any) -> bool:
-        from hub.games.horserace.bots import make_bot
-
-        player = game.current_player
-        if player is None or player == self.seat:
-            return False
-        key = (self.session.game_id, player)
-        bot = self._bots.get(key)
-        if bot is None:  # advisor and random bots in turn round the table
-            seat_no = game.state.players.index(player)
-            kind = "advisor" if seat_no % 2 == 0 else "random"
-            bot = self._bots[key] = make_bot(
-                kind, hash((str(self.seed), seat_no)) & 0xFFFFFF, samples=self.samples
-            )
+            bot = self._bots[key] = how.seat_bot(self.seed, game.state, player, self.samples)
         return self._act(str(bot(game.state, player)), player)
 
     # -- Marco Polo II: every player's dice each round, compensation, the sheets, finish --------

@@ -26,12 +26,15 @@ that is what the pyramid is for, and the starting roll is read before any game e
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hub import wire
 from hub.games.camelup.model import COLOURS
+from hub.games.camelup.model import FACES as CAMEL_FACES
 from hub.games.camelup2.model import DICE as DICE2
 from hub.games.camelup2.model import GREY
+from hub.games.horserace.settings import DIE_FACES as HORSE_FACES
 from hub.games.kinds import GameKind
 
 if TYPE_CHECKING:
@@ -39,32 +42,83 @@ if TYPE_CHECKING:
 
 CAMELUP, HORSERACE, MARCOPOLO2 = GameKind.CAMELUP, GameKind.HORSERACE, GameKind.MARCOPOLO2
 CAMELUP2 = GameKind.CAMELUP2
-#: the games this firmware serves (the hub's may be more: a game it does not know is None)
-GAMES: tuple[str, ...] = tuple(g.value for g in (CAMELUP, CAMELUP2, HORSERACE, MARCOPOLO2))
 AUTO = "auto"
 DEFAULT_GAME = CAMELUP
-
-#: the faces the die reader may answer, per game read one die at a time
-DIE_FACES: dict[str, tuple[int, ...]] = {
-    CAMELUP: (1, 2, 3),
-    CAMELUP2: (1, 2, 3),
-    HORSERACE: (1, 2, 3, 4, 5, 6),
-}
-
-#: the colours of the pyramid's dice, per game whose dice have colours (the engines' own lists):
-#: a die is read among the ones the hub says are left, else among these
-DICE_COLOURS: dict[str, tuple[str, ...]] = {CAMELUP: COLOURS, CAMELUP2: DICE2}
-
-#: Camel Up's dice: the starting roll is five of them, so it is read among these colours alone
-#: (as the reveal zone is; a general palette would leave a teal-lit blue between blue and purple)
-SETUP_COLOURS = COLOURS
 
 #: the grey die's body under neutral light (8-bit BGR), until the table's set-up teaches it: a
 #: mid grey, between the palette's white and black
 GREY_DIE_BGR: tuple[int, int, int] = (128, 128, 128)
 
+
+@dataclass(frozen=True)
+class GameProfile:
+    """What one game changes for the camera and the buttons: the watch loop asks its game's
+    profile, never which game it is (a new game is a new profile in :data:`PROFILES`)."""
+
+    game: GameKind
+    #: the slider releases one die, read in the reveal zone (the zone and the board's markers
+    #: are watched); False: the confirm button reads every die of one still frame instead
+    reveal_zone: bool
+    #: setup mode reads this game's starting roll in the reveal zone
+    starting_roll: bool
+    #: the faces the die reader may answer for a die in the reveal zone
+    die_faces: tuple[int, ...]
+    #: the colours of the pyramid's dice (the engine's own list); None: a die's colour does not
+    #: matter, only its face is sent (the horse race)
+    dice_colours: tuple[str, ...] | None
+    #: a colour the shipped palette lacks that this game's dice have (the second edition's grey
+    #: die), with its body's BGR, added when the table's palette does not name it
+    extra_die: tuple[str, tuple[int, int, int]] | None = None
+
+    @property
+    def face_only(self) -> bool:
+        """A die of this game is its face alone: its colour is neither read nor sent."""
+        return self.dice_colours is None
+
+    @property
+    def frame_dice(self) -> bool:
+        """The confirm button reads every die of one frame (the slider does nothing)."""
+        return not self.reveal_zone
+
+
+#: the games this firmware serves, and how (see the module docstring)
+PROFILES: dict[GameKind, GameProfile] = {
+    p.game: p
+    for p in (
+        GameProfile(CAMELUP, True, True, CAMEL_FACES, COLOURS),
+        GameProfile(CAMELUP2, True, False, CAMEL_FACES, DICE2, (GREY, GREY_DIE_BGR)),
+        GameProfile(HORSERACE, True, False, tuple(range(1, HORSE_FACES + 1)), None),
+        # its dice are read whole-frame, never in the zone: the zone's faces are Camel Up's
+        GameProfile(MARCOPOLO2, False, False, CAMEL_FACES, None),
+    )
+}
+
+#: the games this firmware serves (the hub's may be more: a game it does not know is None)
+GAMES: tuple[str, ...] = tuple(g.value for g in PROFILES)
+
+#: the faces the die reader may answer, per game read one die at a time
+DIE_FACES: dict[str, tuple[int, ...]] = {
+    g: p.die_faces for g, p in PROFILES.items() if p.reveal_zone
+}
+
+#: the colours of the pyramid's dice, per game whose dice have colours (the engines' own lists):
+#: a die is read among the ones the hub says are left, else among these
+DICE_COLOURS: dict[str, tuple[str, ...]] = {
+    g: p.dice_colours for g, p in PROFILES.items() if p.dice_colours is not None
+}
+
+#: Camel Up's dice: the starting roll is five of them, so it is read among these colours alone
+#: (as the reveal zone is; a general palette would leave a teal-lit blue between blue and purple)
+SETUP_COLOURS = COLOURS
+
 #: the fields of one reading the hub's observe_dice takes (hub/requests.py refuses any other)
 DICE_READING_FIELDS = tuple(wire.DICE_READING_FIELDS)
+
+
+def profile(game: str) -> GameProfile:
+    """The profile of ``game`` (a name this firmware serves: firmware.config validated it, and
+    :func:`table_game` answers only these)."""
+    return PROFILES[GameKind(game)]
 
 
 def game_of_state(state: Any) -> str | None:
@@ -132,20 +186,23 @@ def dice_frame_readings(readings: list[Mapping[str, Any]]) -> list[dict[str, Any
 def dice_colours(game: str, left: list[str] | None) -> list[str] | None:
     """The colours a die of ``game`` is read among: the dice the hub says are left, else all the
     game's dice; None for a game whose die has no colour that matters (the horse race)."""
-    if game not in DICE_COLOURS:
+    colours = profile(game).dice_colours
+    if colours is None:
         return None
-    return list(left) if left is not None else list(DICE_COLOURS[game])
+    return list(left) if left is not None else list(colours)
 
 
 def palette_for(game: str, palette: Palette | None) -> Palette | None:
     """The palette a die of ``game`` is read with: the table's (None: the shipped one), with the
     grey die's reference colour added for the second edition when it has none (a taught
     palette that names grey keeps its own)."""
-    if game != CAMELUP2:
+    extra = profile(game).extra_die
+    if extra is None:
         return palette
     from vision.palette import Palette, bgr_to_lab, default_palette
 
+    name, bgr = extra
     base = palette or default_palette()
-    if GREY in base.colours:
+    if name in base.colours:
         return base
-    return Palette({**base.colours, GREY: bgr_to_lab(GREY_DIE_BGR)}, base.source, dict(base.meta))
+    return Palette({**base.colours, name: bgr_to_lab(bgr)}, base.source, dict(base.meta))

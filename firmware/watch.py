@@ -59,15 +59,12 @@ from firmware.config import WatchConfig
 from firmware.devices import Devices, LedState
 from firmware.games import (
     AUTO,
-    CAMELUP,
-    DIE_FACES,
-    HORSERACE,
-    MARCOPOLO2,
     SETUP_COLOURS,
     dice_colours,
     dice_frame_readings,
     horse_race_die,
     palette_for,
+    profile,
     table_game,
 )
 from firmware.health import Health
@@ -98,7 +95,6 @@ CLAIM_S = 1.0  # a die that settled this long before its release's edge is still
 REBASE_S = 2.0  # idle, the zone changed (a tile placed by it) and never emptied: new background
 ZONE_JITTER_PX = 4  # a re-found zone this close to the watched one is the same zone
 EMPTY_FULL_REFRESH_S = 30.0  # how often the full-resolution empty zone is taken again, idle
-FACES = DIE_FACES[CAMELUP]  # a Camel Up die
 
 
 def _table(image: np.ndarray) -> np.ndarray:
@@ -309,23 +305,25 @@ class WatchLoop:
         if game == self.game:
             return
         log.info("the table plays %s now (was %s)", game, self.game)
-        if MARCOPOLO2 in (game, self.game):
-            # the reveal zone's watcher starts afresh: under Marco Polo II it is not fed, and a
-            # reference from before would differ from the table as it is now
+        new, old = profile(game), profile(self.game)
+        if not (new.reveal_zone and old.reveal_zone):
+            # the reveal zone's watcher starts afresh: under a game without one (Marco Polo II)
+            # it is not fed, and a reference from before would differ from the table as it is now
             self._die_watch, self._die_box = None, None
             self._unclaimed, self._quiet_zone = None, None
         self.game = game
         self._slider_idle_said = False
         self._status_dirty = True
-        if self.state == SETUP and game != CAMELUP:
+        if self.state == SETUP and not new.starting_roll:
             log.info("setup mode reads Camel Up's starting roll; %s has none: left", game)
             self._finish()
-        elif self.state == READING_FRAME and game != MARCOPOLO2:
+        elif self.state == READING_FRAME and not new.frame_dice:
             self._finish()
 
     def _event(self, kind: str, t_mono: float, t_wall: float) -> None:
+        game = profile(self.game)
         if kind == "setup":
-            if self.game != CAMELUP:
+            if not game.starting_roll:
                 self.health.error(f"setup: {self.game} has no starting roll to read")
             elif self.state in (READY, SETUP):
                 self.state = SETUP
@@ -342,7 +340,7 @@ class WatchLoop:
             self._status_dirty = True
             self._show()
             return
-        if kind == "release" and self.game == MARCOPOLO2:
+        if kind == "release" and game.frame_dice:
             self.health.releases += 1
             if not self._slider_idle_said:
                 self._slider_idle_said = True
@@ -351,7 +349,7 @@ class WatchLoop:
                     "button once the dice are rolled to read them all"
                 )
             return
-        if kind == "confirm" and self.game == MARCOPOLO2:
+        if kind == "confirm" and game.frame_dice:
             self._attention = False
             if self.state in (READING_DIE, READING_TRACK):
                 log.info("confirm: the %s phase is dropped for a Marco Polo II frame", self.state)
@@ -452,7 +450,7 @@ class WatchLoop:
 
     def _frame(self, frame: Frame) -> None:
         image = frame.image
-        zone_game = self.game != MARCOPOLO2  # a game with a reveal zone (and board markers)
+        zone_game = profile(self.game).reveal_zone  # a reveal zone (and board markers) to watch
         if self.state == READY and self.fixed_zone is None and zone_game:
             self._refresh_zone(image, frame.t)
         state = self.state
@@ -615,16 +613,16 @@ class WatchLoop:
                 background = (
                     e[1] if e is not None and e[0] == zone and e[1].shape == src.shape else None
                 )
-        horse_race = self.game == HORSERACE
+        face_only = profile(self.game).face_only
         hints: dict[str, Any] = {
             "white_gains": self.white_gains,
             # a horse-race die has no colour to narrow by; the reader still names one (it says
             # whether the pips are dark), among Camel Up's five by default; a Camel Up die's
             # among the dice the hub says are left, else the game's dice
             "expected_colours": None
-            if horse_race
+            if face_only
             else dice_colours(self.game, self.sink.dice_left()),
-            "faces": DIE_FACES.get(self.game, FACES),
+            "faces": profile(self.game).die_faces,
             "palette": palette_for(self.game, self.palette.current()),
         }
         if background is not None:
@@ -647,7 +645,7 @@ class WatchLoop:
                     max(int(round(bh / scale)), 1),
                 ],
             }
-        if horse_race:  # face and confidence, as the hub's horse race reads them
+        if face_only:  # face and confidence, as the hub's horse race reads them
             reading = horse_race_die(reading)
         reading = {**reading, "mode": "play", "ts": time.time()}
         self._send_die(reading, jpeg)
@@ -656,7 +654,7 @@ class WatchLoop:
     def _send_die(self, reading: dict[str, Any], jpeg: bytes | None) -> None:
         ok = reading.get("face") is not None and (
             reading.get("colour") is not None
-            or (self.game == HORSERACE and reading.get("mode") != "setup")
+            or (profile(self.game).face_only and reading.get("mode") != "setup")
         )
         if ok:
             self.health.dice_read += 1

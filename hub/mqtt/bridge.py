@@ -129,6 +129,7 @@ class MqttBridge:
         self.connects = 0
         self.retained_rounds = 0  # full republishes of the retained topics (one per connect)
         self.events_sent = 0
+        self.events_refused = 0  # events the wire refused (see _refuse): logged, never sent
         self.requests_handled = 0
         self._kill_before_ack = os.environ.get(KILL_BEFORE_ACK_ENV) or None  # tests only
         self.client = self._make_client()
@@ -264,9 +265,29 @@ class MqttBridge:
                     return
                 env = self._outbox.popleft()
                 self._sending += 1
-            info = self.client.publish(self.topics.event, _json(env.to_dict()), qos=1)
+            try:
+                payload = _json(env.to_dict())
+            except ValueError as exc:  # an event the wire does not know: a bug, not a crash
+                self._refuse(env, exc)
+                continue
+            info = self.client.publish(self.topics.event, payload, qos=1)
             self._record(info.mid, env.seq)
             self.events_sent += 1
+
+    def _refuse(self, env: Envelope, exc: ValueError) -> None:
+        """An event that cannot go on the wire (``Envelope.to_dict`` refused it: an event type
+        hub.wire does not name) is logged and counted, and the thread goes on with the next:
+        before, it ended the send thread and every later event stayed in the outbox. It is
+        marked done, as if sent, so the acknowledged mark moves past it and a restart does not
+        try it again; the log keeps it, and nothing else changes."""
+        self.events_refused += 1
+        log.error(
+            "event %s of table %s not sent over MQTT: %s", env.seq, env.table, exc, exc_info=exc
+        )
+        with self._lock:
+            self._sending -= 1
+            self._ack(env.seq)
+            self._lock.notify_all()
 
     def _record(self, mid: int, seq: int | None) -> None:
         with self._lock:

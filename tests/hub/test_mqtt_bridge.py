@@ -295,6 +295,43 @@ def test_the_firmware_mqtt_payloads_are_understood(hub, broker) -> None:
         sub.close()
 
 
+def test_an_event_the_wire_does_not_know_is_refused_and_the_events_after_it_are_sent(
+    hub, broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unknown event type makes ``Envelope.to_dict`` raise; the send thread logs and counts
+    it, does not send it, and goes on: the next command's events arrive, and the outbox drains
+    (before, the thread died and every later event waited forever)."""
+    session, bridge = hub
+    base = bridge.base
+    sub = Collector(broker, [f"{base}/event"])
+    try:
+        start(session)
+        assert bridge.flush(10)
+        (bad,) = session.log([{"type": "no_such_event"}], {"cmd": "test"})
+        answer = session.request("action", {"player": "Ann", "action": "leg:blue"}, TABLE)
+        assert answer["ok"], answer
+        last = session.seq
+        assert last > bad
+        assert sub.wait_for(
+            lambda m: any(json.loads(p)["seq"] == last for t, p, _ in m if t == f"{base}/event")
+        )
+        assert bridge.flush(10)
+        seqs = [e["seq"] for e in dedupe(sub.events(base))]
+        assert bad not in seqs and seqs[-1] == last
+        assert bridge.events_refused == 1
+        assert bridge.acked_upto == last  # the mark moved past it: a restart does not retry it
+        assert any(
+            f"event {bad} of table" in r.getMessage() and "no_such_event" in r.getMessage()
+            for r in caplog.records
+        )
+        # the log keeps it: refused on the wire is not removed from the table's truth
+        assert [e.type for e in session.store.events(session.table_id, since=bad - 1, limit=1)] == [
+            "no_such_event"
+        ]
+    finally:
+        sub.close()
+
+
 def test_available_goes_offline_by_last_will(tables: Tables, broker) -> None:
     session = tables.session(table="will")
     bridge = MqttBridge(session, broker.url).start()

@@ -321,6 +321,11 @@ def create_app(
         advice = snap.get("advice") or []
         if not (access.level == "player" and access.player == current):
             advice = redact_advice(advice)
+        elif getattr(session, "with_advice", True):
+            # the player's own link on their turn: advice from what they alone know too (the
+            # colours of their own bets, which tile values and the bets' words count)
+            own = _own_advice(session, current, snap["seq"])
+            advice = advice if own is None else own
         return jsonify(
             {
                 "seq": snap["seq"],
@@ -563,6 +568,23 @@ def _past_game(session: Any, game_id: str) -> dict[str, Any]:
     if getattr(method, "__self__", None) is session:
         return method(game_id)  # type: ignore[no-any-return]
     return method(session, game_id)  # type: ignore[no-any-return]
+
+
+def _own_advice(session: Any, player: str, seq: int) -> list[dict[str, Any]] | None:
+    """The advice for ``player``'s own link on their turn at position ``seq`` (the game's
+    driver decides what the player alone knows adds), or None: the shared advice stands.
+    Advice is a comfort: a failure is logged and the shared advice shown instead."""
+    with session.lock:
+        game = session.game
+        if game is None or session.seq != seq or game.current_player != player:
+            return None
+        state, drv = game.state, session.driver
+    try:
+        own: list[dict[str, Any]] | None = drv.own_advice(state, player)
+    except Exception:
+        log.exception("the own advice failed at seq %s", seq)
+        return None
+    return own
 
 
 def _current(session: Any) -> str | None:

@@ -386,6 +386,12 @@ class Driver:
         """{"odds": ..., "advice": ...} of a position (pure: runs in the odds worker)."""
         return {"odds": None, "advice": []}
 
+    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+        """The advice for ``player``'s own link on their turn, from what that player alone
+        knows (their cards, the colours of their own bets), or None when the shared advice of
+        :meth:`derived` is all there is (the base). Never shown on another screen."""
+        return None
+
     def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         """The stage-end tallies of a game (``live``: the seqs not undone), each with its
         ``leg``; the MQTT bridge retains each on ``leg/<n>/tally``. The base: none."""

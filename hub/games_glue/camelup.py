@@ -329,6 +329,17 @@ class CamelUp(Driver):
             out["advice"] = advise(public_state(state), player, limit=5)
         return out
 
+    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+        """The advisor from ``player``'s own knowledge: their race cards and the colours of
+        their own overall bets (which desert tiles and the "both right" words count), the
+        other players' bets colourless."""
+        from hub.games.camelup.advisor import advise
+        from hub.games.camelup.views import own_state
+
+        if state.current is None or state.players[state.current].name != player:
+            return None
+        return advise(own_state(state, player), player, limit=5)
+
     def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         """The stage-end tally of every leg scored (undone legs left out)."""
         out = []

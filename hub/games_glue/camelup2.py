@@ -281,6 +281,31 @@ class CamelUp2(Driver):
             out["advice"] = advise(public, player, limit=5)
         return out
 
+    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+        """The advisor from ``player``'s own knowledge: their finish cards and the colours of
+        their own bets (which spectator tiles and the "both right" words count), the other
+        players' cards colourless."""
+        from dataclasses import replace
+
+        from hub.games.camelup2.advisor import advise
+        from hub.games.camelup2.model import PILES, RACING
+
+        if state.current is None or state.players[state.current].name != player:
+            return None
+        me = state.current
+        own = replace(
+            state,
+            players=tuple(
+                p if i == me else replace(p, finish_cards=frozenset(RACING))
+                for i, p in enumerate(state.players)
+            ),
+            overall={
+                pile: tuple((i, c if i == me else "?") for i, c in state.overall[pile])
+                for pile in PILES
+            },
+        )
+        return advise(own, player, limit=5)
+
     def tallies(self, events: Iterable[StoredEventLike], live: set[int]) -> list[dict[str, Any]]:
         out = []
         for e in events:

@@ -47,12 +47,15 @@
     const cells = [];
     for (let s = lo; s <= hi; s++) {
       const stack = v.track[String(s)] || [];
+      const past = s < 1 || s > 16;
+      if (past && !stack.length) continue;   // past the line: only where camels stand
       const tile = v.spectators[String(s)];
-      cells.push(el("div", { class: `space${s < 1 || s > 16 ? " finish" : ""}`, dataset: { space: String(s) } },
-        el("div", { class: "stack" }, [...stack].reverse().map((c) => ui.camel(c, RACING.includes(c) ? "" : "crazy"))),
-        tile ? el("div", { class: `tile ${tile.side}`, title: `${tile.owner}'s tile` },
-          `${tile.side === "cheering" ? "+1" : "−1"} ${tile.owner}`) : null,
-        el("div", { class: "num" }, s)));
+      // the number first, then the tile under it (never on top of it), the camels at the bottom
+      cells.push(el("div", { class: `space${past ? " finish" : ""}`, dataset: { space: String(s) } },
+        el("div", { class: "num" }, past ? `${s} (past the ${s < 1 ? "start" : "finish"})` : s),
+        tile ? el("div", { class: `tile ${tile.side}`, title: `${tile.owner}'s ${tile.side} tile` },
+          el("b", {}, tile.side === "cheering" ? "+1" : "−1"), " ", el("small", {}, tile.owner)) : null,
+        el("div", { class: "stack" }, [...stack].reverse().map((c) => ui.camel(c, RACING.includes(c) ? "" : "crazy")))));
     }
     return el("div", { class: "track c2-track", id: "c2-track" }, cells);
   }
@@ -87,12 +90,11 @@
       el("p", { class: "muted small" }, `the race ends this leg: ${ui.pct(o.game_ends_this_leg)} (forward ${ui.pct(o.ends_by.forward)}, backward ${ui.pct(o.ends_by.backward)}); ${se}`));
   }
 
+  /** The advisor's best moves in words, as on the first edition's card (dashboard.js). */
   function advice(ui) {
-    const { el } = ui;
-    const a = ui.S.advice;
-    if (!Array.isArray(a) || !a.length) return null;
-    return el("div", { id: "c2-advice" }, el("h3", {}, "Advice"),
-      el("ol", {}, a.map((x) => el("li", {}, el("b", {}, x.action), ` ${x.expected >= 0 ? "+" : ""}${x.expected.toFixed(2)} coins · ${x.why}`))));
+    const parts = ui.adviceParts();
+    if (!parts.length || ui.S.view.finished) return null;
+    return ui.el("div", { id: "c2-advice", class: "advice" }, parts);
   }
 
   function players(ui, v) {

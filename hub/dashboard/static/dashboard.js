@@ -293,6 +293,12 @@
     drawn("state", S.viewSeq);
     // the hub pushes everyone the public odds; a player on their own turn also asks for the
     // advice with its bet colours, which only their own page may see
+    ownAdvice();
+  }
+
+  /** On a player's own link, on their turn: ask for the advice with their own secrets (also
+   * once the hub has said who this page is, which may come after the first state). */
+  function ownAdvice() {
     if (S.derived && S.auth.role === "player" && S.view && S.auth.player === S.view.current_player) fetchOdds();
   }
 
@@ -311,7 +317,9 @@
   function fetchOdds() {
     clearTimeout(oddsTimer);
     oddsTimer = setTimeout(async () => {
-      if (!S.view || S.oddsSeq === S.viewSeq) return;
+      // the public odds of this position may have come first by the stream: they carry no
+      // colours, so the player's own page still asks for its own advice
+      if (!S.view || S.privateSeq === S.viewSeq) return;
       const want = S.viewSeq;
       try {
         const q = S.gameId ? `?game=${encodeURIComponent(S.gameId)}` : "";
@@ -893,47 +901,57 @@
     renderAdvice();
   }
 
-  /** An advised action in words: "Take the yellow leg tile". */
+  /** An advised action in words: "Take the yellow leg tile". Both editions' notations: the
+   * second edition's tickets, spectator tiles and partnerships have words of their own. */
   function actionWords(action) {
     const [kind, a, b] = String(action).split(":");
-    if (kind === "leg") return `Take the ${a} leg tile`;
-    if (kind === "roll") return a ? `Enter the die ${a} ${b}` : "Take a pyramid tile (a die is released)";
+    const second = (S.view || {}).game === "camelup2";
+    if (kind === "leg") return `Take the ${a} leg ${second ? "ticket" : "tile"}`;
+    if (kind === "roll") return a ? `Enter the die ${a} ${b}` : `Take a pyramid ${second ? "ticket" : "tile"} (a die is released)`;
     if (kind === "desert") return `Put your ${b} on space ${a}`;
+    if (kind === "spectator") return `Put your spectator tile on space ${a}, ${b} side up`;
+    if (kind === "partner") return `Go into partnership with ${a}`;
     if (kind === "bet") return b ? `Bet ${b} as ${PILE_WORDS[a] || a}` : `Bet on ${PILE_WORDS[a] || a}`;
     return String(action);
   }
   const coins = (x) => `${x >= 0 ? "+" : "−"}${Math.abs(Number(x)).toFixed(1)} coin${Math.abs(Number(x)).toFixed(1) === "1.0" ? "" : "s"}`;
   const adviceShown = () => localStorage.getItem("pyramid.advice") === "on";
 
-  /** Advice in words: always on a player's own link (their own turn); on the shared screen only
-   * when the table turns it on (everyone sees it there). */
-  function renderAdvice() {
-    const adv = $("advice");
-    adv.replaceChildren();
+  /** The advice in words, for either edition's card: on a player's own link (their own turn)
+   * always; on the shared screen only when the table turns it on (everyone sees it there).
+   * Each move says what it is worth and, underneath, why, in the advisor's own sentence. */
+  function adviceParts() {
+    const out = [];
     const a = S.advice;
     const own = S.mode === "player";
     if (!own && S.mode === "table") {
-      adv.append(el("button", { type: "button", class: "small", id: "advice-toggle", "aria-pressed": String(adviceShown()),
-        onclick: () => { localStorage.setItem("pyramid.advice", adviceShown() ? "off" : "on"); memoKeys.odds = null; render(); } },
+      out.push(el("button", { type: "button", class: "small", id: "advice-toggle", "aria-pressed": String(adviceShown()),
+        onclick: () => { localStorage.setItem("pyramid.advice", adviceShown() ? "off" : "on"); memoKeys.odds = null; memoKeys.game = null; render(); } },
         adviceShown() ? "Hide advice on this screen" : "Show advice on this screen"));
-      if (!adviceShown()) return;
+      if (!adviceShown()) return out;
     }
     if (own && !(a && a.player === S.auth.player)) {
-      adv.append(el("p", { class: "muted small" }, "Advice for you appears here on your turn."));
-      return;
+      out.push(el("p", { class: "muted small" }, "Advice for you appears here on your turn."));
+      return out;
     }
     if (a && a.actions && a.actions.length) {
-      adv.append(el("h3", {}, own ? "Best moves for you" : `Best moves for ${a.player}`));
+      out.push(el("h3", {}, own ? "Best moves for you" : `Best moves for ${a.player}`));
       const list = el("ol", { class: "advice-list" });
       for (const item of a.actions.slice(0, 4)) {
-        list.append(el("li", { dataset: { action: item.action }, title: item.why || "" },
+        list.append(el("li", { dataset: { action: item.action } },
           el("span", { class: "advice-what" }, actionWords(item.action)),
           el("span", { class: "ev" }, `: worth about ${coins(item.expected)}`),
           canAct() && S.legal.includes(item.action) ? el("button", { type: "button", class: "tiny",
-            onclick: () => doAction(item.action) }, "do it") : null));
+            onclick: () => doAction(item.action) }, "do it") : null,
+          item.why ? el("span", { class: "advice-why muted small" }, item.why) : null));
       }
-      adv.append(list, el("p", { class: "muted small" }, "“Worth” is what the move adds to your coins on average, by the exact odds."));
+      out.push(list, el("p", { class: "muted small" }, "“Worth” is what the move adds to your coins on average, by the exact odds."));
     }
+    return out;
+  }
+
+  function renderAdvice() {
+    $("advice").replaceChildren(...adviceParts());
   }
 
   const cropUrl = (cropId) => `${ROOT}api/crops/${encodeURIComponent(cropId)}`;
@@ -1427,7 +1445,7 @@
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
   const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
-    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge };
+    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts };
   window.pyramid.ui = ui;
 
   wire();
@@ -1436,7 +1454,7 @@
   if (S.mode === "archive") loadArchive();
   else {
     {  // always ask: a table without a PIN lets everyone play
-      getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; if (d.message) showMessage(d.message, "info"); render(); }).catch((e) => {
+      getJSON(`${ROOT}api/whoami`).then((d) => { S.auth = d.auth; if (d.message) showMessage(d.message, "info"); render(); ownAdvice(); }).catch((e) => {
         // a PIN kept from an earlier evening, or a player's link from a game that is over
         if (S.pin) { S.pin = ""; localStorage.removeItem("pyramid.pin"); }
         if (S.token) {

@@ -113,6 +113,79 @@ def expected_overall_payout(p: float, others_on_pile: int) -> float:
     )
 
 
+def pct(p: float) -> str:
+    """A chance as a player reads it: "23%" ("under 1%" rather than a misleading "0%")."""
+    return "under 1%" if 0.0 < p < 0.005 else f"{p:.0%}"
+
+
+def leg_bet_words(colour: str, value: int, first: float, second: float) -> str:
+    """Why a leg tile (ticket) is worth what it is, in words, from the leg odds."""
+    return (
+        f"Pays {value} if {colour} leads the leg ({pct(first)}), 1 if it is second "
+        f"({pct(second)}); costs 1 otherwise ({pct(max(0.0, 1 - first - second))})."
+    )
+
+
+def tile_words(
+    income: float, shift: float, yours: list[str], given_up: float, where: int | None
+) -> str:
+    """Why a desert (spectator) tile on a space is worth what it is: the coins from camels
+    landing on it, what it does to the player's own leg and overall bets, what moving it from
+    where it lies gives up."""
+    why = f"Camels land on it {income:.2f} times on average (1 coin each)"
+    if yours:
+        why += f"; it changes what your {' and '.join(yours)} are worth by {shift:+.2f}"
+    if where is not None:
+        why += f"; moving it gives up {given_up:.2f} on space {where}"
+    return why + "."
+
+
+PILE_EVENTS = {"winner": "wins the race", "loser": "comes last in the race"}
+
+
+def overall_bet_words(
+    colour: str, pile: str, p: float, pay: float, others: int, basis: str = ""
+) -> str:
+    """Why an overall winner/loser card is worth what it is: how often it is right (``basis``:
+    how that chance was found, when not exactly), what it pays then (by the cards other players
+    put on the pile before it), what it costs if not."""
+    how = f" ({basis})" if basis else ""
+    why = f"{colour.capitalize()} {PILE_EVENTS[pile]} in {pct(p)} of games{how}. "
+    why += "Right, this card pays "
+    if others:
+        why += (
+            f"about {pay:.1f} coins ({others} other card{'s' if others != 1 else ''} already "
+            "on the pile may be right before it)"
+        )
+    else:
+        why += f"{pay:.0f} coins (it is the first on the pile)"
+    return why + "; wrong, it costs 1 coin."
+
+
+def joint_words(
+    colour: str,
+    pile: str,
+    camels: tuple[str, ...],
+    given: list[float],
+    both: list[tuple[str, str, float]],
+) -> str:
+    """From the joint distribution of the race's (winner, loser): ``given[k]`` is P(this card
+    is right and camel k is at the other end); ``both``: the player's cards on the other pile
+    as (colour, pile, P(both right))."""
+    total = sum(given)
+    words = ""
+    if total > 0:
+        k = max(range(len(camels)), key=lambda j: given[j])
+        other = "comes last" if pile == "winner" else "wins"
+        words += (
+            f" When {colour} {'wins' if pile == 'winner' else 'comes last'}, {camels[k]} most "
+            f"often {other} ({pct(given[k] / total)} of those games)."
+        )
+    for mine, mine_pile, p in both:
+        words += f" This card and your {mine} {mine_pile} card are both right in {pct(p)} of games."
+    return words
+
+
 def advise(
     state: GameState, player: str | None = None, limit: int | None = None, words: bool = True
 ) -> list[dict[str, Any]]:
@@ -137,7 +210,7 @@ def advise(
     layouts = [{**others, a.space: a.side} for a in places] + [state.desert_sides()]
     flags = [bool(bets)] * len(places) + [True]
     *placed, base = leg_odds_many(state.track, state.dice_left, layouts, race=flags)
-    if words and bets and any(isinstance(a, BetOverall) for a in actions):
+    if words and any(isinstance(a, BetOverall) for a in actions):
         base = state_odds(state, race=True, pairs=True)  # the joint, for the explanations
     assert base.win is not None and base.lose is not None
     base_held = held_value(mine.leg_tiles, base) + held_overall_value(bets, base)
@@ -172,7 +245,7 @@ def _rate(
         value = state.leg_piles[action.colour][0]
         ev = leg_tile_value(value, f, s)
         if words:
-            why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
+            why = leg_bet_words(action.colour, value, f, s)
     elif isinstance(action, PlaceDesert):
         if placed is None:  # not batched by advise(): the layout on its own
             desert = {sp: side for sp, (side, owner) in state.desert.items() if owner != me}
@@ -191,7 +264,7 @@ def _rate(
         if words:
             why = _desert_why(income, shift, given_up, where, state, me, bets)
     elif isinstance(action, ReleaseDie):
-        ev, why = 1.0, "1 EP for the pyramid tile, for sure"
+        ev, why = 1.0, "1 coin for the pyramid tile, for sure." if words else ""
     else:
         assert isinstance(action, BetOverall)
         i = COLOURS.index(action.colour)
@@ -200,12 +273,8 @@ def _rate(
         pay = expected_overall_payout(p, others)
         ev = p * pay - (1.0 - p)
         if words:
-            word = "wins" if action.pile == "winner" else "comes last"
-            why = (
-                f"P({action.colour} {word}) {p:.2f}, about {pay:.1f} EP if right, "
-                f"{others} card(s) already on the pile"
-            )
-            why += _with_your_other_bets(action, bets, pairs)
+            why = overall_bet_words(action.colour, action.pile, p, pay, others)
+            why += _from_the_joint(action, bets, pairs)
     return {"action": str(action), "expected": float(ev), "why": why}
 
 
@@ -219,31 +288,29 @@ def _desert_why(
     bets: list[tuple[str, str, int]],
 ) -> str:
     """The sentence behind a desert placement's figure."""
-    yours = " and ".join(
+    yours = [
         w
         for w, held in (("leg tiles", state.players[me].leg_tiles), ("overall bets", bets))
         if held
-    )
-    why = f"{income:.2f} expected landings" + (f", {shift:+.2f} on your {yours}" if yours else "")
-    if where:
-        why += f", {given_up:.2f} given up on space {where[0]}"
-    return why
+    ]
+    return tile_words(income, shift, yours, given_up, where[0] if where else None)
 
 
-def _with_your_other_bets(
+def _from_the_joint(
     action: BetOverall, bets: list[tuple[str, str, int]], pairs: np.ndarray | None
 ) -> str:
-    """From the joint (winner, loser) odds: the chance this card and each of the player's cards
-    on the other pile are both right (empty without such cards)."""
+    """What the joint (winner, loser) odds add to an overall bet's sentence: the camel most
+    often at the other end of the race when this card is right, and the chance this card and
+    each of the player's cards on the other pile are both right (empty without the joint)."""
     if pairs is None:
         return ""
     i = COLOURS.index(action.colour)
-    parts = []
+    # row: the winner is this colour; column: the loser is this colour
+    given = pairs[i, :] if action.pile == "winner" else pairs[:, i]
+    both = []
     for pile, colour, _ in bets:
         if pile == action.pile or colour == action.colour:
             continue
         j = COLOURS.index(colour)
-        both = pairs[i, j] if action.pile == "winner" else pairs[j, i]
-        other = "wins" if pile == "winner" else "comes last"
-        parts.append(f"P(this and your {colour} {other} both right) {both:.2f}")
-    return "; " + "; ".join(parts) if parts else ""
+        both.append((colour, pile, float(pairs[i, j] if action.pile == "winner" else pairs[j, i])))
+    return joint_words(action.colour, action.pile, COLOURS, [float(x) for x in given], both)

@@ -161,3 +161,19 @@ def public_state(state: GameState) -> GameState:
     players = tuple(replace(p, race_cards=frozenset(COLOURS)) for p in state.players)
     overall = {pile: tuple((i, "?") for i, _ in state.overall[pile]) for pile in PILES}
     return replace(state, players=players, overall=overall)
+
+
+def own_state(state: GameState, name: str) -> GameState:
+    """The state as player ``name`` knows it: their own race cards and bet colours, every other
+    hand full and the other players' cards on the piles colourless (for their own advice)."""
+    from dataclasses import replace
+
+    me = state.index(name)
+    players = tuple(
+        p if i == me else replace(p, race_cards=frozenset(COLOURS))
+        for i, p in enumerate(state.players)
+    )
+    overall = {
+        pile: tuple((i, c if i == me else "?") for i, c in state.overall[pile]) for pile in PILES
+    }
+    return replace(state, players=players, overall=overall)

@@ -22,7 +22,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from hub.games.camelup.advisor import expected_overall_payout, leg_tile_value
+from hub.games.camelup.advisor import (
+    expected_overall_payout,
+    joint_words,
+    leg_bet_words,
+    leg_tile_value,
+    overall_bet_value,
+    overall_bet_words,
+    tile_words,
+)
 
 from .actions import (
     BetOverall,
@@ -79,6 +87,53 @@ def partner_value(partner_tickets: tuple[tuple[str, int], ...], pyramid: int, od
     return total
 
 
+def placed_bets(state: GameState, me: int) -> list[tuple[str, str, int]]:
+    """The player's own finish cards on the piles as (pile, colour, other players' cards
+    before it); cards whose colour this state does not know ("?": the public state) are left
+    out."""
+    out = []
+    for pile, cards in state.overall.items():
+        before = 0
+        for owner, colour in cards:
+            if owner == me:
+                if colour in RACING:
+                    out.append((pile, colour, before))
+            else:
+                before += 1
+    return out
+
+
+def held_overall_value(bets: list[tuple[str, str, int]], race: RaceOdds) -> float:
+    """Expected money of the placed finish cards under the given race odds."""
+    total = 0.0
+    for pile, colour, before in bets:
+        p = float((race.win if pile == "winner" else race.lose)[RACING.index(colour)])
+        total += overall_bet_value(p, before)
+    return total
+
+
+def _from_the_joint(action: BetOverall, bets: list[tuple[str, str, int]], race: RaceOdds) -> str:
+    """The joint (winner, loser) odds' part of an overall bet's sentence (see the first
+    edition's advisor): the camel most often at the other end, and "both right" with the
+    player's cards on the other pile."""
+    i = RACING.index(action.colour)
+    given = race.pairs[i, :] if action.pile == "winner" else race.pairs[:, i]
+    both = [
+        (
+            c,
+            pile,
+            float(
+                race.pairs[i, RACING.index(c)]
+                if action.pile == "winner"
+                else race.pairs[RACING.index(c), i]
+            ),
+        )
+        for pile, c, _ in bets
+        if pile != action.pile and c != action.colour
+    ]
+    return joint_words(action.colour, action.pile, RACING, [float(x) for x in given], both)
+
+
 def advise(
     state: GameState, player: str | None = None, limit: int | None = None, quick: bool = False
 ) -> list[dict[str, Any]]:
@@ -98,6 +153,13 @@ def advise(
     where = mine.spectator
     given_up = base.landings.get(where[0], 0.0) if where else 0.0
     others = {s: side for s, (side, owner) in state.spectators.items() if owner != me}
+    bets = [] if quick else placed_bets(state, me)
+    # a tile moves the race odds too: with overall cards placed, each placement's race odds are
+    # simulated from the same seed as the position's own (common random numbers), so the change
+    # it makes to the cards' value is not lost in the simulation's noise
+    bets_base = (
+        held_overall_value(bets, _race(track, dice, tiles_key, RACE_GAMES_QUICK)) if bets else 0.0
+    )
     out: list[dict[str, Any]] = []
     for action in legal_actions(state):
         if isinstance(action, TakeLegTicket):
@@ -105,44 +167,45 @@ def advise(
             f, s = float(base.first[i]), float(base.second[i])
             value = state.leg_stacks[action.colour][0]
             ev = leg_tile_value(value, f, s)
-            why = f"{value} x P(first) {f:.2f} + P(second) {s:.2f} - P(neither) {1 - f - s:.2f}"
+            why = leg_bet_words(action.colour, value, f, s)
         elif isinstance(action, PlaceSpectator):
+            yours: list[str] = []
             if quick:
                 income = float(base.outcome.visits[action.space + 3])
                 shift = 0.0
             else:
                 layout = {**others, action.space: action.side}
-                placed = _leg(track, dice, tuple(sorted(layout.items())))
+                layout_key = tuple(sorted(layout.items()))
+                placed = _leg(track, dice, layout_key)
                 income = placed.landings.get(action.space, 0.0)
                 shift = held_value(mine.leg_tickets, placed) - base_held
+                yours = ["leg tickets"] if mine.leg_tickets else []
+                if bets:
+                    moved = _race(track, dice, layout_key, RACE_GAMES_QUICK)
+                    shift += held_overall_value(bets, moved) - bets_base
+                    yours.append("overall bets")
             ev = income + shift - given_up
-            why = f"{income:.2f} expected landings"
-            if mine.leg_tickets and not quick:
-                why += f", {shift:+.2f} on your leg tickets"
-            if where:
-                why += f", {given_up:.2f} given up on space {where[0]}"
+            why = tile_words(income, shift, yours, given_up, where[0] if where else None)
         elif isinstance(action, ReleaseDie):
-            ev, why = 1.0, "1 EP for the pyramid ticket, for sure"
+            ev, why = 1.0, "1 coin for the pyramid ticket, for sure."
         elif isinstance(action, BetOverall):
             i = RACING.index(action.colour)
             p = float((race.win if action.pile == "winner" else race.lose)[i])
             n_others = sum(1 for owner, _ in state.overall[action.pile] if owner != me)
             pay = expected_overall_payout(p, n_others)
             ev = p * pay - (1.0 - p)
-            word = "wins" if action.pile == "winner" else "comes last"
-            why = (
-                f"P({action.colour} {word}) {p:.2f} (simulated, s.e. "
-                f"{race.standard_error:.3f}), about {pay:.1f} EP if right, {n_others} card(s) "
-                "already on the pile"
-            )
+            basis = f"simulated over {race.games} races, give or take {race.standard_error:.3f}"
+            why = overall_bet_words(action.colour, action.pile, p, pay, n_others, basis)
+            why += _from_the_joint(action, bets, race)
         else:
             assert isinstance(action, EnterPartnership)
             j = state.index(action.partner)
             partner = state.players[j]
             ev = partner_value(partner.leg_tickets, partner.pyramid_tickets, base)
             why = (
-                f"{ev:.2f} EP expected from {action.partner}'s best ticket "
-                f"({len(partner.leg_tickets)} leg, {partner.pyramid_tickets} pyramid)"
+                f"At leg scoring you may add the best single reward among {action.partner}'s "
+                f"tickets ({len(partner.leg_tickets)} leg, {partner.pyramid_tickets} pyramid): "
+                f"{ev:.2f} coins on average."
             )
         out.append({"action": str(action), "expected": float(ev), "why": why})
     out.sort(key=lambda a: -float(a["expected"]))

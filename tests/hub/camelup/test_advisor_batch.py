@@ -25,7 +25,7 @@ def unbatched_advice(state) -> list[dict]:
     when the player has overall cards whose value the tile moves)."""
     me = state.current
     bets = placed_bets(state, me)
-    base = state_odds(state, race=True, pairs=bool(bets))
+    base = state_odds(state, race=True, pairs=True)  # the joint behind the bets' words
     base_held = held_value(state.players[me].leg_tiles, base) + held_overall_value(bets, base)
     out = [
         _rate(a, state, me, base, base_held, None, bets, base.pairs) for a in legal_actions(state)

@@ -1064,7 +1064,12 @@ def _structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
 
 
 def board_shift(
-    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, bg: Background, pts: np.ndarray
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    bg: Background,
+    pts: np.ndarray,
+    gains: dict[int, np.ndarray] | None = None,
 ) -> tuple[float, float]:
     """How far (mm) the board seems to have moved against the cards since set-up, and how much
     better the board's edges match there than where the set-up put them (share of points).
@@ -1072,28 +1077,74 @@ def board_shift(
     The structure points' colours now are compared with the empty board's look shifted by
     every offset up to 16 mm: the offset where most match is the board's move. Why the peak
     and not the share at zero: another camera placement or a hand lowers every offset's share
-    alike, a moved board moves the peak."""
+    alike, a moved board moves the peak. ``gains``: the markers' white gains of this frame
+    when the caller has them (the track reader does), so they are not measured twice.
+
+    All 81 offsets are looked up at once (one gather, one distance): this runs on every
+    track read, and offset by offset it was the read's largest single cost."""
     from vision.track import _gains_at, _linear, _sample, _white_gains
 
     if len(pts) < 50:
         return 0.0, 0.0  # too little structure to judge: never refuse on it
-    gains = _white_gains(image, loc, geo)
+    if gains is None:
+        gains = _white_gains(image, loc, geo)
     if not gains:
         return 0.0, 0.0
     sub = pts[:: max(1, len(pts) // 800)]
     vals, inside = _sample(image, loc.to_image(sub), box=True)
     now = _chroma(_linear(vals) * _gains_at(sub, gains, geo))
     steps = np.arange(-16.0, 16.1, 4.0)
-    best, best_off, at_zero = -1.0, (0.0, 0.0), 0.0
-    for dy in steps:
-        for dx in steps:
-            want, known = bg.lookup(sub + [dx, dy])
-            ok = inside & known
-            if ok.sum() < 40:
-                continue
-            m = float(np.mean(np.linalg.norm(now[ok] - want[ok], axis=1) < 0.05))
-            if dx == 0 and dy == 0:
-                at_zero = m
-            if m > best:
-                best, best_off = m, (float(dx), float(dy))
-    return float(np.hypot(*best_off)), best - at_zero
+    dy, dx = np.meshgrid(steps, steps, indexing="ij")  # row-major: dy outer, dx inner
+    offs = np.column_stack([dx.ravel(), dy.ravel()])  # m x 2
+    share = _shift_shares(bg, sub, now, inside, offs)
+    if float(share.max()) < 0.0:
+        return 0.0, -1.0
+    zero = int(np.flatnonzero((offs[:, 0] == 0) & (offs[:, 1] == 0))[0])
+    at_zero = max(float(share[zero]), 0.0)
+    top = int(np.argmax(share))  # the first best, in the order the offsets were tried
+    return float(np.hypot(*offs[top])), float(share[top]) - at_zero
+
+
+def _shift_shares(
+    bg: Background, sub: np.ndarray, now: np.ndarray, inside: np.ndarray, offs: np.ndarray
+) -> np.ndarray:
+    """Per offset (m x 2 mm), the share of the points whose colour now is within 0.05 of the
+    empty board's look there shifted by it; -1 where fewer than 40 points were known.
+
+    The points' cells are found once; an offset that is a whole number of cells (the set-up's
+    2 mm cells, 4 mm steps) moves them by whole cells, as ``bg.lookup`` of the shifted points
+    would, and needs no rounding of its own. Any other offset goes through ``bg.lookup``."""
+    h, w = bg.valid.shape
+    cells = offs / bg.mm_per_px
+    if not np.allclose(cells, np.round(cells)) or np.any(np.round(cells) % 2 != 0):
+        want, known = bg.lookup(sub[None, :, :] + offs[:, None, :])
+        ok = inside[None, :] & known
+        close = (np.linalg.norm(now[None] - want, axis=-1) < 0.05) & ok
+    else:
+        # round(a + 2k) == round(a) + 2k even for numpy's round-half-to-even
+        step = np.round(cells).astype(np.int64)
+        j0 = np.round((sub[:, 0] - bg.origin[0]) / bg.mm_per_px).astype(np.int64)
+        i0 = np.round((sub[:, 1] - bg.origin[1]) / bg.mm_per_px).astype(np.int64)
+        j = j0[None, :] + step[:, 0:1]
+        i = i0[None, :] + step[:, 1:2]
+        ok = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+        flat = np.clip(i, 0, h - 1) * w + np.clip(j, 0, w - 1)
+        ok &= np.take(bg.valid.reshape(-1), flat) & inside[None, :]
+        d2 = np.zeros(flat.shape, np.float32)
+        for c, plane in enumerate(_planes(bg)):  # three flat gathers beat one of triples
+            dc = np.take(plane, flat)
+            dc -= now[None, :, c].astype(np.float32)
+            d2 += dc * dc
+        close = (d2 < 0.05**2) & ok
+    n_ok = ok.sum(axis=1)
+    return np.where(n_ok >= 40, close.sum(axis=1) / np.maximum(n_ok, 1), -1.0)
+
+
+def _planes(bg: Background) -> tuple[np.ndarray, ...]:
+    """The background's three chromaticity channels, each flat and contiguous; made once per
+    background (kept on it, like its structure points)."""
+    cached = bg.__dict__.get("_planes")
+    if cached is None:
+        cached = tuple(np.ascontiguousarray(bg.chroma[..., c]).reshape(-1) for c in range(3))
+        object.__setattr__(bg, "_planes", cached)
+    return tuple(cached)

@@ -320,11 +320,11 @@ def read_track(
     if table is not None and table.background is not None:
         from vision.table import BOARD_MOVED, MOVED_GAIN, MOVED_MM, board_shift, structure_points
 
-        gains = _board_corrected(image, loc, geo, gains, table.background)
         pts = structure_points(table.background, geo)
-        moved, gain = board_shift(image, loc, geo, table.background, pts)
+        moved, gain = board_shift(image, loc, geo, table.background, pts, gains)
         if moved >= MOVED_MM and gain > MOVED_GAIN:
             return _failed(BOARD_MOVED, loc)
+        gains = _board_corrected(image, loc, geo, gains, table.background)
     sharp = _sharpness(image, loc, geo)
     if sharp < 0.12:
         return _failed(

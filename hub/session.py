@@ -33,9 +33,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from hub import requests
+from hub import history, requests, snapshot
 from hub.auth import Access, Authority
 from hub.bus import Envelope, EventBus
+from hub.derived import DerivedWorker
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
@@ -43,32 +44,17 @@ from hub.games_glue import Driver, driver
 from hub.games_glue.base import EngineGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
-from hub.setup_reading import SetupReadings
-from hub.store import Batch, GameRecord, RequestMark, Store, StoredEvent
-from hub.wire import Answer, EventType, LegTally
+from hub.setup_reading import SetupReadings, refuse_in_game
+from hub.snapshot import DerivedCache
+from hub.store import Batch, GameRecord, RequestMark, Store
+from hub.wire import Answer, LegTally
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TableSession", "RequestError", "HUB_EVENTS", "DEFAULT_THRESHOLD"]
+__all__ = ["TableSession", "RequestError", "DEFAULT_THRESHOLD"]
 
 #: The die reader's calibrated acceptance threshold (see hub.observations).
 DEFAULT_THRESHOLD = DIE_CONFIDENCE_THRESHOLD
-
-#: Events the hub itself writes (the engine writes the others).
-HUB_EVENTS = (
-    EventType.DIE_RELEASED,
-    EventType.VISION_UNCERTAIN,
-    EventType.TRACK_MISMATCH,
-    EventType.ACTION_REFUSED,
-    EventType.CORRECTION,
-    EventType.UNDO,
-    EventType.BET_PENDING,
-    EventType.PROMPT_DISMISSED,
-    EventType.GAME_ABANDONED,
-    EventType.ROLL_UNCERTAIN,
-    EventType.DICE_UNCERTAIN,
-    EventType.LINK_RELEASED,
-)
 
 Item = tuple[str, dict[str, Any]]  # (origin "engine" | "hub", event)
 
@@ -104,7 +90,7 @@ class TableSession:
         threshold: float = DEFAULT_THRESHOLD,
         odds: bool = True,
         advice: bool = True,
-        derived: Any = None,
+        derived: DerivedWorker | None = None,
     ) -> None:
         if not isinstance(table_id, str) or not table_id or any(c in table_id for c in "/+#"):
             raise ValueError(f"a table id is a non-empty name without / + #, not {table_id!r}")
@@ -115,10 +101,10 @@ class TableSession:
         self.threshold = float(threshold)
         self.with_odds = odds
         self.with_advice = advice
-        self.derived = derived  # a hub.derived.DerivedWorker: odds off the event path
+        self.derived = derived  # odds off the event path, in a worker process
+        self.derived_cache = DerivedCache(derived, odds, advice)
         self.firmware: dict[str, Any] = {}
         self._lock = threading.RLock()
-        self._derived: tuple[int, dict[str, Any]] | None = None
         self.record: GameRecord | None = None
         self.game: EngineGame | None = None  # the engine's Game of the current (or last) game
         self.pending: dict[str, Prompt] = {}
@@ -238,89 +224,26 @@ class TableSession:
         return self.request(cmd, payload if payload is not None else {}, {"local": True})
 
     def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:
-        """The public picture of the table: game view, seq, prompts, odds, advice, log."""
-        with self._lock:
-            seq = self.seq
-            game = self.game
-            record = self.record
-            snap: dict[str, Any] = {
-                "table": self.table_id,
-                "game_id": None if record is None else record.game_id,
-                "status": "none" if record is None else record.status,
-                "seq": seq,
-                "game": None if game is None else self.driver.public_view(game.state),
-                "pending": [dict(p) for p in self.pending.values()],
-                "firmware": dict(self.firmware),
-                "threshold": self.threshold,
-                "pin_required": self.authority.pin is not None,
-                "setup_reading": self.setup_reading,
-            }
-            if log:
-                snap["log"] = (
-                    []
-                    if record is None
-                    else [
-                        e.to_dict()
-                        for e in self._envelopes(
-                            self.store.events(self.table_id, game_id=record.game_id)
-                        )
-                    ]
-                )
-        if derived:
-            snap.update(self._odds_and_advice(seq, game))
-        return snap
+        """The public picture of the table (:func:`hub.snapshot.table_snapshot`)."""
+        return snapshot.table_snapshot(self, log=log, derived=derived)
 
     def player_snapshot(self, token: str) -> dict[str, Any]:
-        """What a player's private page shows: the snapshot plus their cards and bet colours."""
-        with self._lock:
-            access = self.authority.check({"token": token}, self.game_id, self.players())
-            snap = self.snapshot(log=False, derived=False)
-            if self.game is not None and access.player is not None:
-                snap["game"] = self.driver.player_view(self.game.state, access.player)
-            snap["me"] = access.player
-            return snap
+        """A player's private page (:func:`hub.snapshot.player_snapshot`)."""
+        return snapshot.player_snapshot(self, token)
 
     def events_since(self, seq: int = 0, limit: int | None = None) -> list[Envelope]:
         """Public envelopes of this table with seq > ``seq`` (all games), for catching up."""
-        return self._envelopes(self.store.events(self.table_id, since=int(seq), limit=limit))
+        rows = self.store.events(self.table_id, since=int(seq), limit=limit)
+        return history.envelopes(self.store, self.table_id, rows)
 
     def games(self) -> list[dict[str, Any]]:
-        """The table's games, oldest first, with the winner of finished ones."""
-        out = []
-        for rec in self.store.games(self.table_id):
-            d = rec.to_dict()
-            if rec.status == "finished":
-                over = [
-                    e
-                    for e in self.store.events(self.table_id, game_id=rec.game_id)
-                    if e.type == "game_over"
-                ]
-                if over:
-                    d["winners"] = over[-1].event.get("winners")
-                    d["money"] = over[-1].event.get("money")
-            out.append(d)
-        return out
+        """The table's games, oldest first (:func:`hub.history.games`)."""
+        return history.games(self.store, self.table_id)
 
     def past_game(self, game_id: str) -> dict[str, Any]:
-        """A past (or the current) game's public snapshot, rebuilt from the log.
-
-        (Named ``past_game``, not ``game``: ``session.game`` is the live engine ``Game``.)
-        """
-        rec = self.store.game(self.table_id, str(game_id))
-        if rec is None:
-            raise RequestError(f"there is no game {game_id!r} at this table", "unknown_game")
-        events = self.store.events(self.table_id, game_id=rec.game_id)
-        game, pending, _ = self._rebuild(rec, events)
-        return {
-            "table": self.table_id,
-            "game_id": rec.game_id,
-            "status": rec.status,
-            "seq": events[-1].seq if events else 0,
-            "game": None if game is None else driver(rec.kind).public_view(game.state),
-            "pending": list(pending.values()),
-            "log": [e.to_dict() for e in self._envelopes(events)],
-            "record": rec.to_dict(),
-        }
+        """A past (or the current) game's public snapshot, rebuilt from the log (named
+        ``past_game``: ``session.game`` is the live engine game; :func:`hub.history.past_game`)."""
+        return history.past_game(self.store, self.table_id, game_id)
 
     def tallies(self) -> list[LegTally]:
         """The stage-end tallies of the current game (legs of Camel Up), undone ones left out."""
@@ -456,9 +379,8 @@ class TableSession:
                 )
             except BaseException:  # the log did not take the undo: memory follows the log
                 if self.record is not None:
-                    self.game = self._rebuild(
-                        self.record, self.store.events(self.table_id, game_id=self.record.game_id)
-                    )[0]
+                    events = self.store.events(self.table_id, game_id=self.record.game_id)
+                    self.game = history.rebuild(self.record, events)[0]
                 raise
             if was_finished:
                 self.record = self.store.game(self.table_id, self.game_id or "")
@@ -478,7 +400,7 @@ class TableSession:
     def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             if p.get("mode") == "setup":
-                self._refuse_setup_in_game("setup die")
+                refuse_in_game("setup die", self.game_id if self.active else None)
                 self._setup.add_die(p, self.threshold)
                 return {"setup": True, "setup_reading": self.setup_reading}
             game = self._need_game()
@@ -492,7 +414,9 @@ class TableSession:
 
     def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            if self._is_setup_track(p):
+            rec = self.record
+            over = self.game is not None and rec is not None and rec.status == "finished"
+            if self._setup.is_setup_track(p, self.game_id if self.active else None, over):
                 self._setup.add_track(p)
                 return {"setup": True, "setup_reading": self.setup_reading}
             game = self._need_game(allow_finished=True)
@@ -502,27 +426,6 @@ class TableSession:
         with self._lock:
             self.firmware = {**p, "received": time.time()}
             return {}
-
-    def _refuse_setup_in_game(self, what: str) -> None:
-        if self.active:
-            raise RequestError(
-                f"setup readings are taken before a game starts: this {what} was not played "
-                f"(game {self.game_id} is being played)",
-                "setup_in_game",
-            )
-
-    def _is_setup_track(self, p: dict[str, Any]) -> bool:
-        """A track read is a setup reading when no game runs or the firmware says so; after a
-        finished game only when it looks like a start, so the last move's read is still checked
-        against the game."""
-        if p.get("mode") == "setup":
-            self._refuse_setup_in_game("track read")
-            return True
-        if self.active:
-            return False
-        if self.game is None or self.record is None or self.record.status != "finished":
-            return True
-        return self._setup.rules.looks_like_start(p)
 
     # -- the Table a driver acts on (hub.games_glue.Table) -----------------------------------
 
@@ -641,16 +544,6 @@ class TableSession:
             public = drv.annotate(drv.public_event(ev), cause)
             self.bus.publish(Envelope(seq, self.table_id, gid, public, ts, batch_end=i == n - 1))
 
-    def _envelopes(self, rows: list[StoredEvent]) -> list[Envelope]:
-        kinds = {r.game_id: r.kind for r in self.store.games(self.table_id)} if rows else {}
-        out = []
-        for i, r in enumerate(rows):
-            drv = driver(kinds.get(r.game_id) if r.game_id is not None else None)
-            end = i == len(rows) - 1 or rows[i + 1].batch != r.batch
-            public = drv.annotate(drv.public_event(r.event), r.cause or {})
-            out.append(Envelope(r.seq, r.table_id, r.game_id, public, r.ts, batch_end=end))
-        return out
-
     def _recover(self) -> None:
         """Rebuild the table from the log (start-up, and after a crash or a power cut)."""
         records = self.store.games(self.table_id)
@@ -658,59 +551,7 @@ class TableSession:
             return
         rec = records[-1]
         events = self.store.events(self.table_id, game_id=rec.game_id)
-        game, pending, batches = self._rebuild(rec, events)
+        game, pending, batches = history.rebuild(rec, events)
         self.record, self.game, self.pending, self._engine_batches = rec, game, pending, batches
         if game is not None and rec.status == "playing" and game.finished:
             log.warning("game %s ended in the log but was not marked finished", rec.game_id)
-
-    def _rebuild(
-        self, rec: GameRecord, events: list[StoredEvent]
-    ) -> tuple[EngineGame | None, dict[str, Prompt], list[list[int]]]:
-        drv = driver(rec.kind)
-        batches: list[list[StoredEvent]] = []  # engine batches still in force
-        pending: dict[str, Prompt] = {}
-        for e in events:
-            if e.origin == "hub":
-                if e.type == "undo" and len(batches) > 1:
-                    batches.pop()
-            elif batches and batches[-1][0].batch == e.batch:
-                batches[-1].append(e)
-            else:
-                batches.append([e])
-        for e in events:
-            for pid in (e.cause or {}).get("resolves") or []:
-                pending.pop(pid, None)
-            track_prompt(pending, e.event, e.seq, drv.prompt_of)
-        flat = [e.event for b in batches for e in b]
-        if not flat:
-            return None, pending, []
-        game = drv.replay(flat)
-        return game, pending, [[e.seq for e in b] for b in batches[1:]]
-
-    def _odds_and_advice(self, seq: int, game: EngineGame | None) -> dict[str, Any]:
-        """Odds and advice of the current position, computed once per seq (they are slow-ish):
-        in the ``derived`` worker process when the session has one, else here."""
-        cached = self._derived
-        if cached is not None and cached[0] == seq:
-            return cached[1]
-        out: dict[str, Any] = {"odds": None, "advice": []}
-        if game is not None and not game.finished and (self.with_odds or self.with_advice):
-            from hub import derived
-
-            try:
-                args = (
-                    game.state,
-                    game.current_player,
-                    self.with_odds,
-                    self.with_advice,
-                    self.kind,
-                )
-                out = (
-                    self.derived.compute(*args)
-                    if self.derived is not None
-                    else derived.compute(*args)
-                )
-            except Exception:  # odds are advice: never let them break the snapshot
-                log.exception("odds or advice failed at seq %s", seq)
-        self._derived = (seq, out)
-        return out

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from hub.errors import RequestError
 
-__all__ = ["SetupReadings", "SetupRules"]
+__all__ = ["SetupReadings", "SetupRules", "refuse_in_game"]
 
 
 class SetupRules(Protocol):
@@ -40,6 +40,17 @@ def copy_reading(reading: Mapping[str, Any]) -> dict[str, Any]:
     if "dice" in reading:
         out["dice"] = [list(d) for d in reading["dice"]]
     return out
+
+
+def refuse_in_game(what: str, playing: str | None) -> None:
+    """Setup readings are taken before a game starts: RequestError ("setup_in_game") while the
+    game ``playing`` is played (None: no game is)."""
+    if playing is not None:
+        raise RequestError(
+            f"setup readings are taken before a game starts: this {what} was not played "
+            f"(game {playing} is being played)",
+            "setup_in_game",
+        )
 
 
 class SetupReadings:
@@ -115,6 +126,20 @@ class SetupReadings:
         reading = self.rules.setup_from_track(p)  # raises TrackError on a malformed reading
         reading.update(id=self._next_id(), ts=time.time())
         self._track = reading
+
+    def is_setup_track(
+        self, p: Mapping[str, Any], playing: str | None, after_finished: bool
+    ) -> bool:
+        """A track read is a setup reading when no game runs or the firmware says so; after a
+        finished game only when it looks like a start, so the last move's read is still checked
+        against the game. ``playing``: the game being played (None: none); ``after_finished``:
+        the table's last game ended (not abandoned, not never started)."""
+        if p.get("mode") == "setup":
+            refuse_in_game("track read", playing)
+            return True
+        if playing is not None:
+            return False
+        return not after_finished or self.rules.looks_like_start(p)
 
     def for_start(self, setup_id: Any) -> dict[str, Any]:
         """The setup reading a game may start from; RequestError when there is none usable."""

@@ -393,7 +393,7 @@ class Answer:
 
 class EventType(StrEnum):
     """Every type of event a table's log holds (``type`` in the log, ``event_type`` on the
-    wire). The games' engines write some, the hub the others (hub.session.HUB_EVENTS); each
+    wire). The games' engines write some, the hub the others (:data:`HUB_EVENTS`); each
     type's fields: hub.wire_events (the schema) and docs/events.md, docs/games.md (for people)."""
 
     # every game
@@ -407,7 +407,7 @@ class EventType(StrEnum):
     OVERALL_BET_PLACED = "overall_bet_placed"
     LEG_SCORED = "leg_scored"
     GAME_OVER = "game_over"
-    # the hub's own (hub.session.HUB_EVENTS)
+    # the hub's own (HUB_EVENTS)
     VISION_UNCERTAIN = "vision_uncertain"
     TRACK_MISMATCH = "track_mismatch"
     ACTION_REFUSED = "action_refused"
@@ -436,6 +436,24 @@ class EventType(StrEnum):
     LEG_TICKET_TAKEN = "leg_ticket_taken"
     SPECTATOR_PLACED = "spectator_placed"
     PARTNERSHIP_ENTERED = "partnership_entered"
+
+
+#: Events the hub itself writes (the engines write the others): prompts, corrections, undo,
+#: refusals and what the camera saw beside the game.
+HUB_EVENTS: tuple[EventType, ...] = (
+    EventType.DIE_RELEASED,
+    EventType.VISION_UNCERTAIN,
+    EventType.TRACK_MISMATCH,
+    EventType.ACTION_REFUSED,
+    EventType.CORRECTION,
+    EventType.UNDO,
+    EventType.BET_PENDING,
+    EventType.PROMPT_DISMISSED,
+    EventType.GAME_ABANDONED,
+    EventType.ROLL_UNCERTAIN,
+    EventType.DICE_UNCERTAIN,
+    EventType.LINK_RELEASED,
+)
 
 
 def _schema(extra: dict[str, Any], doc: str | None = None) -> Any:

@@ -218,7 +218,7 @@ def test_every_event_type_has_its_fields_in_the_schema_and_the_code_writes_no_ot
     """hub.wire_events describes every EventType and nothing else, and every event the hub's
     code writes as a literal ``{"type": "..."}`` is an EventType (a new one fails here before
     it fails on the wire)."""
-    from hub.session import HUB_EVENTS
+    from hub.wire import HUB_EVENTS
     from hub.wire_events import EVENT_FIELDS
 
     assert set(EVENT_FIELDS) == {t.value for t in wire.EventType}

@@ -24,7 +24,7 @@ The advisor sees only what its player may see: the public state and its own card
 from __future__ import annotations
 
 from math import comb
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -80,27 +80,44 @@ def overall_bet_value(p: float, others_before: int) -> float:
     return p * expected_overall_payout(p, others_before) - (1.0 - p)
 
 
-def placed_bets(state: GameState, me: int) -> list[tuple[str, str, int]]:
+def placed_bets(
+    state: Any, me: int, camels: tuple[str, ...] = COLOURS
+) -> list[tuple[str, str, int]]:
     """The player's own overall cards as (pile, colour, other players' cards before it); cards
-    whose colour this state does not know (rebuilt from a public view: "?") are left out."""
+    whose colour this state does not know (rebuilt from a public view: "?") are left out.
+    ``camels``: the edition's racing camels (both editions' advisors use this)."""
     out = []
     for pile, cards in state.overall.items():
         before = 0
         for owner, colour in cards:
             if owner == me:
-                if colour in COLOURS:
+                if colour in camels:
                     out.append((pile, colour, before))
             else:
                 before += 1
     return out
 
 
-def held_overall_value(bets: list[tuple[str, str, int]], odds: LegOdds) -> float:
+class RaceMargins(Protocol):
+    """Race odds as the advisors read them: P(win) and P(last) per racing camel (the first
+    edition's exact LegOdds, the second edition's simulated RaceOdds)."""
+
+    @property
+    def win(self) -> np.ndarray | None: ...
+
+    @property
+    def lose(self) -> np.ndarray | None: ...
+
+
+def held_overall_value(
+    bets: list[tuple[str, str, int]], odds: RaceMargins, camels: tuple[str, ...] = COLOURS
+) -> float:
     """Expected money of the placed overall cards under the given race odds."""
-    assert odds.win is not None and odds.lose is not None
+    win, lose = odds.win, odds.lose
+    assert win is not None and lose is not None
     total = 0.0
     for pile, colour, before in bets:
-        p = float((odds.win if pile == "winner" else odds.lose)[COLOURS.index(colour)])
+        p = float((win if pile == "winner" else lose)[camels.index(colour)])
         total += overall_bet_value(p, before)
     return total
 

@@ -9,6 +9,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hub.games.camelup_common import (
+    TileRules,
+    game_over,
+    player_to_move,
+    tile_placements,
+    tile_refusal,
+)
+
 from .actions import Action, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
 from .errors import IllegalAction
 from .model import (
@@ -16,9 +24,7 @@ from .model import (
     FACES,
     PILES,
     SIDES,
-    SPACES,
     move_camel,
-    overall_payout,
     race_over,
     ranking,
 )
@@ -34,19 +40,6 @@ def roll_rng(state: GameState) -> random.Random:
     replayed from its log after a crash roll exactly what the uninterrupted game would have.
     """
     return random.Random(f"camelup/{state.seed}/{state.actions}")
-
-
-def player_to_move(state: Any, player: str | None) -> str:
-    """The name of the player to move, checked against ``player`` (who says they act, if
-    given); IllegalAction once the race is over or out of turn. Both editions' ``apply``."""
-    if state.finished or state.current is None:
-        raise IllegalAction("game_over", "The race is over: no more actions this game.")
-    mover: str = state.players[state.current].name
-    if player is not None and player != mover:
-        if player not in state.names:
-            raise IllegalAction("unknown_player", f"There is no player called {player!r} here.")
-        raise IllegalAction("not_your_turn", f"It is {mover}'s turn, not {player}'s.")
-    return mover
 
 
 def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
@@ -77,38 +70,23 @@ def _take_leg_tile(state: GameState, mover: str, a: TakeLegTile) -> list[Event]:
     return [{"type": "leg_tile_taken", "player": mover, "colour": colour, "value": pile[0]}]
 
 
+DESERT_TILE = TileRules(
+    name="desert",
+    sides=SIDES,
+    goes_on="empty spaces",
+    turn_over_in_place=True,  # the own tile may be turned over where it lies
+    off_track="desert_illegal_space",
+    space_one="desert_space_one",
+    on_camel="desert_on_camel",
+    occupied="desert_occupied",
+    adjacent="desert_adjacent",
+    own_here="desert_no_change",
+)
+
+
 def desert_refusal(state: GameState, owner: int, space: int, side: str) -> IllegalAction | None:
     """Why ``owner`` may not put their desert tile on ``space`` with ``side`` up, or None."""
-    if side not in SIDES:
-        return IllegalAction("bad_action", f"A desert tile shows oasis or mirage, not {side!r}.")
-    if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= SPACES:
-        return IllegalAction(
-            "desert_illegal_space", f"Space {space!r} is not on the track (spaces 1 to {SPACES})."
-        )
-    if space == 1:
-        return IllegalAction("desert_space_one", "A desert tile may not go on space 1.")
-    if state.track.get(space):
-        return IllegalAction(
-            "desert_on_camel", f"Space {space} holds a camel; desert tiles go on empty spaces."
-        )
-    here = state.desert.get(space)
-    if here is not None and here[1] != owner:
-        return IllegalAction(
-            "desert_occupied",
-            f"Space {space} already holds {state.players[here[1]].name}'s desert tile.",
-        )
-    if here == (side, owner):
-        return IllegalAction(
-            "desert_no_change", f"Your tile already lies on space {space} with the {side} side up."
-        )
-    for near in (space - 1, space + 1):
-        other = state.desert.get(near)
-        if other is not None and other[1] != owner:
-            return IllegalAction(
-                "desert_adjacent",
-                f"Space {space} is next to {state.players[other[1]].name}'s tile on space {near}.",
-            )
-    return None
+    return tile_refusal(DESERT_TILE, state.desert, state.track, state.names, owner, space, side)
 
 
 def _place_desert(state: GameState, mover: str, a: PlaceDesert) -> list[Event]:
@@ -221,45 +199,6 @@ def final_scoring(
     return game_over(state, ranking(track), money)
 
 
-def game_over(state: Any, order: list[str], money: dict[str, int]) -> Event:
-    """The game_over event of either edition, from the race's final ranking ``order`` (racing
-    camels, winner first): the winner pile then the loser pile, card by card in the order
-    placed; a correct card pays by how many correct ones came before it, a wrong one costs 1
-    (never below 0). ``state`` needs ``overall``, ``players`` and ``names``."""
-    result = {"winner": order[0], "loser": order[-1]}
-    money = dict(money)
-    revealed = []
-    for pile in PILES:
-        correct = 0
-        for i, colour in state.overall[pile]:
-            name = state.players[i].name
-            if colour == result[pile]:
-                payout = overall_payout(correct)
-                correct += 1
-            else:
-                payout = -min(1, money[name])
-            money[name] += payout
-            revealed.append(
-                {
-                    "pile": pile,
-                    "player": name,
-                    "colour": colour,
-                    "correct": colour == result[pile],
-                    "payout": payout,
-                }
-            )
-    best = max(money.values())
-    return {
-        "type": "game_over",
-        "winner": order[0],
-        "loser": order[-1],
-        "ranking": order,
-        "overall": revealed,
-        "money": money,
-        "winners": [n for n in state.names if money[n] == best],
-    }
-
-
 def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
     if a.pile not in PILES:
         raise IllegalAction("bad_action", f"The piles are winner and loser, not {a.pile!r}.")
@@ -269,31 +208,16 @@ def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
     return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
 
 
-def _desert_placements(state: GameState, me: int) -> list[PlaceDesert]:
-    """The placements :func:`desert_refusal` lets ``me`` make, without building a refusal for
-    each of the others (legal_actions runs on every bot turn; a test keeps the two in step)."""
-    out = []
-    desert, track = state.desert, state.track
-    for space in range(2, SPACES + 1):
-        if track.get(space):
-            continue
-        here = desert.get(space)
-        if here is not None and here[1] != me:
-            continue
-        before, after = desert.get(space - 1), desert.get(space + 1)
-        if (before is not None and before[1] != me) or (after is not None and after[1] != me):
-            continue
-        out += [PlaceDesert(space, side) for side in SIDES if here != (side, me)]
-    return out
-
-
 def legal_actions(state: GameState) -> list[Action]:
     """Every legal action of the player to move (empty once the game is over)."""
     if state.finished or state.current is None:
         return []
     me = state.current
     acts: list[Action] = [TakeLegTile(c) for c in COLOURS if state.leg_piles[c]]
-    acts += _desert_placements(state, me)
+    acts += [
+        PlaceDesert(space, side)
+        for space, side in tile_placements(DESERT_TILE, state.desert, state.track, me)
+    ]
     acts.append(ReleaseDie())
     cards = state.players[me].race_cards
     acts += [BetOverall(pile, c) for pile in PILES for c in COLOURS if c in cards]

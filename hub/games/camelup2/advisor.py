@@ -24,11 +24,12 @@ from typing import Any
 
 from hub.games.camelup.advisor import (
     expected_overall_payout,
+    held_overall_value,
     joint_words,
     leg_bet_words,
     leg_tile_value,
-    overall_bet_value,
     overall_bet_words,
+    placed_bets,
     tile_words,
 )
 
@@ -87,31 +88,6 @@ def partner_value(partner_tickets: tuple[tuple[str, int], ...], pyramid: int, od
     return total
 
 
-def placed_bets(state: GameState, me: int) -> list[tuple[str, str, int]]:
-    """The player's own finish cards on the piles as (pile, colour, other players' cards
-    before it); cards whose colour this state does not know ("?": the public state) are left
-    out."""
-    out = []
-    for pile, cards in state.overall.items():
-        before = 0
-        for owner, colour in cards:
-            if owner == me:
-                if colour in RACING:
-                    out.append((pile, colour, before))
-            else:
-                before += 1
-    return out
-
-
-def held_overall_value(bets: list[tuple[str, str, int]], race: RaceOdds) -> float:
-    """Expected money of the placed finish cards under the given race odds."""
-    total = 0.0
-    for pile, colour, before in bets:
-        p = float((race.win if pile == "winner" else race.lose)[RACING.index(colour)])
-        total += overall_bet_value(p, before)
-    return total
-
-
 def _from_the_joint(action: BetOverall, bets: list[tuple[str, str, int]], race: RaceOdds) -> str:
     """The joint (winner, loser) odds' part of an overall bet's sentence (see the first
     edition's advisor): the camel most often at the other end, and "both right" with the
@@ -153,12 +129,14 @@ def advise(
     where = mine.spectator
     given_up = base.landings.get(where[0], 0.0) if where else 0.0
     others = {s: side for s, (side, owner) in state.spectators.items() if owner != me}
-    bets = [] if quick else placed_bets(state, me)
+    bets = [] if quick else placed_bets(state, me, RACING)
     # a tile moves the race odds too: with overall cards placed, each placement's race odds are
     # simulated from the same seed as the position's own (common random numbers), so the change
     # it makes to the cards' value is not lost in the simulation's noise
     bets_base = (
-        held_overall_value(bets, _race(track, dice, tiles_key, RACE_GAMES_QUICK)) if bets else 0.0
+        held_overall_value(bets, _race(track, dice, tiles_key, RACE_GAMES_QUICK), RACING)
+        if bets
+        else 0.0
     )
     out: list[dict[str, Any]] = []
     for action in legal_actions(state):
@@ -182,7 +160,7 @@ def advise(
                 yours = ["leg tickets"] if mine.leg_tickets else []
                 if bets:
                     moved = _race(track, dice, layout_key, RACE_GAMES_QUICK)
-                    shift += held_overall_value(bets, moved) - bets_base
+                    shift += held_overall_value(bets, moved, RACING) - bets_base
                     yours.append("overall bets")
             ev = income + shift - given_up
             why = tile_words(income, shift, yours, given_up, where[0] if where else None)

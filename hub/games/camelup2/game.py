@@ -1,19 +1,19 @@
-"""A second-edition game as a log of events with undo and replay (the shared shell of
-``hub.games.common.EventSourcedGame``), plus the second edition's setup.
+"""A second-edition game as a log of events with undo and replay (the shell both editions share,
+``hub.games.camelup_common.CamelUpGame``), plus the second edition's setup.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..camelup.game import check_stacks
-from ..common import EventSourcedGame, check_player_names
-from .actions import Action, parse_action
+from ..camelup_common import CamelUpGame, check_stacks
+from ..common import check_player_names
+from .actions import parse_action
 from .errors import IllegalAction
 from .model import CAMELS, CRAZY, FACES, MAX_PLAYERS, MIN_PLAYERS, RACING, setup_space
-from .rules import Event, apply, legal_actions
+from .rules import apply, legal_actions
 from .state import ACTION_EVENTS, GameState, fold, initial
 
 
@@ -75,20 +75,16 @@ def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:
     )
 
 
-class Game(EventSourcedGame[GameState]):
+class Game(CamelUpGame[GameState]):
     """One game of Camel Up (second edition): its log, its state, undo and replay."""
 
     _ACTION_STARTS = ACTION_EVENTS
+    _START_KEYS = {"edition": 2}
     _apply = staticmethod(fold)
     _initial = staticmethod(initial)
-
-    def __init__(self, start_event: Event) -> None:
-        super().__init__([start_event], initial(start_event))
-
-    def _decide(self, state: GameState, action: Action | str, player: str | None) -> list[Event]:
-        if isinstance(action, str):
-            action = parse_action(action)
-        return apply(state, action, player)
+    _parse = staticmethod(parse_action)
+    _rules = staticmethod(apply)
+    _legal = staticmethod(legal_actions)
 
     @classmethod
     def new(
@@ -108,39 +104,4 @@ class Game(EventSourcedGame[GameState]):
             start = setup_track(*setup)
         else:
             start = random_setup(seed)
-        if isinstance(first_player, str):
-            if first_player not in names:
-                raise IllegalAction(
-                    "unknown_player", f"There is no player called {first_player!r}."
-                )
-            first_player = names.index(first_player)
-        if not 0 <= first_player < len(names):
-            raise IllegalAction("bad_setup", f"No player number {first_player}.")
-        event = {
-            "type": "game_started",
-            "edition": 2,
-            "players": names,
-            "track": {str(s): list(st) for s, st in sorted(start.items())},
-            "first_player": first_player,
-            "seed": seed,
-        }
-        return cls(event)
-
-    @classmethod
-    def replay(cls, events: Iterable[Event]) -> Game:
-        events = list(events)
-        game = cls(events[0])
-        game._load(events)
-        return game
-
-    @property
-    def finished(self) -> bool:
-        return self.state.finished
-
-    @property
-    def current_player(self) -> str | None:
-        s = self.state
-        return None if s.current is None else s.players[s.current].name
-
-    def legal_actions(self) -> list[Action]:
-        return legal_actions(self.state)
+        return cls._start(names, start, first_player, seed)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hub.games.camelup.rules import game_over, player_to_move
+from hub.games.camelup_common import (
+    TileRules,
+    game_over,
+    player_to_move,
+    tile_placements,
+    tile_refusal,
+)
 
 from .actions import (
     Action,
@@ -30,7 +36,6 @@ from .model import (
     PILES,
     RACING,
     SIDES,
-    SPACES,
     crazy_to_move,
     move_camel,
     ranking,
@@ -80,6 +85,20 @@ def _take_leg_ticket(state: GameState, mover: str, a: TakeLegTicket) -> list[Eve
     return [{"type": "leg_ticket_taken", "player": mover, "colour": colour, "value": stack[0]}]
 
 
+SPECTATOR_TILE = TileRules(
+    name="spectator",
+    sides=SIDES,
+    goes_on="spaces without camels",
+    turn_over_in_place=False,  # the rulebook's "a different space"
+    off_track="spectator_off_track",
+    space_one="spectator_space_one",
+    on_camel="spectator_on_camel",
+    occupied="spectator_occupied",
+    adjacent="spectator_adjacent",
+    own_here="spectator_same_space",
+)
+
+
 def spectator_refusal(
     state: GameState, owner: int, space: object, side: str
 ) -> IllegalAction | None:
@@ -88,42 +107,9 @@ def spectator_refusal(
     The own tile is picked up first, so its old square blocks nothing; the new space must differ
     from the old one (the rulebook's "a different space").
     """
-    if side not in SIDES:
-        return IllegalAction(
-            "bad_action", f"A spectator tile shows cheering or booing, not {side!r}."
-        )
-    if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= SPACES:
-        return IllegalAction(
-            "spectator_off_track", f"Space {space!r} is not on the track (spaces 1 to {SPACES})."
-        )
-    if space == 1:
-        return IllegalAction("spectator_space_one", "A spectator tile may not go on space 1.")
-    if state.track.get(space):
-        return IllegalAction(
-            "spectator_on_camel",
-            f"Space {space} holds a camel; spectator tiles go on spaces without camels.",
-        )
-    mine = state.players[owner].spectator
-    if mine is not None and mine[0] == space:
-        return IllegalAction(
-            "spectator_same_space",
-            f"Your tile already lies on space {space}; "
-            "a tile can only be moved to a different space.",
-        )
-    here = state.spectators.get(space)
-    if here is not None:
-        return IllegalAction(
-            "spectator_occupied",
-            f"Space {space} already holds {state.players[here[1]].name}'s spectator tile.",
-        )
-    for near in (space - 1, space + 1):
-        other = state.spectators.get(near)
-        if other is not None and other[1] != owner:
-            return IllegalAction(
-                "spectator_adjacent",
-                f"Space {space} is next to {state.players[other[1]].name}'s tile on space {near}.",
-            )
-    return None
+    return tile_refusal(
+        SPECTATOR_TILE, state.spectators, state.track, state.names, owner, space, side
+    )
 
 
 def _place_spectator(state: GameState, mover: str, a: PlaceSpectator) -> list[Event]:
@@ -321,10 +307,8 @@ def legal_actions(state: GameState) -> list[Action]:
     me = state.current
     acts: list[Action] = [TakeLegTicket(c) for c in RACING if state.leg_stacks[c]]
     acts += [
-        PlaceSpectator(s, side)
-        for s in range(2, SPACES + 1)
-        for side in SIDES
-        if spectator_refusal(state, me, s, side) is None
+        PlaceSpectator(space, side)
+        for space, side in tile_placements(SPECTATOR_TILE, state.spectators, state.track, me)
     ]
     acts.append(ReleaseDie())
     cards = state.players[me].finish_cards

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.games.camelup_common import Hand, public_event, with_all_secrets, with_own_secrets
+
 from .model import PILES, RACING
 from .state import GameState
+
+__all__ = ["full_view", "player_view", "public_event", "public_view"]
 
 
 def public_view(state: GameState) -> dict[str, Any]:
@@ -60,32 +64,14 @@ def public_view(state: GameState) -> dict[str, Any]:
     }
 
 
+FINISH_CARDS = Hand("finish_cards", RACING, lambda p: p.finish_cards)
+
+
 def player_view(state: GameState, name: str) -> dict[str, Any]:
     """The public view plus what ``name`` alone knows: their finish cards and bets' colours."""
-    view = public_view(state)
-    me = state.index(name)
-    view["me"] = name
-    view["finish_cards"] = [c for c in RACING if c in state.players[me].finish_cards]
-    view["my_bets"] = [
-        {"pile": pile, "colour": c} for pile in PILES for i, c in state.overall[pile] if i == me
-    ]
-    return view
+    return with_own_secrets(public_view(state), state, name, FINISH_CARDS)
 
 
 def full_view(state: GameState) -> dict[str, Any]:
     """Everything, secrets included: for the hub's own use and for after the game."""
-    view = public_view(state)
-    view["overall"] = {
-        pile: [{"player": state.players[i].name, "colour": c} for i, c in state.overall[pile]]
-        for pile in PILES
-    }
-    for p in state.players:
-        view["holdings"][p.name]["finish_cards"] = [c for c in RACING if c in p.finish_cards]
-    return view
-
-
-def public_event(event: dict[str, Any]) -> dict[str, Any]:
-    """An event as everyone may see it: an overall bet without its colour."""
-    if event.get("type") == "overall_bet_placed":
-        return {k: v for k, v in event.items() if k != "colour"}
-    return dict(event)
+    return with_all_secrets(public_view(state), state, FINISH_CARDS)

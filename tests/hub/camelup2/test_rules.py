@@ -9,6 +9,7 @@ import pytest
 from hub.games.camelup2 import (
     Game,
     IllegalAction,
+    PlaceSpectator,
     apply,
     parse_action,
     player_view,
@@ -222,3 +223,34 @@ def test_undo_takes_back_a_whole_action_and_replay_rebuilds_the_state():
     with pytest.raises(IllegalAction) as exc:
         g.undo()
     assert exc.value.reason == "nothing_to_undo"
+
+
+def test_legal_spectator_placements_are_exactly_those_the_refusals_allow():
+    """legal_actions lists placements by the fast path both editions share; it must agree with
+    spectator_refusal, the check play() applies, on every space and side of states along random
+    games (own tiles on the track included: they may only move to a different space)."""
+    import random
+
+    from hub.games.camelup2.bots import random_bot
+    from hub.games.camelup2.model import SIDES
+    from hub.games.camelup2.rules import legal_actions, spectator_refusal
+
+    checked = own_on_track = 0
+    for g in range(4):
+        game = Game.new(["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"][: 3 + g % 4], seed=f"legal/{g}")
+        bot = random_bot(g)
+        rng = random.Random(g)
+        while not game.finished and checked < 400:
+            state = game.state
+            listed = {a for a in legal_actions(state) if isinstance(a, PlaceSpectator)}
+            allowed = {
+                PlaceSpectator(s, side)
+                for s in range(2, 17)
+                for side in SIDES
+                if spectator_refusal(state, state.current, s, side) is None
+            }
+            assert listed == allowed
+            checked += 1
+            own_on_track += state.players[state.current].spectator is not None
+            game.play(bot(state) if rng.random() < 0.9 else "roll")
+    assert checked >= 100 and own_on_track >= 20

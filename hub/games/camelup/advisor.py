@@ -131,8 +131,13 @@ def expected_overall_payout(p: float, others_on_pile: int) -> float:
 
 
 def pct(p: float) -> str:
-    """A chance as a player reads it: "23%" ("under 1%" rather than a misleading "0%")."""
-    return "under 1%" if 0.0 < p < 0.005 else f"{p:.0%}"
+    """A chance as a player reads it: "23%" ("under 1%" and "over 99%" rather than a
+    misleading "0%" or "100%" for what may still happen or fail)."""
+    if 0.0 < p < 0.005:
+        return "under 1%"
+    if 0.995 <= p < 1.0:
+        return "over 99%"
+    return f"{p:.0%}"
 
 
 def leg_bet_words(colour: str, value: int, first: float, second: float) -> str:

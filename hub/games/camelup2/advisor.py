@@ -3,12 +3,17 @@
 * leg ticket of colour c worth v: v*P(c first) + P(c second) - P(neither), exact leg odds;
 * spectator tile on space s, either side: its expected landings this leg (1 EP each) plus the
   change it makes to the value of the leg tickets the player holds, from the exact leg odds with
-  the tile there (one kernel run per placement, every legal space and side), less what the tile
-  earns where it lies now. ``quick=True`` (the bots' mode) takes instead the expected landings on
-  s of the leg without the tile, one run for every placement: exact for the first landing;
+  the tile there (one kernel run per placement, every legal space and side), and to the value
+  of the player's own overall cards (known on their own link), from race odds with the tile
+  there simulated from the same seed as the position's (2,000 races each, so the difference is
+  the tile's and not the simulation's), less what the tile earns where it lies now.
+  ``quick=True`` (the bots' mode) takes instead the expected landings on s of the leg without
+  the tile, one run for every placement: exact for the first landing;
 * pyramid ticket: 1 EP for sure;
 * overall bet on c: P(c wins or loses) * E[payout] - P(not), the payout averaged over how many
-  of the other players' cards on the pile may show c (as in the first edition's advisor);
+  of the other players' cards on the pile may show c (as in the first edition's advisor); its
+  words add, from the simulated joint (winner, loser), the camel most often at the other end
+  and the chance it and the player's card on the other pile are both right;
 * partnership with j: the expected best single reward among j's tickets (leg tickets and pyramid
   tickets) at leg scoring, from the exact joint distribution of the leg's (first, second); the
   bonus is optional, so it is never below 0.

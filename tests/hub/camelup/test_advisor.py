@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from hub.games.camelup import Game, public_view
-from hub.games.camelup.advisor import advise, expected_overall_payout
+from hub.games.camelup.advisor import advise, expected_overall_payout, pct
 from hub.games.camelup.model import COLOURS
 from hub.games.camelup.simulate import play_one
 from hub.games.camelup.views import state_from_view
@@ -186,18 +186,30 @@ def test_an_overall_bet_names_the_chance_both_of_the_players_cards_are_right():
     pairs = state_odds(state, pairs=True).pairs
     why = {a["action"]: a["why"] for a in advise(state)}
     both = pairs[COLOURS.index("white"), COLOURS.index("green")]  # white wins, green last
-    assert f"your white winner card are both right in {both:.0%} of games" in why["bet:loser:green"]
+    assert (
+        f"your white winner card are both right in {pct(both)} of games" in why["bet:loser:green"]
+    )
     assert "both right" not in why["bet:winner:blue"]  # same pile: nothing to pair with
     # from the joint too: the camel most often at the other end when this card is right
     column = pairs[:, COLOURS.index("green")]  # green last, each winner
     top = int(np.argmax(column))
     assert (
         f"When green comes last, {COLOURS[top]} most often wins "
-        f"({column[top] / column.sum():.0%} of those games)" in why["bet:loser:green"]
+        f"({pct(column[top] / column.sum())} of those games)" in why["bet:loser:green"]
     )
     p_green_last = state_odds(state).lose[COLOURS.index("green")]
-    assert f"Green comes last in the race in {p_green_last:.0%} of games" in why["bet:loser:green"]
+    assert f"Green comes last in the race in {pct(p_green_last)} of games" in why["bet:loser:green"]
     # the bots skip the words, and with them the joint table: same figures, same order
     assert [a["expected"] for a in advise(state, words=False)] == pytest.approx(
         [a["expected"] for a in advise(state)], abs=1e-12
     )
+
+
+def test_chances_in_words_never_say_never_or_always_when_they_are_not():
+    assert [pct(p) for p in (0.0, 0.004, 0.23, 0.996, 1.0)] == [
+        "0%",
+        "under 1%",
+        "23%",
+        "over 99%",
+        "100%",
+    ]

@@ -28,11 +28,12 @@ TRACK = {
 
 
 def refused(g, action, reason, player=None):
-    before = g.log
+    before, before_state = g.log, g.state
     with pytest.raises(IllegalAction) as exc:
         g.play(action, player)
     assert exc.value.reason == reason, str(exc.value)
-    assert g.log == before
+    assert str(exc.value)  # a sentence for the player
+    assert g.log == before and g.state == before_state  # nothing changed
     return str(exc.value)
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from hub.games.camelup.advisor import pct
+
 from .conftest import PIN, Table, serve_table
 from .test_browser import PHONE, TABLET, close, open_page, synced, wait_until
 from .test_gamenight_browser import no_sideways_scroll, shots
@@ -79,10 +81,10 @@ def test_an_overall_bet_in_words_from_the_joint_odds_first_edition(
         p = float(odds.lose[green])
         assert "Bet green as the overall loser" in words
         assert coins(p * 8 - (1 - p)) in words  # the first card on the loser pile pays 8
-        assert f"Green comes last in the race in {p:.0%} of games" in words
+        assert f"Green comes last in the race in {pct(p)} of games" in words
         assert "Right, this card pays 8 coins" in words and "wrong, it costs 1 coin" in words
         both = float(odds.pairs[white, green])
-        assert f"This card and your white winner card are both right in {both:.0%} of games" in (
+        assert f"This card and your white winner card are both right in {pct(both)} of games" in (
             words
         )
         assert "EP" not in words and "P(" not in words  # words, not notation
@@ -125,9 +127,9 @@ def test_an_overall_bet_in_words_second_edition(browser: Any, tmp_path: Path) ->
         p = float(race.lose[green])
         assert "Bet green as the overall loser" in words
         assert coins(p * 8 - (1 - p)) in words
-        assert f"Green comes last in the race in {p:.0%} of games (simulated" in words
+        assert f"Green comes last in the race in {pct(p)} of games (simulated" in words
         both = float(race.pairs[purple, green])
-        assert f"your purple winner card are both right in {both:.0%} of games" in words
+        assert f"your purple winner card are both right in {pct(both)} of games" in words
         # every advised move has its reason underneath, in words
         reasons = page.locator("#c2-advice .advice-list li .advice-why").all_inner_texts()
         assert len(reasons) == page.locator("#c2-advice .advice-list li").count() and all(reasons)

@@ -110,3 +110,47 @@ def test_pyramid_simulate_plays_the_second_edition(capsys):
     out = capsys.readouterr().out
     assert '"games": 1' in out and '"bot": "advisor"' in out
     assert main(["simulate", "--edition", "2", "--players", "2", "--games", "1"]) == 2
+
+
+def test_a_spectator_tile_counts_the_players_own_overall_bets():
+    """With a finish card of their own on a pile, a tile's value adds the change it makes to
+    that card's value: race odds with the tile there and without it, from the same seed (here
+    recomputed from the odds module, not through the advisor)."""
+    from hub.games.camelup.advisor import overall_bet_value
+    from hub.games.camelup2.advisor import RACE_GAMES_QUICK
+    from hub.games.camelup2.odds import leg_odds_of, race_odds_of, validate_position
+
+    g = Game.new(["a", "b", "c"], track=TRACK)
+    g.play("bet:winner:purple")  # a
+    g.play("roll:blue:2")  # b
+    g.play("leg:red")  # c
+    state = g.state  # a to move, holding a purple winner card and no leg ticket
+    tiles = state.spectator_sides()
+    ranked = {a["action"]: a for a in advise(state)}
+
+    def card(layout: dict[int, str]) -> float:
+        leg = leg_odds_of(validate_position(state.track, state.dice_left, layout), merge_last=True)
+        race = race_odds_of(leg.outcome, games=RACE_GAMES_QUICK)
+        return overall_bet_value(float(race.win[RACING.index("purple")]), 0)
+
+    base = card(tiles)
+    moved = 0
+    for space, side in ((7, "cheering"), (8, "booing"), (12, "cheering")):
+        layout = {**tiles, space: side}
+        leg = leg_odds_of(validate_position(state.track, state.dice_left, layout))
+        want = leg.landings.get(space, 0.0) + card(layout) - base
+        got = ranked[f"spectator:{space}:{side}"]
+        assert got["expected"] == pytest.approx(want, abs=1e-9)
+        assert "overall bets" in got["why"]
+        moved += abs(card(layout) - base) > 1e-6
+    assert moved  # a tile there does move the card's value
+    # the shared screen's advice (colours unknown) rates the tile by its landings alone
+    from dataclasses import replace
+
+    public = replace(
+        state, overall={p: tuple((i, "?") for i, _ in c) for p, c in state.overall.items()}
+    )
+    shown = {a["action"]: a for a in advise(public)}
+    leg = leg_odds_of(validate_position(state.track, state.dice_left, {**tiles, 7: "cheering"}))
+    assert shown["spectator:7:cheering"]["expected"] == pytest.approx(leg.landings.get(7, 0.0))
+    assert "overall bets" not in shown["spectator:7:cheering"]["why"]

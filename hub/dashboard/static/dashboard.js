@@ -437,13 +437,17 @@
         let text = e.die === "grey" ? `The grey die showed ${e.camel} ${e.face}` : `${Cap(colour)} rolled ${e.face}`;
         if (move) {
           const unit = move.unit && move.unit.length ? move.unit : [colour];
-          const where = move.to > 16 ? "cross the finish line" : `${unit.length > 1 ? "move" : "moves"} to ${move.to}`;
-          text += `: ${unit.join(" and ")} ${unit.length > 1 && move.to > 16 ? "" : ""}${where}`;
+          const many = unit.length > 1;
+          // past space 16 forward, or (second edition's crazy camels) back past space 1
+          const where = move.to > 16 ? `${many ? "cross" : "crosses"} the finish line`
+            : move.to < 1 ? `${many ? "cross" : "crosses"} the finish line backward`
+              : `${many ? "move" : "moves"} to ${move.to}`;
+          text += `: ${unit.join(" and ")} ${where}`;
           const tile = move.desert || move.spectator;
           if (tile) text += ` (${tile.owner || "a"}'s ${tile.side || "tile"}${move.under ? ", under the stack" : ""})`;
           else if (move.under) text += " (under the stack)";
         }
-        return p ? `${text} — ${p}'s pyramid tile` : text;
+        return p ? `${text} — ${p}'s pyramid ${e.die ? "ticket" : "tile"}` : text;   // e.die: 2nd edition
       }
       case "camel_moved": return null;   // told with its die
       case "leg_scored": {

@@ -11,6 +11,7 @@ against a real hub.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,10 @@ def test_the_second_editions_board_at_three_widths(browser: Any, tmp_path: Path)
             no_sideways_scroll(page)
             if viewport is not PHONE:
                 _card_beside_the_feed(page)
+            # the feed in the second edition's words: the last die took a unit over the line
+            feed = page.locator("#feed").inner_text()
+            assert "pyramid ticket" in feed and "pyramid tile" not in feed
+            assert re.search(r"(crosses|\w+ and \w+.* cross) the finish line", feed), feed
             # past the line, only the spaces where camels stand, each saying which line
             past = page.locator("#c2-track .space.finish")
             assert past.count() >= 1

@@ -83,8 +83,12 @@ def die_crop(image: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray
 
 def to_blob(crops: np.ndarray) -> np.ndarray:
     """N x INPUT x INPUT x 3 uint8 crops -> the net's N x 3 x INPUT x INPUT float32 input."""
-    x = (crops.astype(np.float32) - 128.0) / 64.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    # transposed while still bytes, then scaled in place: one float array, not two (the same
+    # numbers; a whole frame's read peaks in the net's pass, issue 14)
+    x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2)).astype(np.float32)
+    x -= 128.0
+    x /= 64.0
+    return x
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:

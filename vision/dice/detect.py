@@ -142,6 +142,7 @@ def _candidates(
     )
     pad = INPUT // 2
     padded = cv2.copyMakeBorder(scaled, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    del scaled  # not needed past here: a frame's read peaks in the net's pass (issue 14)
     logits = dense_logits_in_strips(clf, padded)  # 7 x gh x gw
     probs = softmax(logits.reshape(7, -1).T, clf.temperature).T.reshape(logits.shape)
     score = face_score(probs)

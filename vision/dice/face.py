@@ -120,12 +120,14 @@ def fit_face(pips: list[Pip]) -> FaceFit | None:
     return FaceFit(n, resid, aniso, side, corners, conf)
 
 
-def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
+def group_pips(pips: list[Pip], image_bgr: np.ndarray) -> list[list[Pip]]:
     """Link pips that could share one face, and return the connected groups.
 
     Two pips link when they have the same polarity and size, their rings have the same colour,
     they are no further apart than the diagonal pips of a face, and the straight path between
-    them stays on that face colour (it crosses no die edge, no gap between two dice).
+    them stays on that face colour (it crosses no die edge, no gap between two dice). The
+    paths' colours are made Lab where they are sampled, never the whole image's (a 1280x720
+    frame's float Lab is 11 MB, the whole-frame read's memory peak in the watch: issue 14).
     """
     n = len(pips)
     parent = list(range(n))
@@ -136,7 +138,7 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
             i = parent[i]
         return i
 
-    h, w = image_lab.shape[:2]
+    h, w = image_bgr.shape[:2]
     lab_ring = labs_of([p.ring_bgr for p in pips])
     for i in range(n):
         for j in range(i + 1, n):
@@ -152,7 +154,7 @@ def group_pips(pips: list[Pip], image_lab: np.ndarray) -> list[list[Pip]]:
                 continue
             if np.linalg.norm(lab_ring[i] - lab_ring[j]) > 22:
                 continue
-            if not _path_on_face(a, b, pips, image_lab, (lab_ring[i] + lab_ring[j]) / 2, w, h):
+            if not _path_on_face(a, b, pips, image_bgr, (lab_ring[i] + lab_ring[j]) / 2, w, h):
                 continue
             parent[find(i)] = find(j)
     groups: dict[int, list[Pip]] = {}
@@ -170,8 +172,18 @@ def labs_of(bgrs: list[tuple[float, float, float]]) -> np.ndarray:
     return out
 
 
+def lab_at(image_bgr: np.ndarray, yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
+    """The float Lab of ``image_bgr``'s pixels at (``yi``, ``xi``): the numbers of
+    ``cvtColor(image_bgr / 255.0, BGR2Lab)[yi, xi]`` (the conversion is per pixel, so
+    converting only the sampled pixels gives the same floats, to the bit)."""
+    px = image_bgr[yi, xi].astype(np.float32)[None]
+    np.divide(px, np.float32(255.0), out=px)
+    out: np.ndarray = cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0]
+    return out
+
+
 def _path_on_face(
-    a: Pip, b: Pip, pips: list[Pip], lab: np.ndarray, face_lab: np.ndarray, w: int, h: int
+    a: Pip, b: Pip, pips: list[Pip], image_bgr: np.ndarray, face_lab: np.ndarray, w: int, h: int
 ) -> bool:
     d = float(np.hypot(a.x - b.x, a.y - b.y))
     k = max(int(d / 1.5), 4)
@@ -185,7 +197,7 @@ def _path_on_face(
         return True
     xi = np.clip(np.round(xs[keep]).astype(int), 0, w - 1)
     yi = np.clip(np.round(ys[keep]).astype(int), 0, h - 1)
-    vals = lab[yi, xi].astype(np.float64)
+    vals = lab_at(image_bgr, yi, xi).astype(np.float64)
     dist = np.linalg.norm(vals - face_lab, axis=1)
     return float((dist < 25).mean()) >= 0.85
 

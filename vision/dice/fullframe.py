@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from vision.dice.bodies import Body, find_bodies
@@ -51,15 +50,6 @@ from vision.palette import Palette
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
 
 
-def frame_lab(img: np.ndarray) -> np.ndarray:
-    """``img`` (BGR uint8) in float Lab, the numbers of ``cvtColor(img / 255.0, BGR2Lab)`` in
-    one float array instead of three at once (11 MB each for a 1280 x 720 frame: the whole-
-    frame read's peak in the watch, issue 14); byte-identical."""
-    f = img.astype(np.float32)
-    np.divide(f, np.float32(255.0), out=f)
-    return cv2.cvtColor(f, cv2.COLOR_BGR2Lab, dst=f)
-
-
 def read_full_frame(
     img: np.ndarray, gray: np.ndarray, pal: Palette, white_gains: Sequence[float] | None
 ) -> list[DieReading]:
@@ -68,8 +58,7 @@ def read_full_frame(
     bodies = find_bodies(img)
     cands: list[Cand] = []
     if pips:
-        lab = frame_lab(img)
-        cands = [c for g in group_pips(pips, lab) for c in two_faces(candidates(g))]
+        cands = [c for g in group_pips(pips, img) for c in two_faces(candidates(g))]
     owner: list[int | None] = []
     for g, fit in cands:
         x0, y0, x1, y1 = extent(g, fit)

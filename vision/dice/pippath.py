@@ -51,8 +51,7 @@ def read_pips(
         if sharp < 15:
             return DiceReport([], Reason(Why.NO_PIPS_BLURRED, "no pips found (frame is blurred)"))
         return DiceReport([], Reason(Why.NO_PIPS, "no pips found"))
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    groups = group_pips(pips, lab)
+    groups = group_pips(pips, img)
     cands = [c for g in groups for c in candidates(g)]
     cands = keep_top_faces(cands)
     out: list[DieReading] = []

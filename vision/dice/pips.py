@@ -32,6 +32,7 @@ class Pip:
 
 
 _BLOCKS = (15, 31, 63, 127)  # local-mean windows; each finds pips of diameter block/6..block/2.2
+_BAND = 128  # rows of a pip mask made at once
 
 
 def find_pips(
@@ -45,20 +46,20 @@ def find_pips(
     """
     gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
-    gray_f = gray.astype(np.float32)
+    mask = np.empty((h, w), np.uint8)
     cands: list[tuple[float, float, float, float]] = []
     for block in _BLOCKS:
         d_lo, d_hi = block / 6.0, block / 2.2
         if d_hi / 2 < min_r or d_lo / 2 > max_r or block > 2 * max(h, w):
             continue
-        mean = cv2.boxFilter(gray_f, -1, (block, block), borderType=cv2.BORDER_REPLICATE)
         base = max(min_contrast * 0.5, 10.0)
         # a second, stricter margin splits a pip from a dark edge or shadow it touches
         for dark, margin in ((True, base), (False, base), (True, 2.5 * base), (False, 2.5 * base)):
-            mask = (gray_f < mean - margin) if dark else (gray_f > mean + margin)
-            n, labels, stats, cents = cv2.connectedComponentsWithStats(
-                mask.astype(np.uint8), connectivity=8
-            )
+            _pip_mask(gray, block, dark, margin, out=mask)
+            # the labels image (4 bytes a pixel) is never used: let it go at once
+            got = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            n, stats, cents = got[0], got[2], got[3]
+            del got
             if n <= 1:
                 continue
             st = stats[1:]
@@ -81,15 +82,38 @@ def find_pips(
                 )
     found: list[Pip] = []
     for cx, cy, r, dark_f in cands:
-        p = _check_ring(image_bgr, gray_f, cx, cy, r, bool(dark_f), min_contrast)
+        p = _check_ring(image_bgr, gray, cx, cy, r, bool(dark_f), min_contrast)
         if p is not None:
             found.append(p)
     return _suppress(found)
 
 
+def _pip_mask(gray: np.ndarray, block: int, dark: bool, margin: float, out: np.ndarray) -> None:
+    """``out`` = 1 where ``gray`` is darker (``dark``) or lighter than the mean of the ``block``
+    square round it by more than ``margin``, made a band of rows at a time.
+
+    Why bands: a whole frame's read peaked here, at four frame-sized float images (issue 14);
+    a band with ``block // 2`` rows of the frame above and below it has the same means as the
+    whole frame's box filter (its sums of whole grey levels are exact, whatever row they start
+    at; the replicated border is the frame's own at its top and bottom), so the mask is the
+    same to the bit, for a band's floats."""
+    h = gray.shape[0]
+    halo = block // 2
+    for y0 in range(0, h, _BAND):
+        y1 = min(y0 + _BAND, h)
+        a, b = max(y0 - halo, 0), min(y1 + halo, h)
+        g = gray[a:b].astype(np.float32)
+        mean = cv2.boxFilter(g, -1, (block, block), borderType=cv2.BORDER_REPLICATE)
+        g, mean = g[y0 - a : y1 - a], mean[y0 - a : y1 - a]
+        if dark:
+            np.less(g, np.subtract(mean, margin, out=mean), out=out[y0:y1])
+        else:
+            np.greater(g, np.add(mean, margin, out=mean), out=out[y0:y1])
+
+
 def _check_ring(
     image_bgr: np.ndarray,
-    gray_f: np.ndarray,
+    gray: np.ndarray,
     cx: float,
     cy: float,
     r: float,
@@ -97,7 +121,7 @@ def _check_ring(
     min_contrast: float,
 ) -> Pip | None:
     """Keep a blob only if it is round and set in a uniform ring of a different grey."""
-    h, w = gray_f.shape
+    h, w = gray.shape
     r_out = 2.2 * r + 1.0
     x0, x1 = int(max(cx - r_out, 0)), int(min(cx + r_out + 1, w))
     y0, y1 = int(max(cy - r_out, 0)), int(min(cy + r_out + 1, h))
@@ -109,7 +133,7 @@ def _check_ring(
     core = d2 <= (0.6 * r) ** 2
     if ring.sum() < 8 or core.sum() < 1:
         return None
-    patch = gray_f[y0:y1, x0:x1]
+    patch = gray[y0:y1, x0:x1].astype(np.float32)
     ring_vals = patch[ring]
     ring_med = float(np.median(ring_vals))
     pip_val = float(np.median(patch[core]))

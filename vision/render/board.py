@@ -310,7 +310,7 @@ def render_board_scene(
     rng: np.random.Generator,
     track: dict[int, list[str]] | None = None,
     desert: dict[int, str] | None = None,
-    die: tuple[str, int] | None = None,
+    die: tuple[str, int] | tuple[str, int, str] | None = None,
     hands: int = 0,
     size: tuple[int, int] = (1280, 720),
     pose: CameraPose | None = None,
@@ -323,7 +323,8 @@ def render_board_scene(
     """Render one frame of the board; returns (BGR image, truth).
 
     ``track`` maps space -> camel colours bottom to top and ``desert`` space -> "oasis"/"mirage"
-    (both random when ``track`` is None); ``die`` = (colour, face) lays a die in the reveal zone;
+    (both random when ``track`` is None); ``die`` = (colour, face) lays a die in the reveal zone
+    (the grey die: ("grey", face, "black" or "white"), its numeral's ink);
     ``hands`` arms reach over the track.
 
     ``streams(part, space)``: a generator of its own for each part of the scene ("position",
@@ -396,8 +397,19 @@ def render_board_scene(
         a, b = pose.project(np.array([p, p + [geo.die_size, 0]]), geo.die_size / 2)
         px = float(np.linalg.norm(b - a))
         centre = pose.project(p, geo.die_size / 2)[0]
-        dt = draw_die(img, (float(centre[0]), float(centre[1])), px, die[0], int(die[1]), die_rng)
+        numeral = str(die[2]) if len(die) > 2 else None  # the grey die's ink
+        dt = draw_die(
+            img,
+            (float(centre[0]), float(centre[1])),
+            px,
+            die[0],
+            int(die[1]),
+            die_rng,
+            numeral=numeral,
+        )
         die_truth = {"colour": die[0], "face": int(die[1]), "box": list(dt.box)}
+        if numeral is not None:
+            die_truth["numeral"] = numeral
     draw_blocks(img, pose, blocks, light)
     # hands over the track
     covered: set[int] = set()

@@ -41,6 +41,16 @@ PIP_COLOURS: dict[str, tuple[int, int, int]] = {
     "purple": (240, 240, 240),
 }
 
+#: the second edition's grey die: a grey body whose faces are the numerals 1, 2, 3 printed in
+#: white and 1, 2, 3 printed in black, no pips (../shared/rules/camel-up-2.md)
+GREY_DIE = "grey"
+GREY_BODY: tuple[int, int, int] = (128, 128, 128)
+NUMERAL_INK: dict[str, tuple[int, int, int]] = {"white": (236, 236, 236), "black": (28, 28, 28)}
+#: the numerals' typefaces (OpenCV's Hershey fonts: not the real die's, which we have no photo
+#: of); vision.dice.greydie's shape templates are made from other Hershey faces, so a reading
+#: is never a font matched to itself
+NUMERAL_FONTS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
+
 _Q = 0.27  # pip offset from the face centre, in face sides
 PIP_LAYOUT: dict[int, list[tuple[float, float]]] = {
     1: [(0, 0)],
@@ -61,6 +71,7 @@ class DieTruth:
     colour: str
     center: tuple[float, float]
     size_px: float
+    numeral: str | None = None  # the grey die: its numeral's ink, "black" or "white"
 
 
 @dataclass
@@ -76,6 +87,8 @@ def _colour_of(
     colour: str | tuple[int, int, int],
 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     if isinstance(colour, str):
+        if colour == GREY_DIE:  # its numeral's ink is chosen by draw_die's ``numeral``
+            return GREY_BODY, NUMERAL_INK["white"]
         table = {**CAMEL_UP_COLOURS, **EXTRA_COLOURS}
         if colour not in table:
             raise ValueError(f"unknown die colour {colour!r}; known: {sorted(table)}")
@@ -120,8 +133,10 @@ def _die_sprite(
     pip: tuple[int, int, int],
     tilt: tuple[float, float],
     rng: np.random.Generator,
+    numeral: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """An upright die on a transparent canvas: (BGR float, alpha 0..1, canvas size)."""
+    """An upright die on a transparent canvas: (BGR float, alpha 0..1, canvas size); with
+    ``numeral`` its top face shows the digit ``face`` in ``pip``'s ink instead of pips."""
     if face not in PIP_LAYOUT:
         raise ValueError(f"die face must be 1..6, got {face}")
     n = int(np.ceil(side * 2.2)) | 1
@@ -149,9 +164,12 @@ def _die_sprite(
     edge = cv2.GaussianBlur(top_mask, (0, 0), max(side * 0.03, 0.6))
     top *= (0.8 + 0.2 * np.clip(edge * 2 - 0.0, 0, 1))[..., None]
     img = img * (1 - top_mask[..., None]) + top * top_mask[..., None]
+    pip_f = np.asarray(pip, np.float32)
+    if numeral:
+        nm = _numeral_mask(n, side, face, rng)
+        return img * (1 - nm[..., None]) + pip_f * nm[..., None], alpha, float(n)
     # pips
     pip_r = side * float(rng.uniform(0.085, 0.105))
-    pip_f = np.asarray(pip, np.float32)
     for ox, oy in PIP_LAYOUT[face]:
         pm = np.zeros_like(alpha)
         px, py = c + ox * side, c + oy * side
@@ -168,6 +186,23 @@ def _die_sprite(
     return img, alpha, float(n)
 
 
+def _numeral_mask(n: int, side: float, digit: int, rng: np.random.Generator) -> np.ndarray:
+    """The digit ``digit`` centred on an n x n canvas (0..1, antialiased): a Hershey face, its
+    height 0.45-0.6 of the die's ``side``, its stroke a tenth of its height or so."""
+    font = NUMERAL_FONTS[int(rng.integers(len(NUMERAL_FONTS)))]
+    height = side * float(rng.uniform(0.45, 0.6))
+    k = 8  # drawn large, then shrunk: smooth edges at any size
+    big = np.zeros((n * k, n * k), np.uint8)
+    (tw, th), _ = cv2.getTextSize(str(digit), font, 1.0, 1)
+    scale = height * k / th
+    thick = max(1, int(round(height * k * float(rng.uniform(0.09, 0.13)))))
+    (tw, th), _ = cv2.getTextSize(str(digit), font, scale, thick)
+    org = (int(round(n * k / 2 - tw / 2)), int(round(n * k / 2 + th / 2)))
+    cv2.putText(big, str(digit), org, font, scale, 255, thick, cv2.LINE_AA)
+    small = cv2.resize(big, (n, n), interpolation=cv2.INTER_AREA)
+    return small.astype(np.float32) / 255.0
+
+
 def draw_die(
     image: np.ndarray,
     center: tuple[float, float],
@@ -178,22 +213,31 @@ def draw_die(
     *,
     angle: float | None = None,
     shadow: bool = True,
+    numeral: str | None = None,
 ) -> DieTruth:
     """Paste one die into ``image`` (in place) at ``center`` with top-face side ``size_px``.
 
     ``angle`` in degrees (random if None). Returns the truth of what was drawn. The demo uses this
-    to put a die into the board's reveal zone of a rendered board frame.
+    to put a die into the board's reveal zone of a rendered board frame. The grey die
+    (``colour`` "grey") shows the numeral ``face`` (1-3) in ``numeral`` ink, "black" or
+    "white", instead of pips.
     """
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError("draw_die needs an HxWx3 uint8 BGR image")
     if size_px < 6:
         raise ValueError(f"die size {size_px} px is too small to draw")
+    if (colour == GREY_DIE) != (numeral is not None):
+        raise ValueError("the grey die, and only it, shows a numeral: numeral='black' or 'white'")
+    if numeral is not None and (numeral not in NUMERAL_INK or face not in (1, 2, 3)):
+        raise ValueError(f"the grey die shows 1-3 in black or white, not {face} in {numeral!r}")
     name = colour if isinstance(colour, str) else "custom"
     body, pip = _colour_of(colour)
+    if numeral is not None:
+        pip = NUMERAL_INK[numeral]
     tilt_dir = rng.uniform(0, 2 * np.pi)
     tilt_len = rng.uniform(0.04, 0.16)
     tilt = (float(np.cos(tilt_dir) * tilt_len), float(np.sin(tilt_dir) * tilt_len))
-    sprite, alpha, n = _die_sprite(size_px, face, body, pip, tilt, rng)
+    sprite, alpha, n = _die_sprite(size_px, face, body, pip, tilt, rng, numeral is not None)
     if angle is None:
         angle = float(rng.uniform(0, 360))
     # rotation + slight perspective about the sprite centre, then translate to `center`
@@ -235,6 +279,7 @@ def draw_die(
         colour=name,
         center=(float(center[0]), float(center[1])),
         size_px=float(size_px),
+        numeral=numeral,
     )
 
 

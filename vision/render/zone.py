@@ -53,7 +53,7 @@ def _scaled(pose: CameraPose, s: float, dx: float = 0.0, dy: float = 0.0) -> Cam
 
 def render_zone_scene(
     rng: np.random.Generator,
-    die: tuple[str, int],
+    die: tuple[str, int] | tuple[str, int, str],
     *,
     frame_size: tuple[int, int] = (1280, 720),
     full_size: tuple[int, int] = (4608, 2592),

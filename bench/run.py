@@ -20,6 +20,7 @@ SUITES = [
     "bench.camelup_advisor",
     "bench.camelup2",
     "bench.vision_dice",
+    "bench.vision_greydie",
     "bench.vision_track",
     "bench.vision_table",
     "bench.hub",

@@ -6,10 +6,12 @@ and what the watch loop does with a slider press or a confirm press depends on t
 * Camel Up: the slider releases a die; the die in the reveal zone is read (colour and face 1..3,
   among the dice still in the pyramid), then the track.
 * Camel Up, second edition: the same, among its six dice (five racing colours and the grey die
-  that moves a crazy camel); the hub's camelup2 driver judges the reading (the grey die's
-  numeral colour, black or white, is asked of a person: the reader names a die's colour and
-  face, not its numeral's shade). The grey die's reference colour is added to the palette
-  when the table's has none (:func:`palette_for`). Its starting position is entered, not read.
+  that moves a crazy camel); the grey die has no pips: it is found against the empty zone and
+  read by its numeral (vision.dice.greydie: the numeral's shade, black or white, which names
+  the crazy camel, and its value 1..3), and the hub's camelup2 driver plays it as read when
+  the reader is sure, else asks a person. The grey die's reference colour is added to the
+  palette when the table's has none (:func:`palette_for`). Its starting position is entered,
+  not read.
 * the horse race: the slider (or a hand) drops one ordinary six-sided die in the zone; its face
   1..6 is read, no colour (the hub's ``observe_die`` for the horse race takes ``face`` and
   ``confidence``, and the colour would only be a second thing to be unsure of), then the track

@@ -172,11 +172,72 @@ def vision_read_die(
         faces=faces,
         palette=palette,
     )
+    grey = _grey_die_read(image, zone, reading, background, white_gains, expected_colours, palette)
+    if grey is not None:
+        return grey
     if reading is None:  # the photo: what changed in the tray, else the whole tray
         landed = changed_box(image, zone, background)
         shown = zone if landed is None else die_crop_box(landed, image.shape)
         return failed_die("no die found in the reveal zone"), encode_jpeg(crop(image, shown))
     return die_to_dict(reading), encode_jpeg(crop(image, die_crop_box(reading.box, image.shape)))
+
+
+def _grey_die_read(
+    image: np.ndarray,
+    zone: Box,
+    reading: Any,
+    background: np.ndarray | None,
+    white_gains: Gains | None,
+    expected_colours: list[str] | None,
+    palette: Palette | None,
+) -> tuple[dict[str, Any], bytes | None] | None:
+    """The second edition's grey die, read by its numeral (vision.dice.greydie), when it may be
+    in the zone: the palette has grey and the hub expects it (or expects any die), and the pip
+    reader named the die grey or found none (a die without pips is found against the empty
+    zone). None: not the grey die's case, the pip reader's reading stands.
+
+    The reading carries ``shade`` (the numeral's ink, black or white, which names the crazy
+    camel) with ``shade_confidence``; an abstention says why in ``reason``, and the hub asks a
+    person only then."""
+    from vision.dice.greydie import GREY, GreyFind, find_grey_die, read_grey_die
+
+    if palette is None or GREY not in palette.colours:
+        return None
+    if expected_colours is not None and GREY not in expected_colours:
+        return None
+    if reading is not None and reading.colour != GREY:
+        return None
+    part = crop(image, zone)
+    ox, oy = max(zone[0], 0), max(zone[1], 0)
+    if reading is not None:
+        x, y, w, h = reading.box
+        found: Any = GreyFind((x - ox, y - oy, w, h), float(reading.colour_confidence))
+    else:
+        empty = background
+        if background is not None and background.shape == image.shape:
+            empty = crop(background, zone)
+        found = find_grey_die(
+            part, empty, palette.restricted(expected_colours), white_gains=white_gains
+        )
+        if not isinstance(found, GreyFind):
+            return None  # no grey die either: the pip reader's "no die found" stands
+    bx, by, bw, bh = found.box
+    got = read_grey_die(part, found.box, white_gains=white_gains)
+    box = (ox + bx, oy + by, bw, bh)
+    out = {
+        "colour": GREY,
+        "face": got.face,
+        "confidence": round(min(got.confidence, max(found.colour_confidence, 0.0)), 4)
+        if got.read
+        else 0.0,
+        "face_confidence": round(got.face_confidence, 4),
+        "colour_confidence": round(found.colour_confidence, 4),
+        "shade": None if got.shade is None else got.shade.value,
+        "shade_confidence": round(got.shade_confidence, 4),
+        "box": [int(v) for v in box],
+        "reason": None if got.reason is None else got.reason.sentence,
+    }
+    return out, encode_jpeg(crop(image, die_crop_box(box, image.shape)))
 
 
 def vision_read_dice(

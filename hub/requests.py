@@ -52,6 +52,7 @@ from hub.prompts import Prompt
 from hub.store import RequestMark, Store
 from hub.wire import (
     DICE_READING_FIELDS,
+    NUMERAL_SHADES,
     OBSERVATION_FIELDS,
     OBSERVATION_REQUIRED,
     Answer,
@@ -307,10 +308,15 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
         _int(p, "index", 0, 15)
         if "of" in p and p["index"] >= p["of"]:
             raise _Bad("'index' counts the dice of the setup pass from 0: below 'of'")
-    for key in ("confidence", "colour_confidence", "face_confidence", "ts"):
+    for key in ("confidence", "colour_confidence", "face_confidence", "shade_confidence", "ts"):
         v = p.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
             raise _Bad(f"{key!r} must be a number")
+    shade_conf = p.get("shade_confidence")
+    if shade_conf is not None and not 0 <= shade_conf <= 1:
+        raise _Bad("'shade_confidence' is between 0 and 1")
+    if p.get("shade") is not None and p["shade"] not in NUMERAL_SHADES:
+        raise _Bad(f"'shade' (the grey die's numeral) is {' or '.join(NUMERAL_SHADES)}, or null")
     if p.get("colour") is not None and not isinstance(p["colour"], str):
         raise _Bad("'colour' must be a colour name or null")
     face = p.get("face")

@@ -641,6 +641,9 @@ _BOX: dict[str, Any] = {
     "description": "[x, y, w, h] in the frame's pixels",
 }
 
+#: the inks of the grey die's numerals (camelup2: the crazy camel each names)
+NUMERAL_SHADES: tuple[str, ...] = ("black", "white")
+
 DICE_READING_FIELDS: dict[str, dict[str, Any]] = {
     "colour": {"type": ["string", "null"], "maxLength": 64},
     "face": {"type": ["integer", "null"]},
@@ -659,6 +662,12 @@ OBSERVATION_FIELDS: dict[str, dict[str, dict[str, Any]]] = {
         "colour_confidence": {"type": ["number", "null"]},
         "face_confidence": {"type": ["number", "null"]},
         "box": {"anyOf": [_BOX, {"type": "null"}]},
+        "shade": {
+            "enum": [*NUMERAL_SHADES, None],
+            "description": "the second edition's grey die: its numeral's ink, which names the "
+            "crazy camel (null: not read, or not the grey die)",
+        },
+        "shade_confidence": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
         "crop_jpeg": {"type": ["string", "null"], "description": "the crop, base64 JPEG"},
         "crop_b64": {"type": "string", "description": "the crop, base64 JPEG (older name)"},
         "ts": _NUMBER,
@@ -728,7 +737,8 @@ class ReleaseObservation:
 @dataclass(frozen=True)
 class DieObservation:
     """One die in the reveal zone as vision read it (``observe_die``): the reading's fields flat
-    (colour, face, confidence, face_confidence, colour_confidence, box, reason, mode, index, of),
+    (colour, face, confidence, face_confidence, colour_confidence, box, reason, mode, index, of;
+    the grey die's shade and shade_confidence),
     and the crop as base64 JPEG text (null when there is none)."""
 
     kind = "die"

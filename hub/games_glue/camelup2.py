@@ -4,8 +4,9 @@ What differs at the table from the first edition: a grey die whose reading (nume
 number) may move the *other* crazy camel (the engine's ``die_read`` event says which and why,
 and the dashboard shows it); overall bets with finish cards, secret until the end (a bet with
 its colour only from the player's own link); partnerships public. The camera reads the die in
-the reveal zone among the six dice (``observe_die``): a confident racing die is released as
-read, the grey die's numeral colour (black or white) is asked of a person; the starting
+the reveal zone among the six dice (``observe_die``): a confident die is released as read,
+the grey die with the shade of its numeral (black or white) that the camera read
+(vision.dice.greydie); when the reader abstains or doubts, a person is asked; the starting
 position and the seven camels' stacks are entered until the table set-up teaches their colours.
 """
 
@@ -28,6 +29,7 @@ from hub.games_glue.base import (
     play_confirmed_die,
 )
 from hub.prompts import Prompt
+from hub.wire import NUMERAL_SHADES
 
 __all__ = ["CamelUp2", "DRIVER"]
 
@@ -36,8 +38,21 @@ CAMERA_LATER = (
     'must first learn the seven camels\' colours): give the track, or "random"'
 )
 
-#: the grey die's numerals (firmware reads its colour and face; a person says which)
-CRAZY_SHADES = ("black", "white")
+#: the grey die's numerals' inks (the camera reads which; a person says it when it cannot)
+CRAZY_SHADES = NUMERAL_SHADES
+
+
+def grey_shade_doubt(reading: Mapping[str, Any], threshold: float) -> str | None:
+    """Why the grey die's numeral shade cannot be played as read (None: it can): the reader
+    (vision.dice.greydie) names it black or white with a calibrated ``shade_confidence``; an
+    abstention or a doubt is asked of a person."""
+    shade, conf = reading.get("shade"), reading.get("shade_confidence")
+    if shade not in CRAZY_SHADES:
+        said = reading.get("reason")
+        return "the grey die: is its numeral black or white?" + (f" ({said})" if said else "")
+    if not isinstance(conf, int | float) or isinstance(conf, bool) or conf < threshold:
+        return f"the grey die's numeral looks {shade}, but not surely: is it black or white?"
+    return None
 
 
 def judge_die(
@@ -59,6 +74,9 @@ def judge_die(
         "face": face if isinstance(face, int) and not isinstance(face, bool) else None,
         "confidence": value if ok_conf else None,
     }
+    shade = reading.get("shade")
+    if shade in CRAZY_SHADES:  # the grey die's numeral, as the reader saw it
+        shown["shade"] = shade
     problems = []
     if not ok_conf:
         problems.append("no confidence between 0 and 1 was given")
@@ -176,11 +194,11 @@ class CamelUp2(Driver):
         )
 
     def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
-        """A die the camera read in the reveal zone (firmware.games: among the six dice). A
-        racing die read confidently and still in the pyramid is released as read; the grey die
-        (the reader names its colour and face, not its numeral's colour, black or white, which
-        says which crazy camel moves) and any doubtful reading open a ``die_reading`` prompt
-        a person answers with ``confirm`` (colour, face and, for grey, ``shade``)."""
+        """A die the camera read in the reveal zone (firmware.games: among the six dice). A die
+        read confidently and still in the pyramid is released as read, the grey die with its
+        numeral's ``shade`` (black or white: which crazy camel moves) when the reader is sure
+        of it too; any doubtful reading opens a ``die_reading`` prompt a person answers with
+        ``confirm`` (colour, face and, for grey, ``shade``)."""
         from hub.games.camelup2 import ReleaseDie
         from hub.games.camelup2.model import GREY
 
@@ -188,8 +206,13 @@ class CamelUp2(Driver):
         left = list(game.state.dice_left)
         shown, problems = judge_die(p, left, table.threshold)
         player = game.current_player
-        if not problems and shown["colour"] != GREY:
-            act = ReleaseDie(shown["colour"], shown["face"])
+        grey = shown["colour"] == GREY
+        if grey and not problems:  # the numeral's shade decides which crazy camel moves
+            why = grey_shade_doubt(p, table.threshold)
+            if why is not None:
+                problems.append(why)
+        if not problems:
+            act = ReleaseDie(shown["colour"], shown["face"], p["shade"] if grey else None)
             try:
                 events = game.check(act, player)
             except IllegalAction as exc:  # the judge let through what the rules refuse
@@ -207,8 +230,6 @@ class CamelUp2(Driver):
                         "confidence": shown["confidence"],
                     },
                 )
-        if not problems:  # the grey die, read confidently
-            problems.append("the grey die: is its numeral black or white?")
         pid = table.next_prompt()
         ev = {
             "type": "vision_uncertain",

@@ -149,3 +149,72 @@ def test_the_camera_reads_the_second_editions_dice_and_a_person_names_the_grey_n
     assert unsure["uncertain"] and "already rolled" in unsure["problems"][0]
     ask(s, "action", {"player": s.snapshot()["game"]["current_player"], "action": "roll:blue:1"})
     assert s.snapshot()["pending"] == []  # the die entered by hand answers the reading
+
+
+APART = {  # neither crazy camel carries a racing camel: the numeral's shade names the one moved
+    "1": ["blue"],
+    "2": ["green"],
+    "3": ["yellow"],
+    "4": ["red"],
+    "9": ["purple"],
+    "14": ["white"],
+    "16": ["black"],
+}
+
+
+def test_the_grey_dies_shade_read_by_the_camera_moves_its_crazy_camel_or_is_asked(tables):
+    """Issue 16: the reader's shade, when it is sure, is played as read (the crazy camel it
+    names moves); a doubtful or missing shade is asked of a person, who may correct it; a
+    shade that is not black or white is refused and changes nothing."""
+    s = tables.session()
+    ask(s, "start_game", {"game": "camelup2", "players": ["Ann", "Bob", "Cy"], "setup": APART})
+    seq = s.seq
+    bad = s.request(
+        "observe_die",
+        {"colour": "grey", "face": 2, "confidence": 0.97, "shade": "grey"},
+        TABLE,
+    )
+    assert not bad["ok"] and "black or white" in bad["error"]
+    bad = s.request(
+        "observe_die",
+        {"colour": "grey", "face": 2, "confidence": 0.97, "shade": "white", "shade_confidence": 2},
+        TABLE,
+    )
+    assert not bad["ok"] and s.seq == seq and s.snapshot()["pending"] == []
+    sure = ask(
+        s,
+        "observe_die",
+        {
+            "colour": "grey",
+            "face": 2,
+            "confidence": 0.97,
+            "shade": "white",
+            "shade_confidence": 0.99,
+        },
+    )
+    read = sure["events"][0]
+    assert read["type"] == "die_read" and (read["camel"], read["why"]) == ("white", "colour")
+    assert s.snapshot()["game"]["track"]["12"] == ["white"]  # 14 back by 2
+    ask(s, "undo", {})
+    doubt = ask(
+        s,
+        "observe_die",
+        {"colour": "grey", "face": 1, "confidence": 0.9, "shade": "black", "shade_confidence": 0.5},
+    )
+    assert doubt["uncertain"] and "looks black, but not surely" in doubt["problems"][0]
+    pending = s.snapshot()["pending"]
+    assert len(pending) == 1 and s.snapshot()["game"]["track"]["16"] == ["black"]
+    done = ask(s, "confirm", {"prompt": doubt["prompt"], "accept": True, "shade": "white"})
+    assert (done["events"][0]["camel"], s.snapshot()["game"]["track"]["13"]) == ("white", ["white"])
+    abstained = ask(
+        s,
+        "observe_die",
+        {
+            "colour": "grey",
+            "face": None,
+            "confidence": 0.0,
+            "shade": None,
+            "reason": "the numeral is neither clearly lighter nor darker than the die",
+        },
+    )
+    assert abstained["uncertain"]

@@ -421,3 +421,66 @@ def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(
         assert "dice_read" in _event_types(session)
     finally:
         bus.close()
+
+
+def test_second_edition_a_rendered_grey_die_is_read_by_its_numeral_and_moves_its_crazy_camel(
+    mock_factory, tmp_path: Path
+) -> None:
+    """Issue 16, end to end: the grey die (no pips, a white 2) lands in the rendered reveal
+    zone; the watch finds it against the empty zone, reads its numeral's shade and value
+    (vision.dice.greydie) and the hub plays it: the white crazy camel goes back two spaces."""
+    zone_mod = pytest.importorskip("vision.render.zone")
+    scene = zone_mod.render_zone_scene(
+        np.random.default_rng(3), ("grey", 2, "white"), track={1: ["blue", "green"]}
+    )
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+    session, bus = _session(tmp_path)
+    apart = {  # neither crazy camel carries a racing camel: the numeral's ink decides
+        "1": ["blue"],
+        "2": ["green"],
+        "3": ["yellow"],
+        "4": ["red"],
+        "9": ["purple"],
+        "14": ["white"],
+        "16": ["black"],
+    }
+    try:
+        answer = session.request(
+            "start_game",
+            {"game": "camelup2", "players": ["Ann", "Bob", "Cy"], "setup": apart},
+            {"local": True},
+        )
+        assert answer["ok"], answer
+
+        def source() -> RenderedSource:
+            return RenderedSource(
+                lambda: scene.preview if shown["die"] else scene.preview_empty,
+                fps=30,
+                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(), scale),
+            )
+
+        with _hub_table(
+            session,
+            mock_factory,
+            source,
+            reveal_zone=scene.zone_box_preview,
+            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+        ) as (loop, devices, sink):
+            assert _wait(lambda: loop.game == "camelup2", 3.0)
+            time.sleep(0.5)
+            devices.slider.pin.drive_low()
+            shown["die"] = True
+            dice = sink.rec.wait_for("die", 1, 8.0)
+            time.sleep(0.3)
+        assert len(dice) == 1, dice
+        die = dice[0]
+        assert (die["colour"], die["face"], die["shade"]) == ("grey", 2, "white"), die
+        assert die["shade_confidence"] >= 0.8 and die["reason"] is None
+        events = [e.event for e in session.events_since(0)]
+        read = [e for e in events if e.get("type") == "die_read"]
+        assert len(read) == 1 and (read[0]["camel"], read[0]["why"]) == ("white", "colour")
+        assert "vision_uncertain" not in [e.get("type") for e in events]
+        assert session.snapshot()["game"]["track"]["12"] == ["white"]
+    finally:
+        bus.close()

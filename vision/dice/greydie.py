@@ -143,7 +143,7 @@ class GreyFind:
 
 
 CHANGE_DE = 14.0  # Lab distance from the empty zone that is a change
-GREYISH_DL = 35.0  # L* reach round the palette's grey of the die's pixels (its side faces, a dim lamp)
+GREYISH_DL = 35.0  # L* reach round the palette's grey (its side faces, a dim lamp)
 GREYISH_DC = 16.0  # a*b* reach
 
 

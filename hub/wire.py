@@ -627,6 +627,212 @@ class LegTally:
         }
 
 
+# -- the retained state (hub -> everyone) -------------------------------------------------------
+
+
+class TableStatus(StrEnum):
+    """The table's game as the retained state names it: none yet, or the game record's
+    status."""
+
+    NONE = "none"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class PromptKind(StrEnum):
+    """What an open prompt asks a person (hub.prompts)."""
+
+    DIE_READING = "die_reading"
+    BET_COLOUR = "bet_colour"
+    ROLL_READING = "roll_reading"
+    DICE_CHECK = "dice_check"
+
+
+def _required(meta: dict[str, Any]) -> Any:
+    """A required field with the given metadata (as :func:`_schema`, typed Any so a dataclass
+    may mix them with the fields :func:`_schema` makes)."""
+    return field(metadata=meta)
+
+
+def _game_view_schema() -> dict[str, Any]:
+    from hub.wire_views import GAME_VIEWS
+
+    return {"oneOf": [{"type": "null"}, *GAME_VIEWS]}
+
+
+def _setup_reading_schema() -> dict[str, Any]:
+    from hub.wire_views import SETUP_READING
+
+    return {"oneOf": [{"type": "null"}, SETUP_READING]}
+
+
+@dataclass(frozen=True)
+class StateMessage:
+    """The table's public snapshot, retained on ``state`` after every batch of events
+    (hub.snapshot.table_snapshot, without its log). Never holds an overall bet's colour
+    before the game is over: each game's view is its driver's ``public_view``.
+
+    The fields are in the order the snapshot builds them, which is the order on the wire."""
+
+    table: str
+    game_id: str | None
+    status: TableStatus
+    seq: int = _schema({"minimum": 0})
+    game: dict[str, Any] | None = _required(
+        {"schema_only": _game_view_schema, "doc": "the game's public view, by game"}
+    )
+    pending: list[dict[str, Any]] = _required(
+        {
+            "schema": {
+                "items": {
+                    "type": "object",
+                    "required": ["id", "kind", "seq"],
+                    "properties": {"kind": {"enum": [k.value for k in PromptKind]}},
+                }
+            },
+            "doc": "the open prompts: what the table waits for a person to answer",
+        }
+    )
+    firmware: dict[str, Any] = _schema({}, "the firmware's last status as the hub heard it")
+    threshold: float = _schema({}, "the die reader's confidence a reading needs to be played")
+    pin_required: bool = _schema({}, "the table's commands need its PIN")
+    setup_reading: dict[str, Any] | None = _required(
+        {
+            "schema_only": _setup_reading_schema,
+            "doc": "The camera's setup reading while no game is played (docs/hub-api.md), as "
+            "of this publish; not an event.",
+        }
+    )
+    odds: dict[str, Any] | None = _schema(
+        {},
+        "Camel Up: leg and race odds. Horse race: {podium: {horse: [P(1st), P(2nd), "
+        "P(3rd)]}}. Marco Polo II: null. Null also when the table publishes no odds.",
+    )
+    advice: list[Any] | dict[str, Any] = _schema(
+        {},
+        "Camel Up: the advisor's ranked list. Horse race: {game, player, roll: advise_roll or "
+        "null, bets: bet_values or null}. Marco Polo II: [].",
+    )
+
+    @classmethod
+    def from_snapshot(cls, snap: Mapping[str, Any]) -> StateMessage:
+        """The message of a snapshot (hub.snapshot.table_snapshot(log=False)); one taken
+        without its derived part has no odds and no advice. ValueError when a field is
+        missing or of the wrong kind, or one is there that the state does not carry."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        extra = set(snap) - known
+        if extra:
+            raise ValueError(f"the state carries no {', '.join(sorted(extra))}")
+        body = {"odds": None, "advice": [], **snap}
+        missing = known - set(body)
+        if missing:
+            raise ValueError(f"a state needs {', '.join(sorted(missing))}")
+        seq = body["seq"]
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ValueError("a state's 'seq' is a whole number from 0")
+        if not isinstance(body["table"], str):
+            raise ValueError("a state's 'table' is a text")
+        if body["game"] is not None and not isinstance(body["game"], dict):
+            raise ValueError("a state's 'game' is a game's view or null")
+        if not isinstance(body["pending"], list):
+            raise ValueError("a state's 'pending' is a list of prompts")
+        return cls(**{**body, "status": TableStatus(body["status"])})
+
+    def to_payload(self) -> dict[str, Any]:
+        """The JSON object retained on ``state``."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["status"] = self.status.value
+        return out
+
+
+# -- Home Assistant discovery (hub -> Home Assistant) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class HaComponent:
+    """One entity of the table's Home Assistant device: a sensor reading a retained topic, or,
+    with its platform alone, one that is removed (a player who left, a sensor of the game
+    before). Fields left None are not sent."""
+
+    platform: str = _schema({"const": "sensor"})
+    name: str | None = _doc("what Home Assistant shows")
+    unique_id: str | None = _doc("the entity's id, stable across restarts")
+    state_topic: str | None = field(
+        default=None,
+        metadata={"schema": {"pattern": f"^{TOPIC_PREFIX}/"}, "doc": "the retained topic read"},
+    )
+    value_template: str | None = _doc("how the value is taken from the state's JSON")
+    unit_of_measurement: str | None = None
+    state_class: str | None = None
+    icon: str | None = _doc("an mdi: icon")
+    entity_category: str | None = None
+
+    @classmethod
+    def removed(cls) -> HaComponent:
+        """A component Home Assistant is to forget."""
+        return cls("sensor")
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True)
+class HaDevice:
+    """The table as Home Assistant's device."""
+
+    identifiers: list[str]
+    name: str
+    manufacturer: str
+    model: str
+    sw_version: str
+
+
+@dataclass(frozen=True)
+class HaOrigin:
+    """Who sent the discovery (Home Assistant shows it)."""
+
+    name: str
+    sw_version: str
+
+
+@dataclass(frozen=True)
+class DiscoveryMessage:
+    """``homeassistant/device/<id>/config`` (retained): one device per table, its sensors
+    reading the retained state and score topics (hub.mqtt.discovery builds it). Sent again
+    when ``homeassistant/status`` says online."""
+
+    device: HaDevice
+    origin: HaOrigin
+    availability_topic: str = _schema({"pattern": f"^{TOPIC_PREFIX}/[^/]+/available$"})
+    qos: int = _schema({"enum": [0, 1, 2]})
+    components: dict[str, HaComponent] = _schema({"minProperties": 1})
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "device": dataclasses.asdict(self.device),
+            "origin": dataclasses.asdict(self.origin),
+            "availability_topic": self.availability_topic,
+            "qos": self.qos,
+            "components": {k: c.to_payload() for k, c in self.components.items()},
+        }
+
+
+def ha_discovery_schema() -> dict[str, Any]:
+    """``docs/schemas/ha-discovery.json``: :class:`DiscoveryMessage`."""
+    return dataclass_schema(
+        DiscoveryMessage,
+        file="ha-discovery.json",
+        title="homeassistant/device/<id>/config (retained)",
+        description="Home Assistant device discovery: one device per table, sensors reading "
+        "the retained state and score topics. Re-sent when homeassistant/status says online",
+    )
+
+
 # -- observations (firmware -> hub) ----------------------------------------------------------
 
 #: JSON Schema fragments of the fields each observation request takes: the one list of those
@@ -941,7 +1147,10 @@ def _object_schema(cls: type) -> dict[str, Any]:
     props: dict[str, Any] = {}
     required = []
     for f in dataclasses.fields(cls):
-        prop = {**_type_schema(hints[f.name]), **f.metadata.get("schema", {})}
+        if "schema_only" in f.metadata:  # the whole schema, not the annotation's (a callable)
+            prop = dict(f.metadata["schema_only"]())
+        else:
+            prop = {**_type_schema(hints[f.name]), **f.metadata.get("schema", {})}
         if f.metadata.get("doc"):
             prop["description"] = f.metadata["doc"]
         props[f.name] = prop
@@ -1124,6 +1333,44 @@ def leg_tally_schema() -> dict[str, Any]:
     return schema
 
 
+def state_schema() -> dict[str, Any]:
+    """``docs/schemas/state.json``: :class:`StateMessage`, each game's view from
+    hub.wire_views (imported here only, so the firmware never loads the engines)."""
+    return dataclass_schema(
+        StateMessage,
+        file="state.json",
+        title="camelup/<table>/state (retained)",
+        description="The public snapshot of the table after the event with this seq. Never "
+        "holds overall-bet colours before the game is over",
+    )
+
+
+#: a request's ``expected_seq``: the screen's seq, so a tap on a stale screen changes nothing
+EXPECTED_SEQ: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "action, confirm, undo: the table's seq the screen was drawn at; refused as "
+    "stale after a move, an undo or a new game",
+}
+
+
+def request_schema() -> dict[str, Any]:
+    """``docs/schemas/request.json``: any command's envelope (:class:`RequestEnvelope`'s
+    fields, as :data:`ENVELOPE_FIELDS` describes them) and ``expected_seq``; the command's own
+    fields are docs/hub-api.md's (the observations' have their own schemas)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "request.json",
+        "title": "camelup/<table>/request/<cmd> (not retained)",
+        "description": "A command (generated from hub/wire.py by `python -m hub.wire "
+        'docs/schemas`; do not edit). Auth: "pin" or "token" at the top level, or "auth": '
+        '{"pin"|"token"}. The other fields are the command\'s payload (docs/hub-api.md); '
+        "unknown fields are refused.",
+        "type": "object",
+        "properties": {**ENVELOPE_FIELDS, "expected_seq": EXPECTED_SEQ},
+    }
+
+
 def generated_schemas() -> dict[str, str]:
     """file name -> text of every schema generated from this module."""
     import json
@@ -1136,6 +1383,9 @@ def generated_schemas() -> dict[str, str]:
     out["response.json"] = json.dumps(answer_schema(), indent=1) + "\n"
     out["event.json"] = json.dumps(event_schema(), indent=1) + "\n"
     out["leg-tally.json"] = json.dumps(leg_tally_schema(), indent=1) + "\n"
+    out["state.json"] = json.dumps(state_schema(), indent=1) + "\n"
+    out["request.json"] = json.dumps(request_schema(), indent=1) + "\n"
+    out["ha-discovery.json"] = json.dumps(ha_discovery_schema(), indent=1) + "\n"
     return out
 
 

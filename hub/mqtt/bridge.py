@@ -51,6 +51,7 @@ from hub.wire import (
     Answer,
     BrokerConfig,
     RequestEnvelope,
+    StateMessage,
     Topics,
     parse_broker_url,
     score_payload,
@@ -409,12 +410,12 @@ class MqttBridge:
         with self._lock:
             force, self._force = self._force, False
         s = self.session
-        snap = s.snapshot(log=False, derived=self.state_odds)
+        state = StateMessage.from_snapshot(s.snapshot(log=False, derived=self.state_odds))
         pub = self._pub
         if force:
             pub(self.topics.available, "online")
-        pub(self.topics.state, _json(snap))
-        game = snap.get("game") or {}
+        pub(self.topics.state, _json(state.to_payload()))
+        game = state.game or {}
         players = list(game.get("players", []))
         drv = s.driver
         scores = drv.scores(game) if game else {}

@@ -16,8 +16,9 @@ from importlib import metadata
 from typing import Any
 
 from hub.games_glue.base import Sensor
+from hub.wire import DiscoveryMessage, HaComponent, HaDevice, HaOrigin
 
-__all__ = ["discovery_topic", "discovery_payload", "STATUS_TOPIC"]
+__all__ = ["discovery_topic", "discovery_payload", "discovery_message", "STATUS_TOPIC"]
 
 STATUS_TOPIC = "homeassistant/status"
 
@@ -64,6 +65,18 @@ def discovery_payload(
     sensors: Sequence[Sensor] = (),
     removed_sensors: Sequence[Sensor] = (),
 ) -> dict[str, Any]:
+    """The device config's JSON object (:func:`discovery_message`)."""
+    return discovery_message(table, players, base, removed, sensors, removed_sensors).to_payload()
+
+
+def discovery_message(
+    table: str,
+    players: list[str],
+    base: str,
+    removed: list[str] | None = None,
+    sensors: Sequence[Sensor] = (),
+    removed_sensors: Sequence[Sensor] = (),
+) -> DiscoveryMessage:
     """The device config: ``base`` is the table's topic prefix (``camelup/<table>``).
 
     ``sensors`` are the current game's (its driver's ``sensors()``), between the table's own
@@ -72,15 +85,15 @@ def discovery_payload(
     dev = device_id(table)
     state = f"{base}/state"
 
-    def sensor(key: str, name: str, template: str, **extra: Any) -> tuple[str, dict[str, Any]]:
-        return f"{dev}_{key}", {
-            "platform": "sensor",
-            "name": name,
-            "unique_id": f"{dev}_{key}",
-            "state_topic": state,
-            "value_template": template,
+    def sensor(key: str, name: str, template: str, **extra: Any) -> tuple[str, HaComponent]:
+        return f"{dev}_{key}", HaComponent(
+            "sensor",
+            name=name,
+            unique_id=f"{dev}_{key}",
+            state_topic=state,
+            value_template=template,
             **extra,
-        }
+        )
 
     comps = dict(
         [
@@ -92,31 +105,31 @@ def discovery_payload(
     )
     for gone in removed_sensors:
         if f"{dev}_{gone.key}" not in comps:
-            comps[f"{dev}_{gone.key}"] = {"platform": "sensor"}
+            comps[f"{dev}_{gone.key}"] = HaComponent.removed()
     for name in players:
         key = f"score_{player_key(name)}"
-        comps[f"{dev}_{key}"] = {
-            "platform": "sensor",
-            "name": f"{name} money",
-            "unique_id": f"{dev}_{key}",
-            "state_topic": f"{base}/score/{name}",
-            "unit_of_measurement": "coins",
-            "state_class": "measurement",
-            "icon": "mdi:cash",
-        }
+        comps[f"{dev}_{key}"] = HaComponent(
+            "sensor",
+            name=f"{name} money",
+            unique_id=f"{dev}_{key}",
+            state_topic=f"{base}/score/{name}",
+            unit_of_measurement="coins",
+            state_class="measurement",
+            icon="mdi:cash",
+        )
     for name in removed or []:
         if name not in players:
-            comps[f"{dev}_score_{player_key(name)}"] = {"platform": "sensor"}
-    return {
-        "device": {
-            "identifiers": [dev],
-            "name": f"Camel Pyramid {table}",
-            "manufacturer": "Camel Pyramid",
-            "model": "table hub",
-            "sw_version": VERSION,
-        },
-        "origin": {"name": "camel-pyramid", "sw_version": VERSION},
-        "availability_topic": f"{base}/available",
-        "qos": 1,
-        "components": comps,
-    }
+            comps[f"{dev}_score_{player_key(name)}"] = HaComponent.removed()
+    return DiscoveryMessage(
+        device=HaDevice(
+            identifiers=[dev],
+            name=f"Camel Pyramid {table}",
+            manufacturer="Camel Pyramid",
+            model="table hub",
+            sw_version=VERSION,
+        ),
+        origin=HaOrigin(name="camel-pyramid", sw_version=VERSION),
+        availability_topic=f"{base}/available",
+        qos=1,
+        components=comps,
+    )

@@ -11,6 +11,7 @@ game. A seat a person plays (``seat``) is never played by a bot: the bots wait f
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -22,7 +23,7 @@ from hub.games.horserace.settings import MAX_PLAYERS as HORSERACE_MAX
 from hub.games.kinds import GameKind
 from hub.games.marcopolo2.setup import MAX_PLAYERS as MARCOPOLO2_MAX
 
-__all__ = ["DemoGame", "DemoPlay", "OtherGameBots", "demo_game", "demo_players"]
+__all__ = ["DemoGame", "DemoPlay", "OtherGameBots", "demo_game", "demo_players", "seat_seed"]
 
 #: a seat's bot: (the engine's state, the player to move) -> the action it plays
 SeatBot = Callable[[Any, str], Any]
@@ -53,12 +54,19 @@ def _camelup2_bot(seed: Any, state: Any, player: str, samples: int) -> SeatBot:
     return seat_bot
 
 
+def seat_seed(seed: Any, seat_no: int) -> int:
+    """A seat's bot's integer seed from the demo's seed: the same in every process (Python's
+    ``hash`` of a text is not: it is salted per process, so ``--seed`` did not repeat a horse
+    race before)."""
+    return zlib.crc32(f"{seed}/{seat_no}".encode()) & 0xFFFFFF
+
+
 def _horserace_bot(seed: Any, state: Any, player: str, samples: int) -> SeatBot:
     from hub.games.horserace.bots import make_bot
 
     seat_no = state.players.index(player)
     kind = "advisor" if seat_no % 2 == 0 else "random"
-    return make_bot(kind, hash((str(seed), seat_no)) & 0xFFFFFF, samples=samples)
+    return make_bot(kind, seat_seed(seed, seat_no), samples=samples)
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,28 @@ def test_the_demo_seats_as_many_as_each_engine_takes() -> None:
         "horserace": 5,
         "marcopolo2": 4,
     }
+
+
+def test_a_demo_seed_repeats_the_horse_races_bots_in_another_process() -> None:
+    """``pyramid demo --seed 7`` plays the same horse race in every run: the seats' seeds do
+    not depend on the process's salted ``hash``."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = "from firmware.demo_games import seat_seed; print([seat_seed(7, n) for n in range(5)])"
+    seeds = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": salt},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for salt in ("1", "2")
+    }
+    assert len(seeds) == 1
+    (line,) = seeds
+    assert len(set(json.loads(line))) == 5  # five seats, five different bots

@@ -34,6 +34,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.background import (
+    BG_MM_PER_PX,
+    BG_PAD_MM,
+    BOARD_MOVED,
+    MOVED_GAIN,
+    MOVED_MM,
+    Background,
+)
 from vision.board import (
     BoardGeometry,
     BoardLocation,
@@ -42,7 +50,10 @@ from vision.board import (
     load_geometry,
     locate_board,
     ring_5x5_cells,
+    stack_region,
 )
+from vision.board_light import chromaticity, gains_at, linear, sample, white_gains
+from vision.track import read_track
 
 __all__ = [
     "BOARD_MOVED",
@@ -558,23 +569,18 @@ def _balanced(
     height: np.ndarray | float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """White-balanced linear colour (N x 3) at board points, and which points are in frame."""
-    from vision.track import _gains_at, _linear, _sample, _white_gains
 
-    gains = _white_gains(image, loc, geo)
+    gains = white_gains(image, loc, geo)
     if not gains:
         raise SetupRefused(
             Refusal.MARKER_NOT_SEEN,
             "the markers' white borders are not visible: cannot balance colour",
         )
-    vals, inside = _sample(image, loc.to_image(pts, height), box=True)
-    return _linear(vals) * _gains_at(pts.reshape(-1, 2), gains, geo), inside
+    vals, inside = sample(image, loc.to_image(pts, height), box=True)
+    return linear(vals) * gains_at(pts.reshape(-1, 2), gains, geo), inside
 
 
-def _chroma(lin: np.ndarray) -> np.ndarray:
-    return np.asarray(lin / (lin.sum(axis=-1, keepdims=True) + 1e-6))
-
-
-def _board_chroma(
+def _boardchromaticity(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
 ) -> np.ndarray:
     k = geo.cell / 2 - 6.0
@@ -583,7 +589,7 @@ def _board_chroma(
         cx, cy = geo.space_centres[s]
         pts += [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
     lin, inside = _balanced(image, loc, geo, np.array(pts), 0.0)
-    return np.asarray(np.median(_chroma(lin[inside]), axis=0))
+    return np.asarray(np.median(chromaticity(lin[inside]), axis=0))
 
 
 def _camel_samples(
@@ -604,7 +610,7 @@ def _camel_samples(
     bright = lin.sum(axis=1)
     # too dark for a hue, but the second edition's black camel is that dark: keep it there
     ok = inside & (bright > (0.002 if "black" in geo.colours else 0.02))
-    return np.asarray(_chroma(lin[ok]))
+    return np.asarray(chromaticity(lin[ok]))
 
 
 def learn_camels(
@@ -623,7 +629,7 @@ def learn_camels(
     loc = _locate(image, geo)
     spaces = [first_space + i for i in range(len(order))]
     others = [s for s in geo.spaces if s not in spaces]
-    board = _board_chroma(image, loc, geo, others)
+    board = _boardchromaticity(image, loc, geo, others)
     learnt: dict[str, ColourStat] = {}
     for name, space in zip(order, spaces, strict=True):
         ch = _camel_samples(image, loc, geo, space)
@@ -667,7 +673,6 @@ def learn_camels_from_stacks(
     its height (a camel's legs, the hump of the one below, the next one's shadow left out), and
     the samples far from the board's own colour kept. Refused as ``learn_camels`` is: a camel
     not found at its level, two camels alike, colours that fit another naming much better."""
-    from vision.track import read_track
 
     _check_image(image)
     geo = profile.geometry
@@ -682,7 +687,7 @@ def learn_camels_from_stacks(
     reading = read_track(image, geo, loc, all_camels=False)
     if not reading.ok:
         raise SetupRefused(Refusal.MARKER_NOT_SEEN, reading.reason or "the frame was not read")
-    board = _board_chroma(image, loc, geo, [s for s in geo.spaces if s not in track])
+    board = _boardchromaticity(image, loc, geo, [s for s in geo.spaces if s not in track])
     learnt: dict[str, ColourStat] = {}
     for space, stack in track.items():
         col = reading.columns[space]
@@ -691,7 +696,7 @@ def learn_camels_from_stacks(
             hi = int(np.ceil(col.base + (level + 0.95) * col.band))
             seg = col.lin[max(lo, 0) : max(hi, 0)]
             seg = seg[seg.sum(axis=1) > 0.02]
-            ch = _chroma(seg)
+            ch = chromaticity(seg)
             far = ch[np.linalg.norm(ch - board, axis=1) > 0.08] if len(ch) else ch
             if len(far) < max(3, 0.4 * len(ch)):
                 raise SetupRefused(
@@ -771,7 +776,7 @@ def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str])
     geo = profile.geometry
     loc = _locate(image, geo)
     others = [s for s in geo.spaces if s not in sides]
-    board = _board_chroma(image, loc, geo, others)
+    board = _boardchromaticity(image, loc, geo, others)
     learnt: dict[str, ColourStat] = {}
     for space, side in sides.items():
         if side not in geo.tile_colours or space not in geo.space_centres:
@@ -781,7 +786,7 @@ def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str])
         gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
         pts = c + np.column_stack([gx.ravel(), gy.ravel()])
         lin, inside = _balanced(image, loc, geo, pts, 0.0)
-        ch = _chroma(lin[inside])
+        ch = chromaticity(lin[inside])
         far = ch[np.linalg.norm(ch - board, axis=1) > 0.02]
         if len(far) < 0.5 * max(len(ch), 1):
             raise SetupRefused(Refusal.TILE_NOT_FOUND, f"no desert tile seen on space {space}")
@@ -856,7 +861,6 @@ def samples_from_reading(
     image: np.ndarray, profile: TableProfile, track: dict[int, list[str]]
 ) -> dict[str, list[tuple[float, float, float]]]:
     """The labelled samples of a confirmed track: each camel's band, middle half, averaged."""
-    from vision.track import read_track
 
     geo = profile.geometry
     reading = read_track(image, geo, table=profile)
@@ -875,7 +879,7 @@ def samples_from_reading(
             # colour is its band; a wrong name still finds nothing near, and is refused
             lo = int(col.base + (level + 0.1) * col.band)
             hi = int(np.ceil(col.base + (level + 1.3) * col.band))
-            seg = _chroma(col.lin[max(lo, 0) : max(hi, 0)])
+            seg = chromaticity(col.lin[max(lo, 0) : max(hi, 0)])
             if len(seg) < 2:
                 continue
             d = np.linalg.norm(seg - np.asarray(profile.camels[name].chroma), axis=1)
@@ -885,96 +889,15 @@ def samples_from_reading(
     return out
 
 
-# --- the board's own look, from the set-up snapshot ---------------------------------------------
-BG_MM_PER_PX = 2.0
-BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up over it
-
-
-@dataclass(frozen=True, eq=False)
-class Background:
-    """What the board and the table round it look like with nothing on them, in board mm:
-    white-balanced chromaticity per cell of ``mm_per_px`` from ``origin``, and where known.
-
-    Why: the board's art (palms, flags, a pyramid's face) and the table (a wooden top the
-    colour of an orange camel) show camel-like colours above an empty space's column. Seen at
-    set-up, they are explained: the track reader then calls the space empty instead of
-    abstaining. Kept in board mm, so a camera moved since set-up still finds it."""
-
-    origin: tuple[float, float]
-    mm_per_px: float
-    chroma: np.ndarray  # h x w x 3 float32
-    valid: np.ndarray  # h x w bool
-
-    def lookup(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Chromaticity and validity at board points (... x 2 mm), nearest cell."""
-        h, w = self.valid.shape
-        j = np.round((ground[..., 0] - self.origin[0]) / self.mm_per_px).astype(np.int64)
-        i = np.round((ground[..., 1] - self.origin[1]) / self.mm_per_px).astype(np.int64)
-        ok = (i >= 0) & (i < h) & (j >= 0) & (j < w)
-        i, j = np.clip(i, 0, h - 1), np.clip(j, 0, w - 1)
-        return self.chroma[i, j], self.valid[i, j] & ok
-
-    def distance(
-        self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Chromaticity distance from ``chroma`` (... x 3) to the nearest look the empty board
-        showed within ``reach`` cells of each point, and whether any was known there. Why the
-        reach: a camera moved since set-up, and the board standing a few mm above the cards,
-        put an edge a millimetre or two from where the set-up saw it."""
-        best = np.full(ground.shape[:-1], np.inf, np.float32)
-        any_known = np.zeros(ground.shape[:-1], bool)
-        for dy in range(-reach, reach + 1):
-            for dx in range(-reach, reach + 1):
-                off = np.array([dx, dy], np.float64) * self.mm_per_px
-                want, known = self.lookup(ground + off)
-                d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
-                best = np.where(known, np.minimum(best, d), best)
-                any_known |= known
-        return best, any_known
-
-    def to_json(self) -> dict[str, Any]:
-        import base64
-
-        rgba = np.dstack(
-            [
-                np.clip(np.round(self.chroma * 255), 0, 255).astype(np.uint8),
-                self.valid.astype(np.uint8) * 255,
-            ]
-        )
-        ok, buf = cv2.imencode(".png", rgba)
-        return {
-            "origin": list(self.origin),
-            "mm_per_px": self.mm_per_px,
-            "png": base64.b64encode(buf.tobytes()).decode("ascii"),
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Background:
-        import base64
-
-        raw = np.frombuffer(base64.b64decode(d["png"]), np.uint8)
-        rgba = cv2.imdecode(raw, cv2.IMREAD_UNCHANGED)
-        if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4:
-            raise ValueError("background: not a 4-channel PNG")
-        return cls(
-            (float(d["origin"][0]), float(d["origin"][1])),
-            float(d["mm_per_px"]),
-            rgba[..., :3].astype(np.float32) / 255.0,
-            rgba[..., 3] > 127,
-        )
-
-
 def capture_background(
     image: np.ndarray, geo: BoardGeometry, occupied: list[int] | None = None
 ) -> Background:
     """The board's look from a set-up frame; the spaces in ``occupied`` (pieces on them) and
     everything their pieces could hide are left unknown."""
-    from vision.board import stack_region
-    from vision.track import _gains_at, _linear, _white_gains
 
     _check_image(image)
     loc = _locate(image, geo)
-    gains = _white_gains(image, loc, geo)
+    gains = white_gains(image, loc, geo)
     if not gains:
         raise SetupRefused(Refusal.MARKER_NOT_SEEN, "the markers' white borders are not visible")
     step = BG_MM_PER_PX
@@ -995,9 +918,9 @@ def capture_background(
     )
     # the markers' gains vary smoothly over the board: work them out on a coarse grid
     cg = np.column_stack([gx[::8, ::8].ravel(), gy[::8, ::8].ravel()])
-    coarse = _gains_at(cg, gains, geo).reshape(gx[::8, ::8].shape + (3,)).astype(np.float32)
+    coarse = gains_at(cg, gains, geo).reshape(gx[::8, ::8].shape + (3,)).astype(np.float32)
     fine = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR).reshape(-1, 3)
-    lin = _linear(vals.reshape(-1, 3)) * fine
+    lin = linear(vals.reshape(-1, 3)) * fine
     valid = (
         (px[:, 0] >= 1)
         & (px[:, 0] < W - 1)
@@ -1013,138 +936,5 @@ def capture_background(
     yi = np.clip(np.round(px[:, 1]).astype(int), 0, H - 1)
     valid &= mask[yi, xi] == 0
     return Background(
-        (x0, y0), step, _chroma(lin).reshape(h, w, 3).astype(np.float32), valid.reshape(h, w)
+        (x0, y0), step, chromaticity(lin).reshape(h, w, 3).astype(np.float32), valid.reshape(h, w)
     )
-
-
-# --- has the board moved since set-up? -----------------------------------------------------------
-# the board has moved when its edges match the set-up's look best this far (mm) from where
-# the set-up put them, and by this much more of them than there (board_shift). Tuning tables:
-# unmoved, same camera 0 mm; another camera placement <= 5.7 mm (gain <= 0.27); moved 6-20 mm:
-# found 8.9-20 mm, gain 0.18-0.50.
-MOVED_MM = 8.0
-MOVED_GAIN = 0.15
-BOARD_MOVED = (
-    "the board has moved against the marker cards since set-up: confirm the track overlay "
-    "again (pyramid calibrate track); until then the track is not read"
-)
-
-
-def structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
-    """Board points (N x 2 mm) on the ring where the empty board's look changes within a few
-    millimetres (pebble lines, flags, the board's edge): where a moved board shows it.
-    Worked out once per background (kept on it)."""
-    cached = bg.__dict__.get("_structure")
-    if cached is not None:
-        return np.asarray(cached)
-    pts = _structure_points(bg, geo)
-    object.__setattr__(bg, "_structure", pts)
-    return pts
-
-
-def _structure_points(bg: Background, geo: BoardGeometry) -> np.ndarray:
-    ch = bg.chroma
-    h, w = bg.valid.shape
-    s = max(1, int(round(4.0 / bg.mm_per_px)))
-    diff = np.zeros((h, w), np.float32)
-    for dy, dx in ((0, s), (s, 0)):
-        a = ch[: h - dy, : w - dx]
-        b = ch[dy:, dx:]
-        d = np.linalg.norm(a - b, axis=-1)
-        diff[: h - dy, : w - dx] = np.maximum(diff[: h - dy, : w - dx], d)
-    ok = bg.valid & (diff > 0.06)
-    ys, xs = np.nonzero(ok)
-    pts = np.column_stack([bg.origin[0] + xs * bg.mm_per_px, bg.origin[1] + ys * bg.mm_per_px])
-    side = 5 * geo.cell
-    on_ring = (pts[:, 0] > -3) & (pts[:, 0] < side + 3) & (pts[:, 1] > -3) & (pts[:, 1] < side + 3)
-    pts = pts[on_ring]
-    if len(pts) > 1500:  # enough to tell; cheaper to sample
-        pts = pts[:: len(pts) // 1500]
-    return pts
-
-
-def board_shift(
-    image: np.ndarray,
-    loc: BoardLocation,
-    geo: BoardGeometry,
-    bg: Background,
-    pts: np.ndarray,
-    gains: dict[int, np.ndarray] | None = None,
-) -> tuple[float, float]:
-    """How far (mm) the board seems to have moved against the cards since set-up, and how much
-    better the board's edges match there than where the set-up put them (share of points).
-
-    The structure points' colours now are compared with the empty board's look shifted by
-    every offset up to 16 mm: the offset where most match is the board's move. Why the peak
-    and not the share at zero: another camera placement or a hand lowers every offset's share
-    alike, a moved board moves the peak. ``gains``: the markers' white gains of this frame
-    when the caller has them (the track reader does), so they are not measured twice.
-
-    All 81 offsets are looked up at once (one gather, one distance): this runs on every
-    track read, and offset by offset it was the read's largest single cost."""
-    from vision.track import _gains_at, _linear, _sample, _white_gains
-
-    if len(pts) < 50:
-        return 0.0, 0.0  # too little structure to judge: never refuse on it
-    if gains is None:
-        gains = _white_gains(image, loc, geo)
-    if not gains:
-        return 0.0, 0.0
-    sub = pts[:: max(1, len(pts) // 800)]
-    vals, inside = _sample(image, loc.to_image(sub), box=True)
-    now = _chroma(_linear(vals) * _gains_at(sub, gains, geo))
-    steps = np.arange(-16.0, 16.1, 4.0)
-    dy, dx = np.meshgrid(steps, steps, indexing="ij")  # row-major: dy outer, dx inner
-    offs = np.column_stack([dx.ravel(), dy.ravel()])  # m x 2
-    share = _shift_shares(bg, sub, now, inside, offs)
-    if float(share.max()) < 0.0:
-        return 0.0, -1.0
-    zero = int(np.flatnonzero((offs[:, 0] == 0) & (offs[:, 1] == 0))[0])
-    at_zero = max(float(share[zero]), 0.0)
-    top = int(np.argmax(share))  # the first best, in the order the offsets were tried
-    return float(np.hypot(*offs[top])), float(share[top]) - at_zero
-
-
-def _shift_shares(
-    bg: Background, sub: np.ndarray, now: np.ndarray, inside: np.ndarray, offs: np.ndarray
-) -> np.ndarray:
-    """Per offset (m x 2 mm), the share of the points whose colour now is within 0.05 of the
-    empty board's look there shifted by it; -1 where fewer than 40 points were known.
-
-    The points' cells are found once; an offset that is a whole number of cells (the set-up's
-    2 mm cells, 4 mm steps) moves them by whole cells, as ``bg.lookup`` of the shifted points
-    would, and needs no rounding of its own. Any other offset goes through ``bg.lookup``."""
-    h, w = bg.valid.shape
-    cells = offs / bg.mm_per_px
-    if not np.allclose(cells, np.round(cells)) or np.any(np.round(cells) % 2 != 0):
-        want, known = bg.lookup(sub[None, :, :] + offs[:, None, :])
-        ok = inside[None, :] & known
-        close = (np.linalg.norm(now[None] - want, axis=-1) < 0.05) & ok
-    else:
-        # round(a + 2k) == round(a) + 2k even for numpy's round-half-to-even
-        step = np.round(cells).astype(np.int64)
-        j0 = np.round((sub[:, 0] - bg.origin[0]) / bg.mm_per_px).astype(np.int64)
-        i0 = np.round((sub[:, 1] - bg.origin[1]) / bg.mm_per_px).astype(np.int64)
-        j = j0[None, :] + step[:, 0:1]
-        i = i0[None, :] + step[:, 1:2]
-        ok = (i >= 0) & (i < h) & (j >= 0) & (j < w)
-        flat = np.clip(i, 0, h - 1) * w + np.clip(j, 0, w - 1)
-        ok &= np.take(bg.valid.reshape(-1), flat) & inside[None, :]
-        d2 = np.zeros(flat.shape, np.float32)
-        for c, plane in enumerate(_planes(bg)):  # three flat gathers beat one of triples
-            dc = np.take(plane, flat)
-            dc -= now[None, :, c].astype(np.float32)
-            d2 += dc * dc
-        close = (d2 < 0.05**2) & ok
-    n_ok = ok.sum(axis=1)
-    return np.where(n_ok >= 40, close.sum(axis=1) / np.maximum(n_ok, 1), -1.0)
-
-
-def _planes(bg: Background) -> tuple[np.ndarray, ...]:
-    """The background's three chromaticity channels, each flat and contiguous; made once per
-    background (kept on it, like its structure points)."""
-    cached = bg.__dict__.get("_planes")
-    if cached is None:
-        cached = tuple(np.ascontiguousarray(bg.chroma[..., c]).reshape(-1) for c in range(3))
-        object.__setattr__(bg, "_planes", cached)
-    return tuple(cached)

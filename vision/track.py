@@ -34,6 +34,14 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from vision.background import (
+    BOARD_MOVED,
+    MOVED_GAIN,
+    MOVED_MM,
+    Background,
+    board_shift,
+    structure_points,
+)
 from vision.board import (
     BoardGeometry,
     BoardLocation,
@@ -42,11 +50,12 @@ from vision.board import (
     locate_board,
     reveal_zone_in_image,
 )
+from vision.board_light import gains_at, linear, sample, white_gains
 from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
 from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
 
 if TYPE_CHECKING:
-    from vision.table import Background, TableProfile
+    from vision.table import TableProfile
 
 __all__ = ["SpaceReading", "TrackReading", "read_track", "reveal_zone_in_image"]
 
@@ -86,11 +95,6 @@ class TrackReading:
 
 
 # --- colour ----------------------------------------------------------------------------------
-def _linear(bgr: np.ndarray) -> np.ndarray:
-    """sRGB-ish 8-bit -> linear light (gamma 2.2 is close enough for chromaticity)."""
-    return (np.asarray(bgr, np.float32) / 255.0) ** 2.2
-
-
 def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Chromaticity (b, g, r shares of the sum, ... x 3) and brightness (mean, linear).
 
@@ -114,7 +118,7 @@ def _palette(
 ) -> _Palette:
     names = list(geo.colours)
     rgb = np.array([geo.colours[n] for n in names], np.float32)
-    ch, _ = _chroma(_linear(rgb[:, ::-1]))
+    ch, _ = _chroma(linear(rgb[:, ::-1]))
     learnt = table.colours() if table is not None else {}
     spreads = table.spreads() if table is not None else {}
     for i, n in enumerate(names):
@@ -129,7 +133,7 @@ def _palette(
         + [i for i in range(1, len(board_ch)) if np.linalg.norm(board_ch[i] - board_ch[0]) > 0.06]
     ]
     tiles = list(geo.tile_colours)
-    tch, _ = _chroma(_linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
+    tch, _ = _chroma(linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
     for i, t in enumerate(tiles):
         if t in learnt:
             tch[i] = np.asarray(learnt[t], np.float32)
@@ -186,53 +190,6 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     return best, dist
 
 
-# --- sampling -------------------------------------------------------------------------------
-def _sample(image: np.ndarray, pts: np.ndarray, box: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """BGR at pixel points (nearest; with ``box`` the mean of the 3x3 around each, which
-    averages sensor noise out without blurring the whole frame), and which points are inside."""
-    h, w = image.shape[:2]
-    xi = np.round(pts[..., 0]).astype(np.int64)
-    yi = np.round(pts[..., 1]).astype(np.int64)
-    inside = (xi >= 1) & (xi < w - 1) & (yi >= 1) & (yi < h - 1)
-    xi = np.clip(xi, 1, w - 2)
-    yi = np.clip(yi, 1, h - 2)
-    if not box:
-        return image[yi, xi], inside
-    # one box filter over the points' bounding box, then one lookup: cheaper than nine
-    # lookups once there are more than a few hundred points (a frame's columns: ~15,000)
-    x0, x1 = int(xi.min()) - 1, int(xi.max()) + 2
-    y0, y1 = int(yi.min()) - 1, int(yi.max()) + 2
-    roi = cv2.boxFilter(
-        image[y0:y1, x0:x1], cv2.CV_32F, (3, 3), normalize=True, borderType=cv2.BORDER_REPLICATE
-    )
-    return roi[yi - y0, xi - x0], inside
-
-
-def _white_gains(
-    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry
-) -> dict[int, np.ndarray]:
-    """Per seen marker: linear gains that make its white border neutral at 0.85."""
-    s = geo.marker_size / 2
-    b = geo.marker_border
-    ring = np.linspace(-1, 1, 9)
-    gains: dict[int, np.ndarray] = {}
-    for mid in loc.markers:
-        pts = []
-        for r in (s + 0.4 * b, s + 0.65 * b):
-            for t in ring:
-                pts += [(t * r, -r), (t * r, r), (-r, t * r), (r, t * r)]
-        px = loc.to_image(geo.marker_point(mid, np.array(pts)))
-        vals, inside = _sample(image, px)
-        if inside.sum() < 8:
-            continue
-        lin = _linear(vals[inside])
-        bright = lin.sum(axis=1)
-        keep = bright >= np.quantile(bright, 0.3)  # drop a stray dark pixel (a marker's edge)
-        white = np.median(lin[keep], axis=0)
-        gains[mid] = 0.85 / np.maximum(white, 0.02)
-    return gains
-
-
 def _board_corrected(
     image: np.ndarray,
     loc: BoardLocation,
@@ -250,8 +207,8 @@ def _board_corrected(
     k = np.linspace(0.03, 0.97, 22) * geo.width
     gx, gy = np.meshgrid(k, np.linspace(0.03, 0.97, 22) * geo.height)
     pts = np.column_stack([gx.ravel(), gy.ravel()])
-    vals, inside = _sample(image, loc.to_image(pts), box=True)
-    lin = _linear(vals) * _gains_at(pts, gains, geo)
+    vals, inside = sample(image, loc.to_image(pts), box=True)
+    lin = linear(vals) * gains_at(pts, gains, geo)
     now, y = _chroma(lin)
     want, known = background.lookup(pts)
     ok = inside & known & (y > 0.02) & (np.linalg.norm(now - want, axis=1) < 0.15)
@@ -262,17 +219,6 @@ def _board_corrected(
     if not np.all(np.isfinite(c)) or np.abs(c - 1).max() > 0.5:
         return gains
     return {m: g * c.astype(np.float32) for m, g in gains.items()}
-
-
-def _gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeometry) -> np.ndarray:
-    """Inverse-distance blend of the markers' gains at board points: follows a lamp's gradient."""
-    ids = sorted(gains)
-    cs = np.array([geo.marker_centres[i] for i in ids])
-    g = np.array([gains[i] for i in ids])
-    d = np.linalg.norm(points[:, None, :] - cs[None], axis=-1) + 1.0
-    wts = 1.0 / d**2
-    wts /= wts.sum(axis=1, keepdims=True)
-    return np.asarray(wts @ g)
 
 
 # --- the reader -----------------------------------------------------------------------------
@@ -314,12 +260,10 @@ def read_track(
         loc = location or locate_board(image, geo)
     except BoardNotFound as exc:
         return _failed(str(exc))
-    gains = _white_gains(image, loc, geo)
+    gains = white_gains(image, loc, geo)
     if len(gains) < 1:
         return _failed("the markers' white borders are not visible: cannot balance colour", loc)
     if table is not None and table.background is not None:
-        from vision.table import BOARD_MOVED, MOVED_GAIN, MOVED_MM, board_shift, structure_points
-
         pts = structure_points(table.background, geo)
         moved, gain = board_shift(image, loc, geo, table.background, pts, gains)
         if moved >= MOVED_MM and gain > MOVED_GAIN:
@@ -428,7 +372,7 @@ def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> flo
     if not pairs:
         return 0.0
     pts = loc.to_image(np.concatenate(pairs)).reshape(-1, 2, 2)
-    v, inside = _sample(image, pts)
+    v, inside = sample(image, pts)
     ok = inside.all(axis=1)
     if not ok.any():
         return 0.0
@@ -467,10 +411,10 @@ def _board_colours(
     groups = (cells, outer, inner) if geo.margin >= 20.0 else (cells, inner)
     for group in groups:
         pts = np.array(group)
-        vals, inside = _sample(image, loc.to_image(pts))
+        vals, inside = sample(image, loc.to_image(pts))
         if inside.sum() < 4:
             continue
-        lin = _linear(vals) * _gains_at(pts, gains, geo)
+        lin = linear(vals) * gains_at(pts, gains, geo)
         out.append(np.median(lin[inside], axis=0))
     return out
 
@@ -516,13 +460,13 @@ def _read_spaces(
     xy = np.broadcast_to(xy, (k, 3, n, 2)).reshape(-1, 2)
     zz = np.broadcast_to(z, (k, 3, n)).reshape(-1)
     pts = loc.to_image(xy, zz).reshape(k, 3, n, 2)
-    vals, inside = _sample(image, pts, box=True)
-    g = _gains_at(front, gains, geo)  # k x 3
+    vals, inside = sample(image, pts, box=True)
+    g = gains_at(front, gains, geo)  # k x 3
     band_s = geo.camel_height * (n - 1) / (z_hi - z_lo)  # samples per camel height
     # per height, the median of the three lines, each side line first slid onto the middle one
     # (a stack seen corner-on has its faces at different depths under each line): a seam or a
     # speck on one line does not count, and a band's edge is not smeared by the other lines'
-    lines = _align_lines(_linear(vals) * g[:, None, None, :], int(round(0.35 * band_s)))
+    lines = _align_lines(linear(vals) * g[:, None, None, :], int(round(0.35 * band_s)))
     lin = np.median(lines, axis=1)  # k x n x 3
     labels, _ = _classify(pal, lin, dark=0.004)
     labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels)
@@ -637,8 +581,8 @@ def _background_offset(
     gx, gy = np.meshgrid(t, t)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     pts = (centres[:, None, :] + grid[None]).reshape(-1, 2)
-    vals, inside = _sample(image, loc.to_image(pts), box=True)
-    lin = _linear(vals) * _gains_at(pts, gains, geo)
+    vals, inside = sample(image, loc.to_image(pts), box=True)
+    lin = linear(vals) * gains_at(pts, gains, geo)
     now, y = _chroma(lin)
     want, known = background.lookup(pts)
     diff = (now - want).reshape(k, len(grid), 3)
@@ -704,8 +648,8 @@ def _local_board(
     d = geo.cell / 2 - 8.0
     offs = np.array([-0.6, -0.3, 0.0, 0.3, 0.6]) * geo.cell / 2
     pts = centres[:, None, :] + towards[:, None, :] * d + side[:, None, :] * offs[None, :, None]
-    vals, inside = _sample(image, loc.to_image(pts.reshape(-1, 2)), box=True)
-    ref_lin = _linear(vals).reshape(k, len(offs), 3) * _gains_at(centres, gains, geo)[:, None]
+    vals, inside = sample(image, loc.to_image(pts.reshape(-1, 2)), box=True)
+    ref_lin = linear(vals).reshape(k, len(offs), 3) * gains_at(centres, gains, geo)[:, None]
     ref = np.median(ref_lin, axis=1)
     ref_ch, _ = _chroma(ref)
     board = pal.names.index(BOARD)
@@ -740,7 +684,7 @@ def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) 
             pts.append(edge + n * off + t[:, None] * along)
     k = len(geo.spaces)
     xy = np.array(pts).reshape(k * 3 * len(t), 2)
-    vals, inside = _sample(image, loc.to_image(xy))
+    vals, inside = sample(image, loc.to_image(xy))
     g = vals.astype(np.float32).mean(axis=-1).reshape(k, 3, len(t))
     ok = inside.reshape(k, 3, len(t)).all(axis=1)
     side = np.minimum(g[:, 1], g[:, 2])
@@ -1154,8 +1098,8 @@ def _read_tiles(
     gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     pts = (c[:, None, :] + grid[None]).reshape(-1, 2)
-    vals, inside = _sample(image, loc.to_image(pts), box=True)
-    lin = _linear(vals).reshape(len(c), -1, 3) * _gains_at(c, gains, geo)[:, None, :]
+    vals, inside = sample(image, loc.to_image(pts), box=True)
+    lin = linear(vals).reshape(len(c), -1, 3) * gains_at(c, gains, geo)[:, None, :]
     cls, _ = _classify(pal, lin, dark=0.004)
     cls = np.where(inside.reshape(len(c), -1), cls, len(pal.names))
     out: list[str | None] = []

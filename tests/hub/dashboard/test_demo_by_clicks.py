@@ -147,5 +147,12 @@ def test_every_game_started_from_the_page_reaches_its_podium(browser: Any) -> No
             # a full-page capture of a scrolled page draws the sticky header where the view
             # stood, mid-page: take it from the top, as a person arriving at the podium sees it
             page.evaluate("window.scrollTo(0, 0)")
+            # and once every card is turned over (each fades in after the one before it)
+            wait_js(
+                page,
+                "[...document.querySelectorAll('.reveal')]"
+                ".every((e) => getComputedStyle(e).opacity === '1')",
+                timeout=30_000,
+            )
             page.screenshot(path=str(shots() / f"demo-{kind}-over-1024.png"), full_page=True)
         close(page)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import IllegalAction
+from hub.games.camelup_common import bad_face, bad_notation, not_notation
+
 from .model import COLOURS, FACES, PILES, SIDES
 
 
@@ -64,13 +65,9 @@ class BetOverall:
 Action = TakeLegTile | PlaceDesert | ReleaseDie | BetOverall
 
 
-def _bad(text: str, why: str) -> IllegalAction:
-    return IllegalAction("bad_action", f"Cannot read the action {text!r}: {why}.")
-
-
 def _colour(text: str, value: str) -> str:
     if value not in COLOURS:
-        raise _bad(text, f"{value!r} is not a camel colour ({', '.join(COLOURS)})")
+        raise bad_notation(text, f"{value!r} is not a camel colour ({', '.join(COLOURS)})")
     return value
 
 
@@ -78,33 +75,33 @@ def _int(text: str, value: str, what: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise _bad(text, f"{what} {value!r} is not a number") from None
+        raise bad_notation(text, f"{what} {value!r} is not a number") from None
 
 
 def parse_action(text: str) -> Action:
     """Read an action from its notation; raise IllegalAction("bad_action") naming the problem."""
     if not isinstance(text, str):
-        raise IllegalAction("bad_action", f"An action is text like 'leg:blue', not {text!r}.")
+        raise not_notation(text)
     parts = text.strip().lower().split(":")
     kind, args = parts[0], parts[1:]
     if kind == "leg" and len(args) == 1:
         return TakeLegTile(_colour(text, args[0]))
     if kind == "desert" and len(args) == 2:
         if args[1] not in SIDES:
-            raise _bad(text, f"the side must be oasis or mirage, not {args[1]!r}")
+            raise bad_notation(text, f"the side must be oasis or mirage, not {args[1]!r}")
         return PlaceDesert(_int(text, args[0], "space"), args[1])
     if kind == "roll" and not args:
         return ReleaseDie()
     if kind == "roll" and len(args) == 2:
         face = _int(text, args[1], "face")
         if face not in FACES:
-            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face}.")
+            raise bad_face(face)
         return ReleaseDie(_colour(text, args[0]), face)
     if kind == "bet" and len(args) == 2:
         if args[0] not in PILES:
-            raise _bad(text, f"the pile must be winner or loser, not {args[0]!r}")
+            raise bad_notation(text, f"the pile must be winner or loser, not {args[0]!r}")
         return BetOverall(args[0], _colour(text, args[1]))
-    raise _bad(
+    raise bad_notation(
         text,
         "expected leg:COLOUR, desert:SPACE:oasis|mirage, roll, roll:COLOUR:FACE "
         "or bet:winner|loser:COLOUR",

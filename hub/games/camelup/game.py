@@ -4,7 +4,8 @@
 folds them into the state. ``undo`` pops the last action's events; ``Game.replay`` rebuilds a game
 from a stored log. The bookkeeping is the shell every game of the table shares
 (``hub.games.common.EventSourcedGame``), with what both editions do alike in
-``hub.games.camelup_common.CamelUpGame``; this module adds the first edition's setup.
+``hub.games.camelup_common.CamelUpGame``, which starts a new game; this module adds the
+first edition's setup.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..camelup_common import CamelUpGame, check_stacks
+from ..camelup_common import CamelUpGame, bad_face, check_stacks
 from .actions import parse_action
 from .errors import IllegalAction
 from .model import COLOURS, FACES, MAX_PLAYERS, MIN_PLAYERS
-from .rules import Event, apply, legal_actions
-from .state import ACTION_EVENTS, GameState, fold
+from .rules import apply, legal_actions
+from .state import ACTION_EVENTS, GameState, fold, initial
 
 
 def setup_track(roll: Sequence[tuple[str, int]]) -> dict[int, tuple[str, ...]]:
@@ -33,7 +34,7 @@ def setup_track(roll: Sequence[tuple[str, int]]) -> dict[int, tuple[str, ...]]:
     track: dict[int, tuple[str, ...]] = {}
     for colour, face in roll:
         if face not in FACES:
-            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
+            raise bad_face(face)
         track[face] = track.get(face, ()) + (colour,)
     return track
 
@@ -55,38 +56,30 @@ def check_players(players: Sequence[str]) -> list[str]:
     return names
 
 
-class Game(CamelUpGame[GameState]):
-    """One game of Camel Up: its log, its current state, and undo (the shell is shared)."""
+def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:
+    """The starting track rolled from ``seed`` (the same seed, the same track)."""
+    rng = random.Random(f"camelup/{seed}/setup")
+    order = list(COLOURS)
+    rng.shuffle(order)
+    return setup_track([(c, rng.choice(FACES)) for c in order])
+
+
+SetupRoll = Sequence[tuple[str, int]]
+
+
+class Game(CamelUpGame[GameState, SetupRoll]):
+    """One game of Camel Up: its log, its current state, and undo (the shell is shared).
+
+    ``Game.new(players, seed=, setup=, track=, first_player=)``: ``setup`` is the setup roll
+    observed, each camel with its die's face in the order read."""
 
     _ACTION_STARTS = ACTION_EVENTS
     _apply = staticmethod(fold)
+    _initial = staticmethod(initial)
     _parse = staticmethod(parse_action)
     _rules = staticmethod(apply)
     _legal = staticmethod(legal_actions)
-
-    @staticmethod
-    def _initial(event: Event) -> GameState:
-        return fold(None, event)
-
-    @classmethod
-    def new(
-        cls,
-        players: Sequence[str],
-        *,
-        seed: int | str | None = None,
-        setup: Sequence[tuple[str, int]] | None = None,
-        track: Mapping[Any, Sequence[str]] | None = None,
-        first_player: int | str = 0,
-    ) -> Game:
-        """Start a game: the setup roll observed (``setup``), a track, or rolled from ``seed``."""
-        names = check_players(players)
-        if track is not None:
-            start = check_track(track)
-        elif setup is not None:
-            start = setup_track(setup)
-        else:
-            rng = random.Random(f"camelup/{seed}/setup")
-            order = list(COLOURS)
-            rng.shuffle(order)
-            start = setup_track([(c, rng.choice(FACES)) for c in order])
-        return cls._start(names, start, first_player, seed)
+    _check_players = staticmethod(check_players)
+    _check_track = staticmethod(check_track)
+    _setup_track = staticmethod(setup_track)
+    _random_setup = staticmethod(random_setup)

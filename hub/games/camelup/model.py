@@ -1,41 +1,28 @@
-"""Constants of the first edition and the pure movement rule shared by the engine and the tests."""
+"""Constants of the first edition and the pure movement rule shared by the engine and the tests.
+
+What both editions' boards share (faces, spaces, piles, the payout schedule, ``find_camel``) is
+:mod:`hub.games.camelup_common.model`'s, re-exported here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from hub.games.camelup_common.model import FACES as FACES
+from hub.games.camelup_common.model import PILES as PILES
+from hub.games.camelup_common.model import SPACES as SPACES
+from hub.games.camelup_common.model import STARTING_MONEY as STARTING_MONEY
+from hub.games.camelup_common.model import WINNER_PAYOUTS as WINNER_PAYOUTS
+from hub.games.camelup_common.model import Track as Track
+from hub.games.camelup_common.model import find_camel as find_camel
+from hub.games.camelup_common.model import overall_payout as overall_payout
+
 COLOURS: tuple[str, ...] = ("blue", "green", "orange", "yellow", "white")
-FACES: tuple[int, ...] = (1, 2, 3)
-SPACES = 16
 FINISH = SPACES + 1  # the first "space" past the line; reaching it ends the race
 LEG_TILE_VALUES: tuple[int, ...] = (5, 3, 2)  # top of each pile first
-WINNER_PAYOUTS: tuple[int, ...] = (8, 5, 3, 2)  # then 1 for every further correct card
-STARTING_MONEY = 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-PILES: tuple[str, ...] = ("winner", "loser")
 SIDES: tuple[str, ...] = ("oasis", "mirage")
-
-Track = dict[int, tuple[str, ...]]  # space -> camels bottom to top
-
-
-def overall_payout(correct_before: int) -> int:
-    """What a correct overall card pays when ``correct_before`` correct cards were turned before it.
-
-    Cards are turned in the order they were placed: the first correct card pays 8, then 5, 3, 2,
-    and 1 for every further correct card.
-    """
-    if correct_before < len(WINNER_PAYOUTS):
-        return WINNER_PAYOUTS[correct_before]
-    return 1
-
-
-def find_camel(track: Mapping[int, tuple[str, ...]], colour: str) -> tuple[int, int]:
-    """(space, height) of a camel; height 0 is the bottom of its stack."""
-    for space, stack in track.items():
-        if colour in stack:
-            return space, stack.index(colour)
-    raise KeyError(colour)
 
 
 def ranking(track: Mapping[int, tuple[str, ...]]) -> list[str]:

@@ -6,13 +6,15 @@ state.py). A refusal is an ``IllegalAction`` with a reason code and a sentence f
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 from hub.games.camelup_common import (
+    Event,
+    Handler,
     TileRules,
+    bad_face,
+    decide,
     game_over,
-    player_to_move,
+    overall_bet,
+    roll_rng,
     tile_placements,
     tile_refusal,
 )
@@ -28,32 +30,12 @@ from .model import (
     race_over,
     ranking,
 )
-from .state import GameState
-
-Event = dict[str, Any]
-
-
-def roll_rng(state: GameState) -> random.Random:
-    """The simulator's generator for the next roll, seeded by the game seed and the action count.
-
-    Deriving it from (seed, actions so far) instead of keeping one generator running makes a game
-    replayed from its log after a crash roll exactly what the uninterrupted game would have.
-    """
-    return random.Random(f"camelup/{state.seed}/{state.actions}")
+from .state import RACE_CARDS, GameState
 
 
 def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
     """The events ``action`` causes for the player to move; raise IllegalAction if it is illegal."""
-    mover = player_to_move(state, player)
-    if isinstance(action, TakeLegTile):
-        return _take_leg_tile(state, mover, action)
-    if isinstance(action, PlaceDesert):
-        return _place_desert(state, mover, action)
-    if isinstance(action, ReleaseDie):
-        return _release_die(state, mover, action)
-    if isinstance(action, BetOverall):
-        return _bet_overall(state, mover, action)
-    raise IllegalAction("bad_action", f"{action!r} is not a Camel Up action.")
+    return decide(_HANDLERS, state, action, player)
 
 
 def _check_colour(colour: object) -> str:
@@ -110,13 +92,13 @@ def _release_die(state: GameState, mover: str, a: ReleaseDie) -> list[Event]:
     if (a.colour is None) != (a.face is None):
         raise IllegalAction("bad_action", "An observed die needs both its colour and its face.")
     if a.colour is None:
-        rng = roll_rng(state)
+        rng = roll_rng("camelup", state)
         colour, face = rng.choice(state.dice_left), rng.choice(FACES)
     else:
         colour = _check_colour(a.colour)
         face = a.face  # type: ignore[assignment]
         if face not in FACES:
-            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
+            raise bad_face(face)
         if colour not in state.dice_left:
             raise IllegalAction(
                 "colour_already_rolled", f"The {colour} die was already released this leg."
@@ -200,12 +182,15 @@ def final_scoring(
 
 
 def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
-    if a.pile not in PILES:
-        raise IllegalAction("bad_action", f"The piles are winner and loser, not {a.pile!r}.")
-    colour = _check_colour(a.colour)
-    if colour not in state.players[state.index(mover)].race_cards:
-        raise IllegalAction("no_race_card", f"{mover} has already played the {colour} race card.")
-    return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
+    return overall_bet(state, mover, a.pile, a.colour, RACE_CARDS, _check_colour)
+
+
+_HANDLERS: dict[type, Handler] = {
+    TakeLegTile: _take_leg_tile,
+    PlaceDesert: _place_desert,
+    ReleaseDie: _release_die,
+    BetOverall: _bet_overall,
+}
 
 
 def legal_actions(state: GameState) -> list[Action]:

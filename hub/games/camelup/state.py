@@ -9,7 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
+
+from hub.games.camelup_common import (
+    Hand,
+    Seats,
+    fold_event,
+    game_over_folded,
+    overall_after,
+    tile_moved,
+    top_taken,
+    track_after_move,
+    track_from,
+    turn_done,
+    with_player,
+)
 
 from .model import COLOURS, LEG_TILE_VALUES, PILES, STARTING_MONEY, Track
 
@@ -24,12 +38,16 @@ class PlayerState:
     race_cards: frozenset[str] = frozenset(COLOURS)  # still in hand
 
 
+# the overall-bet cards in a hand, for the views and the overall bet's refusal
+RACE_CARDS = Hand("race_cards", COLOURS, lambda p: p.race_cards, "race card", "no_race_card")
+
+
 def _fresh_piles() -> dict[str, tuple[int, ...]]:
     return {c: LEG_TILE_VALUES for c in COLOURS}
 
 
 @dataclass(frozen=True)
-class GameState:
+class GameState(Seats):
     players: tuple[PlayerState, ...]
     track: Track
     current: int | None = 0  # index of the player to move; None once the game is over
@@ -47,123 +65,46 @@ class GameState:
     seed: int | str | None = None
     actions: int = 0  # actions applied so far; seeds the simulator's roll of the next one
 
-    def index(self, name: str) -> int:
-        for i, p in enumerate(self.players):
-            if p.name == name:
-                return i
-        raise KeyError(name)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.players)
-
     def desert_sides(self) -> dict[int, str]:
         return {space: side for space, (side, _) in self.desert.items()}
-
-
-# What the two editions' states fold alike (the second edition imports these): a player's
-# record replaced, a turn passed on, a unit's move on the track, an overall card placed, the
-# game's end. Each edition keeps its own field names (tiles or tickets, desert or spectators).
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
-    S = TypeVar("S", bound=DataclassInstance)
-    P = TypeVar("P", bound=DataclassInstance)
-
-
-def with_player(players: tuple[P, ...], i: int, **changes: Any) -> tuple[P, ...]:
-    """The players with player i's record changed."""
-    out = list(players)
-    out[i] = replace(out[i], **changes)
-    return tuple(out)
-
-
-def turn_done(state: S, i: int, **changes: Any) -> S:
-    """Player i has acted: the turn passes to the left and the action is counted."""
-    players = state.players  # type: ignore[attr-defined]
-    actions = state.actions  # type: ignore[attr-defined]
-    return replace(state, current=(i + 1) % len(players), actions=actions + 1, **changes)
-
-
-def track_from(raw: dict[Any, Any]) -> Track:
-    """A track read from an event: integer spaces, stacks as tuples, no empty spaces."""
-    return {int(space): tuple(stack) for space, stack in raw.items() if stack}
-
-
-def track_after_move(track: Track, e: dict[str, Any]) -> Track:
-    """The track after a camel_moved event: the unit leaves the top of its start space and goes
-    on top of the end space (or under it, ``under``)."""
-    track = dict(track)
-    start, end, unit = int(e["from"]), int(e["to"]), tuple(e["unit"])
-    remain = track[start][: len(track[start]) - len(unit)]
-    if remain:
-        track[start] = remain
-    else:
-        del track[start]
-    below = track.get(end, ())
-    track[end] = unit + below if e["under"] else below + unit
-    return track
-
-
-def overall_after(
-    overall: dict[str, tuple[tuple[int, str], ...]], i: int, e: dict[str, Any]
-) -> dict[str, tuple[tuple[int, str], ...]]:
-    """The overall piles after player i's overall_bet_placed event."""
-    out = dict(overall)
-    out[e["pile"]] = out[e["pile"]] + ((i, e["colour"]),)
-    return out
-
-
-def game_over_folded(state: S, e: dict[str, Any]) -> S:
-    """The state after game_over: the final money, nobody to move, the result kept."""
-    players = tuple(replace(p, money=int(e["money"][p.name])) for p in state.players)  # type: ignore[attr-defined]
-    return replace(state, players=players, finished=True, current=None, result=dict(e))
 
 
 def _player(state: GameState, i: int, **changes: Any) -> tuple[PlayerState, ...]:
     return with_player(state.players, i, **changes)
 
 
+def initial(event: dict[str, Any]) -> GameState:
+    """The state a log's first event (game_started) starts from."""
+    if event.get("type") != "game_started":
+        raise ValueError(f"the log must start with game_started, not {event.get('type')}")
+    players = tuple(PlayerState(name) for name in event["players"])
+    first = int(event.get("first_player", 0))
+    return GameState(
+        players, track_from(event["track"]), current=first, starting=first, seed=event.get("seed")
+    )
+
+
 def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
     """Apply one event to a state (None before game_started) and return the new state."""
-    kind = event["type"]
-    if kind == "game_started":
-        players = tuple(PlayerState(name) for name in event["players"])
-        first = int(event.get("first_player", 0))
-        return GameState(
-            players,
-            track_from(event["track"]),
-            current=first,
-            starting=first,
-            seed=event.get("seed"),
-        )
-    if state is None:
-        raise ValueError(f"the log must start with game_started, not {kind}")
-    handler = _FOLDS.get(kind)
-    if handler is None:
-        raise ValueError(f"unknown Camel Up event type {kind!r}")
-    return handler(state, event)
+    return fold_event(state, event, initial, _FOLDS, "Camel Up")
 
 
 def _leg_tile_taken(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     colour = e["colour"]
-    piles = dict(state.leg_piles)
-    piles[colour] = piles[colour][1:]
     p = state.players[i]
     return turn_done(
         state,
         i,
-        leg_piles=piles,
+        leg_piles=top_taken(state.leg_piles, colour),
         players=_player(state, i, leg_tiles=p.leg_tiles + ((colour, e["value"]),)),
     )
 
 
 def _desert_placed(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
-    desert = {s: v for s, v in state.desert.items() if v[1] != i}
     space = int(e["space"])
-    desert[space] = (e["side"], i)
+    desert = tile_moved(state.desert, i, space, e["side"])
     return turn_done(state, i, desert=desert, players=_player(state, i, desert=(space, e["side"])))
 
 
@@ -222,6 +163,7 @@ def _overall_bet_placed(state: GameState, e: dict[str, Any]) -> GameState:
 
 
 _FOLDS: dict[str, Callable[[GameState, dict[str, Any]], GameState]] = {
+    "game_started": lambda _state, e: initial(e),  # a log restarted: the new game's state
     "leg_tile_taken": _leg_tile_taken,
     "desert_placed": _desert_placed,
     "die_read": _die_read,

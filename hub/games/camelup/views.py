@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.games.camelup_common import Hand, public_event, with_all_secrets, with_own_secrets
+from hub.games.camelup_common import (
+    piles_view,
+    public_event,
+    seats_view,
+    with_all_secrets,
+    with_own_secrets,
+)
 
 from .model import COLOURS, PILES
-from .state import GameState
+from .state import RACE_CARDS, GameState
 
 __all__ = [
     "full_view",
@@ -29,11 +35,7 @@ def public_view(state: GameState) -> dict[str, Any]:
     names = state.names
     return {
         "game": "camelup",
-        "players": list(names),
-        "current_player": None if state.current is None else names[state.current],
-        "starting_player": names[state.starting],
-        "leg": state.leg,
-        "track": {str(s): list(st) for s, st in sorted(state.track.items())},
+        **seats_view(state),
         "desert": {
             str(s): {"side": side, "owner": names[o]}
             for s, (side, o) in sorted(state.desert.items())
@@ -52,13 +54,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             }
             for p in state.players
         },
-        "overall": {pile: [{"player": names[i]} for i, _ in state.overall[pile]] for pile in PILES},
-        "finished": state.finished,
-        "result": state.result,
+        **piles_view(state),
     }
-
-
-RACE_CARDS = Hand("race_cards", COLOURS, lambda p: p.race_cards)
 
 
 def player_view(state: GameState, name: str) -> dict[str, Any]:

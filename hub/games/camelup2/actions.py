@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hub.games.camelup_common import bad_face, bad_notation, not_notation
+
 from .errors import IllegalAction
 from .model import CRAZY, FACES, GREY, PILES, RACING, SIDES
 
@@ -76,10 +78,6 @@ class EnterPartnership:
 Action = TakeLegTicket | PlaceSpectator | ReleaseDie | BetOverall | EnterPartnership
 
 
-def _bad(text: str, why: str) -> IllegalAction:
-    return IllegalAction("bad_action", f"Cannot read the action {text!r}: {why}.")
-
-
 def _racing(text: str, value: str) -> str:
     if value in CRAZY:
         raise IllegalAction(
@@ -89,7 +87,7 @@ def _racing(text: str, value: str) -> str:
             f"({', '.join(RACING)}).",
         )
     if value not in RACING:
-        raise _bad(text, f"{value!r} is not a racing camel ({', '.join(RACING)})")
+        raise bad_notation(text, f"{value!r} is not a racing camel ({', '.join(RACING)})")
     return value
 
 
@@ -97,16 +95,16 @@ def _face(text: str, value: str) -> int:
     try:
         face = int(value)
     except ValueError:
-        raise _bad(text, f"face {value!r} is not a number") from None
+        raise bad_notation(text, f"face {value!r} is not a number") from None
     if face not in FACES:
-        raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face}.")
+        raise bad_face(face)
     return face
 
 
 def parse_action(text: str) -> Action:
     """Read an action from its notation; raise IllegalAction naming the problem."""
     if not isinstance(text, str):
-        raise IllegalAction("bad_action", f"An action is text like 'leg:blue', not {text!r}.")
+        raise not_notation(text)
     parts = text.strip().split(":")
     kind, args = parts[0].lower(), parts[1:]
     low = [a.lower() for a in args]
@@ -114,23 +112,25 @@ def parse_action(text: str) -> Action:
         return TakeLegTicket(_racing(text, low[0]))
     if kind == "spectator" and len(args) == 2:
         if low[1] not in SIDES:
-            raise _bad(text, f"the side must be cheering or booing, not {args[1]!r}")
+            raise bad_notation(text, f"the side must be cheering or booing, not {args[1]!r}")
         try:
             space = int(args[0])
         except ValueError:
-            raise _bad(text, f"space {args[0]!r} is not a number") from None
+            raise bad_notation(text, f"space {args[0]!r} is not a number") from None
         return PlaceSpectator(space, low[1])
     if kind == "roll" and not args:
         return ReleaseDie()
     if kind == "roll" and len(args) == 3 and low[0] == GREY:
         if low[1] not in CRAZY:
-            raise _bad(text, f"the grey die's numeral is black or white, not {args[1]!r}")
+            raise bad_notation(text, f"the grey die's numeral is black or white, not {args[1]!r}")
         return ReleaseDie(GREY, _face(text, args[2]), low[1])
     if kind == "roll" and len(args) == 2:
         if low[0] == GREY:
-            raise _bad(text, "the grey die needs its numeral's colour: roll:grey:black|white:FACE")
+            raise bad_notation(
+                text, "the grey die needs its numeral's colour: roll:grey:black|white:FACE"
+            )
         if low[0] in CRAZY:
-            raise _bad(
+            raise bad_notation(
                 text,
                 f"there is no {low[0]} die; the grey die moves the crazy camels "
                 "(roll:grey:black|white:FACE)",
@@ -138,11 +138,11 @@ def parse_action(text: str) -> Action:
         return ReleaseDie(_racing(text, low[0]), _face(text, args[1]))
     if kind == "bet" and len(args) == 2:
         if low[0] not in PILES:
-            raise _bad(text, f"the pile must be winner or loser, not {args[0]!r}")
+            raise bad_notation(text, f"the pile must be winner or loser, not {args[0]!r}")
         return BetOverall(low[0], _racing(text, low[1]))
     if kind == "partner" and len(args) == 1 and args[0].strip():
         return EnterPartnership(args[0].strip())
-    raise _bad(
+    raise bad_notation(
         text,
         "expected leg:COLOUR, spectator:SPACE:cheering|booing, roll, "
         "roll:COLOUR:FACE, roll:grey:black|white:FACE, bet:winner|loser:COLOUR or "

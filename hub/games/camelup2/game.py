@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..camelup_common import CamelUpGame, check_stacks
+from ..camelup_common import CamelUpGame, bad_face, check_stacks
 from ..common import check_player_names
 from .actions import parse_action
 from .errors import IllegalAction
@@ -44,11 +44,11 @@ def setup_track(
     track: dict[int, tuple[str, ...]] = {}
     for colour, face in racing_roll:
         if face not in FACES:
-            raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {face!r}.")
+            raise bad_face(face)
         track[face] = track.get(face, ()) + (colour,)
     for camel, face in crazy_roll:
         if face not in FACES:
-            raise IllegalAction("bad_face", f"The grey die shows 1, 2 or 3, not {face!r}.")
+            raise bad_face(face, "The grey die")
         space = setup_space(face)
         track[space] = track.get(space, ()) + (camel,)
     return track
@@ -65,6 +65,7 @@ def check_track(track: Mapping[Any, Sequence[str]]) -> dict[int, tuple[str, ...]
 
 
 def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:
+    """The starting track rolled from ``seed`` (the same seed, the same track)."""
     rng = random.Random(f"camelup2/{seed}/setup")
     order = list(RACING)
     rng.shuffle(order)
@@ -75,8 +76,23 @@ def random_setup(seed: int | str | None) -> dict[int, tuple[str, ...]]:
     )
 
 
-class Game(CamelUpGame[GameState]):
-    """One game of Camel Up (second edition): its log, its state, undo and replay."""
+RacingRoll = Sequence[tuple[str, int]]
+CrazyRoll = Sequence[tuple[str, int]]
+
+
+def _setup_rolls(setup: tuple[RacingRoll, CrazyRoll]) -> dict[int, tuple[str, ...]]:
+    return setup_track(*setup)
+
+
+def _check_players(players: Sequence[str]) -> list[str]:
+    return check_player_names(players, MIN_PLAYERS, MAX_PLAYERS)
+
+
+class Game(CamelUpGame[GameState, tuple[RacingRoll, CrazyRoll]]):
+    """One game of Camel Up (second edition): its log, its state, undo and replay.
+
+    ``Game.new(players, seed=, setup=, track=, first_player=)``: ``setup`` is the pair of setup
+    rolls observed, (racing roll, crazy roll), as :func:`setup_track` takes them."""
 
     _ACTION_STARTS = ACTION_EVENTS
     _START_KEYS = {"edition": 2}
@@ -85,23 +101,7 @@ class Game(CamelUpGame[GameState]):
     _parse = staticmethod(parse_action)
     _rules = staticmethod(apply)
     _legal = staticmethod(legal_actions)
-
-    @classmethod
-    def new(
-        cls,
-        players: Sequence[str],
-        *,
-        seed: int | str | None = None,
-        setup: tuple[Sequence[tuple[str, int]], Sequence[tuple[str, int]]] | None = None,
-        track: Mapping[Any, Sequence[str]] | None = None,
-        first_player: int | str = 0,
-    ) -> Game:
-        """Start a game from the observed setup rolls, a track, or rolled from ``seed``."""
-        names = check_player_names(players, MIN_PLAYERS, MAX_PLAYERS)
-        if track is not None:
-            start = check_track(track)
-        elif setup is not None:
-            start = setup_track(*setup)
-        else:
-            start = random_setup(seed)
-        return cls._start(names, start, first_player, seed)
+    _check_players = staticmethod(_check_players)
+    _check_track = staticmethod(check_track)
+    _setup_track = staticmethod(_setup_rolls)
+    _random_setup = staticmethod(random_setup)

@@ -3,8 +3,8 @@
 What differs from the first edition lives here: seven camels (five racing, two crazy ones that
 run backwards), a grey die whose colour names a crazy camel except in two cases, spectator tiles
 whose effect follows the moving camel's own direction, and a finish line that can be crossed
-backwards. What coincides is imported from :mod:`hub.games.camelup.model` (the overall-bet
-payout schedule, ``find_camel``) rather than copied.
+backwards. What coincides is imported from :mod:`hub.games.camelup_common.model` (faces, spaces,
+the overall-bet piles and payout schedule, ``find_camel``) rather than copied.
 """
 
 from __future__ import annotations
@@ -13,7 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from hub.games.camelup.model import WINNER_PAYOUTS, find_camel, overall_payout
+from hub.games.camelup_common.model import (
+    FACES,
+    PILES,
+    SPACES,
+    STARTING_MONEY,
+    WINNER_PAYOUTS,
+    Track,
+    find_camel,
+    overall_payout,
+)
 
 __all__ = [
     "CAMELS",
@@ -49,17 +58,11 @@ CRAZY: tuple[str, ...] = ("black", "white")
 CAMELS: tuple[str, ...] = RACING + CRAZY
 GREY = "grey"
 DICE: tuple[str, ...] = RACING + (GREY,)  # the six dice of the pyramid
-FACES: tuple[int, ...] = (1, 2, 3)
-SPACES = 16
 LEG_TICKET_VALUES: tuple[int, ...] = (5, 3, 2, 2)  # top of each stack first
-STARTING_MONEY = 3
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
 PARTNER_MIN_PLAYERS = 6
-PILES: tuple[str, ...] = ("winner", "loser")
 SIDES: tuple[str, ...] = ("cheering", "booing")
 DICE_PER_LEG = 5  # one of the six dice stays in the pyramid
-
-Track = dict[int, tuple[str, ...]]  # space -> camels bottom to top
 
 
 class CrazyChoice(StrEnum):

@@ -7,13 +7,15 @@ first edition's own function.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 from hub.games.camelup_common import (
+    Event,
+    Handler,
     TileRules,
+    bad_face,
+    decide,
     game_over,
-    player_to_move,
+    overall_bet,
+    roll_rng,
     tile_placements,
     tile_refusal,
 )
@@ -40,31 +42,12 @@ from .model import (
     move_camel,
     ranking,
 )
-from .state import GameState
-
-Event = dict[str, Any]
-
-
-def roll_rng(state: GameState) -> random.Random:
-    """The simulator's generator for the next roll, from (seed, actions so far): a game replayed
-    from its log rolls exactly what the uninterrupted game would have."""
-    return random.Random(f"camelup2/{state.seed}/{state.actions}")
+from .state import FINISH_CARDS, GameState
 
 
 def apply(state: GameState, action: Action, player: str | None = None) -> list[Event]:
     """The events ``action`` causes for the player to move; raise IllegalAction if illegal."""
-    mover = player_to_move(state, player)
-    if isinstance(action, TakeLegTicket):
-        return _take_leg_ticket(state, mover, action)
-    if isinstance(action, PlaceSpectator):
-        return _place_spectator(state, mover, action)
-    if isinstance(action, ReleaseDie):
-        return _release_die(state, mover, action)
-    if isinstance(action, BetOverall):
-        return _bet_overall(state, mover, action)
-    if isinstance(action, EnterPartnership):
-        return _enter_partnership(state, mover, action)
-    raise IllegalAction("bad_action", f"{action!r} is not a Camel Up action.")
+    return decide(_HANDLERS, state, action, player)
 
 
 def _check_racing(colour: object) -> str:
@@ -131,7 +114,7 @@ def _place_spectator(state: GameState, mover: str, a: PlaceSpectator) -> list[Ev
 
 def _observed(state: GameState, a: ReleaseDie) -> tuple[str, int, str | None]:
     if a.die is None:
-        rng = roll_rng(state)
+        rng = roll_rng("camelup2", state)
         die = rng.choice(state.dice_left)
         face = rng.choice(FACES)
         shade = rng.choice(CRAZY) if die == GREY else None
@@ -139,7 +122,7 @@ def _observed(state: GameState, a: ReleaseDie) -> tuple[str, int, str | None]:
     if a.die not in DICE:
         raise IllegalAction("bad_action", f"There is no {a.die!r} die (dice: {', '.join(DICE)}).")
     if a.face not in FACES:
-        raise IllegalAction("bad_face", f"A Camel Up die shows 1, 2 or 3, not {a.face!r}.")
+        raise bad_face(a.face)
     if a.die == GREY and a.shade not in CRAZY:
         raise IllegalAction("bad_action", "The grey die's numeral is black or white.")
     if a.die != GREY and a.shade is not None:
@@ -263,14 +246,7 @@ def final_scoring(
 
 
 def _bet_overall(state: GameState, mover: str, a: BetOverall) -> list[Event]:
-    if a.pile not in PILES:
-        raise IllegalAction("bad_action", f"The piles are winner and loser, not {a.pile!r}.")
-    colour = _check_racing(a.colour)
-    if colour not in state.players[state.index(mover)].finish_cards:
-        raise IllegalAction(
-            "no_finish_card", f"{mover} has already played the {colour} finish card."
-        )
-    return [{"type": "overall_bet_placed", "player": mover, "pile": a.pile, "colour": colour}]
+    return overall_bet(state, mover, a.pile, a.colour, FINISH_CARDS, _check_racing)
 
 
 def partner_refusal(state: GameState, me: int, other: str) -> IllegalAction | None:
@@ -298,6 +274,15 @@ def _enter_partnership(state: GameState, mover: str, a: EnterPartnership) -> lis
     if refusal is not None:
         raise refusal
     return [{"type": "partnership_entered", "player": mover, "partner": a.partner}]
+
+
+_HANDLERS: dict[type, Handler] = {
+    TakeLegTicket: _take_leg_ticket,
+    PlaceSpectator: _place_spectator,
+    ReleaseDie: _release_die,
+    BetOverall: _bet_overall,
+    EnterPartnership: _enter_partnership,
+}
 
 
 def legal_actions(state: GameState) -> list[Action]:

@@ -10,9 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hub.games.camelup.state import (
+from hub.games.camelup_common import (
+    Hand,
+    Seats,
+    fold_event,
     game_over_folded,
     overall_after,
+    tile_moved,
+    top_taken,
     track_after_move,
     track_from,
     turn_done,
@@ -33,6 +38,12 @@ class PlayerState:
     partner: int | None = None  # index of this leg's partner (public)
 
 
+# the overall-bet cards in a hand, for the views and the overall bet's refusal
+FINISH_CARDS = Hand(
+    "finish_cards", RACING, lambda p: p.finish_cards, "finish card", "no_finish_card"
+)
+
+
 @dataclass(frozen=True)
 class Rolled:
     """One die released this leg: what it showed and which camel it moved (and why)."""
@@ -50,7 +61,7 @@ def _fresh_stacks() -> dict[str, tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
-class GameState:
+class GameState(Seats):
     players: tuple[PlayerState, ...]
     track: Track
     current: int | None = 0
@@ -68,16 +79,6 @@ class GameState:
     seed: int | str | None = None
     actions: int = 0
 
-    def index(self, name: str) -> int:
-        for i, p in enumerate(self.players):
-            if p.name == name:
-                return i
-        raise KeyError(name)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.players)
-
     def spectator_sides(self) -> dict[int, str]:
         return {space: side for space, (side, _) in self.spectators.items()}
 
@@ -89,6 +90,7 @@ class GameState:
 
 
 def initial(event: dict[str, Any]) -> GameState:
+    """The state a log's first event (game_started) starts from."""
     if event.get("type") != "game_started":
         raise ValueError(f"the log must start with game_started, not {event.get('type')}")
     players = tuple(PlayerState(name) for name in event["players"])
@@ -100,24 +102,17 @@ def initial(event: dict[str, Any]) -> GameState:
 
 def fold(state: GameState | None, event: dict[str, Any]) -> GameState:
     """Apply one event to a state (None before game_started) and return the new state."""
-    if state is None:
-        return initial(event)
-    handler = _FOLDS.get(event["type"])
-    if handler is None:
-        raise ValueError(f"unknown Camel Up (second edition) event type {event['type']!r}")
-    return handler(state, event)
+    return fold_event(state, event, initial, _FOLDS, "Camel Up (second edition)")
 
 
 def _leg_ticket_taken(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
     colour = e["colour"]
-    stacks = dict(state.leg_stacks)
-    stacks[colour] = stacks[colour][1:]
     p = state.players[i]
     return turn_done(
         state,
         i,
-        leg_stacks=stacks,
+        leg_stacks=top_taken(state.leg_stacks, colour),
         players=with_player(
             state.players, i, leg_tickets=p.leg_tickets + ((colour, int(e["value"])),)
         ),
@@ -126,9 +121,8 @@ def _leg_ticket_taken(state: GameState, e: dict[str, Any]) -> GameState:
 
 def _spectator_placed(state: GameState, e: dict[str, Any]) -> GameState:
     i = state.index(e["player"])
-    tiles = {s: v for s, v in state.spectators.items() if v[1] != i}
     space = int(e["space"])
-    tiles[space] = (e["side"], i)
+    tiles = tile_moved(state.spectators, i, space, e["side"])
     return turn_done(
         state,
         i,

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.games.camelup_common import Hand, public_event, with_all_secrets, with_own_secrets
+from hub.games.camelup_common import (
+    piles_view,
+    public_event,
+    seats_view,
+    with_all_secrets,
+    with_own_secrets,
+)
 
-from .model import PILES, RACING
-from .state import GameState
+from .model import RACING
+from .state import FINISH_CARDS, GameState
 
 __all__ = ["full_view", "player_view", "public_event", "public_view"]
 
@@ -21,11 +27,7 @@ def public_view(state: GameState) -> dict[str, Any]:
     return {
         "game": "camelup2",
         "edition": 2,
-        "players": list(names),
-        "current_player": None if state.current is None else names[state.current],
-        "starting_player": names[state.starting],
-        "leg": state.leg,
-        "track": {str(s): list(st) for s, st in sorted(state.track.items())},
+        **seats_view(state),
         "spectators": {
             str(s): {"side": side, "owner": names[o]}
             for s, (side, o) in sorted(state.spectators.items())
@@ -58,13 +60,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             for p in state.players
         },
         "partner_play": state.partner_play,
-        "overall": {pile: [{"player": names[i]} for i, _ in state.overall[pile]] for pile in PILES},
-        "finished": state.finished,
-        "result": state.result,
+        **piles_view(state),
     }
-
-
-FINISH_CARDS = Hand("finish_cards", RACING, lambda p: p.finish_cards)
 
 
 def player_view(state: GameState, name: str) -> dict[str, Any]:

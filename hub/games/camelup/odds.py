@@ -47,7 +47,7 @@ layouts of one position, in one pass) and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +142,47 @@ def validate_tiles(
     return tiles
 
 
+def read_stacks(
+    track: object,
+    camels: tuple[str, ...],
+    noun: str,
+    unknown: Callable[[object, int], str],
+    spaces: range,
+    all_on: str,
+) -> dict[int, tuple[str, ...]]:
+    """A position's track of either edition as {space: camels bottom to top}, each of
+    ``camels`` once, on ``spaces``; PositionError if not. The edition's words: ``noun`` for what
+    a stack lists, ``unknown(camel, space)`` for a camel it does not have, ``all_on`` for why a
+    missing camel is one."""
+    if not isinstance(track, Mapping):
+        raise PositionError(f"the track must be an object mapping spaces to stacks of {noun}")
+    norm: dict[int, tuple[str, ...]] = {}
+    seen: dict[str, int] = {}
+    for raw_space, stack in track.items():
+        space = space_number(raw_space, "track space")
+        if space in norm:
+            raise PositionError(f"space {space} appears twice on the track")
+        if isinstance(stack, str) or not isinstance(stack, Iterable):
+            raise PositionError(f"the stack on space {space} must be a list of {noun}")
+        stack = tuple(stack)
+        for camel in stack:
+            if camel not in camels:
+                raise PositionError(unknown(camel, space))
+            if camel in seen:
+                raise PositionError(
+                    f"camel {camel} is on the track twice (spaces {seen[camel]} and {space})"
+                )
+            seen[camel] = space
+        if space not in spaces:
+            raise PositionError(f"space {space} is off the track (spaces are 1..{LAST_SPACE})")
+        if stack:
+            norm[space] = stack
+    missing = [c for c in camels if c not in seen]
+    if missing:
+        raise PositionError(f"camel {missing[0]} is missing from the track ({all_on})")
+    return norm
+
+
 def _validate_desert(desert: object, track: Mapping[int, object]) -> dict[int, int]:
     """Desert tiles as {space: +1 | -1}, checked against a validated track; PositionError if not."""
     return validate_tiles(desert, track, "desert", "desert tile", SIDES)
@@ -158,37 +199,14 @@ def validate_position(
     crossed the finish line); dice_left: colours still in the pyramid (default: all five);
     desert: {space: "oasis" | "mirage"} (default: none).
     """
-    if not isinstance(track, Mapping):
-        raise PositionError("the track must be an object mapping spaces to stacks of colours")
-    norm: dict[int, tuple[str, ...]] = {}
-    seen: dict[str, int] = {}
-    for raw_space, stack in track.items():
-        space = space_number(raw_space, "track space")
-        if space in norm:
-            raise PositionError(f"space {space} appears twice on the track")
-        if isinstance(stack, str) or not isinstance(stack, Iterable):
-            raise PositionError(f"the stack on space {space} must be a list of colours")
-        stack = tuple(stack)
-        for colour in stack:
-            if colour not in COLOURS:
-                raise PositionError(
-                    f"unknown colour {colour!r} on space {space} (colours: {', '.join(COLOURS)})"
-                )
-            if colour in seen:
-                raise PositionError(
-                    f"camel {colour} is on the track twice (spaces {seen[colour]} and {space})"
-                )
-            seen[colour] = space
-        if not 1 <= space <= MAX_SPACE:
-            raise PositionError(f"space {space} is off the track (spaces are 1..{LAST_SPACE})")
-        if not stack:
-            continue
-        norm[space] = stack
-    missing = [c for c in COLOURS if c not in seen]
-    if missing:
-        raise PositionError(
-            f"camel {missing[0]} is missing from the track (all five must be on it)"
-        )
+    norm = read_stacks(
+        track,
+        COLOURS,
+        "colours",
+        lambda c, space: f"unknown colour {c!r} on space {space} (colours: {', '.join(COLOURS)})",
+        range(1, MAX_SPACE + 1),
+        "all five must be on it",
+    )
     beyond = sorted(s for s in norm if s > LAST_SPACE)
     if len(beyond) > 1:
         raise PositionError(

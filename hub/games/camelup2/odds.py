@@ -29,7 +29,7 @@ import numpy as np
 
 from hub.games.camelup.odds import (  # the same in both editions
     PositionError,
-    space_number,
+    read_stacks,
     validate_tiles,
 )
 
@@ -61,6 +61,15 @@ def _validate_spectators(raw: object, track: Mapping[int, object]) -> dict[int, 
     return tiles
 
 
+def _unknown_camel(camel: object, space: int) -> str:
+    if camel == "orange":
+        return (
+            "orange is a first-edition camel; the second edition races "
+            f"{', '.join(RACING)} with crazy {' and '.join(CRAZY)}"
+        )
+    return f"unknown camel {camel!r} on space {space} (camels: {', '.join(CAMELS)})"
+
+
 def validate_position(
     track: object, dice_left: object = None, spectators: object = None
 ) -> Position:
@@ -71,42 +80,14 @@ def validate_position(
     in the pyramid, racing colours and "grey" (default all six; at least one always stays in);
     spectators: {space: "cheering" | "booing"}.
     """
-    if not isinstance(track, Mapping):
-        raise PositionError("the track must be an object mapping spaces to stacks of camels")
-    norm: dict[int, tuple[str, ...]] = {}
-    seen: dict[str, int] = {}
-    for raw_space, stack in track.items():
-        space = space_number(raw_space, "track space")
-        if space in norm:
-            raise PositionError(f"space {space} appears twice on the track")
-        if isinstance(stack, str) or not isinstance(stack, Iterable):
-            raise PositionError(f"the stack on space {space} must be a list of camels")
-        stack = tuple(stack)
-        for camel in stack:
-            if camel == "orange":
-                raise PositionError(
-                    "orange is a first-edition camel; the second edition races "
-                    f"{', '.join(RACING)} with crazy {' and '.join(CRAZY)}"
-                )
-            if camel not in CAMELS:
-                raise PositionError(
-                    f"unknown camel {camel!r} on space {space} (camels: {', '.join(CAMELS)})"
-                )
-            if camel in seen:
-                raise PositionError(
-                    f"camel {camel} is on the track twice (spaces {seen[camel]} and {space})"
-                )
-            seen[camel] = space
-        if not -2 <= space <= SPACES + 3:
-            raise PositionError(f"space {space} is off the track (spaces are 1..{SPACES})")
-        if stack:
-            norm[space] = stack
-    missing = [c for c in CAMELS if c not in seen]
-    if missing:
-        raise PositionError(
-            f"camel {missing[0]} is missing from the track (all seven, five "
-            "racing and two crazy, must be on it)"
-        )
+    norm = read_stacks(
+        track,
+        CAMELS,
+        "camels",
+        _unknown_camel,
+        range(-2, SPACES + 4),  # one unit may stand past either line: 17..19 or 0..-2
+        "all seven, five racing and two crazy, must be on it",
+    )
     off = sorted(s for s in norm if not 1 <= s <= SPACES)
     if len(off) > 1:
         raise PositionError(

@@ -120,12 +120,11 @@ BLUR_PX = 0.8  # the normalised masks' blur (tolerance of stroke width and pixel
 # a shape is taken when its score (normalised correlation of the blurred masks) reaches
 # MIN_SCORE and leads the next digit's by MIN_MARGIN; its confidence is P(right | margin), a
 # logistic fitted on 572 rendered dice of the calibration seeds (`python -m bench.vision_greydie
-# --calibrate`). MIN_MARGIN: the least margin above which none of those dice was read wrong
-# (0.04 let 2 of 513 through, 0.05 one of 497, 0.06 none of 486).
+# --calibrate`). MIN_MARGIN: above the largest margin of a wrong value among them (0.058).
 MIN_SCORE = 0.8
 MIN_MARGIN = 0.06
-MARGIN_SLOPE = 57.4
-MARGIN_MID = -0.0063
+MARGIN_SLOPE = 54.7
+MARGIN_MID = -0.0083
 SHADE_SLOPE = 0.35  # the shade's confidence: logistic in |contrast| - MIN_CONTRAST
 
 #: the templates' typefaces: not the renderer's (vision.render.dice.NUMERAL_FONTS)
@@ -246,10 +245,17 @@ def read_grey_die(
             GreyWhy.NO_NUMERAL,
             f"no numeral on the grey face (its ink would be {100 * share:.0f} % of the face)",
         )
-    dl = lab[:, :, 0][ink] - body[0]
-    contrast = float(np.median(dl))
-    agree = float(np.mean(np.sign(dl) == np.sign(contrast)))
-    if abs(contrast) < MIN_CONTRAST or agree < POLARITY_SHARE:
+    # the shade: of the pixels in the holes that clearly differ from the body, are most
+    # lighter or darker? (a numeral is all one ink; a shadow's or bevel's edge in a hole is not)
+    dl_map = lab[:, :, 0] - body[0]
+    light = ink & (dl_map > MIN_CONTRAST)
+    dark = ink & (dl_map < -MIN_CONTRAST)
+    n_light, n_dark = int(light.sum()), int(dark.sum())
+    strong = n_light + n_dark
+    agree = max(n_light, n_dark) / strong if strong else 0.0
+    mine = light if n_light >= n_dark else dark
+    contrast = float(np.median(dl_map[mine])) if strong else 0.0
+    if strong < MIN_INK_SHARE * float(filled.sum()) or agree < POLARITY_SHARE:
         return _abstain(
             GreyWhy.SHADE_UNCLEAR,
             f"the numeral is neither clearly lighter nor darker than the die "
@@ -258,7 +264,8 @@ def read_grey_die(
         )
     shade = Shade.WHITE if contrast > 0 else Shade.BLACK
     shade_conf = _logistic(SHADE_SLOPE * (abs(contrast) - MIN_CONTRAST)) * agree
-    scores = _shape_scores(ink)
+    # the shape: the numeral's own ink (past half its contrast), not the hole's other pixels
+    scores = _shape_scores(ink & (dl_map * np.sign(contrast) > 0.5 * abs(contrast)))
     order = np.argsort(scores)[::-1]
     best, margin = float(scores[order[0]]), float(scores[order[0]] - scores[order[1]])
     rounded = (round(float(scores[0]), 3), round(float(scores[1]), 3), round(float(scores[2]), 3))

@@ -162,7 +162,11 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
     """The proposals that are dice: hand ones the net does not refuse (nor marks on a larger
     thing it refuses, nor tiny blobs the pips did not read), then detections on no kept die,
     surest face first."""
-    refused = [p.centre_side for p in props if p.hand is not None and p.verdict.p_die < REFUSED]
+    refused = [
+        p.centre_side
+        for p in props
+        if p.hand is not None and p.verdict.p_die < REFUSED and not _boxed_by_reach(p.hand)
+    ]
     out = [
         p
         for p in props
@@ -184,6 +188,13 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
         out.append(p)
         places.append((cx, cy, s))
     return out
+
+
+def _boxed_by_reach(r: DieReading) -> bool:
+    """Whether ``r`` is boxed by how far its face's colour reaches rather than by a body
+    (``pippath.grown_to_reach``): that box is a guess at a face, which may take in a tray's
+    felt and the dice on it, so the net refusing it says nothing of the marks inside it."""
+    return any(x.code == Why.FACE_COLOUR_REACH for x in r.reasons)
 
 
 def _inside_larger(

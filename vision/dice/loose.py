@@ -16,7 +16,7 @@ import numpy as np
 from vision.dice.bodies import Body, seeded_body
 from vision.dice.crossread import square_body, with_crop_read
 from vision.dice.face import labs_of
-from vision.dice.pippath import Cand, pip_reading, unexplained_spot
+from vision.dice.pippath import Cand, grown_to_reach, pip_reading, unexplained_spot
 from vision.dice.pips import Pip
 from vision.dice.reading import DieReading
 from vision.dice.vetoes import pip_nearby
@@ -63,6 +63,11 @@ def loose_reading(
     r = pip_reading(g, fit, pal, gains, img.shape, 0, 0, why)
     if r is None:
         return None
+    grown = grown_to_reach(r, gray, g, fit, 0, 0)
+    if grown is not r:
+        # the face's colour goes on well beyond the fitted face: the die, if it is one, is the
+        # face that colour fills (a key's ":" is two dots on a keycap, not a die's 2 seen close)
+        return grown
     return with_crop_read(img, square_body(fit), r, pal, gains, dark=g[0].dark)[0]
 
 

@@ -13,6 +13,7 @@ no body round them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -27,6 +28,9 @@ from vision.whitebalance import balance_colour
 FACE_THRESHOLD = 0.5
 COLOUR_THRESHOLD = 0.3
 BLUR_MIN = 0.18  # steepest pip edge per pixel over the pip's contrast; below: too blurred
+#: a square's median distance from its centre to its edge over 16 evenly spread directions, in
+#: half sides (4 rays of 1, 8 of 1/cos 22.5 deg, 4 of sqrt 2)
+RAY_PER_HALF_SIDE = 1.0 / float(np.cos(np.pi / 8))
 SPOT_OPEN = 0.45  # opening radius, in pip radii, that tells an unexplained pip from a rim's arc
 
 #: a group of pips and the face it fits (None: no face)
@@ -60,6 +64,7 @@ def read_pips(
         reading = pip_reading(group, fit, pal, gains, img.shape, ox, oy, why)
         if reading is None:
             continue
+        reading = grown_to_reach(reading, gray, group, fit, ox, oy)
         if poly is not None:
             cx = reading.box[0] + reading.box[2] / 2
             cy = reading.box[1] + reading.box[3] / 2
@@ -203,19 +208,7 @@ def unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> Reason
     dark = group[0].dark
     r = float(np.median([p.r for p in group]))
     c = fit.corners.mean(axis=0)
-    lengths = []
-    for a in np.linspace(0, 2 * np.pi, 16, endpoint=False):
-        t = np.arange(1.6 * r, 12 * r, max(r / 3, 0.7))
-        fx, fy = c[0] + t * np.cos(a), c[1] + t * np.sin(a)
-        free = np.ones(len(t), bool)
-        for p in group:  # the group's own pips do not end the face
-            free &= (fx - p.x) ** 2 + (fy - p.y) ** 2 > (1.6 * p.r) ** 2
-        xs = np.clip(np.round(fx).astype(int), 0, w - 1)
-        ys = np.clip(np.round(fy).astype(int), 0, h - 1)
-        off = (np.abs(gray[ys, xs].astype(np.float32) - ring) > max(0.25 * contrast, 15)) & free
-        idx = np.nonzero(off)[0]
-        lengths.append(float(t[idx[0]]) if len(idx) else float(t[-1]))
-    lengths_a = np.array(lengths)
+    lengths_a = face_rays(gray, group, fit)
     reach = float(np.median(lengths_a))
     if len(group) == 1:
         # the lone pip must sit in the middle of its face: opposite rays about equally long
@@ -269,6 +262,58 @@ def unexplained_spot(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> Reason
             Why.MISSED_PIP_SPOT, "a pip-coloured spot on the face is not a pip of the group"
         )
     return None
+
+
+def face_rays(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> np.ndarray:
+    """How far the face's colour goes from the fitted face's centre, in pixels, along 16 rays
+    (the group's own pips do not end it), up to 12 pip radii."""
+    h, w = gray.shape
+    ring = float(np.median([p.ring_grey for p in group]))
+    contrast = float(np.median([p.contrast for p in group]))
+    r = float(np.median([p.r for p in group]))
+    c = fit.corners.mean(axis=0)
+    lengths = []
+    for a in np.linspace(0, 2 * np.pi, 16, endpoint=False):
+        t = np.arange(1.6 * r, 12 * r, max(r / 3, 0.7))
+        fx, fy = c[0] + t * np.cos(a), c[1] + t * np.sin(a)
+        free = np.ones(len(t), bool)
+        for p in group:  # the group's own pips do not end the face
+            free &= (fx - p.x) ** 2 + (fy - p.y) ** 2 > (1.6 * p.r) ** 2
+        xs = np.clip(np.round(fx).astype(int), 0, w - 1)
+        ys = np.clip(np.round(fy).astype(int), 0, h - 1)
+        off = (np.abs(gray[ys, xs].astype(np.float32) - ring) > max(0.25 * contrast, 15)) & free
+        idx = np.nonzero(off)[0]
+        lengths.append(float(t[idx[0]]) if len(idx) else float(t[-1]))
+    return np.array(lengths)
+
+
+def reach_side(gray: np.ndarray, group: list[Pip], fit: FaceFit) -> float:
+    """The side, in pixels, of the square face the face's colour fills round the group
+    (``face_rays``: a square's median ray over 16 directions is ``RAY_PER_HALF_SIDE`` of its
+    half side)."""
+    return 2.0 * float(np.median(face_rays(gray, group, fit))) / RAY_PER_HALF_SIDE
+
+
+def grown_to_reach(
+    r: DieReading, gray: np.ndarray, group: list[Pip], fit: FaceFit | None, ox: int, oy: int
+) -> DieReading:
+    """``r`` boxed by the face its colour fills where the pip path found that face much larger
+    than the group's fitted face (``Why.FACE_COLOUR_REACH``); else ``r`` as it is.
+
+    Why: the box is what the learned net is shown (``learned.propose``). Boxed by the fitted
+    face, a key's ":" is two dots on a light square that fills the whole crop: a die's 2 seen
+    close, to the net as to anyone (0.98); boxed by its keycap, it is a key (0.01). A face 3
+    with a pip missed likewise shows its third pip only in the larger box."""
+    if fit is None or not any(x.code == Why.FACE_COLOUR_REACH for x in r.reasons):
+        return r
+    h, w = gray.shape
+    c = fit.corners.mean(axis=0)
+    half = 0.5 * reach_side(gray, group, fit)
+    x0, y0 = int(max(np.floor(c[0] - half), 0)), int(max(np.floor(c[1] - half), 0))
+    x1, y1 = int(min(np.ceil(c[0] + half), w)), int(min(np.ceil(c[1] + half), h))
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return r
+    return replace(r, box=(x0 + ox, y0 + oy, x1 - x0, y1 - y0))
 
 
 def blur_score(gray: np.ndarray, group: list[Pip]) -> float:

@@ -171,7 +171,7 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
         p
         for p in props
         if p.hand is not None
-        and p.verdict.p_die >= gates.keep
+        and p.verdict.p_die >= keep_gate(p.hand, gates)
         and not _inside_larger(p.centre_side, refused)
         and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)
     ]
@@ -188,6 +188,19 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
         out.append(p)
         places.append((cx, cy, s))
     return out
+
+
+def keep_gate(r: DieReading, gates: Gates) -> float:
+    """The net's "die" probability at which a hand proposal is kept: ``Gates.keep``, or, when
+    its pips read a face (every check of the pip path passed), ``Gates.detect`` if lower.
+
+    Why: a die the net finds alone is a die at ``detect``; one whose pips the hand reader also
+    read as a face has two independent witnesses and needs no more from the net than that. On
+    the split's train and calibration photos, 15 more dice found for 3 more false ones
+    (0.95 / 0.80, the model of November 2026)."""
+    if r.face is not None:
+        return min(gates.keep, gates.detect)
+    return gates.keep
 
 
 def _boxed_by_reach(r: DieReading) -> bool:

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hub.games.kinds import DEFAULT_GAME
+
 __all__ = [
     "Store",
     "StoredEvent",
@@ -339,7 +341,7 @@ class Store:
                     table_id,
                     game_id,
                     int(b.new_game["number"]),
-                    str(b.new_game.get("kind", "camelup")),
+                    str(b.new_game.get("kind", DEFAULT_GAME.value)),
                     json.dumps(b.new_game["params"], sort_keys=True),
                     ts,
                 ),

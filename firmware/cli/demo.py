@@ -22,6 +22,8 @@ import sys
 import threading
 from typing import Any
 
+from hub.games.kinds import DEFAULT_GAME, GameKind
+
 
 def _speed(text: str) -> float:
     """``human`` (a move every ~2 s), ``max`` (no waiting) or seconds per move."""
@@ -137,8 +139,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--game",
-        choices=("camelup", "camelup2", "horserace", "marcopolo2"),
-        default="camelup",
+        choices=[g.value for g in GameKind],
+        default=DEFAULT_GAME.value,
         help="the game the demo starts (default camelup); "
         "any game started from the page is played too",
     )

@@ -40,16 +40,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from hub import observing
 from hub.auth import Access, AuthError, Authority
 from hub.bus import Envelope
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
-from hub.games_glue import GAMES, Driver
-from hub.games_glue.base import EngineGame
+from hub.games_glue import GAMES
 from hub.prompts import Prompt
 from hub.store import RequestMark, Store
 from hub.wire import (
@@ -64,8 +63,9 @@ from hub.wire import (
 log = logging.getLogger(__name__)
 
 
-class TableSession(Protocol):
-    """What the commands need of a table (``hub.session.TableSession``): its public API only."""
+class TableSession(observing.ObservedTable, Protocol):
+    """What the commands need of a table (``hub.session.TableSession``): its public API only
+    (the observations' needs included: :mod:`hub.observing`)."""
 
     authority: Authority
     pending: dict[str, Prompt]
@@ -73,16 +73,6 @@ class TableSession(Protocol):
     store: Store
     request_mark: RequestMark | None
 
-    @property
-    def lock(self) -> AbstractContextManager[Any]: ...
-    @property
-    def seq(self) -> int: ...
-    @property
-    def game_id(self) -> str | None: ...
-    @property
-    def game(self) -> EngineGame | None: ...
-    @property
-    def driver(self) -> Driver: ...
     def players(self) -> list[str]: ...
     def player_token(self, name: str) -> str: ...
     def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]: ...
@@ -94,11 +84,6 @@ class TableSession(Protocol):
     def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]: ...
     def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]: ...
     def cmd_undo(self, access: Access) -> dict[str, Any]: ...
-    def cmd_observe_release(self, p: dict[str, Any]) -> dict[str, Any]: ...
-    def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]: ...
-    def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]: ...
-    def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]: ...
-    def cmd_observe_status(self, p: dict[str, Any]) -> dict[str, Any]: ...
 
 
 __all__ = ["COMMANDS", "dispatch", "error"]
@@ -297,7 +282,7 @@ def _observe_release(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[s
     _keys(p, set(OBSERVATION_FIELDS["release"]))
     if "ts" in p and (isinstance(p["ts"], bool) or not isinstance(p["ts"], int | float)):
         raise _Bad("'ts' is a Unix time in seconds")
-    return s.cmd_observe_release(dict(p))
+    return observing.release(s, dict(p))
 
 
 def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
@@ -329,7 +314,7 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
         raise _Bad("the crop is a JPEG, as bytes or base64 text")
     if isinstance(crop, str | bytes | bytearray) and len(crop) > MAX_CROP_B64:
         raise _Bad("the crop image is too large (2 MB at most)")
-    return s.cmd_observe_die(dict(p))
+    return observing.die(s, dict(p))
 
 
 def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:
@@ -342,7 +327,7 @@ def _observe_track(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str
         and (not isinstance(p["note"], str) or len(p["note"]) > 200)
     ):
         raise _Bad("'note' is a short text")
-    return s.cmd_observe_track(dict(p))
+    return observing.track(s, dict(p))
 
 
 MAX_READINGS = 64
@@ -383,7 +368,7 @@ def _observe_dice(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str,
                 "box": tuple(box) if box is not None else None,
             }
         )
-    return s.cmd_observe_dice({"readings": clean})
+    return observing.dice(s, {"readings": clean})
 
 
 def _mode(p: Mapping[str, Any]) -> None:
@@ -397,7 +382,7 @@ def _observe_status(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[st
     _need_table(a)
     if len(repr(p)) > 10_000:
         raise _Bad("the status is too large")
-    return s.cmd_observe_status(dict(p))
+    return observing.status(s, dict(p))
 
 
 def _snapshot(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, Any]:

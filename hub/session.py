@@ -20,20 +20,21 @@ Why the session is shaped this way:
 
 Commands arrive through :mod:`hub.requests` (validation and authorisation, shared by MQTT and
 HTTP); the methods here named ``cmd_*`` assume their arguments were checked there. Firmware on
-the same Pi calls :meth:`TableSession.observe` directly.
+the same Pi calls :meth:`TableSession.observe` directly; where a reading goes (the driver or
+the setup being read) is :mod:`hub.observing`. The read-only queries (snapshots, the log since
+a seq, tallies) are :mod:`hub.table_reads` (mixed in).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from hub import history, requests, snapshot
+from hub import history, requests
 from hub.auth import Access, Authority
 from hub.bus import Envelope, EventBus
 from hub.derived import DerivedWorker
@@ -44,10 +45,11 @@ from hub.games_glue import Driver, driver
 from hub.games_glue.base import EngineGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
-from hub.setup_reading import SetupReadings, refuse_in_game
+from hub.setup_reading import SetupReadings
 from hub.snapshot import DerivedCache
 from hub.store import Batch, GameRecord, RequestMark, Store
-from hub.wire import Answer, LegTally
+from hub.table_reads import TableReads
+from hub.wire import Answer
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ class _Part:
     apply: Callable[[], object] | None = None
 
 
-class TableSession:
+class TableSession(TableReads):
     """One table: its current game, its past games, its pending prompts.
 
     Thread-safe: every command runs under one lock, and publishes on the bus under it, so the
@@ -112,8 +114,8 @@ class TableSession:
         # the request being applied (set by hub.requests under the lock): its id is logged in
         # the same transaction as its events, so it is applied once even across a crash
         self.request_mark: RequestMark | None = None
-        # the camera reads the pyramid's game's start (see hub.setup_reading)
-        self._setup = SetupReadings(driver(DEFAULT_GAME))  # type: ignore[arg-type]
+        # the camera reads the pyramid's game's start (see hub.setup_reading, hub.observing)
+        self.setup_readings = SetupReadings(driver(DEFAULT_GAME))  # type: ignore[arg-type]
         self._seq = store.last_seq(table_id)
         self._recover()
 
@@ -223,60 +225,16 @@ class TableSession:
             ).to_payload()
         return self.request(cmd, payload if payload is not None else {}, {"local": True})
 
-    def snapshot(self, *, log: bool = True, derived: bool = True) -> dict[str, Any]:
-        """The public picture of the table (:func:`hub.snapshot.table_snapshot`)."""
-        return snapshot.table_snapshot(self, log=log, derived=derived)
-
-    def player_snapshot(self, token: str) -> dict[str, Any]:
-        """A player's private page (:func:`hub.snapshot.player_snapshot`)."""
-        return snapshot.player_snapshot(self, token)
-
-    def events_since(self, seq: int = 0, limit: int | None = None) -> list[Envelope]:
-        """Public envelopes of this table with seq > ``seq`` (all games), for catching up."""
-        rows = self.store.events(self.table_id, since=int(seq), limit=limit)
-        return history.envelopes(self.store, self.table_id, rows)
-
-    def games(self) -> list[dict[str, Any]]:
-        """The table's games, oldest first (:func:`hub.history.games`)."""
-        return history.games(self.store, self.table_id)
-
-    def past_game(self, game_id: str) -> dict[str, Any]:
-        """A past (or the current) game's public snapshot, rebuilt from the log (named
-        ``past_game``: ``session.game`` is the live engine game; :func:`hub.history.past_game`)."""
-        return history.past_game(self.store, self.table_id, game_id)
-
-    def tallies(self) -> list[LegTally]:
-        """The stage-end tallies of the current game (legs of Camel Up), undone ones left out."""
-        with self._lock:
-            gid = self.game_id
-            if gid is None:
-                return []
-            live = {seq for batch in self._engine_batches for seq in batch}
-            events = self.store.events(self.table_id, game_id=gid)
-            return [
-                LegTally.from_payload({"table": self.table_id, "game_id": gid, **t})
-                for t in self.driver.tallies(events, live)
-            ]
-
     @property
     def setup_reading(self) -> dict[str, Any] | None:
         """The setup the camera saw last while no game ran (see :mod:`hub.setup_reading`)."""
         with self._lock:
-            return self._setup.reading()
+            return self.setup_readings.reading()
 
-    def crop(self, crop_id: str) -> bytes | None:
-        """The JPEG crop of a die reading, or None."""
-        return self.store.get_crop(self.table_id, str(crop_id))
-
-    def full_state(self) -> dict[str, Any] | None:
-        """Everything about the current game, secrets included (tests and the hub itself)."""
+    def live_engine_seqs(self) -> set[int]:
+        """The seqs of the engine actions still in force (not undone), for tallies."""
         with self._lock:
-            return None if self.game is None else self.driver.full_view(self.game.state)
-
-    def engine_log(self) -> list[dict[str, Any]]:
-        """The current game's engine events (secrets included), as the engine holds them."""
-        with self._lock:
-            return [] if self.game is None else list(self.game.log)
+            return {seq for batch in self._engine_batches for seq in batch}
 
     def close(self) -> None:
         self.bus.flush()
@@ -293,7 +251,7 @@ class TableSession:
                 )
             kind = p.get("game") or DEFAULT_GAME
             drv = driver(kind)  # raises IllegalAction("unknown_game")
-            game, params = drv.start(p, self._setup.for_start)
+            game, params = drv.start(p, self.setup_readings.for_start)
             number = self.store.next_game_number(self.table_id)
             game_id = f"g{number}"
             parts = []
@@ -318,7 +276,7 @@ class TableSession:
             self.game = game
             self.pending = {}
             self._engine_batches = []
-            self._setup.clear()  # used up
+            self.setup_readings.clear()  # used up
             names = drv.players(game)
             out: dict[str, Any] = {"game_id": game_id, "game": str(kind), "players": names}
             if access.is_table:
@@ -327,12 +285,12 @@ class TableSession:
 
     def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]:
         with self._lock:
-            game = self._need_game()
+            game = self.need_game()
             return self.driver.action(self, game, player, action, access)
 
     def cmd_confirm(self, p: dict[str, Any], access: Access) -> dict[str, Any]:
         with self._lock:
-            game = self._need_game()
+            game = self.need_game()
             pid = p["prompt"]
             prompt = self.pending.get(pid)
             if prompt is None:
@@ -349,7 +307,7 @@ class TableSession:
 
     def cmd_undo(self, access: Access) -> dict[str, Any]:
         with self._lock:
-            game = self._need_game(allow_finished=True)
+            game = self.need_game(allow_finished=True)
             drv = self.driver
             drop = [k for k, v in self.pending.items() if drv.undo_dismisses(v)]
             if drop:  # e.g. a "bet:winner" tapped by mistake: drop its open colour prompt
@@ -385,47 +343,6 @@ class TableSession:
             if was_finished:
                 self.record = self.store.game(self.table_id, self.game_id or "")
             return {"undone": undone, "action": drv.public_action(action)}
-
-    def cmd_observe_release(self, p: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            game = self._need_game()
-            ev = {
-                "type": "die_released",
-                "player": game.current_player,
-                "at": float(p.get("ts", time.time())),
-            }
-            self._commit([("hub", ev)], {"cmd": "observe_release"})
-            return {}
-
-    def cmd_observe_die(self, p: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            if p.get("mode") == "setup":
-                refuse_in_game("setup die", self.game_id if self.active else None)
-                self._setup.add_die(p, self.threshold)
-                return {"setup": True, "setup_reading": self.setup_reading}
-            game = self._need_game()
-            return self.driver.observe_die(self, game, p)
-
-    def cmd_observe_dice(self, p: dict[str, Any]) -> dict[str, Any]:
-        """All die readings of one frame (Marco Polo II's round start)."""
-        with self._lock:
-            game = self._need_game()
-            return self.driver.observe_dice(self, game, p)
-
-    def cmd_observe_track(self, p: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            rec = self.record
-            over = self.game is not None and rec is not None and rec.status == "finished"
-            if self._setup.is_setup_track(p, self.game_id if self.active else None, over):
-                self._setup.add_track(p)
-                return {"setup": True, "setup_reading": self.setup_reading}
-            game = self._need_game(allow_finished=True)
-            return self.driver.observe_track(self, game, p)
-
-    def cmd_observe_status(self, p: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            self.firmware = {**p, "received": time.time()}
-            return {}
 
     # -- the Table a driver acts on (hub.games_glue.Table) -----------------------------------
 
@@ -488,14 +405,15 @@ class TableSession:
         """The id the next logged prompt gets (named after its seq)."""
         return f"p{self.seq + 1}"
 
-    # -- internals -----------------------------------------------------------------------------
-
-    def _need_game(self, allow_finished: bool = False) -> EngineGame:
+    def need_game(self, allow_finished: bool = False) -> EngineGame:
+        """The game being played (``allow_finished``: or just over); RequestError if none."""
         if self.game is None or self.record is None or self.record.status == "abandoned":
             raise RequestError("no game is being played at this table: start one first", "no_game")
         if self.record.status != "playing" and not allow_finished:
             raise RequestError("the race is over: start another game", "game_over")
         return self.game
+
+    # -- internals -----------------------------------------------------------------------------
 
     def _commit(
         self,

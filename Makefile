@@ -77,7 +77,7 @@ bench: deps venv venv-pi
 	$(PY) -m bench.run
 
 eval-vision: venv
-	$(PY) -m vision.evaluate
+	$(PY) -m vision.eval
 
 # the die classifier: seeded, ~15 min on 2 cores; writes vision/dice/models/die_classifier.*
 train-vision: venv

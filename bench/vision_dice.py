@@ -90,7 +90,7 @@ def run() -> dict:
         full_ms.append(wall)
     full = _stats(full_ms)
     res["full_frame_five_dice_1280x720"] = full
-    # the setup roll as vision.eval_dice reads it: 640x480, white balance from the white patch,
+    # the setup roll as vision.eval.dice reads it: 640x480, white balance from the white patch,
     # among Camel Up's five colours as the table reads it
     from vision.palette import CAMEL_UP
     from vision.whitebalance import gains_from_patch

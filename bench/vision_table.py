@@ -2,7 +2,7 @@
 
 Targets (issue 17): a track read <= 25 ms median per 1280x720 frame on one core with a cached
 board (the camera is fixed: the markers are found once, then the location is reused); each
-set-up step <= 2 s from its snapshot. Frames: held-out tables 0..9 (vision.eval_table's scenes
+set-up step <= 2 s from its snapshot. Frames: held-out tables 0..9 (vision.eval.table's scenes
 0..99 draw from the same tables; timing only, no accuracy here), OpenCV on one thread.
 """
 
@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.board import locate_board
-from vision.eval_table import _setup_view, set_up_table
+from vision.eval.table import _setup_view, set_up_table
 from vision.render.board import random_position
 from vision.render.table import make_table, render_table_scene
 from vision.track import read_track

@@ -19,7 +19,7 @@ __all__ = ["DIE_CONFIDENCE_THRESHOLD", "OBSERVATION_COMMANDS", "crop_bytes"]
 #: A die reading is played without asking a person when its confidence is at least this.
 #: Chosen with the product's reader (vision.dice.zone) from data, the two together: the zone
 #: reader's confidence is calibrated so that 0.80 falls where no wrong answer was seen
-#: (``python -m vision.eval_dice_zone --scenes 500 --board-scenes 200`` and a held-out seed
+#: (``python -m vision.eval.dice_zone --scenes 500 --board-scenes 200`` and a held-out seed
 #: range: every wrong answer had a raw score of 0.46 or less, mapped below 0.68; 96 % of the
 #: right ones in the dice scenes and 99 % of those cut from the full resolution are accepted;
 #: see vision/dice/zone.py's docstring). A wrong die played is the one error the table must not

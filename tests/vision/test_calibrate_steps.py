@@ -12,7 +12,7 @@ import pytest
 
 from hub.cli import main
 from vision.cli.frames import FrameSourceError, ReplaySource, open_source, register_source
-from vision.eval_table import SETUP_TILES, _setup_view
+from vision.eval.table import SETUP_TILES, _setup_view
 from vision.render.table import make_table, render_table_scene
 
 ORDER = ["green", "blue", "white", "orange", "yellow"]

@@ -1,10 +1,10 @@
-"""The gate chooser (``vision.eval_dice_gates``): a gate is set by enough answers, never by one."""
+"""The gate chooser (``vision.eval.dice_gates``): a gate is set by enough answers, never by one."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.eval_dice_gates import MIN_COUNT, WRONG_SHARE, colour_gate, face_gates, share_gate
+from vision.eval.dice_gates import MIN_COUNT, WRONG_SHARE, colour_gate, face_gates, share_gate
 
 
 def _answers(n: int, seed: int, lo: float = 0.5) -> list[tuple[float, bool]]:

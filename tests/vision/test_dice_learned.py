@@ -186,7 +186,7 @@ def test_a_reading_without_a_colour_is_never_sure() -> None:
 
 
 def test_the_gates_were_chosen_for_the_shipped_model() -> None:
-    """A new model needs its own gates: ``python -m vision.eval_dice_gates --write``."""
+    """A new model needs its own gates: ``python -m vision.eval.dice_gates --write``."""
     data = json.loads(GATES_FILE.read_text())
     assert data["model_sha256"] == model_sha256()
     g = load_gates()

@@ -22,7 +22,7 @@ def test_rendered_slice_reads_most_dice_and_almost_never_wrongly() -> None:
     # every die right, and not one confident wrong face or colour. (198 of 200 when this was
     # written; 196 with the gates of the share-rule chooser, which answer no face only the net
     # reads with the shipped model: one die more abstains; 197 with the earlier face gates.)
-    from vision.eval_dice import eval_rendered  # among the five colours, as the table reads
+    from vision.eval.dice import eval_rendered  # among the five colours, as the table reads
 
     r = eval_rendered(40, seed0=500)
     assert r["dice"] == 200
@@ -161,7 +161,7 @@ def test_non_images_are_value_errors(bad: object) -> None:
 @pytest.mark.skipif(not REAL.is_dir(), reason="shared/data/dice-real is absent (no shared/)")
 def test_real_photo_slice_held_out_set() -> None:
     """20 images of the held-out matteop65-valid set: found and no confident wrong face."""
-    from vision.eval_dice import eval_real_set
+    from vision.eval.dice import eval_real_set
 
     r = eval_real_set("matteop65-valid", limit=20)
     assert r["found"] / r["dice"] >= 0.9
@@ -209,6 +209,6 @@ def test_cli_calibrate_writes_palette(tmp_path, capsys) -> None:
 def test_two_pips_grouped_apart_are_not_two_faces_1() -> None:
     # seed 301279: a lamp's falloff across the orange 2 parted its two pips' rings, so each was
     # a lone pip; the brighter one, with no body round it, read as a confident face 1
-    from vision.eval_dice import eval_rendered
+    from vision.eval.dice import eval_rendered
 
     assert eval_rendered(1, seed0=301279)["face_wrong"] == 0

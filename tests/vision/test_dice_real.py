@@ -1,6 +1,6 @@
 """The full-frame dice reader on a small slice of the real photos (../shared/data/dice-real).
 
-The whole sets are measured by ``python -m vision.eval_dice --scenes 0``; these slices assert what
+The whole sets are measured by ``python -m vision.eval.dice --scenes 0``; these slices assert what
 the body-first reader reaches today so that a regression fails, on images it was NOT tuned on
 where possible (byler-train's odd half and matteop65-valid are held out).
 """
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_byler_held_out_slice_finds_dice_and_rarely_answers_wrongly() -> None:
-    from vision.eval_dice import eval_real_set
+    from vision.eval.dice import eval_real_set
 
     r = eval_real_set("byler-train:odd", limit=12)
     assert r["dice"] >= 60
@@ -33,7 +33,7 @@ def test_byler_held_out_slice_finds_dice_and_rarely_answers_wrongly() -> None:
 
 
 def test_matteop65_side_faces_are_not_extra_dice() -> None:
-    from vision.eval_dice import eval_real_set
+    from vision.eval.dice import eval_real_set
 
     r = eval_real_set("matteop65-train", limit=15)
     assert r["found"] / r["dice"] >= 0.7

@@ -34,7 +34,7 @@ def _read(z, full: bool):  # type: ignore[no-untyped-def]
 
 def test_full_resolution_zone_reads_every_colour_and_face() -> None:
     # 6 board scenes (every colour, faces 1..3) at the camera's full resolution: all right.
-    # The >= 99.5 % figure is `python -m vision.eval_dice_zone` over hundreds of scenes.
+    # The >= 99.5 % figure is `python -m vision.eval.dice_zone` over hundreds of scenes.
     right = wrong = 0
     for i in range(6):
         colour, face = COLOURS[i % 5], 1 + i % 3
@@ -108,12 +108,12 @@ def test_confidence_is_calibrated_to_the_hubs_threshold() -> None:
 
 
 def test_the_evaluations_wrong_answer_is_not_accepted_by_the_hub() -> None:
-    """The held-out dice scene of `python -m vision.eval_dice_zone --seed0 700000` answered
+    """The held-out dice scene of `python -m vision.eval.dice_zone --seed0 700000` answered
     wrongly (green 2 read as white 1, raw score 0.46): a reading may be wrong, but not with a
     confidence the hub would play without asking a person."""
     seed = 700951
     from hub.observations import DIE_CONFIDENCE_THRESHOLD
-    from vision.eval_dice_zone import COLOURS as EVAL_COLOURS
+    from vision.eval.dice_zone import COLOURS as EVAL_COLOURS
     from vision.render.dice import render_dice_scene
 
     colour = EVAL_COLOURS[seed % 5]
@@ -195,7 +195,7 @@ def test_grid_layout_error_accepts_die_layouts_and_refuses_others() -> None:
 
 
 def test_a_dark_square_is_not_read_as_a_4() -> None:
-    """`python -m vision.eval_dice_zone --six-scenes 200`, scene 300179: the zone box round a
+    """`python -m vision.eval.dice_zone --six-scenes 200`, scene 300179: the zone box round a
     white 1 took in the white-balance patch (a black square on white), whose four inner corners
     the black-hat answers like pips in a 4's layout: it was read as a white 4 at 0.90."""
     from vision.render.dice import render_dice_scene

@@ -17,12 +17,8 @@ VISION = Path(__file__).resolve().parents[2] / "vision"
 
 
 def _modules() -> dict[str, ast.Module]:
-    """The modules the Pi runs: not the evaluation tools (vision/eval_*.py), which measure."""
-    return {
-        p.stem: ast.parse(p.read_text(), str(p))
-        for p in sorted(VISION.glob("*.py"))
-        if not p.stem.startswith("eval_")
-    }
+    """The modules the Pi runs (the evaluation tools are the package vision/eval/, apart)."""
+    return {p.stem: ast.parse(p.read_text(), str(p)) for p in sorted(VISION.glob("*.py"))}
 
 
 def _run_time_imports(tree: ast.Module) -> list[ast.ImportFrom | ast.Import]:

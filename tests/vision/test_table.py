@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.eval_table import SETUP_TILES, _setup_view, set_up_table
+from vision.eval.table import SETUP_TILES, _setup_view, set_up_table
 from vision.render.table import make_table, render_table_scene
 from vision.table import (
     REFINE_BOUND,
@@ -218,7 +218,7 @@ def test_a_board_moved_against_the_cards_is_noticed_and_not_read(table):
 
 def _roll_frame(seed: int):
     """A tuning table set up the usual way, and a frame of a setup roll's stacks on 1-3."""
-    from vision.eval_table import set_up_table
+    from vision.eval.table import set_up_table
 
     t = make_table(seed)
     prof, _ = set_up_table(t)

@@ -1,8 +1,8 @@
-"""A small held-out slice of `python -m vision.eval_table` (all 2,000 scenes: make eval-vision)."""
+"""A small held-out slice of `python -m vision.eval.table` (all 2,000 scenes: make eval-vision)."""
 
 from __future__ import annotations
 
-from vision.eval_table import evaluate
+from vision.eval.table import evaluate
 
 
 def test_held_out_slice_after_set_up_reads_right_and_never_confidently_wrong():

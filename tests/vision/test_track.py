@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vision.board import load_geometry
-from vision.eval_track import evaluate, render_scene
+from vision.eval.track import evaluate, render_scene
 from vision.render.board import AS_BUILT_TILT_DEG, STRESS_TILT_DEG, render_board_scene
 from vision.render.effects import motion_blur
 from vision.track import THIN_HIDE_MM, SpaceReading, _thin_guard, read_track
@@ -54,7 +54,7 @@ def test_a_five_camel_stack_reads_bottom_to_top(geo):
 def test_slice_of_the_evaluation_as_built(geo):
     """20 random scenes with the camera as the build guide places it (varied light, blur,
     noise, JPEG; a quarter with hands). The full figure (2,000 scenes) is
-    `python -m vision.eval_track --pose as-built`; this slice guards against regressions."""
+    `python -m vision.eval.track --pose as-built`; this slice guards against regressions."""
     r = evaluate(20, seed=1000, hands_probability=0.25, tilt_deg=AS_BUILT_TILT_DEG)
     assert r["clear_spaces"] > 250
     assert r["stacks_fully_right"] >= 0.98, r

@@ -1,6 +1,6 @@
 """Wrong reads found on tuning scenes, one per cause, each now an abstention or a right read.
 
-Each scene is rendered by ``vision.render.table`` exactly as ``python -m vision.eval_table``
+Each scene is rendered by ``vision.render.table`` exactly as ``python -m vision.eval.table``
 draws it (tuning range, seeds 1,000,000+), and read after its table's set-up. Before the fix
 each of these spaces was read confidently wrong."""
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import eval_table as et
+from vision.eval import table as et
 from vision.render.board import random_position
 from vision.render.table import make_table, render_table_scene, sample_table_pose
 from vision.track import TrackReading, read_track
 
 
 def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]], dict[int, str]]:
-    """Scene ``seed`` under the same camera and lamp as its table's set-up (eval_table's
+    """Scene ``seed`` under the same camera and lamp as its table's set-up (vision.eval.table's
     "same" condition), and its truth."""
     table = make_table(seed // et.SCENES_PER_TABLE)
     prof, refused, _ = et._profile(table.seed, "same")
@@ -25,7 +25,7 @@ def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]], dict[int, str]
     rng = np.random.default_rng([seed, 1])
     hands = int(rng.integers(1, 3)) if rng.random() < 0.25 else 0
     track, desert = random_position(rng, table.geometry)
-    sample_table_pose(rng, table, et.FRAME)  # keeps the scene's random stream as eval_table's
+    sample_table_pose(rng, table, et.FRAME)  # keeps the scene's random stream as the eval's
     image, truth = render_table_scene(
         table, rng, track, desert, kelvin=kelvin, pose=pose, hands=hands, size=et.FRAME
     )

@@ -18,7 +18,7 @@ several sources, judges a crop far better than it finds one on its own. So a rea
    calibration photos, stayed within the target (0.5 % of found dice), whichever path found it.
    A reading without a colour never reaches the hub's threshold.
 
-The gates are chosen on the split's calibration photos only (``python -m vision.eval_dice_gates
+The gates are chosen on the split's calibration photos only (``python -m vision.eval.dice_gates
 --write``), stored in ``gates.json`` beside this module with the hash of the model they were
 chosen for.
 """

@@ -27,7 +27,7 @@ person rather than trust a doubtful reading. A face that does not read withholds
 Confidence, calibrated for the hub: the raw scores above (the face's gap score, the colour's
 palette margin) are mapped by :func:`calibrated` so that the hub's threshold, 0.80
 (``hub.observations.DIE_CONFIDENCE_THRESHOLD``), falls at the raw score ``ACCEPT_RAW`` = 0.55
-found from data (``python -m vision.eval_dice_zone``, and the same scenes read with the reader's
+found from data (``python -m vision.eval.dice_zone``, and the same scenes read with the reader's
 own abstain gates off): every wrong answer seen had a raw score (the lower of face and colour)
 of 0.46 or less (3 in ~2,300 named answers: seeds 300180, 300059, 700951), while 96 % of the
 right ones in the dice scenes and 99 % cut from the full resolution score 0.55 or more. Before,
@@ -36,7 +36,7 @@ five right demo dice at 0.77-0.79) to a person, with no wrong answer above 0.46 
 0.55 the map is linear to 0, above it linear to 1: the order of readings is kept.
 
 Resolution: in a 1280x720 frame the die is ~20 px and its pips 3-4 px; blur and JPEG leave
-about 60 % readable (``python -m vision.eval_dice_zone``). Cut from the camera's full
+about 60 % readable (``python -m vision.eval.dice_zone``). Cut from the camera's full
 resolution (4608x2592, die ~70 px) every rendered die reads. So the caller should pass the zone
 cut from the full-resolution frame, the empty zone's crop from the same stream as
 ``background``, and the markers' white balance as ``white_gains``.

@@ -10,7 +10,7 @@ whatever the threshold; and the "not a die" crops of those photos (background pa
 hand-written path's false dice): the share the classifier takes for a die.
 
 The whole reader with a model (its gates chosen for that model) is measured by
-``python -m vision.eval_dice_gates``. The hand-written proposals do not depend on the model; they
+``python -m vision.eval.dice_gates``. The hand-written proposals do not depend on the model; they
 are kept in a cache file (``--cache``) so that comparing models re-runs only the net.
 """
 

@@ -33,7 +33,7 @@ from vision.board import BoardGeometry
 from vision.cli.calibrate_steps import track_cells
 from vision.cli.frames import ReplaySource
 from vision.cli.setup_desk import TableSetupDesk
-from vision.eval_table import SETUP_TILES, _setup_view
+from vision.eval.table import SETUP_TILES, _setup_view
 from vision.render.table import make_table, render_table_scene
 from vision.table import BOARD_MOVED, load_profile
 from vision.track import read_track
@@ -220,7 +220,7 @@ def test_a_table_set_up_from_the_page_by_dragging_the_corners(
         ]
         reading = read_track(s.play, saved.geometry, table=saved)
         # the saved file reads play: every stack read is right, the tile too; a stack may be
-        # abstained on (the reader's own figures, vision.eval_table), never read wrong
+        # abstained on (the reader's own figures, vision.eval.table), never read wrong
         assert reading.desert == {6: "mirage"}
         assert all(PLAY.get(sp) == stack for sp, stack in reading.track.items()), reading.track
         assert all(sp in reading.track or sp in reading.uncertain for sp in PLAY)

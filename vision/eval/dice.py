@@ -8,7 +8,7 @@ nearest centres first. For byler-train, whose labels box the whole die, IoU >= 0
 The photos read are one part of the committed split (``vision/train/split.json``; by default the
 held-out part): skovy-catan is a source held out whole, and a quarter of every other set's
 photos; the learned net was neither trained on them nor calibrated on them, and the reader's
-gates were chosen on the calibration part (``vision.eval_dice_gates``). (The hand-written
+gates were chosen on the calibration part (``vision.eval.dice_gates``). (The hand-written
 proposals were tuned on matteop65-train and byler-train's even half before the split existed, so
 their held-out photos of those sets are not unseen by the hand-written half of the reader.)
 False dice per image are readings that match no labelled die.
@@ -34,7 +34,7 @@ import numpy as np
 from vision.dice.reading import DieReading
 from vision.palette import CAMEL_UP
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice-real"
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice-real"
 UNSEEN = "skovy-catan"  # the source held out whole (vision.train.split.UNSEEN_SOURCES)
 
 
@@ -245,7 +245,9 @@ def _pct(a: int, b: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="eval_dice", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.eval.dice", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--scenes", type=int, default=2000, help="rendered scenes (default 2000)")
     parser.add_argument(
         "--general-palette",
@@ -345,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['read_ms_per_scene']} ms per 640x480 read"
             )
     if args.zone_scenes > 0 or args.board_scenes > 0:
-        from vision.eval_dice_zone import SEED0, evaluate, report  # the product path
+        from vision.eval.dice_zone import SEED0, evaluate, report  # the product path
 
         seed0 = SEED0 if args.seed0 is None else args.seed0
         out["zone"] = evaluate(args.zone_scenes, args.board_scenes, seed0=seed0)

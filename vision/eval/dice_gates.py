@@ -1,7 +1,7 @@
 """Choose the die reader's gates (``vision.dice.learned.Gates``) on the calibration photos only.
 
-    python -m vision.eval_dice_gates            # show what it would choose
-    python -m vision.eval_dice_gates --write    # and store it in vision/dice/gates.json
+    python -m vision.eval.dice_gates            # show what it would choose
+    python -m vision.eval.dice_gates --write    # and store it in vision/dice/gates.json
 
 Why a tool and not hand-set numbers: the gates are what makes a confidence mean the same thing
 on every path, and they belong to one model; when a new model is trained, this is run again
@@ -61,7 +61,7 @@ from vision.dice.learned import (
     propose,
 )
 from vision.dice.reader import hand_proposals
-from vision.eval_dice import match
+from vision.eval.dice import match
 from vision.palette import CAMEL_UP, default_palette
 
 DETECT_FLOOR = 0.3
@@ -85,7 +85,7 @@ class Photo:
 
 @dataclass(frozen=True)
 class Box:
-    """A proposal's box, for ``eval_dice.match``."""
+    """A proposal's box, for ``vision.eval.dice.match``."""
 
     box: tuple[int, int, int, int]
     i: int
@@ -283,7 +283,9 @@ def per_set(photos: Sequence[Photo], gates: Gates) -> dict[str, dict[str, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="eval_dice_gates", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.eval.dice_gates", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--write", action="store_true", help=f"store the gates in {GATES_FILE.name}")
     ap.add_argument("--colour-scenes", type=int, default=200)
     ap.add_argument("--cache", metavar="PATH", help="keep the proposals in this file (re-runs)")
@@ -307,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "about": "chosen on the calibration photos of vision/train/split.json by "
-                    "python -m vision.eval_dice_gates --write; for the model of this hash",
+                    "python -m vision.eval.dice_gates --write; for the model of this hash",
                     "model_sha256": model_sha256(),
                     "gates": asdict(gates),
                     "calibration": stats,

@@ -292,7 +292,9 @@ def report(res: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="eval_dice_zone", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.eval.dice_zone", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--scenes", type=int, default=2000, help="dice scenes (default 2000)")
     parser.add_argument(
         "--board-scenes", type=int, default=500, help="board reveal-zone scenes (default 500)"

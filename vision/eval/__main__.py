@@ -1,6 +1,6 @@
 """`make eval-vision`: the accuracy figures of the dice reader and the track reader.
 
-Each part lives in its own module (vision.eval_dice, vision.eval_track, and vision.eval_table:
+Each part lives in its own module (vision.eval.dice, vision.eval.track, and vision.eval.table:
 the track on realistic tables after their set-up) with a ``main(argv)``
 that prints its report; this module runs both so one command gives every figure.
 """
@@ -13,7 +13,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     status = 0
-    for name in ("vision.eval_dice", "vision.eval_track", "vision.eval_table"):
+    for name in ("vision.eval.dice", "vision.eval.track", "vision.eval.table"):
         module = importlib.import_module(name)
         status |= int(module.main(list(argv or [])) or 0)
     return status

@@ -1,6 +1,6 @@
 """Accuracy of the track reader over rendered scenes.
 
-Run by `make eval-vision`, or alone: `python -m vision.eval_track -n 2000 --seed 0 -j 2`.
+Run by `make eval-vision`, or alone: `python -m vision.eval.track -n 2000 --seed 0 -j 2`.
 
 Two camera-pose ranges, each over its own 2,000 scenes by default (``--pose``):
 - ``as-built``: the camera as the build guide places it (tilt 33..42.5 deg around the printed
@@ -251,7 +251,7 @@ def _report(name: str, r: dict[str, Any], seed: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m vision.eval_track",
+        prog="python -m vision.eval.track",
         description="accuracy of the track reader on rendered scenes",
     )
     ap.add_argument("-n", "--scenes", type=int, default=2000, help="scenes per pose range")

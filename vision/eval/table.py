@@ -1,6 +1,6 @@
 """Accuracy of the track reader on realistic tables, after each table's set-up.
 
-Run by `make eval-vision`, or alone: `python -m vision.eval_table -n 2000 --seed 0 -j 2`.
+Run by `make eval-vision`, or alone: `python -m vision.eval.table -n 2000 --seed 0 -j 2`.
 
 Scenes come from ``vision.render.table`` (the first-edition board with no margin, wooden
 dromedaries, marker cards on the table, lamps of 2700-6500 K, arm and hand shadows). Scene
@@ -296,7 +296,7 @@ def _report(r: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m vision.eval_table",
+        prog="python -m vision.eval.table",
         description="track reader on realistic tables after set-up",
     )
     ap.add_argument("-n", "--scenes", type=int, default=2000)

@@ -735,7 +735,13 @@ def _clean_runs(
 
 
 def _band_colour(
-    pal: _Palette, lin: np.ndarray, start: float, end: float, n_camel: int, used: list[str]
+    pal: _Palette,
+    lin: np.ndarray,
+    start: float,
+    end: float,
+    n_camel: int,
+    used: list[str],
+    label: np.ndarray | None = None,
 ) -> str | None:
     """The camel colour of one band the run decoder could not read, or None if unsure.
 
@@ -769,6 +775,13 @@ def _band_colour(
     )
     if nb < 1.5 * d1:
         return None
+    if label is not None:
+        # a band the runs missed is a camel's colour on average only; where a third of its
+        # middle is labelled board sample by sample, it is the sand blended into the camel
+        # above (blue over sand blurs to a neutral strip that averages white), not a camel
+        is_board = np.array([n.startswith(BOARD) for n in pal.names] + [False])
+        if float(is_board[label[lo:hi]].mean()) > FILL_BOARD_SHARE:
+            return None
     return pal.names[best]
 
 
@@ -780,6 +793,7 @@ def _fill_gap(
     band: float,
     n_camel: int,
     used: list[str],
+    label: np.ndarray | None = None,
 ) -> list[str] | None:
     """Camels in an unread stretch of ``end - start`` samples: a whole number of bands, each
     one clear camel colour; None when the stretch is not that."""
@@ -792,7 +806,9 @@ def _fill_gap(
     step = (end - start) / n
     out: list[str] = []
     for j in range(n):
-        c = _band_colour(pal, lin, start + j * step, start + (j + 1) * step, n_camel, used + out)
+        c = _band_colour(
+            pal, lin, start + j * step, start + (j + 1) * step, n_camel, used + out, label
+        )
         if c is None:
             return None
         out.append(c)
@@ -869,6 +885,14 @@ def _leg_gap(
 # a space's lowest camel colour that ends below this many bands above the base is a camel in
 # front (a bottom camel's band runs about a band up from the base)
 IN_FRONT_END = 0.4
+# a stack whose top stands this many bands (or more) above its camels' height plus the top
+# face holds a camel not read (tuning scenes: right reads stood up to about +0.7 band over)
+TALLER_BANDS = 0.85
+# an upper camel colour whose samples this share (or more) look as the empty board did there
+# at set-up is the board or table behind the stack, not a camel
+EXPLAINED_UPPER = 0.6
+# a band the runs missed, whose middle shows more than this share of board samples, is no camel
+FILL_BOARD_SHARE = 0.34
 # an empty read needs the board where a bottom camel would stand: no more than this many
 # bands of it neither the board's colour nor the set-up's look of the empty board
 UNEXPLAINED_BANDS = 0.5
@@ -952,6 +976,14 @@ def _decode(
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
                 spans[-1][1] = en  # the top face of the same camel
+            elif (
+                started
+                and explained is not None
+                and float(explained[st:en].mean()) > EXPLAINED_UPPER
+            ):
+                # an upper camel's colour that the set-up saw right there on the empty board
+                # or table (a green cloth behind an edge space's stack): no evidence of a camel
+                return _unread("a camel colour the empty board showed there: the table behind?")
             else:
                 camels.append(names[cl])
                 spans.append([st, en])
@@ -1002,7 +1034,7 @@ def _decode(
             first = below_lo + int(np.argmax(nonboard))
             if int(nonboard.sum()) >= max(0.35 * band, 3.0 / px):
                 lo = float(min(first, base_idx))
-                extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels)
+                extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
                     return _unread("an unreadable band below the lowest camel")
                 camels = extra + camels
@@ -1013,7 +1045,7 @@ def _decode(
         # the lowest band starts below where the space's front can be: a neighbour's camel
         return _unread("the lowest band is below the space's front")
     if spans[0][0] > base_idx + 0.8 * band:
-        extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels)
+        extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels, label)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, spans[0][0], band):
             extra = []
         if extra is None:
@@ -1029,7 +1061,7 @@ def _decode(
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
         if gap_en - gap_st > 0.55 * band:
-            extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels)
+            extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels, label)
             if extra is None and spans[i + 1][0] - spans[i][0] <= 1.35 * band:
                 # no room for a camel between: the lower camel's band, blended with the next
                 # at its top (blue under orange turns brown), not a missing camel
@@ -1066,6 +1098,11 @@ def _decode(
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
     if top > 1.22 * (band + top_face):
         return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
+    if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
+        # the column holds more than the camels read: a middle camel hidden behind the one
+        # above it (a camel leaning forward covers a thin band whole). Not resolvable: the
+        # band model, blind to the height, re-read such a stack one camel short
+        return SpaceReading([], 0.0, True, "the stack stands taller than the camels read in it")
     return SpaceReading(camels, max(conf, 0.3))
 
 

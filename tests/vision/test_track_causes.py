@@ -42,6 +42,15 @@ def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]], dict[int, str]
         (1_200_245, 15, "a tile's colour on something standing"),
         # a neighbour's camel in front of an empty space was read as its bottom camel
         (1_200_451, 4, None),
+        # yellow, green, orange: the orange camel leans forward over the green one, whose band
+        # shows two pixels high; read yellow, orange (the stack stands a band taller than that)
+        (1_300_022, 4, "the stack stands taller than the camels read in it"),
+        # white, orange on an edge space: the green table cloth behind the stack was read as a
+        # green camel on top
+        (1_300_332, 13, None),
+        # a lone blue camel: the strip where its paint blurs into the sand averages white, and
+        # a "missed band" below it was read as a white camel
+        (1_310_108, 14, None),
     ],
 )
 def test_a_space_once_read_wrong_is_now_right_or_abstains(seed, space, why):

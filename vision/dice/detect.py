@@ -39,11 +39,13 @@ APART_SCALE = 0.5  # ... and two windows of one scale nearer than this many of i
 RESIZE = (0.8, 1.0, 1.25)  # a window's crop is classified at these shares of its scale's side
 
 
-# output rows and columns of the net per tile: on a 1280 x 720 frame the net's share of a whole-
-# frame read's peak is about +13 MB instead of +31 for whole-width strips (+92 for one pass), for
-# about 1.2 times the CPU of whole-width strips (x86_64, the Pi-pinned numpy/OpenCV)
-STRIP_ROWS = 16
-TILE_COLS = 32
+# output rows and columns of the net per tile: on a 1280 x 720 frame the detection's share of a
+# whole-frame read's peak is about +8.4 MB at 8 x 16 (+13.7 at 16 x 32, +31 for whole-width
+# strips, +92 for one pass), for 1.6 times the CPU of 16 x 32 (1.0 s against 0.63 s here); only
+# whole-frame reads (the setup roll, Marco Polo II) run it, never the zone's (x86_64, the
+# Pi-pinned numpy/OpenCV). Logits agree with 16 x 32 to 3e-5.
+STRIP_ROWS = 8
+TILE_COLS = 16
 # pixels beyond a tile's windows that the layers' edge padding can reach (21), rounded up to
 # the stride
 HALO = 24

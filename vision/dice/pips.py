@@ -56,10 +56,7 @@ def find_pips(
         # a second, stricter margin splits a pip from a dark edge or shadow it touches
         for dark, margin in ((True, base), (False, base), (True, 2.5 * base), (False, 2.5 * base)):
             _pip_mask(gray, block, dark, margin, out=mask)
-            # the labels image (4 bytes a pixel) is never used: let it go at once
-            got = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            n, stats, cents = got[0], got[2], got[3]
-            del got
+            n, stats, cents = _component_stats(mask)
             if n <= 1:
                 continue
             st = stats[1:]
@@ -86,6 +83,22 @@ def find_pips(
         if p is not None:
             found.append(p)
     return _suppress(found)
+
+
+def _component_stats(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """(count, stats, centroids) of ``mask``'s 8-connected components, as
+    ``cv2.connectedComponentsWithStats`` gives them.
+
+    Why not that call as it is: its labels image (never used here) takes 4 bytes a pixel, and
+    a whole frame's read peaked on it (issue 14). Labels of 2 bytes give the same components,
+    numbered alike, when there are fewer than 2^16 of them; every component begins a run of set
+    pixels along a row, so fewer runs than that is enough (else 4 bytes, as before)."""
+    runs = int(np.count_nonzero(mask[:, :1])) + int(np.count_nonzero(mask[:, 1:] > mask[:, :-1]))
+    ltype = cv2.CV_16U if runs < 0xFFFF else cv2.CV_32S
+    got = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+    n, stats, cents = got[0], got[2], got[3]
+    del got  # the labels image: let it go at once
+    return int(n), stats, cents
 
 
 def _pip_mask(gray: np.ndarray, block: int, dark: bool, margin: float, out: np.ndarray) -> None:

@@ -14,6 +14,7 @@ from vision.dice.classifier import (
     INPUT,
     META_FILE,
     MODEL_FILE,
+    DieClassifier,
     die_crop,
     load_classifier,
 )
@@ -62,3 +63,56 @@ def test_clean_rendered_dice_are_read_right(face: int) -> None:
     verdicts = load_classifier().classify(crops)
     assert [v.face for v in verdicts] == [face] * 5
     assert min(v.face_prob for v in verdicts) >= 0.8
+
+
+def test_dihedral_views_are_the_crop_first_then_its_turns_and_mirror_images() -> None:
+    from vision.dice.classifier import dihedral, view_mean
+
+    crops = np.random.default_rng(3).integers(0, 256, (2, INPUT, INPUT, 3), dtype=np.uint8)
+    views = dihedral(crops)
+    assert views.shape == (16, INPUT, INPUT, 3)
+    np.testing.assert_array_equal(views[:2], crops)
+    np.testing.assert_array_equal(views[2 + 1], np.rot90(crops[1], 1))
+    np.testing.assert_array_equal(views[8 + 0], crops[0][:, ::-1])
+    assert len({v.tobytes() for v in views}) == 16  # eight different views of each crop
+    logits = np.arange(16 * 7, dtype=np.float64).reshape(16, 7)
+    np.testing.assert_allclose(view_mean(logits, 8)[1], logits[1::2].mean(axis=0))
+    four = dihedral(crops, 4)  # the half turns of the crops and of their mirror images
+    np.testing.assert_array_equal(four[[0, 2, 4, 6]], views[[0, 4, 8, 12]])
+    np.testing.assert_array_equal(dihedral(crops, 1), crops)
+
+
+def _four_views(tmp_path: Path) -> DieClassifier:
+    """The shipped net read with four views (its metadata's temperature kept)."""
+    meta = json.loads(META_FILE.read_text())
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "views": 4}))
+    return DieClassifier(MODEL_FILE, tmp_path / "m.json")
+
+
+def test_a_turned_or_mirrored_crop_gets_the_same_verdict(tmp_path: Path) -> None:
+    """Verdicts over four views (the crop, its half turn and their mirror images): a die's crop
+    turned by half or mirrored either way (it shows the same face) gets the same verdict; the
+    net alone on one view does not."""
+    clf = _four_views(tmp_path)
+    assert clf.views == 4
+    crop = _rendered_die(3, "orange", 44)
+    turned = np.stack([crop, np.rot90(crop, 2), crop[:, ::-1], crop[::-1]])
+    probs = np.array([v.probs for v in clf.classify(turned)])
+    np.testing.assert_allclose(probs, np.repeat(probs[:1], 4, axis=0), atol=1e-5)
+    assert float(np.abs(np.diff(clf.net_logits(turned), axis=0)).max()) > 1e-3
+
+
+def test_a_plain_crop_is_judged_on_one_view_and_a_die_on_all_of_them(tmp_path: Path) -> None:
+    """The screen: a crop the first view calls plainly no die keeps that view's logits (the
+    frame's many windows of bare table cost one pass), a die gets the mean of every view."""
+    from vision.dice.classifier import SCREEN, dihedral, softmax, view_mean
+
+    clf = _four_views(tmp_path)
+    die = _rendered_die(2, "blue", 50)
+    plain = np.full_like(die, 140)
+    got = clf.crop_logits(np.stack([die, plain]))
+    views = view_mean(clf.net_logits(dihedral(die[None], clf.views)), clf.views)[0]
+    np.testing.assert_allclose(got[0], views, atol=1e-4)
+    assert float(np.abs(got[0] - clf.net_logits(die[None])[0]).max()) > 1e-3
+    np.testing.assert_allclose(got[1], clf.net_logits(plain[None])[0], atol=1e-5)
+    assert softmax(got[1:], clf.temperature)[0, 0] > 1.0 - SCREEN

@@ -36,6 +36,19 @@ def test_unreadable_metadata_is_an_error_naming_the_file(tmp_path: Path) -> None
         DieClassifier(model, meta)
 
 
+def test_metadata_asking_for_an_unknown_number_of_views_is_an_error_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"x")
+    meta = tmp_path / "m.json"
+    meta.write_text(
+        json.dumps({"input": INPUT, "classes": list(CLASSES), "temperature": 1.0, "views": 3})
+    )
+    with pytest.raises(ModelError, match="m.json.*views"):
+        DieClassifier(model, meta)
+
+
 @pytest.mark.slow
 def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_path: Path) -> None:
     """The training script on a few photos and one epoch: it exports, and its own check compares
@@ -43,13 +56,14 @@ def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_pa
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from vision.train import split
-    from vision.train.train import main
+    from vision.train.train import VIEWS, main
 
     if not (split.real_root() / "byler-train" / "labels.json").is_file():
         pytest.skip("real dice photos absent: they live in the shared data folder")
     assert main(["--quick", "--out", str(tmp_path)]) == 0
     clf = DieClassifier(tmp_path / MODEL_FILE.name, tmp_path / META_FILE.name)
     assert clf.net_logits(np.zeros((2, INPUT, INPUT, 3), np.uint8)).shape == (2, len(CLASSES))
+    assert clf.views == VIEWS  # its temperature was fitted on these views' mean
     verdicts = clf.classify(np.zeros((3, INPUT, INPUT, 3), np.uint8))
     assert all(abs(sum(v.probs) - 1.0) < 1e-6 for v in verdicts)
 
@@ -80,3 +94,19 @@ def test_answerable_share_at_a_precision_counts_the_most_confident_first() -> No
     assert t.coverage_at(1.0) == 2 / 5  # the first wrong answer stops a perfect run
     assert t.coverage_at(0.75) == 4 / 5  # 3 right of the 4 most confident
     assert Tally().coverage_at(0.99) == 0.0
+
+
+def test_printed_pages_are_seeded_and_give_glyph_crops_labelled_not_a_die() -> None:
+    """``--pages``: what the hand-written reader proposes on rendered printed pages, as
+    not-a-die crops; the same seed draws the same page."""
+    from vision.train import data
+    from vision.train.distractors import text_page
+
+    a = text_page(np.random.default_rng(5), 480, 360)
+    assert a.shape == (360, 480, 3) and a.dtype == np.uint8
+    np.testing.assert_array_equal(a, text_page(np.random.default_rng(5), 480, 360))
+    assert float(a.std()) > 10.0  # ink on paper, not a blank
+    crops, labels, tags = data.page_crops(2, np.random.default_rng(9))
+    assert len(crops) >= 4  # two random windows per page at least, and the reader's glyphs
+    assert set(labels) == {0} and set(tags) == {"page"}
+    assert all(c.shape == (INPUT, INPUT, 3) for c in crops)

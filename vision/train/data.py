@@ -6,9 +6,9 @@
 - rendered dice (``vision.render.dice``): Camel Up's five colours, the extra colours and grey,
   faces 1..6, on rendered tables with the renderer's lamp, blur, noise and glare;
 - not a die: patches of the real photos away from every labelled die, what the hand-written
-  reader took for a die where there is none (its false dice on the train photos), and rendered
+  reader took for a die where there is none (its false dice on the train photos), rendered
   distractors (``distractors``: keys, letters, dust, wood, coins, tiles, camel parts, dot
-  patterns).
+  patterns), and what the hand-written reader proposes on rendered printed pages (``page_crops``).
 
 Labels: 0 = not a die, 1..6 = the face. All random draws come from one seeded generator.
 """
@@ -279,3 +279,36 @@ def stack(
     tags = [t for p in parts for t in p[2]]
     x = np.stack(crops) if crops else np.zeros((0, INPUT, INPUT, 3), np.uint8)
     return x, np.asarray(labels, np.int64), tags
+
+
+def page_crops(
+    n_pages: int, rng: np.random.Generator, *, per_page: int = 24
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Not-a-die crops of what the hand-written full-frame reader proposes on ``n_pages``
+    rendered printed pages (``distractors.text_page``), at most ``per_page`` of each, cropped
+    as the reader's proposals are, plus two random glyph-sized windows per page.
+
+    Why: a page of text is where that reader proposes glyph clusters (".:" looks like three
+    pips), and the net, which had only seen small letters in its distractor patches, took such
+    a crop for a die at 0.99."""
+    from vision.dice.fullframe import read_full_frame
+    from vision.palette import default_palette
+    from vision.train.distractors import text_page
+
+    pal = default_palette()
+    crops: list[np.ndarray] = []
+    for _ in range(n_pages):
+        page = text_page(rng, 480, 360)
+        found = read_full_frame(page, cv2.cvtColor(page, cv2.COLOR_BGR2GRAY), pal, None)
+        pick = rng.permutation(len(found))[:per_page]
+        boxes = [found[int(i)].box for i in pick]
+        for x, y, w, h in boxes:
+            c = jitter_crop(
+                page, x + w / 2, y + h / 2, max(w, h), rng, scale=(0.9, 1.1), shift=0.05
+            )
+            crops.append(photometric(c, rng))
+        for _ in range(2):
+            s = float(rng.uniform(14, 50))
+            c = jitter_crop(page, float(rng.uniform(0, 480)), float(rng.uniform(0, 360)), s, rng)
+            crops.append(photometric(c, rng))
+    return crops, [0] * len(crops), ["page"] * len(crops)

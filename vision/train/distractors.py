@@ -197,3 +197,42 @@ def distractor(rng: np.random.Generator, s: int = 72) -> np.ndarray:
     """One random not-a-die patch, ``s`` x ``s`` uint8 BGR."""
     maker = MAKERS[int(rng.integers(len(MAKERS)))]
     return np.clip(maker(rng, s), 0, 255).astype(np.uint8)
+
+
+_PAGE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:;,!?-'%"
+
+
+def text_page(rng: np.random.Generator, w: int = 640, h: int = 480) -> np.ndarray:
+    """A whole page of printed lines (a rulebook, a box, a score sheet): words of letters, digits
+    and punctuation in a random font, size, weight, ink and paper, some pages turned a little.
+
+    Why a page and not a patch: on printed text the hand-written reader proposes clusters of
+    glyphs (".:", "i:", a bold "o") boxed at their own size, so in the net's crop the glyphs are
+    large and bold: a scale ``letters`` never draws. ``vision.train.data.page_crops`` crops what
+    the reader proposes on these pages."""
+    paper = _tone(rng, 150, 255) if rng.random() < 0.4 else _grey(rng, 170, 250)
+    img = _canvas(rng, max(w, h), paper)[:h, :w].copy()
+    canvas = np.clip(img, 0, 255).astype(np.uint8)
+    ink = _grey(rng, 0, 90) if rng.random() < 0.7 else _tone(rng, 0, 110)
+    font = int(rng.choice(_FONTS))
+    scale = float(rng.uniform(0.45, 1.3))
+    thick = int(rng.integers(1, 4))
+    step = int(scale * rng.uniform(30, 48)) + 2 * thick
+    y = int(rng.integers(step // 2, step + 10))
+    while y < h:
+        x = int(rng.integers(5, 40))
+        while x < w:
+            word = "".join(rng.choice(list(_PAGE_CHARS), int(rng.integers(1, 8))))
+            if rng.random() < 0.3:
+                word += str(rng.choice(list(".:;,")))
+            cv2.putText(canvas, word, (x, y), font, scale, ink, thick, cv2.LINE_AA)
+            (tw, _), _ = cv2.getTextSize(word, font, scale, thick)
+            x += tw + int(scale * rng.uniform(10, 30))
+        y += step
+    if rng.random() < 0.4:
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(-12, 12)), 1.0)
+        canvas = cv2.warpAffine(canvas, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), float(rng.uniform(0.3, 1.0)))
+    out: np.ndarray = canvas
+    return out

@@ -8,8 +8,10 @@ threads), so the same command on the same data gives the same model. Steps:
 1. crops (``vision.train.data``) of the split's train photos, rendered dice and distractors;
 2. a small CNN (``model.DieNet``) trained with AdamW and a cosine schedule, each batch turned by
    a random quarter turn and mirrored (a die's face reads the same);
-3. a temperature fitted on the calibration photos (never the held-out ones), so that the
-   softmax's confidence is as often right as it says;
+3. a temperature fitted on the calibration photos (never the held-out ones), on the logits
+   averaged over each crop's turned and mirrored views as the reader computes them
+   (``classifier.dihedral``, ``VIEWS``), so that the softmax's confidence is as often right
+   as it says;
 4. export to ONNX (the legacy TorchScript exporter, which needs the ``onnx`` package), checked
    by loading it with ``cv2.dnn`` and comparing its logits with PyTorch's; the metadata (input,
    classes, temperature, what it was trained on) beside it, and reference logits of fixed
@@ -27,15 +29,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.dice.classifier import CLASSES, INPUT, META_FILE, MODEL_FILE, to_blob
+from vision.dice.classifier import (
+    CLASSES,
+    INPUT,
+    META_FILE,
+    MODEL_FILE,
+    VIEW_COUNTS,
+    dihedral,
+    to_blob,
+    view_mean,
+)
 from vision.train import data
 
 if TYPE_CHECKING:
     import torch
 
 SEED = 11
+VIEWS = 1  # views of a crop a verdict averages (``classifier.dihedral``; 4 or 8 turn the crop)
 WIDTHS = (12, 24, 48, 96)  # the net's channels per stage (``model.DieNet``)
 EPOCHS = 5
+PAGES = 0  # rendered printed pages whose hand-reader proposals are "not a die" crops
 COLOUR_AUG = False  # ``recolour`` every batch
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
 
@@ -44,7 +57,9 @@ def _log(msg: str) -> None:
     print(f"[train-vision {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def build_data(quick: bool, rng: np.random.Generator) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def build_data(
+    quick: bool, rng: np.random.Generator, pages: int = PAGES
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N)."""
     limit = 6 if quick else None
     train = data.stack(
@@ -59,6 +74,8 @@ def build_data(quick: bool, rng: np.random.Generator) -> dict[str, tuple[np.ndar
             ),
             data.rendered_crops(10 if quick else 900, rng),
             data.distractor_crops(60 if quick else 5000, rng),
+            # its own stream, so that adding it left the other crops as they were
+            data.page_crops(2 if quick else pages, np.random.default_rng([SEED, 1])),
         ]
     )
     calib = data.stack(
@@ -131,6 +148,8 @@ def train(
     widths: tuple[int, int, int, int] = WIDTHS,
     colour_aug: bool = COLOUR_AUG,
     lr: float = 3e-3,
+    views: int = VIEWS,
+    pages: int = PAGES,
 ) -> dict[str, object]:
     import torch
 
@@ -144,7 +163,7 @@ def train(
         with np.load(cache) as z:
             sets = {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
     else:
-        sets = build_data(quick, rng)
+        sets = build_data(quick, rng, pages)
         if cache is not None:
             arrays = {f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))}
             np.savez(
@@ -187,11 +206,14 @@ def train(
             tot += float(loss.detach()) * len(idx)
         _log(f"epoch {ep + 1}/{epochs}: loss {tot / len(yt):.4f}, {time.time() - t0:.0f} s")
     net.eval()
-    with torch.no_grad():
-        logits_ca = net(torch.from_numpy(to_blob(x_ca))).flatten(1).numpy().astype(np.float64)
+    one, logits_ca = calibration_logits(net, x_ca, views)
     temp = fit_temperature(logits_ca, y_ca)
+    acc1 = float((one.argmax(axis=1) == y_ca).mean())
     acc = float((logits_ca.argmax(axis=1) == y_ca).mean())
-    _log(f"calibration: accuracy {acc:.4f} of {len(y_ca)}, temperature {temp:.3f}")
+    _log(
+        f"calibration: accuracy {acc:.4f} of {len(y_ca)} over {views} views ({acc1:.4f} on "
+        f"the crop alone), temperature {temp:.3f}"
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     model_path = out_dir / MODEL_FILE.name
     export(net, model_path)
@@ -199,6 +221,7 @@ def train(
         "input": INPUT,
         "classes": list(CLASSES),
         "temperature": round(temp, 4),
+        "views": views,
         "seed": SEED,
         "epochs": epochs,
         "widths": list(widths),
@@ -207,9 +230,12 @@ def train(
         "train_crops": int(len(y_tr)),
         "calibration_crops": int(len(y_ca)),
         "calibration_accuracy": round(acc, 4),
+        "calibration_accuracy_one_view": round(acc1, 4),
+        "pages": pages,
         "trained_on": "vision/train/split.json train photos of matteop65-train, "
-        "matteop65-valid, byler-train, rune55-trays; rendered dice; "
-        "rendered distractors (see vision/train/data.py)",
+        "matteop65-valid, byler-train, rune55-trays; rendered dice; rendered distractors"
+        + (" and printed pages" if pages else "")
+        + " (see vision/train/data.py)",
     }
     (out_dir / META_FILE.name).write_text(json.dumps(meta, indent=1) + "\n")
     check_export(net, model_path, x_ca[:64])
@@ -220,6 +246,24 @@ def train(
         f"{time.time() - t0:.0f} s"
     )
     return meta
+
+
+def calibration_logits(
+    net: torch.nn.Module, crops: np.ndarray, views: int = VIEWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's logits of ``crops``: of each crop alone, and averaged over its ``views`` views
+    as ``DieClassifier.crop_logits`` averages them (in chunks: 8 x N crops at once is large)."""
+    import torch
+
+    one, mean = [], []
+    with torch.no_grad():
+        for k in range(0, len(crops), 256):
+            chunk = crops[k : k + 256]
+            z = net(torch.from_numpy(to_blob(dihedral(chunk, views)))).flatten(1).numpy()
+            z = z.astype(np.float64)
+            one.append(z[: len(chunk)])
+            mean.append(view_mean(z, views))
+    return np.concatenate(one), np.concatenate(mean)
 
 
 def export(net: torch.nn.Module, path: Path) -> None:
@@ -306,6 +350,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument(
+        "--views",
+        type=int,
+        choices=VIEW_COUNTS,
+        default=VIEWS,
+        help="views of each crop a verdict averages; the temperature is fitted on their mean",
+    )
+    p.add_argument(
+        "--pages",
+        type=int,
+        default=PAGES,
+        help="rendered printed pages whose hand-reader proposals become not-a-die crops "
+        "(a --cache made with another number keeps its own)",
+    )
+    p.add_argument(
         "--colour-aug",
         action=argparse.BooleanOptionalAction,
         default=COLOUR_AUG,
@@ -327,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
         widths=widths,
         colour_aug=args.colour_aug,
         lr=args.lr,
+        views=args.views,
+        pages=args.pages,
     )
     return 0
 

@@ -115,4 +115,4 @@ def test_a_plain_crop_is_judged_on_one_view_and_a_die_on_all_of_them(tmp_path: P
     np.testing.assert_allclose(got[0], views, atol=1e-4)
     assert float(np.abs(got[0] - clf.net_logits(die[None])[0]).max()) > 1e-3
     np.testing.assert_allclose(got[1], clf.net_logits(plain[None])[0], atol=1e-5)
-    assert softmax(got[1:], clf.temperature)[0, 0] > 1.0 - SCREEN
+    assert softmax(got[1:], clf.dense_temperature)[0, 0] > 1.0 - SCREEN

@@ -146,7 +146,7 @@ def _candidates(
     padded = cv2.copyMakeBorder(scaled, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     del scaled  # not needed past here: a frame's read peaks in the net's pass (issue 14)
     logits = dense_logits_in_strips(clf, padded)  # 7 x gh x gw
-    probs = softmax(logits.reshape(7, -1).T, clf.temperature).T.reshape(logits.shape)
+    probs = softmax(logits.reshape(7, -1).T, clf.dense_temperature).T.reshape(logits.shape)
     score = face_score(probs)
     gys, gxs = np.nonzero(1.0 - probs[0] >= min_p)
     order = np.argsort(-score[gys, gxs], kind="stable")

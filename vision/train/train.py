@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     import torch
 
 SEED = 11
-VIEWS = 1  # views of a crop a verdict averages (``classifier.dihedral``; 4 or 8 turn the crop)
+VIEWS = 8  # views of a crop a verdict averages (``classifier.dihedral``; 1 is the crop alone)
 WIDTHS = (12, 24, 48, 96)  # the net's channels per stage (``model.DieNet``)
 EPOCHS = 5
 PAGES = 0  # rendered printed pages whose hand-reader proposals are "not a die" crops
@@ -208,6 +208,7 @@ def train(
     net.eval()
     one, logits_ca = calibration_logits(net, x_ca, views)
     temp = fit_temperature(logits_ca, y_ca)
+    dense_temp = fit_temperature(one, y_ca)  # the whole-frame pass reads one view
     acc1 = float((one.argmax(axis=1) == y_ca).mean())
     acc = float((logits_ca.argmax(axis=1) == y_ca).mean())
     _log(
@@ -222,6 +223,7 @@ def train(
         "classes": list(CLASSES),
         "temperature": round(temp, 4),
         "views": views,
+        "dense_temperature": round(dense_temp, 4),
         "seed": SEED,
         "epochs": epochs,
         "widths": list(widths),

@@ -55,7 +55,9 @@
         el("div", { class: "num" }, past ? `${s} (past the ${s < 1 ? "start" : "finish"})` : s),
         tile ? el("div", { class: `tile ${tile.side}`, title: `${tile.owner}'s ${tile.side} tile` },
           el("b", {}, tile.side === "cheering" ? "+1" : "−1"), " ", el("small", {}, tile.owner)) : null,
-        el("div", { class: "stack" }, [...stack].reverse().map((c) => ui.camel(c, RACING.includes(c) ? "" : "crazy")))));
+        // bottom camel first, as the first edition's board: the stack is drawn upward from it,
+        // each camel over the one it sits on, all inside the space however tall the stack
+        el("div", { class: "stack" }, stack.map((c) => ui.camel(c, RACING.includes(c) ? "" : "crazy")))));
     }
     return el("div", { class: "track c2-track", id: "c2-track" }, cells);
   }

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from .conftest import PIN, serve_table
-from .test_browser import TABLET, close, open_page, synced, tap, wait_until
+from .test_browser import PHONE, TABLET, close, open_page, synced, tap, wait_until
+
+DESKTOP = {"width": 1440, "height": 900}
 
 pytestmark = pytest.mark.browser
 
@@ -50,3 +52,33 @@ def test_a_second_edition_game_from_the_dialog(browser: Any, tmp_path: Path) -> 
         page.screenshot(path=str(tmp_path / "camelup2.png"), full_page=True)
         assert "null" not in page.locator("#game-card").inner_text()
         close(page)
+
+
+def test_a_stack_of_all_seven_camels_stands_inside_its_space(browser: Any, tmp_path: Path) -> None:
+    """The second edition's tallest stack (every camel on one space) at phone, tablet and desktop
+    widths: each camel inside its space's box, read bottom up as on the board, and each one
+    drawn higher than the camel it sits on (a stack once hung out under its space)."""
+    seven = ["blue", "black", "green", "yellow", "white", "red", "purple"]
+    with serve_table(tmp_path, start=False) as table:
+        table.session.start_game(["Ann", "Bo", "Cy"], {"3": seven, "1": []}, game="camelup2")
+        for name, viewport in (("phone", PHONE), ("tablet", TABLET), ("desktop", DESKTOP)):
+            page = open_page(browser, table.url, viewport=viewport, pin=PIN)
+            synced(page, table)
+            space = page.locator("#c2-track .space[data-space='3']")
+            box = space.bounding_box()
+            camels = space.locator(".camel")
+            tops = []
+            for i in range(camels.count()):
+                c = camels.nth(i).bounding_box()
+                inside = (
+                    c["x"] >= box["x"] - 0.5
+                    and c["x"] + c["width"] <= box["x"] + box["width"] + 0.5
+                    and c["y"] >= box["y"] - 0.5
+                    and c["y"] + c["height"] <= box["y"] + box["height"] + 0.5
+                )
+                assert inside, f"{name}: the {seven[i]} camel {c} leaves space 3 {box}"
+                tops.append(c["y"])
+            assert camels.evaluate_all("cs => cs.map(c => c.title)") == seven
+            assert tops == sorted(tops, reverse=True), f"{name}: {tops}"  # each one higher
+            page.screenshot(path=str(tmp_path / f"seven-{name}.png"), full_page=True)
+            close(page)

@@ -35,6 +35,13 @@ SUITES = [
 
 def main(argv: list[str] | None = None) -> int:
     wanted = argv if argv is not None else sys.argv[1:]
+    known = [name.rsplit(".", 1)[1] for name in SUITES]
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        # a typo or a --help must not run nothing and still rewrite the results' date
+        print(f"usage: python -m bench.run [SUITE ...]; unknown: {' '.join(unknown)}")
+        print(f"suites: {' '.join(known)}")
+        return 2
     out_path = Path(__file__).with_name("results.json")
     previous = json.loads(out_path.read_text()) if out_path.exists() else {}
     results: dict = dict(previous.get("suites", {}))

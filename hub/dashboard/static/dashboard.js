@@ -637,8 +637,9 @@
   async function doAction(action) {
     const refusals = showMessage.refusals || 0;
     const res = await post(`${ROOT}api/action`, { action });
-    // a later tap's refusal, answered first, is not covered by this tap's news
-    if (res && (showMessage.refusals || 0) === refusals) showMessage(res.message || `Done: ${action}`, "info");
+    // a later tap's refusal, answered first, is not covered by this tap's news; the action's
+    // own code ("spectator:4:booing") is for the hub, not for people: the feed says it in words
+    if (res && (showMessage.refusals || 0) === refusals) showMessage(res.message || "Done.", "info");
   }
 
   function renderActions() {

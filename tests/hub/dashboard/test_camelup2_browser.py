@@ -49,6 +49,8 @@ def test_a_second_edition_game_from_the_dialog(browser: Any, tmp_path: Path) -> 
         tap(page, table, "#c2-tile")
         assert session.game.state.spectators[int(space)] == ("booing", 1)
         page.wait_for_selector(f"#c2-track [data-space='{space}'] .tile.booing")
+        # the tap's news is in words, never the hub's action code
+        assert "spectator:" not in (page.locator("#message").text_content() or "")
         page.screenshot(path=str(tmp_path / "camelup2.png"), full_page=True)
         assert "null" not in page.locator("#game-card").inner_text()
         close(page)

@@ -22,7 +22,8 @@ Commands arrive through :mod:`hub.requests` (validation and authorisation, share
 HTTP); the methods here named ``cmd_*`` assume their arguments were checked there. Firmware on
 the same Pi calls :meth:`TableSession.observe` directly; where a reading goes (the driver or
 the setup being read) is :mod:`hub.observing`. The read-only queries (snapshots, the log since
-a seq, tallies) are :mod:`hub.table_reads` (mixed in).
+a seq, tallies) are :mod:`hub.table_reads`, and starting a game is :mod:`hub.starting` (both
+mixed in, through this class's public API).
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from hub import history, requests
 from hub.auth import Access, Authority
 from hub.bus import Envelope, EventBus
+from hub.commit import Item, Part
 from hub.derived import DerivedWorker
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
@@ -47,6 +48,7 @@ from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, cro
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
 from hub.snapshot import DerivedCache
+from hub.starting import TableStarting
 from hub.store import Batch, GameRecord, RequestMark, Store
 from hub.table_reads import TableReads
 from hub.wire import Answer
@@ -58,23 +60,8 @@ __all__ = ["TableSession", "RequestError", "DEFAULT_THRESHOLD"]
 #: The die reader's calibrated acceptance threshold (see hub.observations).
 DEFAULT_THRESHOLD = DIE_CONFIDENCE_THRESHOLD
 
-Item = tuple[str, dict[str, Any]]  # (origin "engine" | "hub", event)
 
-
-@dataclass
-class _Part:
-    """One batch of a commit: its events, its cause, its game, and what it changes in memory
-    once logged (``apply``)."""
-
-    items: list[Item]
-    cause: dict[str, Any]
-    game_id: str | None
-    new_game: dict[str, Any] | None = None
-    game_status: str | None = None
-    apply: Callable[[], object] | None = None
-
-
-class TableSession(TableReads):
+class TableSession(TableReads, TableStarting):
     """One table: its current game, its past games, its pending prompts.
 
     Thread-safe: every command runs under one lock, and publishes on the bus under it, so the
@@ -174,39 +161,6 @@ class TableSession(TableReads):
             self, cmd, payload, auth, channel=channel, request_id=request_id, asked=asked
         )
 
-    def start_game(
-        self,
-        players: list[str],
-        setup: list[Any] | dict[Any, Any] | str | None = None,
-        seed: int | str | None = None,
-        *,
-        first_player: int | str = 0,
-        abandon: bool = False,
-        setup_id: int | None = None,
-        game: str = DEFAULT_GAME,
-        settings: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Start a game as the table (in-process callers); raises RequestError on bad input.
-
-        ``setup`` is the observed setup roll ``[["blue", 2], ...]`` (stacked in roll order) or a
-        track ``{space: [colours bottom->top]}``, ``"camera"`` (the latest complete
-        :attr:`setup_reading`); None or ``"random"`` rolls it from ``seed``. ``game`` chooses the
-        game; ``settings`` are that engine's (docs/games.md), Camel Up has none.
-        """
-        return self.cmd_start_game(
-            {
-                "players": players,
-                "setup": setup,
-                "seed": seed,
-                "first_player": first_player,
-                "abandon": abandon,
-                "setup_id": setup_id,
-                "game": game,
-                "settings": settings or {},
-            },
-            Access("table"),
-        )
-
     def player_token(self, name: str) -> str:
         """The private token of a player of the current game (for their QR-code link)."""
         if self.record is None or name not in self.record.params.get("players", []):
@@ -236,52 +190,19 @@ class TableSession(TableReads):
         with self._lock:
             return {seq for batch in self._engine_batches for seq in batch}
 
+    def begin(self, game_id: str, game: EngineGame) -> None:
+        """Make a just logged game the current one (:mod:`hub.starting`), with no prompt open,
+        nothing to undo, and the camera's setup reading used up."""
+        self.record = self.store.game(self.table_id, game_id)
+        self.game = game
+        self.pending = {}
+        self._engine_batches = []
+        self.setup_readings.clear()
+
     def close(self) -> None:
         self.bus.flush()
 
     # -- commands (validated and authorised by hub.requests) ---------------------------------
-
-    def cmd_start_game(self, p: dict[str, Any], access: Access) -> dict[str, Any]:
-        with self._lock:
-            if self.active and not p.get("abandon"):
-                raise RequestError(
-                    "a game is already being played at this table; finish it, or start with "
-                    '"abandon": true',
-                    "game_in_progress",
-                )
-            kind = p.get("game") or DEFAULT_GAME
-            drv = driver(kind)  # raises IllegalAction("unknown_game")
-            game, params = drv.start(p, self.setup_readings.for_start)
-            number = self.store.next_game_number(self.table_id)
-            game_id = f"g{number}"
-            parts = []
-            if self.active and self.record is not None:  # in the same transaction as the start
-                old = self.record.game_id
-                parts.append(
-                    _Part(
-                        [("hub", {"type": "game_abandoned", "game_id": old})],
-                        {"cmd": "abandon"},
-                        old,
-                        game_status="abandoned",
-                    )
-                )
-            start = _Part(
-                [("engine", e) for e in game.log],
-                {"cmd": "start_game"},
-                game_id,
-                new_game={"number": number, "kind": str(kind), "params": params},
-            )
-            self._commit_parts([*parts, start])
-            self.record = self.store.game(self.table_id, game_id)
-            self.game = game
-            self.pending = {}
-            self._engine_batches = []
-            self.setup_readings.clear()  # used up
-            names = drv.players(game)
-            out: dict[str, Any] = {"game_id": game_id, "game": str(kind), "players": names}
-            if access.is_table:
-                out["tokens"] = {n: self.authority.token(game_id, n) for n in names}
-            return out
 
     def cmd_action(self, player: str | None, action: str, access: Access) -> dict[str, Any]:
         with self._lock:
@@ -427,13 +348,13 @@ class TableSession(TableReads):
     ) -> list[tuple[int, float]]:
         """Durably append, then change memory, then publish. The one way anything changes."""
         gid = game_id if game_id is not None else self.game_id
-        part = _Part(items, cause, gid, new_game, game_status, apply)
-        return self._commit_parts([part])[0]
+        part = Part(items, cause, gid, new_game, game_status, apply)
+        return self.commit_parts([part])[0]
 
-    def _commit_parts(self, parts: list[_Part]) -> list[list[tuple[int, float]]]:
-        """:meth:`_commit` for one command that writes several batches (a start that abandons
-        the game being played): all in one transaction, then each part's memory and bus in
-        order, as if committed one after the other."""
+    def commit_parts(self, parts: list[Part]) -> list[list[tuple[int, float]]]:
+        """The one write path (:meth:`_commit` for one batch): several batches of one command (a
+        start that abandons the game being played) in one transaction, then each part's memory
+        and bus in order, as if committed one after the other; each part's seqs and times."""
         all_seqs = self.store.append_batches(
             self.table_id,
             [Batch(p.game_id, p.items, p.cause, p.new_game, p.game_status) for p in parts],
@@ -443,7 +364,7 @@ class TableSession(TableReads):
             self._after_commit(part, seqs)
         return all_seqs
 
-    def _after_commit(self, part: _Part, seqs: list[tuple[int, float]]) -> None:
+    def _after_commit(self, part: Part, seqs: list[tuple[int, float]]) -> None:
         """Memory, then the bus, for one logged part."""
         items, cause, gid = part.items, part.cause, part.game_id
         drv = driver(part.new_game["kind"]) if part.new_game is not None else self.driver

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from hub.auth import Access
+from hub.commit import Item
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.prompts import Prompt, prompt_of
@@ -135,7 +136,7 @@ class Table(Protocol):
         player: str | None,
         events: list[dict[str, Any]],
         cause: dict[str, Any],
-        before: Iterable[tuple[str, dict[str, Any]]] = (),
+        before: Iterable[Item] = (),
     ) -> dict[str, Any]: ...
 
     def refuse(self, player: str | None, action: str, exc: IllegalAction) -> NoReturn: ...

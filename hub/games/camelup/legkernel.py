@@ -278,18 +278,33 @@ class WeightedLeaves:
     sequences: int
     landings: np.ndarray
     last: LastDie | None = None  # rows whose last roll is left to the caller
+    last_two: LastTwo | None = None  # rows whose last two rolls are left to the caller
 
 
 @dataclass
 class LastDie:
     """Rows with one die left whose last roll :func:`run_leg_table_last` left to its caller,
-    each standing for one sequence: none has ended, and no tile lies on the three spaces its
-    mover can reach, so the last roll's outcome depends on the colour-free configuration and
-    the mover alone (a table's job). keys: (5, n); mover: (n,) the camel (plan order) of the
-    die left."""
+    each standing for ``weight`` sequences (one if None): none has ended, and no tile lies on
+    the three spaces its mover can reach, so the last roll's outcome depends on the colour-free
+    configuration and the mover alone (a table's job). keys: (5, n); mover: (n,) the camel
+    (plan order) of the die left; weight: (n,) int64 or None."""
 
     keys: np.ndarray
     mover: np.ndarray
+    weight: np.ndarray | None = None
+
+
+@dataclass
+class LastTwo:
+    """Rows with two dice left that :func:`run_leg_table_last` left to its caller, each
+    standing for its 18 sequences: none has ended, and no tile lies on a space either mover's
+    unit can reach in the two rolls (its own roll from where it stands, or, sharing a space,
+    carried one to three and rolling one to three on), so what follows depends on the
+    colour-free configuration and the two movers alone. keys: (5, n); movers: (2, n) the
+    camels (plan order) of the dice left."""
+
+    keys: np.ndarray
+    movers: np.ndarray
 
 
 def run_leg_merged(
@@ -339,14 +354,19 @@ def run_leg_merged(
 def run_leg_table_last(
     start_keys: np.ndarray, k: int, tiles: np.ndarray | None = None
 ) -> WeightedLeaves:
-    """:func:`run_leg` for one start position, but the last roll left to a table where it can be.
+    """:func:`run_leg` for one start position, but the last two rolls left to tables where they
+    can be.
 
-    The first k - 1 levels are the fixed tree of :func:`run_leg` (9,720 rows for a fresh leg,
-    no sorting); of the rows with one die left, those that have not ended and have no tile in
-    their mover's reach come back in ``last`` (:class:`LastDie`) for the caller
-    to finish by :func:`racetable.last_die_table`: the 29,160-leaf last level, and every lookup
-    on it, shrinks to the few rows near a tile. Those are rolled here (weight 1 per leaf); a row
-    whose race is over is its own leaf for all three faces (weight 3).
+    The first k - 2 levels are the fixed tree of :func:`run_leg` (1,620 rows with two dice left
+    for a fresh leg, no sorting). Of those rows, the ones that have not ended and have no tile
+    within their two movers' reach come back in ``last_two`` (:class:`LastTwo`) for the caller
+    to finish by :func:`racetable.last_two_table`; a row whose race is over is its own leaf for
+    all 18 sequences (weight 18); the others (near a tile) roll one die here. Of the rows with
+    one die left, those that have not ended and have no tile in their mover's reach come back in
+    ``last`` (:class:`LastDie`) for :func:`racetable.last_die_table`; only the rows whose last
+    roll can meet a tile are rolled here (weight 1 per leaf; an ended row is one leaf of weight
+    3). A fresh leg's 9,720-row level, and every lookup on its 29,160 leaves, shrink to the few
+    rows near a tile.
     """
     keys = np.ascontiguousarray(start_keys, dtype=KEY_DTYPE)
     if keys.shape[1] != 1:
@@ -359,47 +379,108 @@ def run_leg_table_last(
     if k == 0:
         return WeightedLeaves(keys, ended, np.ones(1, dtype=np.int64), 1, landings)
 
-    def count(moved: Moved, rows: int) -> None:
+    def count(moved: Moved, rows: int, weight: np.ndarray | None = None) -> None:
+        """Add a level's tile landings; each of its ``rows`` rows has probability 1 / rows (as
+        in run_leg), and a merged row stands for ``weight`` of them (integer sums: the same
+        floats)."""
         if moved.tile is not None:
-            hit = moved.tile != 0
-            if hit.any():  # each row of this level has probability 1 / rows (as in run_leg)
-                landings[:] += np.bincount(moved.dest[hit], minlength=TILE_SLOTS)[:TILE_SLOTS] * (
-                    1 / rows
-                )
+            hit = moved.tile.reshape(-1) != 0
+            if hit.any():
+                dest = moved.dest.reshape(-1)[hit]
+                if weight is None:
+                    n_hit = np.bincount(dest, minlength=TILE_SLOTS)
+                else:
+                    n_hit = _weighted_count(dest, weight[hit], TILE_SLOTS)
+                landings[:] += n_hit[:TILE_SLOTS] * (1 / rows)
 
-    for depth, level in enumerate(plan.levels[:-1]):
-        # big: the rows with one die left (9,720 for a fresh leg) reuse this thread's buffers
-        big = depth == k - 2
-        moved = _level(keys, ended, level.mover_flat, tile_at, has_mirage, big=big)
+    for level in plan.levels[: max(k - 2, 0)]:
+        moved = _level(keys, ended, level.mover_flat, tile_at, has_mirage)
         count(moved, level.rows)
         keys, ended = moved.keys, moved.ended
+    leaf_keys: list[np.ndarray] = []
+    leaf_ended: list[np.ndarray] = []
+    leaf_weight: list[np.ndarray] = []
+    last_two = None
+    if k >= 2:  # the rows with two dice left: by table, over, or one die rolled here
+        level = plan.levels[-2]
+        n = keys.shape[1]
+        movers = level.mover_flat // n  # (2, n): the two camels whose dice are left, per row
+        col = np.arange(n)
+        pos = keys[movers, col] >> HEIGHT_BITS
+        by_table = ~ended
+        if tiles is not None and tile_at is not None:
+            for face in FACES:  # either unit's own roll, from where it stands
+                by_table &= (tiles[pos[0] + face] == 0) & (tiles[pos[1] + face] == 0)
+            for reach in (4, 5, 6):  # one unit on the same space carries the other, which rolls
+                by_table &= (pos[0] != pos[1]) | (tiles[pos[0] + reach] == 0)
+        over = np.flatnonzero(ended)
+        leaf_keys.append(np.take(keys, over, axis=1))
+        leaf_ended.append(np.ones(over.size, dtype=bool))
+        leaf_weight.append(np.full(over.size, 2 * len(FACES) ** 2, dtype=np.int64))
+        last_two = LastTwo(np.compress(by_table, keys, axis=1), np.compress(by_table, movers, 1))
+        near = np.flatnonzero(~by_table & ~ended)
+        # rows reached by different die orders have the same future: merged, with a weight
+        near_keys, sub, near_weight = _merge_near(np.take(keys, near, axis=1), movers[:, near])
+        m = near_weight.size
+        moved = _level(
+            near_keys, np.zeros(m, dtype=bool), sub * m + np.arange(m), tile_at, has_mirage
+        )
+        weight = np.tile(near_weight, 2 * len(FACES))
+        count(moved, level.rows, weight)
+        # child (face, j, row) rolled die j of its row: the other one is left
+        mover = np.tile(sub[::-1].ravel(), len(FACES))
+        keys, ended = moved.keys, moved.ended
+    else:
+        mover = plan.levels[-1].mover_flat[0]  # one row, one die left
+        weight = np.ones(1, dtype=np.int64)
     last = plan.levels[-1]
     n = keys.shape[1]
-    mover = last.mover_flat[0] // n  # one die left: its camel, per row
-    pos = keys[mover, np.arange(n)] >> HEIGHT_BITS
+    pos1 = keys[mover, np.arange(n)] >> HEIGHT_BITS
     by_table = ~ended
-    if tile_at is not None:
-        assert tiles is not None
+    if tiles is not None and tile_at is not None:
         for face in FACES:  # a reachable tile makes the last roll depend on more than the camels
-            by_table &= tiles[np.minimum(pos + face, TILE_LOOKUP - 1)] == 0
+            by_table &= tiles[np.minimum(pos1 + face, TILE_LOOKUP - 1)] == 0
     # a row whose race is over stays as it is for its three faces: one leaf of weight 3
     over = np.flatnonzero(ended)
     rolled = np.flatnonzero(~by_table & ~ended)
     m = rolled.size
     sub_mover = (mover[rolled] * m + np.arange(m))[None, :]
     moved = _level(np.take(keys, rolled, axis=1), ended[rolled], sub_mover, tile_at, has_mirage)
-    count(moved, last.rows)
-    table = LastDie(np.compress(by_table, keys, axis=1), mover[by_table])
-    weight = np.ones(over.size + 3 * m, dtype=np.int64)
-    weight[: over.size] = len(FACES)
+    rolled_weight = np.tile(weight[rolled], len(FACES))
+    count(moved, last.rows, rolled_weight)
+    table = LastDie(np.compress(by_table, keys, axis=1), mover[by_table], weight[by_table])
+    leaf_keys += [np.take(keys, over, axis=1), moved.keys]
+    leaf_ended += [np.ones(over.size, dtype=bool), moved.ended]
+    leaf_weight += [weight[over] * len(FACES), rolled_weight]
     return WeightedLeaves(
-        np.concatenate([np.take(keys, over, axis=1), moved.keys], axis=1),
-        np.concatenate([np.ones(over.size, dtype=bool), moved.ended]),
-        weight,
+        np.concatenate(leaf_keys, axis=1),
+        np.concatenate(leaf_ended),
+        np.concatenate(leaf_weight),
         last.rows,
         landings,
         table,
+        last_two,
     )
+
+
+def _merge_near(keys: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows with two dice left (keys (5, n), their movers (2, n) ascending, none ended) merged
+    where keys and movers are equal: the distinct rows, their movers and their integer weights.
+    A fresh leg's rows near a tile merge about three to one, and everything after this (a roll,
+    the last-die lookups, the leaves) scales with them."""
+    packed = movers[0] << 3
+    packed |= movers[1]
+    for row in keys:  # keys are below 256: 8 bits each, 46 bits in all
+        packed <<= 8
+        packed |= row
+    order = np.argsort(packed)
+    ordered = packed[order]
+    new = np.empty(packed.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    keep = order[new]
+    weight = np.bincount(np.cumsum(new) - 1, minlength=keep.size).astype(np.int64)
+    return np.take(keys, keep, axis=1), np.take(movers, keep, axis=1), weight
 
 
 def _children_used(used: np.ndarray, free: np.ndarray) -> np.ndarray:

@@ -12,10 +12,14 @@ rows that reached the same state by different die orders are merged with an inte
 (:func:`legkernel.run_leg_merged`): a fresh leg's 9,720 rows with one die left are typically
 700-2,500 states, so the last level and the lookups on the leaves run on a tenth of the 29,160
 leaves, and every count stays an exact integer. The plain odds (without the joint table) go
-further: the first k - 1 dice run as a fixed tree, and the rows with one die left whose mover
-has no tile within reach are finished by :func:`racetable.last_die_table` (per colour-free
-configuration and mover slot, the last roll's three faces already summed); only the rows near
-a tile roll their last die (:func:`legkernel.run_leg_table_last`). Movement follows the
+further: the first k - 2 dice run as a fixed tree (1,620 rows for a fresh leg), and the rows
+with two dice left whose movers have no tile within reach are finished by
+:func:`racetable.last_two_table` (per colour-free configuration and pair of mover slots, the 18
+sequences of the last two rolls already summed). The rows near a tile are merged where
+different die orders reached the same state, roll one die, and those with one die left and no
+tile in reach are finished by :func:`racetable.last_die_table` (the last roll's three faces
+summed); only the rows whose last roll can meet a tile roll it
+(:func:`legkernel.run_leg_table_last`). Movement follows the
 rules: the mover carries the camels above it and lands on top; an oasis sends the unit one space
 on (on top), a mirage one space back and *under* the camels there (also when that is the space
 it just left); a tile acts once per landing. When a unit reaches space 17 the race is over: the
@@ -276,11 +280,27 @@ def odds_of(
         lrk = ranks(last.keys, buffers="last")
         rows = racetable.last_die_rows(last.keys, lrk, last.mover)
         cell = rows * N_CAMELS + lrk  # (camel, row): the cell of that camel's slot
+        # rows merged near a tile stand for several sequences (products and sums, not a
+        # matrix product: BLAS threads spin on a busy machine)
+        lw = last.weight
         for place in range(N_CAMELS if order else 2):
-            counts[:, place] += np.take(table.places[place], cell).sum(axis=1)
-        ended += int(table.ended[rows].sum())
+            hits = np.take(table.places[place], cell)
+            counts[:, place] += (hits if lw is None else hits * lw).sum(axis=1)
+        ended += int((table.ended[rows] if lw is None else table.ended[rows] * lw).sum())
         if sums is not None:
-            sums = sums + np.take(table.race, cell).sum(axis=1)
+            got = np.take(table.race, cell)
+            sums = sums + (got if lw is None else got * lw.astype(np.float64)).sum(axis=1)
+    two = leaves.last_two
+    if two is not None and two.movers.shape[1]:  # each row: 18 sequences, two dice to go
+        table2 = racetable.last_two_table()
+        trk = ranks(two.keys, buffers="two")
+        rows2 = racetable.last_two_rows(two.keys, trk, two.movers)
+        cell = rows2 * N_CAMELS + trk  # (camel, row): the cell of that camel's slot
+        for place in range(N_CAMELS if order else 2):
+            counts[:, place] += np.take(table2.places[place], cell).sum(axis=1)
+        ended += int(table2.ended[rows2].sum())
+        if sums is not None:
+            sums = sums + np.take(table2.race, cell).sum(axis=1)
     places = np.empty((N_CAMELS, N_CAMELS))
     places[cols] = counts / n
     first, second = places[:, 0].copy(), places[:, 1].copy()

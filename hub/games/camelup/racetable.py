@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations, combinations_with_replacement
 from math import comb
 from pathlib import Path
 
@@ -223,6 +223,92 @@ def last_die_rows(keys: np.ndarray, rk: np.ndarray, mover: np.ndarray) -> np.nda
     rows = parts[0] + rk[mover, np.arange(keys.shape[1])]
     for part in parts[1:]:  # row by row: a sum over the short axis 0 is slower
         rows += part
+    return rows  # type: ignore[no-any-return]
+
+
+# The last two dice of a leg, by table.
+#
+# Why: with two dice left, a row's future (two dice in either order, three faces each: 18
+# sequences) depends only on its colour-free configuration and the rank slots of the two camels
+# whose dice are left, as long as no tile lies within their reach. A fresh leg has 1,620 such
+# rows against 9,720 with one die left, so finishing the leg from there removes the kernel's
+# biggest level and shrinks every lookup six-fold.
+
+N_PAIRS = N_CAMELS * (N_CAMELS - 1) // 2  # unordered pairs of mover slots: 10
+
+
+def _pair_lut() -> np.ndarray:
+    """PAIR_INDEX[a * 5 + b]: the index 0..9 of the unordered pair of slots {a, b} (a != b)."""
+    lut = np.zeros(N_CAMELS * N_CAMELS, dtype=np.int32)
+    for i, (a, b) in enumerate(combinations(range(N_CAMELS), 2)):
+        lut[a * N_CAMELS + b] = lut[b * N_CAMELS + a] = i
+    return lut
+
+
+PAIR_INDEX = _pair_lut()
+
+
+@dataclass(frozen=True)
+class LastTwoTable:
+    """For every configuration and unordered pair of rank slots whose dice are left: what the
+    leg's last two rolls give, summed over their 18 sequences, per rank slot of the camels
+    before the rolls. Valid when no tile lies within the movers' reach (the kernel checks).
+
+    Cell ``((config * 10 + pair) * 5 + slot)``: race (cells,) complex, the race table's
+    P(win) + 1j * P(lose) of that slot's camel summed over the sequences; places (5, cells)
+    int8, per place of the leg how many sequences leave that slot's camel there. ended
+    (config * 10 + pair,) int8: how many sequences cross the line. About 16 MB in all.
+    """
+
+    race: np.ndarray
+    places: np.ndarray
+    ended: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def last_two_table(chunk: int = 4096) -> LastTwoTable:
+    """Built on first use from the race table (two-dice legs over every configuration and pair
+    of movers, in chunks to bound the memory; ~0.4 s here): the first edition's odds finish a
+    leg's last two rolls by lookup."""
+    table = load_table()
+    configs = list(all_configs())
+    index = np.array([config_index(c) for c in configs])
+    base = np.array([config_keys(c) for c in configs], dtype=np.int16).T  # (5, N): slot order
+    cells = N_CONFIGS * N_PAIRS * N_CAMELS
+    race = np.zeros(cells, dtype=np.complex128)
+    places = np.zeros((N_CAMELS, cells), dtype=np.int8)
+    ended = np.zeros(N_CONFIGS * N_PAIRS, dtype=np.int8)
+    sequences = 2 * len(FACES) ** 2
+    for pair, (a, b) in enumerate(combinations(range(N_CAMELS), 2)):
+        perm = [a, b] + [s for s in range(N_CAMELS) if s not in (a, b)]  # kernel j = slot perm[j]
+        for start in range(0, len(configs), chunk):
+            sub = np.ascontiguousarray(base[perm, start : start + chunk])
+            n = sub.shape[1]
+            leaves = run_leg(sub, 2)  # rows leaf * n + config
+            keys = leaves.keys.copy()
+            rk = ranks(keys).copy()
+            values = race_values(keys, rk, table).reshape(N_CAMELS, sequences, n).sum(axis=1)
+            rows = index[start : start + n] * N_PAIRS + pair
+            cell = rows[None, :] * N_CAMELS + np.array(perm)[:, None]  # (kernel camel, config)
+            race[cell] = values
+            for place in range(N_CAMELS):
+                places[place, cell] = (rk == place).reshape(N_CAMELS, sequences, n).sum(axis=1)
+            ended[rows] = leaves.ended.reshape(sequences, n).sum(axis=0)
+    return LastTwoTable(race, places, ended)
+
+
+def last_two_rows(keys: np.ndarray, rk: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """Rows (config * 10 + pair) of :func:`last_two_table` for kernel keys (5, n) with rank
+    slots rk and the two camels of each row whose dice are left, movers (2, n)."""
+    slot = (keys & SLOT_MASK) | rk
+    parts = np.take(INDEX_LUT, slot, mode="clip")  # 5 * C(...): summed, the index times 5
+    rows = parts[0] + parts[1]
+    for part in parts[2:]:
+        rows += part
+    col = np.arange(keys.shape[1])
+    pair = rk[movers[0], col].astype(np.int32) * N_CAMELS + rk[movers[1], col]
+    rows *= 2  # index * 10
+    rows += np.take(PAIR_INDEX, pair)
     return rows  # type: ignore[no-any-return]
 
 

@@ -1,7 +1,8 @@
-"""The leg's last roll finished by table equals the last roll rolled out leaf by leaf.
+"""The leg's last rolls finished by table equal the last rolls rolled out leaf by leaf.
 
-``odds_of`` finishes the rows with one die left by :func:`racetable.last_die_table` when no
-tile is in the mover's reach (``run_leg_table_last``); ``run_leg_merged`` rolls every leaf.
+``odds_of`` finishes the rows with two dice left by :func:`racetable.last_two_table` and those
+with one die left by :func:`racetable.last_die_table` when no tile is in the movers' reach
+(``run_leg_table_last``); ``run_leg_merged`` rolls every leaf.
 Both are exact, so on any position their leg counts agree exactly and their race sums to
 rounding.
 """
@@ -37,7 +38,22 @@ def positions(n: int, seed: int) -> list[tuple[dict, list, dict]]:
     return out
 
 
-@pytest.mark.parametrize(("track", "dice", "desert"), positions(24, 11))
+def carried_within_reach() -> list[tuple[dict, list, dict]]:
+    """Two camels whose dice are left share a space and a tile lies 4-6 spaces ahead: out of
+    either unit's own reach, but reached when one carries the other and the other rolls on
+    (the two-dice table must not be used there)."""
+    out = []
+    for ahead in (4, 5, 6):
+        for side in ("oasis", "mirage"):
+            track = {3: ["blue", "green"], 1: ["orange"], 2: ["yellow", "white"]}
+            out.append((track, ["blue", "green"], {3 + ahead: side}))
+            out.append((track, ["orange", "blue", "green"], {3 + ahead: side}))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("track", "dice", "desert"), positions(24, 11) + positions(12, 5) + carried_within_reach()
+)
 def test_the_table_finishes_the_leg_as_the_leaves_do(track, dice, desert) -> None:
     position = validate_position(track, dice, desert)
     by_table = odds_of(position, race=True)
@@ -56,3 +72,23 @@ def test_the_table_finishes_the_leg_as_the_leaves_do(track, dice, desert) -> Non
     assert by_table.landings == {s: float(leaves.landings[s]) for s in sorted(position.desert)}
     assert by_table.win[cols] == pytest.approx(race.real, abs=1e-14)
     assert by_table.lose[cols] == pytest.approx(race.imag, abs=1e-14)
+
+
+@pytest.mark.parametrize("config", [(16, 16, 16, 16, 16), (9, 7, 7, 3, 1), (15, 14, 2, 2, 2)])
+def test_the_two_dice_table_holds_the_rolled_out_sequences(config) -> None:
+    """Each entry of the two-dice table is its configuration's two-dice legs rolled out."""
+    two = racetable.last_two_table()
+    table = racetable.load_table()
+    i = racetable.config_index(config)
+    for pair, (a, b) in enumerate([(a, b) for a in range(5) for b in range(a + 1, 5)]):
+        perm = [a, b] + [s for s in range(5) if s not in (a, b)]
+        keys = np.array(racetable.config_keys(config), dtype=np.int16)[perm][:, None]
+        leaves = legkernel.run_leg(keys, 2)
+        rk = legkernel.ranks(leaves.keys).copy()
+        values = racetable.race_values(leaves.keys, rk, table).sum(axis=1)
+        row = i * racetable.N_PAIRS + pair
+        assert two.ended[row] == leaves.ended.sum()
+        for j, slot in enumerate(perm):
+            cell = row * 5 + slot
+            assert [two.places[p][cell] for p in range(5)] == [(rk[j] == p).sum() for p in range(5)]
+            assert two.race[cell] == pytest.approx(values[j], abs=1e-14)

@@ -9,6 +9,7 @@ rounding.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -80,7 +81,7 @@ def test_the_two_dice_table_holds_the_rolled_out_sequences(config) -> None:
     two = racetable.last_two_table()
     table = racetable.load_table()
     i = racetable.config_index(config)
-    for pair, (a, b) in enumerate([(a, b) for a in range(5) for b in range(a + 1, 5)]):
+    for pair, (a, b) in enumerate(itertools.combinations(range(5), 2)):
         perm = [a, b] + [s for s in range(5) if s not in (a, b)]
         keys = np.array(racetable.config_keys(config), dtype=np.int16)[perm][:, None]
         leaves = legkernel.run_leg(keys, 2)

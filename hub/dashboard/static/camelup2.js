@@ -101,7 +101,11 @@
 
   function players(ui, v) {
     const { el } = ui;
-    const head = el("tr", {}, ["player", "coins", "leg tickets", "pyramid", "spectator", "finish cards", "partner"].map((h) => el("th", {}, h)));
+    // the partner column only where partnerships can be (6+ players): a column of dashes pushed
+    // the table past a phone's width
+    const partnerCol = v.partner_play || v.players.some((name) => v.holdings[name].partner);
+    const cols = ["player", "coins", "leg tickets", "pyramid", "spectator", "finish cards"];
+    const head = el("tr", {}, (partnerCol ? [...cols, "partner"] : cols).map((h) => el("th", {}, h)));
     const rows = v.players.map((name) => {
       const h = v.holdings[name];
       return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
@@ -111,7 +115,7 @@
         el("td", {}, h.pyramid_tickets),
         el("td", {}, h.spectator ? `${h.spectator.side} on ${h.spectator.space}` : "–"),
         el("td", {}, h.finish_cards_left),
-        el("td", {}, h.partner || (v.partner_play ? "available" : "–")));
+        partnerCol ? el("td", {}, h.partner || (v.partner_play ? "available" : "–")) : null);
     });
     return el("table", { class: "grid-table", id: "c2-players" }, el("thead", {}, head), el("tbody", {}, rows));
   }

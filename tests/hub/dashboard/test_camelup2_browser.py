@@ -84,3 +84,37 @@ def test_a_stack_of_all_seven_camels_stands_inside_its_space(browser: Any, tmp_p
             assert tops == sorted(tops, reverse=True), f"{name}: {tops}"  # each one higher
             page.screenshot(path=str(tmp_path / f"seven-{name}.png"), full_page=True)
             close(page)
+
+
+def test_at_game_over_the_unit_past_the_line_stands_as_a_stack_and_the_players_fit(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The unit that crossed the line is drawn as the stack it is, bottom camel lowest and the
+    winner on top, at phone and tablet widths (it was laid out as a wrapping row: the winner, on
+    top, came out under the other two); and with three players, no partnership column pushes
+    the players' table past a phone's width."""
+    track = {"16": ["red", "blue", "green"], "1": ["yellow", "purple"], "8": ["black", "white"]}
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(["Ann", "Bo", "Cy"], track, game="camelup2")
+        answer = session.request("action", {"player": "Ann", "action": "roll:red:1"}, {"pin": PIN})
+        assert answer["ok"], answer
+        assert session.game.state.finished
+        for name, viewport in (("phone", PHONE), ("tablet", TABLET)):
+            page = open_page(browser, table.url, viewport=viewport, pin=PIN)
+            synced(page, table)
+            past = page.locator("#c2-track .space.finish")
+            assert past.count() == 1
+            assert "past the finish" in past.inner_text()
+            camels = past.locator(".camel")
+            assert camels.evaluate_all("cs => cs.map(c => c.title)") == ["red", "blue", "green"]
+            boxes = [camels.nth(i).bounding_box() for i in range(3)]
+            tops = [b["y"] for b in boxes]
+            assert tops == sorted(tops, reverse=True) and len(set(tops)) == 3, f"{name}: {tops}"
+            players = page.locator("#c2-players")
+            headers = players.locator("th").all_inner_texts()
+            assert "partner" not in headers
+            fits = players.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
+            assert fits, f"{name}: the players' table is wider than its card"
+            page.screenshot(path=str(tmp_path / f"over-{name}.png"), full_page=True)
+            close(page)

@@ -116,3 +116,42 @@ def test_a_plain_crop_is_judged_on_one_view_and_a_die_on_all_of_them(tmp_path: P
     assert float(np.abs(got[0] - clf.net_logits(die[None])[0]).max()) > 1e-3
     np.testing.assert_allclose(got[1], clf.net_logits(plain[None])[0], atol=1e-5)
     assert softmax(got[1:], clf.dense_temperature)[0, 0] > 1.0 - SCREEN
+
+
+class _BatchRecorder:
+    """The classifier's cv2.dnn net, recording the batch of every run."""
+
+    def __init__(self, net: object) -> None:
+        self.net = net
+        self.batches: list[int] = []
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 (cv2.dnn's name)
+        self.batches.append(int(blob.shape[0]))
+        self.net.setInput(blob)  # type: ignore[attr-defined]
+
+    def forward(self) -> np.ndarray:
+        out: np.ndarray = self.net.forward()  # type: ignore[attr-defined]
+        return out
+
+
+def test_the_net_runs_at_most_net_batch_crops_at_once_with_the_same_logits() -> None:
+    """cv2.dnn allocates every layer's output for the batch it is given and keeps it (issue
+    14: a whole frame's 56 further views in one run raised the watch's peak 16 MB): crops go
+    through in runs of NET_BATCH, and each crop's logits are those it gets alone, to the bit."""
+    from vision.dice.classifier import NET_BATCH, dihedral
+
+    clf = load_classifier()
+    dice = [_rendered_die(1 + i % 3, c, 60 + i) for i, c in enumerate(("blue", "green", "white"))]
+    crops = dihedral(np.stack(dice), 8)  # 24 crops, as a frame's views pass gives them
+    alone = np.concatenate([clf.net_logits(c[None]) for c in crops])
+    recorder = _BatchRecorder(clf.net)
+    clf.net = recorder  # type: ignore[assignment]
+    try:
+        got = clf.net_logits(crops)
+        verdicts = clf.classify(np.stack(dice))
+    finally:
+        clf.net = recorder.net  # type: ignore[assignment]
+    np.testing.assert_array_equal(got, alone)
+    assert recorder.batches[:3] == [NET_BATCH] * 3 and sum(recorder.batches[:3]) == len(crops)
+    assert max(recorder.batches) <= NET_BATCH
+    assert [v.face for v in verdicts] == [1, 2, 3]

@@ -48,6 +48,12 @@ VIEW_COUNTS = (1, 4, 8)  # views a verdict averages: the crop alone, or its turn
 #: crops per pass of their views: the net's activations grow with the batch (8 x 64 crops take
 #: ~0.2 GB in cv2.dnn; a frame's thousand detections in one pass took several GB)
 VIEW_CHUNK = 64
+#: images per run of the net (``net_logits``). Why: cv2.dnn allocates every layer's output for the
+#: batch it is given, about 0.3 MB an image for this net, and keeps it until a run of another
+#: shape. A whole frame's seven further views of 8 crops went through as one batch of 56: the
+#: watch's peak rose 16 MB and 11 MB stayed held after the read (issue 14). In runs of 8 the
+#: logits are the same to the bit and the time per image the same within noise.
+NET_BATCH = 8
 #: a crop whose first view gives a die less than this calibrated chance is not turned further:
 #: its verdict is that view's. Why: a 12 MP frame's detector proposes ~400 windows, most of them
 #: plainly table, and four views of each doubled the frame's time. On the calibration crops no die
@@ -174,7 +180,14 @@ class DieClassifier:
         self.info = info
 
     def net_logits(self, crops: np.ndarray) -> np.ndarray:
-        """Raw logits (N x 7) of N crops."""
+        """Raw logits (N x 7) of N crops, ``NET_BATCH`` crops per run of the net."""
+        if len(crops) <= NET_BATCH:
+            return self._run(crops)
+        return np.concatenate(
+            [self._run(crops[k : k + NET_BATCH]) for k in range(0, len(crops), NET_BATCH)]
+        )
+
+    def _run(self, crops: np.ndarray) -> np.ndarray:
         self.net.setInput(to_blob(crops))
         return np.asarray(self.net.forward(), np.float64).reshape(len(crops), len(CLASSES))
 

@@ -606,6 +606,12 @@ class WatchLoop:
             background = self._empty_zone[1]
         if self._die_box is not None and zone == self._die_box:
             full = self._capture_zone(zone)
+            if full is not None and not _looks_alike(full[0], crop(image, zone)):
+                # taken a moment after the still frame: under load the die may be gone by then
+                # (picked up, the camel moved) or a hand over it; the still frame is what lay
+                # there, so it is read, at the preview's resolution (issue 14)
+                log.info("the full-resolution zone no longer shows the still die: preview read")
+                full = None
             if full is not None:  # ...or better, the zone cut from the full-resolution stream
                 src, scale = full
                 src_zone = (0, 0, src.shape[1], src.shape[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -180,3 +181,61 @@ def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(
     from hub.wire import firmware_status_schema
 
     jsonschema.validate(status, firmware_status_schema())  # the loop's status fits its schema
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_a_full_resolution_cut_taken_after_the_die_left_is_not_read(
+    mock_factory, late: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The zone is cut from the full-resolution stream when the die has lain still for
+    ``still_frames`` preview frames, a moment after them. Under load that moment came after the
+    die was picked up (bench/firmware.py: reads of 'no die found' at confidence 0.0): the empty
+    zone was read. A cut that no longer shows what the still frame shows is not read; the still
+    preview frame is, and the die is not lost. With a cut that shows the die, the cut is read."""
+    from firmware.frames import RenderedSource
+    from vision.render.zone import render_zone_scene
+
+    scene = render_zone_scene(np.random.default_rng(3), ("green", 2), track={1: ["blue", "green"]})
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+    cuts: list[bool] = []
+
+    def cut(box: tuple[int, int, int, int]) -> tuple[np.ndarray, float]:
+        die = shown["die"] and not late  # late: the die is gone when the cut is taken
+        cuts.append(shown["die"])
+        return (scene.zone if die else scene.zone_empty).copy(), scale
+
+    def source() -> RenderedSource:
+        image = lambda: scene.preview if shown["die"] else scene.preview_empty  # noqa: E731
+        return RenderedSource(image, fps=30, zone=cut)
+
+    caplog.set_level(logging.INFO, logger="firmware.watch")
+    sink = RecordingSink()
+    devices = Devices(load_pinmap(), pin_factory=mock_factory)
+    camera = CameraSupervisor(source).start()
+    loop = WatchLoop(
+        camera,
+        sink,
+        devices=devices,
+        readers=Readers(),
+        reveal_zone=scene.zone_box_preview,
+        config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+    ).start()
+    try:
+        time.sleep(0.8)
+        devices.slider.pin.drive_low()
+        shown["die"] = True
+        dice = sink.wait_for("die", 1, 10.0)
+    finally:
+        loop.stop()
+        camera.stop()
+        devices.close()
+    assert len(dice) == 1 and any(cuts), cuts  # the die's read did take a cut
+    preview_read = "no longer shows the still die" in caplog.text
+    assert preview_read == late, caplog.text
+    reading = dice[0]
+    assert (reading["colour"], reading["face"]) == ("green", 2), reading
+    assert reading["confidence"] >= 0.8 and reading["reason"] is None, reading
+    x, y, w, h = reading["box"]  # in preview pixels, on the die, either way
+    dx, dy, dw, dh = scene.die_box_preview
+    assert abs((x + w / 2) - (dx + dw / 2)) < dw and abs((y + h / 2) - (dy + dh / 2)) < dh

@@ -601,9 +601,9 @@ class WatchLoop:
         zone = self._die_box or self.zone or (0, 0, image.shape[1], image.shape[0])
         # the preview frame, with the empty zone's preview crop...
         src, src_zone, scale = image, zone, 1.0
-        background = None
+        background = preview_background = None
         if self._empty_zone is not None and self._empty_zone[0] == zone:
-            background = self._empty_zone[1]
+            background = preview_background = self._empty_zone[1]
         if self._die_box is not None and zone == self._die_box:
             full = self._capture_zone(zone)
             if full is not None and not _looks_alike(full[0], crop(image, zone)):
@@ -631,15 +631,16 @@ class WatchLoop:
             "faces": profile(self.game).die_faces,
             "palette": palette_for(self.game, self.palette.current()),
         }
-        if background is not None:
-            hints["background"] = background
-        try:
-            reading, jpeg = self.readers.timed("die", self.readers.read_die, src, src_zone, **hints)
-        except Exception as exc:
-            reading, jpeg = (
-                failed_die(f"read failed: {type(exc).__name__}: {exc}"),
-                encode_jpeg(crop(src, src_zone)),
-            )
+        reading, jpeg = self._read_zone(src, src_zone, background, hints)
+        if scale != 1.0 and reading.get("box") is None:
+            # no die in the full-resolution cut, though the preview saw one lie still: the cut,
+            # or the empty zone it is told from, was taken a moment off the still frames (a
+            # white or yellow die on the sand-coloured zone barely changes the grey that
+            # _looks_alike compares). The preview frame and its empty zone are the watcher's
+            # own, so the die is read there (issue 14: reads at confidence 0.0 under load).
+            log.info("no die in the full-resolution zone: the still preview frame is read")
+            src, src_zone, scale = image, zone, 1.0
+            reading, jpeg = self._read_zone(src, src_zone, preview_background, hints)
         if scale != 1.0 and reading.get("box"):  # back to preview pixels, as the hub expects
             bx, by, bw, bh = reading["box"]
             reading = {
@@ -656,6 +657,23 @@ class WatchLoop:
         reading = {**reading, "mode": "play", "ts": time.time()}
         self._send_die(reading, jpeg)
         self._begin(READING_TRACK, frame.t, frames=self.cfg.track_still_frames, frame=frame)
+
+    def _read_zone(
+        self, src: np.ndarray, zone: Box, background: np.ndarray | None, hints: dict[str, Any]
+    ) -> tuple[dict[str, Any], bytes | None]:
+        """The die reader on ``zone`` of ``src``; a failure is a failed reading, not a raise."""
+        if background is not None:
+            hints = {**hints, "background": background}
+        try:
+            got: tuple[dict[str, Any], bytes | None] = self.readers.timed(
+                "die", self.readers.read_die, src, zone, **hints
+            )
+            return got
+        except Exception as exc:
+            return (
+                failed_die(f"read failed: {type(exc).__name__}: {exc}"),
+                encode_jpeg(crop(src, zone)),
+            )
 
     def _send_die(self, reading: dict[str, Any], jpeg: bytes | None) -> None:
         ok = reading.get("face") is not None and (

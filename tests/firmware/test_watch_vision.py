@@ -239,3 +239,60 @@ def test_a_full_resolution_cut_taken_after_the_die_left_is_not_read(
     x, y, w, h = reading["box"]  # in preview pixels, on the die, either way
     dx, dy, dw, dh = scene.die_box_preview
     assert abs((x + w / 2) - (dx + dw / 2)) < dw and abs((y + h / 2) - (dy + dh / 2)) < dh
+
+
+def test_an_empty_zone_cut_that_caught_the_landing_die_does_not_lose_the_die(
+    mock_factory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The empty zone's full-resolution cut is taken a moment after a preview frame showed the
+    zone empty. Under load the die had landed by then (the Camel Up demo at load 20: reads of
+    no die at confidence 0.0), and a yellow or white die on the sand-coloured zone barely
+    changes the grey that the check of that cut compares: the cut with the die in it became
+    the empty zone, and the die, told from it, was not found. The still preview frame, told
+    from the watcher's own empty zone, is read instead, and the die is not lost."""
+    from firmware.frames import RenderedSource
+    from vision.render.zone import render_zone_scene
+
+    scene = render_zone_scene(np.random.default_rng(6), ("yellow", 3), track={1: ["blue", "green"]})
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+
+    def source() -> RenderedSource:
+        image = lambda: scene.preview if shown["die"] else scene.preview_empty  # noqa: E731
+        # every cut comes after the die landed: the full stream is always a moment ahead
+        return RenderedSource(image, fps=30, zone=lambda box: (scene.zone.copy(), scale))
+
+    caplog.set_level(logging.INFO, logger="firmware.watch")
+    sink = RecordingSink()
+    devices = Devices(load_pinmap(), pin_factory=mock_factory)
+    camera = CameraSupervisor(source).start()
+    loop = WatchLoop(
+        camera,
+        sink,
+        devices=devices,
+        readers=Readers(),
+        reveal_zone=scene.zone_box_preview,
+        config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+    ).start()
+    try:
+        assert _wait_for(lambda: loop._empty_full is not None, 8.0)  # the contaminated cut
+        devices.slider.pin.drive_low()
+        shown["die"] = True
+        dice = sink.wait_for("die", 1, 10.0)
+    finally:
+        loop.stop()
+        camera.stop()
+        devices.close()
+    assert len(dice) == 1, dice
+    assert (dice[0]["colour"], dice[0]["face"]) == ("yellow", 3), dice[0]
+    assert dice[0]["confidence"] >= 0.8, dice[0]
+    assert "no die in the full-resolution zone" in caplog.text
+
+
+def _wait_for(pred: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():  # type: ignore[operator]
+            return True
+        time.sleep(0.02)
+    return False

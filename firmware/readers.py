@@ -303,11 +303,24 @@ def vision_white_gains(image: np.ndarray) -> Gains | None:
     return gains_from_pixels(image[marker_white_mask(image.shape, loc)])
 
 
+#: The die watcher's change (0..255, the largest channel's, against the empty zone, after the
+#: zone's median change) that makes a pixel part of a die: the level its motion test already
+#: trusts between two frames. Why not vision.motion's 30: a white die on the sand-coloured
+#: zone stays under 30 at the watcher's thumbnail size in a third of rendered scenes (13 of 40,
+#: seeds 201-240; 10 of those 13 read right from the full-resolution cut), so it was never
+#: seen to land and the hub got no die at confidence 0.0 after die_timeout_s (issue 14). At 18
+#: all 40 are seen; empty zones of other noise draws show no pixel over it.
+DIE_CHANGE = 18
+
+
 def vision_watcher(mode: str, still_frames: int) -> ZoneWatcher:
     """vision.motion's settle machine: ``"die"`` for the reveal zone (a die appears, stops, no
-    hand over it: read once), ``"track"`` for the table (a change, then still with no hand)."""
+    hand over it: read once; ``DIE_CHANGE``), ``"track"`` for the table (a change, then still
+    with no hand)."""
     from vision.motion import ZoneWatcher
 
+    if mode == "die":
+        return ZoneWatcher(mode, still_frames, change=DIE_CHANGE)
     return ZoneWatcher(mode, still_frames)
 
 

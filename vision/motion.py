@@ -137,6 +137,14 @@ class ZoneWatcher:
         assert self.reference is not None
         if self.reference.shape != t.shape:
             raise ValueError("the zone crop changed size: call set_background again")
+        if self.mode == "die" and t.ndim == 3:
+            # die mode: the zone's median change is the light's, not a die's (a die covers a
+            # few per cent of the zone): the ring switched on at a release, a lamp, a cloud.
+            # Taken off, so that ``change`` can be low enough for a white die on a light zone
+            d = t - self.reference
+            d -= np.median(d.reshape(-1, d.shape[2]), axis=0).astype(np.int16)
+            fg: np.ndarray = (np.abs(d).max(axis=2) > self.change).astype(np.uint8)
+            return fg
         return (self._diff(t, self.reference) > self.change).astype(np.uint8)
 
     def _is_hand(self, fg: np.ndarray) -> bool:

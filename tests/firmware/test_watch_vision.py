@@ -296,3 +296,31 @@ def _wait_for(pred: object, timeout: float) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+@pytest.mark.parametrize("seed", [222, 225, 230])
+def test_the_die_watcher_sees_a_white_die_land_on_the_sand_coloured_zone(seed: int) -> None:
+    """Rendered reveal zones where a white die changes no pixel of the watcher's thumbnail by
+    vision.motion's default 30 (a third of white dice over seeds 201-240: never seen to land,
+    so never read; the Camel Up demo asked a person for them after die_timeout_s). The
+    firmware's die watcher (DIE_CHANGE) sees each land and reads it once, and the full-resolution
+    cut reads the die right."""
+    from firmware.readers import vision_read_die, vision_watcher
+    from vision.motion import ZoneWatcher
+    from vision.render.zone import render_zone_scene
+
+    face = 1 + seed % 3
+    scene = render_zone_scene(np.random.default_rng(seed), ("white", face), track={1: ["blue"]})
+    x, y, w, h = scene.zone_box_preview
+    empty = scene.preview_empty[y : y + h, x : x + w]
+    die = scene.preview[y : y + h, x : x + w]
+    default = ZoneWatcher("die", 3)
+    default.set_background(empty)
+    assert default._foreground(default._thumb(die)).mean() < default.min_object  # unseen
+    watcher = vision_watcher("die", 3)
+    frames = [empty] * 3 + [die] * 6
+    reads = [i for i, f in enumerate(frames) if (t := watcher.update(f)) is not None and t.read]
+    assert reads == [6], reads  # the die appears at frame 3 and is still for 3 frames
+    cut = (0, 0, scene.zone.shape[1], scene.zone.shape[0])
+    reading, _ = vision_read_die(scene.zone, cut, background=scene.zone_empty)
+    assert (reading["colour"], reading["face"]) == ("white", face), reading

@@ -211,3 +211,21 @@ def test_a_white_die_on_a_light_zone_is_seen_in_colour_not_only_in_grey():
 def test_stale_frames_must_not_be_shorter_than_still_frames():
     with pytest.raises(ValueError, match="stale_frames"):
         ZoneWatcher("track", still_frames=5, stale_frames=2)
+
+
+def test_a_die_watcher_takes_a_change_of_the_whole_zones_light_for_no_die():
+    """A light switched on over the zone (the ring at a release) shifts every pixel alike; a die
+    covers a few per cent of the zone. In die mode the zone's median change is taken off, so a
+    lit empty zone is neither a die nor a hand, and a die on the lit zone is still seen."""
+    base = np.zeros((120, 200, 3), np.uint8)
+    base[:] = (120, 160, 185)
+    noise = np.random.default_rng(5)
+    lit = np.clip(base.astype(int) + (35, 40, 45), 0, 255).astype(np.uint8)
+    die = lit.copy()
+    die[50:72, 90:112] = (60, 60, 200)
+    w = ZoneWatcher("die", still_frames=3)
+    frames = [add_noise(base, noise, 2.0) for _ in range(3)]
+    frames += [add_noise(lit, noise, 2.0) for _ in range(6)]  # the light comes on: no die
+    assert run(w, frames) == [] and w.state == State.EMPTY and not w.hand
+    reads = run(w, [add_noise(die, noise, 2.0) for _ in range(6)])
+    assert len(reads) == 1 and not w.hand

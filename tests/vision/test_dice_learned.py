@@ -162,6 +162,28 @@ def test_the_net_slid_in_strips_gives_the_numbers_of_one_pass() -> None:
     np.testing.assert_allclose(tiles, whole, atol=1e-4)
 
 
+def test_the_tiles_fit_each_grid_and_stay_within_the_memory_bound() -> None:
+    """The dense pass's tiles are shaped per grid (``detect._tiling``): no tile's input is larger
+    than a full ``STRIP_ROWS`` x ``TILE_COLS`` tile's, and over a 640 x 480 frame's smallest-die
+    scale they compute fewer pixels than the fixed grid did (thin edge tiles of nearly all
+    halo)."""
+    from vision.dice.detect import STRIP_ROWS, TILE_COLS, _spans, _tile_px, _tiling
+
+    def plan(gh: int, gw: int, h: int, w: int, r: int, c: int) -> tuple[int, int]:
+        ys = [p1 - p0 for _, _, p0, p1 in _spans(gh, r, h)]
+        xs = [p1 - p0 for _, _, p0, p1 in _spans(gw, c, w)]
+        return sum(ys) * sum(xs), max(ys) * max(xs)
+
+    budget = _tile_px(STRIP_ROWS) * _tile_px(TILE_COLS)
+    for gh, gw, h, w in ((73, 98, 630, 824), (51, 67, 448, 581), (73, 130, 630, 1082)):
+        r, c = _tiling(gh, gw, h, w, STRIP_ROWS, TILE_COLS)
+        px, largest = plan(gh, gw, h, w, r, c)
+        assert largest <= budget
+        assert px <= plan(gh, gw, h, w, STRIP_ROWS, TILE_COLS)[0]
+    px, _ = plan(73, 98, 630, 824, *_tiling(73, 98, 630, 824, STRIP_ROWS, TILE_COLS))
+    assert px < 0.95 * plan(73, 98, 630, 824, STRIP_ROWS, TILE_COLS)[0]
+
+
 def test_the_confidence_maps_each_gate_to_the_hubs_threshold() -> None:
     assert hub_scale(0.93, 0.93) == pytest.approx(HUB_AT)
     assert hub_scale(0.92, 0.93) < HUB_AT <= hub_scale(0.94, 0.93)

@@ -13,7 +13,7 @@ from typing import Any
 from hub.bus import Envelope
 from hub.errors import RequestError
 from hub.games_glue import driver
-from hub.games_glue.base import EngineGame
+from hub.games_glue.base import AnyGame
 from hub.prompts import Prompt, track_prompt
 from hub.store import GameRecord, Store, StoredEvent
 
@@ -22,7 +22,7 @@ __all__ = ["rebuild", "envelopes", "games", "past_game"]
 
 def rebuild(
     rec: GameRecord, events: list[StoredEvent]
-) -> tuple[EngineGame | None, dict[str, Prompt], list[list[int]]]:
+) -> tuple[AnyGame | None, dict[str, Prompt], list[list[int]]]:
     """The game ``events`` (one game's log, in seq order) leave: its engine game (None before
     any engine event), its open prompts, and the seqs of each engine batch still in force after
     the first (the undo stack; an ``undo`` hub event pops one, never the start)."""

@@ -42,8 +42,8 @@ from hub.derived import DerivedWorker
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
-from hub.games_glue import Driver, driver
-from hub.games_glue.base import EngineGame
+from hub.games_glue import driver
+from hub.games_glue.base import AnyDriver, AnyGame
 from hub.observations import DIE_CONFIDENCE_THRESHOLD, OBSERVATION_COMMANDS, crop_bytes
 from hub.prompts import Prompt, track_prompt
 from hub.setup_reading import SetupReadings
@@ -95,7 +95,7 @@ class TableSession(TableReads, TableStarting):
         self.firmware: dict[str, Any] = {}
         self._lock = threading.RLock()
         self.record: GameRecord | None = None
-        self.game: EngineGame | None = None  # the engine's Game of the current (or last) game
+        self.game: AnyGame | None = None  # the engine's Game of the current (or last) game
         self.pending: dict[str, Prompt] = {}
         self._engine_batches: list[list[int]] = []  # seqs of each live engine action, for undo
         # the request being applied (set by hub.requests under the lock): its id is logged in
@@ -109,7 +109,7 @@ class TableSession(TableReads, TableStarting):
     # -- public API --------------------------------------------------------------------------
 
     @property
-    def lock(self) -> AbstractContextManager[Any]:
+    def lock(self) -> AbstractContextManager[bool]:
         """The table's lock: hold it to read several things of the table consistently."""
         return self._lock
 
@@ -123,7 +123,7 @@ class TableSession(TableReads, TableStarting):
         return str(DEFAULT_GAME if self.record is None else (self.record.kind or DEFAULT_GAME))
 
     @property
-    def driver(self) -> Driver:
+    def driver(self) -> AnyDriver:
         return driver(self.kind)
 
     @property
@@ -190,7 +190,7 @@ class TableSession(TableReads, TableStarting):
         with self._lock:
             return {seq for batch in self._engine_batches for seq in batch}
 
-    def begin(self, game_id: str, game: EngineGame) -> None:
+    def begin(self, game_id: str, game: AnyGame) -> None:
         """Make a just logged game the current one (:mod:`hub.starting`), with no prompt open,
         nothing to undo, and the camera's setup reading used up."""
         self.record = self.store.game(self.table_id, game_id)
@@ -326,7 +326,7 @@ class TableSession(TableReads, TableStarting):
         """The id the next logged prompt gets (named after its seq)."""
         return f"p{self.seq + 1}"
 
-    def need_game(self, allow_finished: bool = False) -> EngineGame:
+    def need_game(self, allow_finished: bool = False) -> AnyGame:
         """The game being played (``allow_finished``: or just over); RequestError if none."""
         if self.game is None or self.record is None or self.record.status == "abandoned":
             raise RequestError("no game is being played at this table: start one first", "no_game")

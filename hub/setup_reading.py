@@ -141,7 +141,7 @@ class SetupReadings:
             return False
         return not after_finished or self.rules.looks_like_start(p)
 
-    def for_start(self, setup_id: Any) -> dict[str, Any]:
+    def for_start(self, setup_id: int | None) -> dict[str, Any]:
         """The setup reading a game may start from; RequestError when there is none usable."""
         reading = self.reading()
         if reading is None:

@@ -15,8 +15,7 @@ from typing import Any, Protocol
 from hub import history
 from hub.auth import Authority
 from hub.derived import DerivedWorker
-from hub.games_glue import Driver
-from hub.games_glue.base import EngineGame
+from hub.games_glue.base import AnyDriver, AnyGame
 from hub.prompts import Prompt
 from hub.store import GameRecord, Store
 
@@ -36,7 +35,7 @@ class DerivedCache:
         self.advice = advice
         self._cached: tuple[int, dict[str, Any]] | None = None
 
-    def of(self, seq: int, game: EngineGame | None, kind: str) -> dict[str, Any]:
+    def of(self, seq: int, game: AnyGame | None, kind: str) -> dict[str, Any]:
         """{"odds": ..., "advice": [...]} of ``game`` at ``seq`` (a game of ``kind``)."""
         cached = self._cached
         if cached is not None and cached[0] == seq:
@@ -70,19 +69,19 @@ class Shown(Protocol):
     derived_cache: DerivedCache
 
     @property
-    def lock(self) -> AbstractContextManager[Any]: ...
+    def lock(self) -> AbstractContextManager[bool]: ...
     @property
     def seq(self) -> int: ...
     @property
     def record(self) -> GameRecord | None: ...
     @property
-    def game(self) -> EngineGame | None: ...
+    def game(self) -> AnyGame | None: ...
     @property
     def game_id(self) -> str | None: ...
     @property
     def kind(self) -> str: ...
     @property
-    def driver(self) -> Driver: ...
+    def driver(self) -> AnyDriver: ...
     @property
     def setup_reading(self) -> dict[str, Any] | None: ...
     def players(self) -> list[str]: ...

@@ -20,18 +20,28 @@ from collections.abc import Iterator, Mapping
 
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME, GameKind
-from hub.games_glue.base import Driver, Sensor, Table
+from hub.games_glue.base import AnyDriver, AnyGame, Driver, Sensor, Table
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Driver", "GameKind", "Sensor", "Table", "driver"]
+__all__ = [
+    "DEFAULT_GAME",
+    "GAMES",
+    "AnyDriver",
+    "AnyGame",
+    "Driver",
+    "GameKind",
+    "Sensor",
+    "Table",
+    "driver",
+]
 
 
-class _Drivers(Mapping[str, Driver]):
+class _Drivers(Mapping[str, AnyDriver]):
     """kind -> driver, each module imported the first time its driver is asked for."""
 
     def __init__(self) -> None:
-        self._loaded: dict[str, Driver] = {}
+        self._loaded: dict[str, AnyDriver] = {}
 
-    def __getitem__(self, kind: str) -> Driver:
+    def __getitem__(self, kind: str) -> AnyDriver:
         if kind not in self._loaded:
             if kind not in self:
                 raise KeyError(kind)
@@ -50,10 +60,10 @@ class _Drivers(Mapping[str, Driver]):
         return len(GameKind)
 
 
-GAMES: Mapping[str, Driver] = _Drivers()
+GAMES: Mapping[str, AnyDriver] = _Drivers()
 
 
-def driver(kind: str | None) -> Driver:
+def driver(kind: str | None) -> AnyDriver:
     """The driver of ``kind`` (None: Camel Up, the games logged before there was a choice)."""
     name = kind or DEFAULT_GAME
     if name not in GAMES:

@@ -33,7 +33,7 @@ import importlib
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, Protocol
+from typing import Any, Generic, NoReturn, Protocol, TypeAlias, TypeVar
 
 from hub.auth import Access
 from hub.commit import Item
@@ -41,10 +41,27 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.prompts import Prompt, prompt_of
 
-__all__ = ["Driver", "EngineGame", "Table", "Sensor", "StoredEventLike", "TO_MOVE", "bad_settings"]
+__all__ = [
+    "AnyDriver",
+    "AnyGame",
+    "Driver",
+    "EngineGame",
+    "Table",
+    "Sensor",
+    "StoredEventLike",
+    "TO_MOVE",
+    "bad_settings",
+]
 
 #: What a hook is given of a request or observation: its validated JSON fields.
 Payload = Mapping[str, Any]
+
+#: A game's state (its engine's ``State``/``GameState``): only its own driver reads it.
+S = TypeVar("S")
+#: A game's action (its engine's ``Action`` union): only its own driver makes one.
+A = TypeVar("A")
+#: ``S`` where it is only given out (a Protocol's state)
+S_co = TypeVar("S_co", covariant=True)
 
 
 def bad_settings(message: str) -> IllegalAction:
@@ -83,12 +100,13 @@ TO_MOVE = Sensor(
 )
 
 
-class EngineGame(Protocol):
+class EngineGame(Protocol[S_co, A]):
     """What the hub uses of an engine's ``Game`` (the shell in ``hub.games.common``; the shared
-    contract of docs/games.md). ``state`` is the engine's own type: only its driver reads it."""
+    contract of docs/games.md), over the engine's state ``S`` and action ``A``: only its driver
+    reads the one and makes the other."""
 
     @property
-    def state(self) -> Any: ...
+    def state(self) -> S_co: ...
 
     @property
     def log(self) -> list[dict[str, Any]]: ...
@@ -99,11 +117,11 @@ class EngineGame(Protocol):
     @property
     def current_player(self) -> str | None: ...
 
-    def legal_actions(self) -> Sequence[Any]: ...
+    def legal_actions(self) -> Sequence[A]: ...
 
-    def check(self, action: Any, player: str | None = None) -> list[dict[str, Any]]: ...
+    def check(self, action: A, player: str | None = None) -> list[dict[str, Any]]: ...
 
-    def play(self, action: Any, player: str | None = None) -> list[dict[str, Any]]: ...
+    def play(self, action: A, player: str | None = None) -> list[dict[str, Any]]: ...
 
     def undo(self) -> list[dict[str, Any]]: ...
 
@@ -150,9 +168,9 @@ class Table(Protocol):
 
 def play_confirmed_die(
     table: Table,
-    game: Any,
+    game: EngineGame[S, A],
     prompt: Prompt,
-    act: Any,
+    act: A,
     colour: str,
     face: int,
     access: Access,
@@ -194,8 +212,9 @@ def play_confirmed_die(
     )
 
 
-class Driver:
-    """What the hub needs of one game. Subclasses fill in the engine's names and its edges."""
+class Driver(Generic[S, A]):
+    """What the hub needs of one game, over its engine's state ``S`` and action ``A``.
+    Subclasses (``Driver[GameState, Action]``) fill in the engine's names and its edges."""
 
     kind: str = ""
     title: str = ""
@@ -230,8 +249,8 @@ class Driver:
             raise ValueError(f"'setup' is Camel Up's starting roll; {self.title} has none")
 
     def start(
-        self, p: Payload, camera_setup: Callable[[Any], dict[str, Any]]
-    ) -> tuple[EngineGame, dict[str, Any]]:
+        self, p: Payload, camera_setup: Callable[[int | None], dict[str, Any]]
+    ) -> tuple[EngineGame[S, A], dict[str, Any]]:
         """(a new engine ``Game``, the ``params`` to store) from a checked start request.
 
         ``camera_setup(setup_id)`` is the setup the camera read (RequestError when there is none
@@ -252,7 +271,7 @@ class Driver:
         }
         return self.new(params), params
 
-    def new(self, params: Mapping[str, Any]) -> EngineGame:  # pragma: no cover - abstract
+    def new(self, params: Mapping[str, Any]) -> EngineGame[S, A]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def engine(self) -> Any:
@@ -262,18 +281,18 @@ class Driver:
         ``parse_action`` (the shared contract of docs/games.md)."""
         return importlib.import_module(self.package)
 
-    def replay(self, events: Sequence[dict[str, Any]]) -> EngineGame:
-        game: EngineGame = self.engine().Game.replay(list(events))
+    def replay(self, events: Sequence[dict[str, Any]]) -> EngineGame[S, A]:
+        game: EngineGame[S, A] = self.engine().Game.replay(list(events))
         return game
 
     # -- views ------------------------------------------------------------------------------
-    def public_view(self, state: Any) -> dict[str, Any]:
+    def public_view(self, state: S) -> dict[str, Any]:
         return self.engine().public_view(state)  # type: ignore[no-any-return]
 
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:
+    def player_view(self, state: S, name: str) -> dict[str, Any]:
         return self.engine().player_view(state, name)  # type: ignore[no-any-return]
 
-    def full_view(self, state: Any) -> dict[str, Any]:
+    def full_view(self, state: S) -> dict[str, Any]:
         return self.public_view(state)
 
     def public_event(self, event: dict[str, Any]) -> dict[str, Any]:
@@ -285,20 +304,22 @@ class Driver:
         return event
 
     # -- actions ----------------------------------------------------------------------------
-    def parse_action(self, text: str) -> Any:
-        return self.engine().parse_action(text)
+    def parse_action(self, text: str) -> A:
+        action: A = self.engine().parse_action(text)
+        return action
 
-    def check(self, game: EngineGame, action: Any, player: str | None) -> list[dict[str, Any]]:
+    def check(self, game: EngineGame[S, A], action: A, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action, player))
 
-    def players(self, game: EngineGame) -> list[str]:
-        return list(game.state.players)
+    def players(self, game: EngineGame[S, A]) -> list[str]:  # pragma: no cover - abstract
+        """The game's players' names, in seating order."""
+        raise NotImplementedError
 
     def acting_player(self, action_text: str) -> str | None:
         """The player an action names (Marco Polo's ``dice:Ann:...``); None when it names none."""
         return None
 
-    def default_actor(self, game: EngineGame) -> str | None:
+    def default_actor(self, game: EngineGame[S, A]) -> str | None:
         """Who acts when an action arrives with no player (the base: nobody)."""
         return None
 
@@ -307,7 +328,7 @@ class Driver:
         return str(action)
 
     def action(
-        self, table: Table, game: EngineGame, player: str | None, text: str, access: Access
+        self, table: Table, game: EngineGame[S, A], player: str | None, text: str, access: Access
     ) -> dict[str, Any]:
         """Play an authorised action in the engine's notation, or refuse it (logged).
 
@@ -332,19 +353,19 @@ class Driver:
         )
 
     def confirm(
-        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+        self, table: Table, game: EngineGame[S, A], prompt: Prompt, p: Payload, access: Access
     ) -> dict[str, Any]:
         """A person answers one of this game's prompts (dismissing is the session's)."""
         raise RequestError(f"a {prompt['kind']} prompt can only be dismissed", "bad_payload")
 
     # -- the camera -------------------------------------------------------------------------
-    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: EngineGame[S, A], p: Payload) -> dict[str, Any]:
         raise RequestError(f"{self.title} reads no single die", "wrong_game")
 
-    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: EngineGame[S, A], p: Payload) -> dict[str, Any]:
         raise RequestError(f"{self.title} has no track for the camera to read", "wrong_game")
 
-    def observe_dice(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_dice(self, table: Table, game: EngineGame[S, A], p: Payload) -> dict[str, Any]:
         raise RequestError(
             "observe_dice is Marco Polo II's round-start frame; this game reads "
             "one die at a time (observe_die)",
@@ -357,7 +378,7 @@ class Driver:
         return prompt_of(event, seq)
 
     def answered(
-        self, game: EngineGame, pending: Mapping[str, Prompt], events: list[dict[str, Any]]
+        self, game: EngineGame[S, A], pending: Mapping[str, Prompt], events: list[dict[str, Any]]
     ) -> list[str]:
         """The open prompts these engine events answer: an unsure roll by any roll; a frame's
         dice check by the next round, the game's end, or the dice of every unread player."""
@@ -383,11 +404,11 @@ class Driver:
         return False
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
+    def derived(self, state: S, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """{"odds": ..., "advice": ...} of a position (pure: runs in the odds worker)."""
         return {"odds": None, "advice": []}
 
-    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+    def own_advice(self, state: S, player: str) -> list[dict[str, Any]] | None:
         """The advice for ``player``'s own link on their turn, from what that player alone
         knows (their cards, the colours of their own bets), or None when the shared advice of
         :meth:`derived` is all there is (the base). Never shown on another screen."""
@@ -415,3 +436,12 @@ class Driver:
         if not scores and view.get("result"):
             scores = dict(view["result"].get("money") or {})
         return scores
+
+
+#: A game's driver as the game-agnostic hub holds it (the session, the dispatcher, the bridge):
+#: the hub hands a game's state and actions back to that same driver and never looks inside, a
+#: type Python's typing can only spell with ``Any`` (an existential). Each driver itself is
+#: ``Driver[ItsState, ItsAction]`` and checked as such.
+AnyDriver: TypeAlias = Driver[Any, Any]
+#: A game as the game-agnostic hub holds it (see :data:`AnyDriver`).
+AnyGame: TypeAlias = EngineGame[Any, Any]

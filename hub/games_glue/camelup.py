@@ -10,12 +10,12 @@ roll is read by the camera before a game exists (``hub.setup_reading``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from hub.auth import Access
 from hub.errors import RequestError
-from hub.games.camelup import COLOURS, BetOverall, IllegalAction, ReleaseDie
+from hub.games.camelup import COLOURS, Action, BetOverall, GameState, IllegalAction, ReleaseDie
 from hub.games.camelup import camera as observations
 from hub.games.kinds import GameKind
 from hub.games_glue.base import (
@@ -37,7 +37,11 @@ def _bet_text(pile: str, colour: str | None = None) -> str:
     return f"bet:{pile}" if colour is None else f"bet:{pile}:{colour}"
 
 
-class CamelUp(Driver):
+#: a game of Camel Up (the first edition), as its driver sees it
+ThisGame = EngineGame[GameState, Action]
+
+
+class CamelUp(Driver[GameState, Action]):
     kind = GameKind.CAMELUP
     package = "hub.games.camelup"
     title = "Camel Up"
@@ -78,7 +82,9 @@ class CamelUp(Driver):
                 '{space: [...]}, "camera" or "random"'
             )
 
-    def start(self, p: Payload, camera_setup: Any) -> tuple[EngineGame, dict[str, Any]]:
+    def start(
+        self, p: Payload, camera_setup: Callable[[int | None], dict[str, Any]]
+    ) -> tuple[ThisGame, dict[str, Any]]:
         if p.get("settings"):
             raise RequestError(
                 f"Camel Up takes no settings: {sorted(p['settings'])[0]!r} is not one",
@@ -106,7 +112,7 @@ class CamelUp(Driver):
             params["setup"] = [[str(c), f] for c, f in setup]
         return self.new(params), params  # raises IllegalAction on a bad setup
 
-    def new(self, params: Mapping[str, Any]) -> EngineGame:
+    def new(self, params: Mapping[str, Any]) -> ThisGame:
         from hub.games.camelup import Game
 
         kwargs: dict[str, Any] = {
@@ -134,17 +140,17 @@ class CamelUp(Driver):
         return bool(stacks) and all(s in observations.START_SPACES for s in stacks)
 
     # -- views ------------------------------------------------------------------------------
-    def public_view(self, state: Any) -> dict[str, Any]:
+    def public_view(self, state: GameState) -> dict[str, Any]:
         view = super().public_view(state)
         view.setdefault("game", GameKind.CAMELUP.value)
         return view
 
-    def player_view(self, state: Any, name: str) -> dict[str, Any]:
+    def player_view(self, state: GameState, name: str) -> dict[str, Any]:
         view = super().player_view(state, name)
         view.setdefault("game", GameKind.CAMELUP.value)
         return view
 
-    def full_view(self, state: Any) -> dict[str, Any]:
+    def full_view(self, state: GameState) -> dict[str, Any]:
         from hub.games.camelup import full_view
 
         return full_view(state)
@@ -166,7 +172,7 @@ class CamelUp(Driver):
         return event
 
     # -- actions ----------------------------------------------------------------------------
-    def players(self, game: EngineGame) -> list[str]:
+    def players(self, game: ThisGame) -> list[str]:
         return list(game.state.names)
 
     def public_action(self, action: str) -> str:
@@ -175,7 +181,7 @@ class CamelUp(Driver):
         return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
 
     def action(
-        self, table: Table, game: EngineGame, player: str | None, text: str, access: Access
+        self, table: Table, game: ThisGame, player: str | None, text: str, access: Access
     ) -> dict[str, Any]:
         assert player is not None
         parts = text.strip().lower().split(":")
@@ -203,9 +209,7 @@ class CamelUp(Driver):
             {"cmd": "action", "action": str(act), "player": player, "resolves": resolves},
         )
 
-    def _bet_pending(
-        self, table: Table, game: EngineGame, player: str, pile: str
-    ) -> dict[str, Any]:
+    def _bet_pending(self, table: Table, game: ThisGame, player: str, pile: str) -> dict[str, Any]:
         """ "bet:winner" from the shared screen: check it could be legal, then ask the player
         for the colour on their own page (a ``bet_colour`` prompt)."""
         if game.current_player != player:
@@ -230,7 +234,7 @@ class CamelUp(Driver):
         return {"prompt": pid, "pending": True}
 
     def confirm(
-        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+        self, table: Table, game: ThisGame, prompt: Prompt, p: Payload, access: Access
     ) -> dict[str, Any]:
         if "colour" in p and p["colour"] not in COLOURS:
             raise RequestError(f"'colour' must be one of {', '.join(COLOURS)}", "bad_colour")
@@ -262,7 +266,7 @@ class CamelUp(Driver):
         return bool(prompt["kind"] == "bet_colour")
 
     # -- the camera -------------------------------------------------------------------------
-    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         crop_id = table.keep_crop(p)
         state = game.state
         verdict = observations.judge_die(p, list(state.dice_left), table.threshold)
@@ -301,7 +305,7 @@ class CamelUp(Driver):
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": verdict.problems}
 
-    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         view = self.public_view(game.state)
         diffs = observations.compare_track(view["track"], view["desert"], p)
         if not diffs:
@@ -315,7 +319,9 @@ class CamelUp(Driver):
         return {"match": False, "differences": ev["differences"]}
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
+    def derived(
+        self, state: GameState, player: str | None, odds: bool, advice: bool
+    ) -> dict[str, Any]:
         """Exact leg and race odds, and the advisor's ranked list."""
         from hub.games.camelup.advisor import advise, odds_for_state
         from hub.games.camelup.views import public_state
@@ -329,7 +335,7 @@ class CamelUp(Driver):
             out["advice"] = advise(public_state(state), player, limit=5)
         return out
 
-    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+    def own_advice(self, state: GameState, player: str) -> list[dict[str, Any]] | None:
         """The advisor from ``player``'s own knowledge: their race cards and the colours of
         their own overall bets (which desert tiles and the "both right" words count), the
         other players' bets colourless."""

@@ -12,8 +12,8 @@ position and the seven camels' stacks are entered until the table set-up teaches
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from hub.auth import Access
 from hub.errors import RequestError
@@ -22,6 +22,7 @@ from hub.games.kinds import GameKind
 from hub.games_glue.base import (
     TO_MOVE,
     Driver,
+    EngineGame,
     Payload,
     Sensor,
     StoredEventLike,
@@ -30,6 +31,9 @@ from hub.games_glue.base import (
 )
 from hub.prompts import Prompt
 from hub.wire import NUMERAL_SHADES
+
+if TYPE_CHECKING:  # the engine is imported on first use (a hub may never play it)
+    from hub.games.camelup2 import Action, GameState  # noqa: F401 (Action: quoted below)
 
 __all__ = ["CamelUp2", "DRIVER"]
 
@@ -95,7 +99,11 @@ def judge_die(
     return shown, problems
 
 
-class CamelUp2(Driver):
+#: a game of the second edition, as its driver sees it
+ThisGame = EngineGame["GameState", "Action"]
+
+
+class CamelUp2(Driver["GameState", "Action"]):
     kind = GameKind.CAMELUP2
     package = "hub.games.camelup2"
     title = "Camel Up (second edition)"
@@ -118,7 +126,9 @@ class CamelUp2(Driver):
             if not isinstance(stack, list) or not all(isinstance(c, str) for c in stack):
                 raise ValueError(f"'setup' as a track: space {space!r} needs a list of camels")
 
-    def start(self, p: Payload, camera_setup: Any) -> tuple[Any, dict[str, Any]]:
+    def start(
+        self, p: Payload, camera_setup: Callable[[int | None], dict[str, Any]]
+    ) -> tuple[ThisGame, dict[str, Any]]:
         if p.get("settings"):
             raise RequestError(
                 f"Camel Up takes no settings: {sorted(p['settings'])[0]!r} is not one",
@@ -136,7 +146,7 @@ class CamelUp2(Driver):
             params["track"] = {str(k): list(v) for k, v in setup.items()}
         return self.new(params), params
 
-    def new(self, params: Mapping[str, Any]) -> Any:
+    def new(self, params: Mapping[str, Any]) -> ThisGame:
         from hub.games.camelup2 import Game
 
         return Game.new(
@@ -147,7 +157,7 @@ class CamelUp2(Driver):
         )
 
     # -- views ------------------------------------------------------------------------------
-    def full_view(self, state: Any) -> dict[str, Any]:
+    def full_view(self, state: GameState) -> dict[str, Any]:
         from hub.games.camelup2 import full_view
 
         return full_view(state)
@@ -158,7 +168,7 @@ class CamelUp2(Driver):
         return public_event(event)
 
     # -- actions ----------------------------------------------------------------------------
-    def players(self, game: Any) -> list[str]:
+    def players(self, game: ThisGame) -> list[str]:
         return list(game.state.names)
 
     def public_action(self, action: str) -> str:
@@ -167,7 +177,7 @@ class CamelUp2(Driver):
         return ":".join(parts[:2]) if parts and parts[0] == "bet" else str(action)
 
     def action(
-        self, table: Table, game: Any, player: str | None, text: str, access: Access
+        self, table: Table, game: ThisGame, player: str | None, text: str, access: Access
     ) -> dict[str, Any]:
         from hub.games.camelup2 import BetOverall
 
@@ -193,7 +203,7 @@ class CamelUp2(Driver):
             },
         )
 
-    def observe_die(self, table: Table, game: Any, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         """A die the camera read in the reveal zone (firmware.games: among the six dice). A die
         read confidently and still in the pyramid is released as read, the grey die with its
         numeral's ``shade`` (black or white: which crazy camel moves) when the reader is sure
@@ -244,7 +254,7 @@ class CamelUp2(Driver):
         return {"uncertain": True, "prompt": pid, "problems": problems}
 
     def confirm(
-        self, table: Table, game: Any, prompt: Prompt, p: Payload, access: Access
+        self, table: Table, game: ThisGame, prompt: Prompt, p: Payload, access: Access
     ) -> dict[str, Any]:
         """A person answers a die reading: ``accept`` it, or give ``colour`` and ``face``;
         the grey die also needs ``shade`` (the numeral's colour, black or white)."""
@@ -271,7 +281,7 @@ class CamelUp2(Driver):
         return play_confirmed_die(table, game, prompt, act, colour, int(face), access)
 
     def answered(
-        self, game: Any, pending: Mapping[str, Prompt], events: list[dict[str, Any]]
+        self, game: ThisGame, pending: Mapping[str, Prompt], events: list[dict[str, Any]]
     ) -> list[str]:
         """A die released by hand (an action) answers the open die readings too."""
         out = super().answered(game, pending, events)
@@ -282,7 +292,9 @@ class CamelUp2(Driver):
         return out
 
     # -- derived and published --------------------------------------------------------------
-    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
+    def derived(
+        self, state: GameState, player: str | None, odds: bool, advice: bool
+    ) -> dict[str, Any]:
         """Exact leg odds, simulated race odds (with their standard error), the advice."""
         from dataclasses import replace
 
@@ -302,7 +314,7 @@ class CamelUp2(Driver):
             out["advice"] = advise(public, player, limit=5)
         return out
 
-    def own_advice(self, state: Any, player: str) -> list[dict[str, Any]] | None:
+    def own_advice(self, state: GameState, player: str) -> list[dict[str, Any]] | None:
         """The advisor from ``player``'s own knowledge: their finish cards and the colours of
         their own bets (which spectator tiles and the "both right" words count), the other
         players' cards colourless."""

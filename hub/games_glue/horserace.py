@@ -17,7 +17,7 @@ from typing import Any
 from hub.auth import Access
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
-from hub.games.horserace import Roll, State, assignment_from_track, roll_from_die
+from hub.games.horserace import Action, Assign, Roll, State, assignment_from_track, roll_from_die
 from hub.games.horserace.camera import positions_from_reading
 from hub.games.horserace.settings import DIE_FACES
 from hub.games.kinds import GameKind
@@ -56,7 +56,7 @@ class TrackDecision:
     "waiting" (a roll in hand, no horse moved yet) or "mismatch" (``differences``)."""
 
     kind: str
-    action: Any = None
+    action: Assign | None = None
     differences: list[str] = field(default_factory=list)
 
 
@@ -105,7 +105,11 @@ def judge_track(
         return TrackDecision("mismatch", differences=[str(exc)])
 
 
-class HorseRace(Driver):
+#: a game of the horse race, as its driver sees it
+ThisGame = EngineGame[State, Action]
+
+
+class HorseRace(Driver[State, Action]):
     kind = GameKind.HORSERACE
     package = "hub.games.horserace"
     title = "the horse race"
@@ -150,7 +154,7 @@ class HorseRace(Driver):
         full = settings.to_json()
         return {k: full[k] for k in data}  # only what was given: defaults stay the engine's
 
-    def new(self, params: Mapping[str, Any]) -> EngineGame:
+    def new(self, params: Mapping[str, Any]) -> ThisGame:
         from hub.games.horserace import Game
 
         first = params.get("first_player")
@@ -160,6 +164,9 @@ class HorseRace(Driver):
             first_player=first,
             **dict(params.get("settings") or {}),
         )
+
+    def players(self, game: ThisGame) -> list[str]:
+        return list(game.state.players)
 
     def annotate(self, event: dict[str, Any], cause: Mapping[str, Any]) -> dict[str, Any]:
         """A roll: its crop and confidence, and whether the camera or a person read it."""
@@ -172,12 +179,12 @@ class HorseRace(Driver):
             }
         return event
 
-    def default_actor(self, game: EngineGame) -> str | None:
+    def default_actor(self, game: ThisGame) -> str | None:
         """A roll entered with no player is the player to move's."""
         return game.current_player
 
     def confirm(
-        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+        self, table: Table, game: ThisGame, prompt: Prompt, p: Payload, access: Access
     ) -> dict[str, Any]:
         """A person says what the die shows (or accepts the camera's reading)."""
         if prompt["kind"] != "roll_reading":
@@ -222,7 +229,7 @@ class HorseRace(Driver):
             before=[("hub", correction)],
         )
 
-    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         """A die read by the camera: the roll, or a person prompt (never a guess)."""
         crop_id = table.keep_crop(p)
         player = game.current_player
@@ -258,7 +265,7 @@ class HorseRace(Driver):
         table.log([ev], {"cmd": "observe_die", "crop": crop_id})
         return {"uncertain": True, "prompt": pid, "problems": problems}
 
-    def observe_track(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_track(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         """A still track: the horse the roll in hand went to, or what differs."""
         try:
             decision = judge_track(game.state, p["track"], p.get("uncertain"))
@@ -266,20 +273,21 @@ class HorseRace(Driver):
             raise RequestError(str(exc), "bad_payload") from None
         if decision.kind in ("match", "waiting"):
             return {"match": True, **({"waiting": True} if decision.kind == "waiting" else {})}
-        if decision.kind == "assign" and table.active:
+        if decision.kind == "assign" and decision.action is not None and table.active:
+            act = decision.action
             player = game.current_player
             try:
-                events = self.check(game, decision.action, player)
+                events = self.check(game, act, player)
             except IllegalAction as exc:
                 decision = TrackDecision("mismatch", differences=[str(exc)])
             else:
                 out = table.play(
-                    decision.action,
+                    act,
                     player,
                     events,
-                    {"cmd": "observe_track", "action": str(decision.action), "player": player},
+                    {"cmd": "observe_track", "action": str(act), "player": player},
                 )
-                return {"match": True, "action": str(decision.action), **out}
+                return {"match": True, "action": str(act), **out}
         ev = {"type": "track_mismatch", "differences": list(decision.differences), "spaces": []}
         table.log([ev], {"cmd": "observe_track"})
         return {"match": False, "differences": ev["differences"]}
@@ -287,7 +295,7 @@ class HorseRace(Driver):
     def sensors(self) -> list[Sensor]:
         return [TO_MOVE]
 
-    def derived(self, state: Any, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
+    def derived(self, state: State, player: str | None, odds: bool, advice: bool) -> dict[str, Any]:
         """The podium odds as ``odds``, and as ``advice`` the roll in hand's choices
         (``advise_roll``: each horse's expected points per player with the standard error) and
         what a token is worth now (``bet_values``), both Monte Carlo, ~0.1 s together, so they

@@ -18,7 +18,7 @@ from hub.auth import Access
 from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import GameKind
-from hub.games.marcopolo2 import ReadDice, State, actions_from_readings
+from hub.games.marcopolo2 import Action, ReadDice, State, actions_from_readings
 from hub.games_glue.base import Driver, EngineGame, Payload, Table, bad_settings
 from hub.prompts import Prompt
 
@@ -84,7 +84,11 @@ def judge_frame(
     }
 
 
-class MarcoPolo2(Driver):
+#: a game of Marco Polo II, as its driver sees it
+ThisGame = EngineGame[State, Action]
+
+
+class MarcoPolo2(Driver[State, Action]):
     kind = GameKind.MARCOPOLO2
     package = "hub.games.marcopolo2"
     title = "Marco Polo II"
@@ -141,7 +145,7 @@ class MarcoPolo2(Driver):
             raise bad_settings("'expected_dice' is each player's own dice count, 1 to 12 (or null)")
         return data
 
-    def new(self, params: Mapping[str, Any]) -> EngineGame:
+    def new(self, params: Mapping[str, Any]) -> ThisGame:
         from hub.games.marcopolo2 import Game
 
         settings = dict(params.get("settings") or {})
@@ -153,8 +157,11 @@ class MarcoPolo2(Driver):
             players, **{k: settings[k] for k in self.ENGINE_SETTINGS if settings.get(k) is not None}
         )
 
-    def check(self, game: EngineGame, action: Any, player: str | None) -> list[dict[str, Any]]:
+    def check(self, game: ThisGame, action: Action, player: str | None) -> list[dict[str, Any]]:
         return list(game.check(action))  # everyone acts at once: no player to move
+
+    def players(self, game: ThisGame) -> list[str]:
+        return list(game.state.players)
 
     def acting_player(self, action_text: str) -> str | None:
         parts = str(action_text).strip().split(":")
@@ -163,7 +170,7 @@ class MarcoPolo2(Driver):
         return None
 
     def confirm(
-        self, table: Table, game: EngineGame, prompt: Prompt, p: Payload, access: Access
+        self, table: Table, game: ThisGame, prompt: Prompt, p: Payload, access: Access
     ) -> dict[str, Any]:
         if prompt["kind"] == "dice_check":
             raise RequestError(
@@ -172,13 +179,13 @@ class MarcoPolo2(Driver):
             )
         return super().confirm(table, game, prompt, p, access)
 
-    def observe_die(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_die(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         raise RequestError(
             "Marco Polo II reads all the dice of a frame at once: send them with observe_dice",
             "wrong_game",
         )
 
-    def observe_dice(self, table: Table, game: EngineGame, p: Payload) -> dict[str, Any]:
+    def observe_dice(self, table: Table, game: ThisGame, p: Payload) -> dict[str, Any]:
         """All die readings of one frame: each player read completely gets their dice; the
         rest is one prompt for a person."""
         settings = table.params.get("settings") or {}

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from hub.wire import EventMessage
@@ -60,9 +61,16 @@ class Envelope:
         return self.message().to_payload()
 
 
-Listener = Callable[[Envelope], Any]
+Listener = Callable[[Envelope], object]
 
-_STOP = object()
+
+class _Stop(Enum):
+    """The marker that stops the bus's worker (:meth:`EventBus.close`)."""
+
+    STOP = "stop"
+
+
+_STOP = _Stop.STOP
 
 
 @dataclass
@@ -89,7 +97,8 @@ class EventBus:
     def __init__(self, name: str = "bus") -> None:
         self._subs: list[_Subscriber] = []
         self._lock = threading.Lock()
-        self._queue: queue.Queue[Any] = queue.Queue()
+        # envelopes to deliver; an Event to set once those before it are (flush); the stop
+        self._queue: queue.Queue[Envelope | threading.Event | _Stop] = queue.Queue()
         self._closed = False
         self.delivered = 0
         self.listener_errors = 0

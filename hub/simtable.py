@@ -16,26 +16,35 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-from hub.games.camelup import COLOURS, BetOverall, PlaceDesert, ReleaseDie, TakeLegTile
+from hub.games.camelup import (
+    COLOURS,
+    Action,
+    BetOverall,
+    GameState,
+    PlaceDesert,
+    ReleaseDie,
+    TakeLegTile,
+)
 from hub.session import TableSession
 from hub.store import Store
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
 
-def _rng(seed: Any, state: Any, salt: str) -> random.Random:
+def _rng(seed: int | str, state: GameState, salt: str) -> random.Random:
     return random.Random(f"simtable/{seed}/{state.actions}/{salt}")
 
 
-def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, Any] | None:
+def step(session: TableSession, seed: int | str, pin: str | None = None) -> dict[str, Any] | None:
     """Make one move of the simulated table; None once the game is over."""
     auth = {"pin": pin} if pin else None
     game = session.game
     if game is None or not session.active:
         return None
-    state = game.state
+    state: GameState = game.state  # the simulated table plays Camel Up
     rng = _rng(seed, state, f"{len(session.pending)}")
     for prompt in session.pending.values():
         if prompt["kind"] == "die_reading":  # a person looks at the crop and answers
@@ -54,7 +63,7 @@ def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, 
             )
     player = game.current_player
     legal = game.legal_actions()
-    kinds: dict[type, list[Any]] = {}
+    kinds: dict[type, list[Action]] = {}
     for a in legal:
         kinds.setdefault(type(a), []).append(a)
     roll = rng.random()
@@ -89,13 +98,13 @@ def step(session: TableSession, seed: Any, pin: str | None = None) -> dict[str, 
 
 def play(
     session: TableSession,
-    seed: Any,
+    seed: int | str,
     *,
     players: list[str] | None = None,
     pin: str | None = None,
     max_steps: int = 5000,
     delay: float = 0.0,
-    progress: Any = None,
+    progress: Callable[[int], object] | None = None,
 ) -> int:
     """Start (unless a game is on) and play the game to its end; return the steps made."""
     if not session.active and (session.game is None or not session.game.finished):

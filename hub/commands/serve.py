@@ -16,9 +16,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hub.observations import DIE_CONFIDENCE_THRESHOLD
+
+if TYPE_CHECKING:  # imported where used: `pyramid --help` loads none of them
+    from hub.dashboard.server import ServerThread
+    from hub.mqtt.bridge import MqttBridge
+    from hub.mqtt.broker import EmbeddedBroker
+    from hub.session import TableSession
+    from hub.store import Store
 
 log = logging.getLogger("pyramid.hub")
 
@@ -185,7 +192,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def table_pin(store: Any, table: str, given: str | None, *, open_table: bool = False) -> str | None:
+def table_pin(
+    store: Store, table: str, given: str | None, *, open_table: bool = False
+) -> str | None:
     """The table's PIN: ``given``, else the one made at the first start (6 random digits, kept in
     the event log's database, which only its owner may read), else None for ``--open``."""
     import secrets
@@ -245,9 +254,9 @@ class Services:
 
     broker_url: str | None = None
     public_url: str | None = None  # the dashboard's address for players (links, QR codes)
-    broker: Any = None  # hub.mqtt.broker.EmbeddedBroker when one was started here
-    bridge: Any = None  # hub.mqtt.bridge.MqttBridge
-    server: Any = None  # hub.dashboard.server.ServerThread
+    broker: EmbeddedBroker | None = None  # when one was started here
+    bridge: MqttBridge | None = None
+    server: ServerThread | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -260,7 +269,7 @@ class Services:
 
 
 def start_services(
-    session: Any,
+    session: TableSession,
     *,
     broker: str | None = None,
     broker_port: int | None = 1883,

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, abort, jsonify, render_template, request, url_for
@@ -29,6 +29,10 @@ from hub.dashboard.qr import qr_svg
 from hub.dashboard.setup_page import SetupDesk, add_setup_routes, registered_setup_desk
 from hub.dashboard.sse import parse_last_id
 from hub.wire import Answer
+
+if TYPE_CHECKING:
+    from hub.auth import Access
+    from hub.session import TableSession
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +59,7 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def create_app(
-    manager_or_session: Any,
+    session: TableSession,
     *,
     heartbeat_s: float = 15.0,
     retry_ms: int = 2000,
@@ -65,8 +69,7 @@ def create_app(
     throttle: guard.PinThrottle | None = None,
     setup: SetupDesk | None = None,
 ) -> Flask:
-    """A Flask app showing ``manager_or_session``'s table (a TableSession, or a manager with a
-    ``.session``) and passing taps to its dispatcher.
+    """A Flask app showing ``session``'s table and passing taps to its dispatcher.
 
     ``heartbeat_s`` is the SSE comment interval; ``retry_ms`` what EventSource waits before it
     reconnects; ``url_prefix`` mounts the dashboard below a path (behind a reverse proxy).
@@ -77,7 +80,6 @@ def create_app(
     set-up page (default: the desk the `pyramid` command registered, if any; see
     :mod:`hub.dashboard.setup_page`).
     """
-    session = getattr(manager_or_session, "session", manager_or_session)
     live = Live(session, heartbeat_s=heartbeat_s, retry_ms=retry_ms)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
@@ -107,7 +109,7 @@ def create_app(
         return frozenset({host.lower()}) if host else frozenset()
 
     @app.before_request
-    def gate() -> Any:
+    def gate() -> Response | None:
         host = request.headers.get("Host", "")
         if not guard.host_allowed(host, public_hosts()):
             return _error(
@@ -186,7 +188,7 @@ def create_app(
         from hub.auth import AuthError
 
         try:
-            access = session.authority.check({"token": token}, session.game_id, _players(session))
+            access = session.authority.check({"token": token}, session.game_id, session.players())
         except AuthError:
             return True  # a wrong token is refused as such by the normal path
         gid = session.game_id
@@ -199,12 +201,12 @@ def create_app(
         request.environ["pyramid.claimed_elsewhere"] = access.player
         return False
 
-    def access_of() -> Any:
+    def access_of() -> Access:
         """The caller's Access; a wrong PIN or token answers 403 with the reason."""
         from hub.auth import AuthError
 
         try:
-            return session.authority.check(auth_of(), session.game_id, _players(session))
+            return session.authority.check(auth_of(), session.game_id, session.players())
         except AuthError as exc:
             abort(_error(str(exc), exc.reason))
 
@@ -256,11 +258,11 @@ def create_app(
         return page()
 
     @bp.get("/p/<token>")
-    def player_page(token: str) -> Any:
+    def player_page(token: str) -> str:
         return page(token=token)
 
     @bp.get("/games/<game_id>")
-    def archive_page(game_id: str) -> Any:
+    def archive_page(game_id: str) -> str:
         return page(game_id=game_id)
 
     # -- reading ------------------------------------------------------------------------------
@@ -321,10 +323,10 @@ def create_app(
         advice = snap.get("advice") or []
         if not (access.level == "player" and access.player == current):
             advice = redact_advice(advice)
-        elif getattr(session, "with_advice", True):
+        elif session.with_advice and access.player is not None:
             # the player's own link on their turn: advice from what they alone know too (the
             # colours of their own bets, which tile values and the bets' words count)
-            own = _own_advice(session, current, snap["seq"])
+            own = _own_advice(session, access.player, snap["seq"])
             advice = advice if own is None else own
         return jsonify(
             {
@@ -370,7 +372,7 @@ def create_app(
         from hub.session import RequestError
 
         try:
-            g = _past_game(session, game_id)
+            g = session.past_game(game_id)
         except RequestError as exc:
             return _error(str(exc), exc.reason, status=404)
         return jsonify(
@@ -427,7 +429,7 @@ def create_app(
                 "only the table (with its PIN) can release a player's link",
                 "pin_required" if access.level == "guest" else "forbidden",
             )
-        if name not in _players(session) or session.game_id is None:
+        if name not in session.players() or session.game_id is None:
             return _error(
                 f"there is no player called {name!r} in this game", "unknown_player", status=404
             )
@@ -461,7 +463,7 @@ def create_app(
         if player is None and session.driver.everyone_acts:
             # everyone acts at once: the action names its player (or is the table's)
             access = access_of()
-            payload = {"action": act}
+            payload: dict[str, str | None] = {"action": act}
             if access.level == "player":
                 payload["player"] = access.player
             return command("action", payload)
@@ -510,15 +512,15 @@ def create_app(
     app.register_blueprint(bp, url_prefix=url_prefix or None)
 
     @app.errorhandler(404)
-    def not_found(_exc: Exception) -> Any:
+    def not_found(_exc: Exception) -> Response:
         return _error("no such page of the hub", "not_found", status=404)
 
     @app.errorhandler(405)
-    def not_allowed(_exc: Exception) -> Any:
+    def not_allowed(_exc: Exception) -> Response:
         return _error("this address does not take that method", "bad_method", status=405)
 
     @app.errorhandler(413)
-    def too_big(_exc: Exception) -> Any:
+    def too_big(_exc: Exception) -> Response:
         return _error("the request is too large", "too_large", status=413)
 
     return app
@@ -528,9 +530,9 @@ class _Counted:
     """A stream that gives its slot back once, when the server closes it (even if the client
     left before the first byte: a generator not yet started would skip its ``finally``)."""
 
-    def __init__(self, inner: Iterator[str], release: Any) -> None:
+    def __init__(self, inner: Iterator[str], release: Callable[[], object]) -> None:
         self._inner = inner
-        self._release: Any = release
+        self._release: Callable[[], object] | None = release
 
     def __iter__(self) -> Iterator[str]:
         return self._inner
@@ -554,23 +556,7 @@ def game_scripts() -> list[str]:
     return [s for s in (GAMES[kind].dashboard_script() for kind in GAMES) if s]
 
 
-def _players(session: Any) -> list[str]:
-    rec = getattr(session, "record", None)
-    return [] if rec is None else list(rec.params.get("players", []))
-
-
-def _past_game(session: Any, game_id: str) -> dict[str, Any]:
-    """``TableSession.game(game_id)``: the instance attribute ``game`` (the live Game) shadows
-    the method of the same name, so it is looked up on the class."""
-    method = getattr(session, "past_game", None) or getattr(type(session), "game", None)
-    if method is None or not callable(method):
-        raise RuntimeError("the session cannot rebuild past games")
-    if getattr(method, "__self__", None) is session:
-        return method(game_id)  # type: ignore[no-any-return]
-    return method(session, game_id)  # type: ignore[no-any-return]
-
-
-def _own_advice(session: Any, player: str, seq: int) -> list[dict[str, Any]] | None:
+def _own_advice(session: TableSession, player: str, seq: int) -> list[dict[str, Any]] | None:
     """The advice for ``player``'s own link on their turn at position ``seq`` (the game's
     driver decides what the player alone knows adds), or None: the shared advice stands.
     Advice is a comfort: a failure is logged and the shared advice shown instead."""
@@ -587,8 +573,8 @@ def _own_advice(session: Any, player: str, seq: int) -> list[dict[str, Any]] | N
     return own
 
 
-def _current(session: Any) -> str | None:
-    game = getattr(session, "game", None)
+def _current(session: TableSession) -> str | None:
+    game = session.game
     return None if game is None else game.current_player
 
 

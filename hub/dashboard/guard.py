@@ -46,8 +46,11 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from hub.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +210,7 @@ class LinkClaims:
     Kept in the event log's ``meta`` (hashed: the file holds no device id), so a restarted hub
     keeps every claim. ``store`` is a :class:`hub.store.Store`."""
 
-    def __init__(self, store: Any, table_id: str) -> None:
+    def __init__(self, store: Store, table_id: str) -> None:
         self.store = store
         self.table_id = table_id
 

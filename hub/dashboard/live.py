@@ -20,11 +20,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import nullcontext
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
+from hub.bus import Envelope
 from hub.dashboard.sse import Fanout, comment, format_sse
+
+if TYPE_CHECKING:
+    from hub.session import TableSession
 
 log = logging.getLogger(__name__)
 
@@ -103,23 +106,23 @@ class OddsReady:
 class Live:
     """Builds the page's messages from a TableSession and runs each page's stream."""
 
-    def __init__(self, session: Any, *, heartbeat_s: float = 15.0, retry_ms: int = 2000) -> None:
+    def __init__(
+        self, session: TableSession, *, heartbeat_s: float = 15.0, retry_ms: int = 2000
+    ) -> None:
         self.session = session
         self.heartbeat_s = float(heartbeat_s)
         self.retry_ms = int(retry_ms)
-        self.fanout = Fanout(session.bus.subscribe)
+        self.fanout: Fanout[Envelope | OddsReady] = Fanout(session.bus.subscribe)
         self._cache_lock = threading.Lock()
         self._public: tuple[int, str | None, dict[str, Any]] | None = None
         self.states_built = 0
-        self.derived = bool(
-            getattr(session, "with_odds", True) or getattr(session, "with_advice", True)
-        )
+        self.derived = session.with_odds or session.with_advice
         self.odds_computed = 0
         self._odds: OddsReady | None = None
         self._odds_wanted = threading.Event()
         self._closed = threading.Event()
         self._odds_thread: threading.Thread | None = None
-        self._unsubscribe_odds: Any = None
+        self._unsubscribe_odds: Callable[[], None] | None = None
         if self.derived:
             self._unsubscribe_odds = session.bus.subscribe(self._on_envelope)
             self._odds_thread = threading.Thread(
@@ -130,8 +133,8 @@ class Live:
 
     # -- odds, once per position ----------------------------------------------------------------
 
-    def _on_envelope(self, env: Any) -> None:
-        if getattr(env, "batch_end", True):
+    def _on_envelope(self, env: Envelope) -> None:
+        if env.batch_end:
             self._odds_wanted.set()
 
     def odds(self) -> dict[str, Any]:
@@ -193,13 +196,14 @@ class Live:
             cached = self._public
             if cached is not None and cached[0] == session.seq and cached[1] == session.game_id:
                 return cached[2]
-        with getattr(session, "_lock", nullcontext()):
+        with session.lock:
             snap = session.snapshot(log=False, derived=False)
             game = session.game
             state = game.state if game is not None else None
             view = snap.get("game")
             legal: list[str] = []
-            if state is not None and snap.get("status") == "playing" and not state.finished:
+            playing = snap.get("status") == "playing"
+            if game is not None and state is not None and playing and not state.finished:
                 legal = [str(a) for a in game.legal_actions()]
             current = view.get("current_player") if view else None
             pending = snap.get("pending", [])
@@ -231,7 +235,7 @@ class Live:
     def snapshot(self, player: str | None = None) -> dict[str, Any]:
         """The whole current game for a page that has nothing: its public log and its state."""
         session = self.session
-        with getattr(session, "_lock", nullcontext()):
+        with session.lock:
             snap = session.snapshot(log=True, derived=False)
             state = self.state(player)
         log = [page_event(e) for e in snap.get("log", [])]
@@ -278,11 +282,11 @@ class Live:
                 yield "".join(out)
             while True:
                 try:
-                    env = sub.get(self.heartbeat_s)
-                    if env is None:
+                    item = sub.get(self.heartbeat_s)
+                    if item is None:
                         yield comment("heartbeat")
                         continue
-                    batch = [env, *sub.pending()]
+                    batch = [item, *sub.pending()]
                 except StopIteration:
                     return
                 if sub.stale:  # this page fell too far behind: start it afresh
@@ -294,14 +298,14 @@ class Live:
                 # one write per command: the events and the view after them leave together
                 out = []
                 odds: OddsReady | None = None
-                for env in batch:
-                    if isinstance(env, OddsReady):
-                        odds = env
+                for item in batch:
+                    if isinstance(item, OddsReady):
+                        odds = item
                         continue
-                    if env.seq <= sent:
+                    if item.seq <= sent:
                         continue
-                    sent = env.seq
-                    out.append(format_sse(page_event(env), event="game", id=env.seq))
+                    sent = item.seq
+                    out.append(format_sse(page_event(item), event="game", id=item.seq))
                 if out:
                     out.append(format_sse(self.state(player), event="state"))
                 if odds is not None:

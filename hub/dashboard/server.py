@@ -11,6 +11,7 @@ import contextlib
 import socket
 import threading
 from typing import Any
+from wsgiref.types import WSGIApplication
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -59,7 +60,11 @@ class ServerThread:
     """
 
     def __init__(
-        self, app: Any, host: str = "127.0.0.1", port: int = 0, max_threads: int = MAX_THREADS
+        self,
+        app: WSGIApplication,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_threads: int = MAX_THREADS,
     ) -> None:
         self.server: BaseWSGIServer = make_server(
             host, port, app, threaded=True, request_handler=_QuietHandler

@@ -15,7 +15,8 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, Generic, TypeVar
 
 __all__ = ["format_sse", "comment", "Fanout", "Subscription", "parse_last_id"]
 
@@ -65,18 +66,28 @@ def parse_last_id(*candidates: str | None) -> int | None:
     return None
 
 
-_DROP = object()
+#: what a fan-out carries (the dashboard's: a bus envelope, or odds ready to show)
+T = TypeVar("T")
+
+
+class _Drop(Enum):
+    """The marker that ends a stream (:meth:`Fanout.drop_all`)."""
+
+    DROP = "drop"
+
+
+_DROP = _Drop.DROP
 
 
 @dataclass
-class Subscription:
+class Subscription(Generic[T]):
     """One open page's queue of envelopes. ``stale`` is set when it overflowed."""
 
-    queue: queue.Queue[Any]
+    queue: queue.Queue[T | _Drop]
     stale: bool = False
     info: dict[str, Any] = field(default_factory=dict)
 
-    def get(self, timeout: float) -> Any:
+    def get(self, timeout: float) -> T | None:
         """The next envelope, or None after ``timeout`` seconds; raises StopIteration on drop."""
         try:
             item = self.queue.get(timeout=timeout)
@@ -86,9 +97,9 @@ class Subscription:
             raise StopIteration
         return item
 
-    def pending(self) -> list[Any]:
+    def pending(self) -> list[T]:
         """Everything queued right now, without waiting (raises StopIteration on drop)."""
-        out: list[Any] = []
+        out: list[T] = []
         while True:
             try:
                 item = self.queue.get_nowait()
@@ -99,13 +110,13 @@ class Subscription:
             out.append(item)
 
 
-class Fanout:
+class Fanout(Generic[T]):
     """Copies every envelope from the bus to every open page's queue, never blocking the bus."""
 
     def __init__(
-        self, subscribe: Callable[[Callable[[Any], None]], Callable[[], None]], maxsize: int = 2000
+        self, subscribe: Callable[[Callable[[T], None]], Callable[[], None]], maxsize: int = 2000
     ) -> None:
-        self._subs: list[Subscription] = []
+        self._subs: list[Subscription[T]] = []
         self._lock = threading.Lock()
         self._maxsize = maxsize
         self.opened = 0
@@ -113,26 +124,26 @@ class Fanout:
         self.history: deque[dict[str, Any]] = deque(maxlen=200)
         self._unsubscribe = subscribe(self._deliver)
 
-    def _deliver(self, envelope: Any) -> None:
+    def _deliver(self, envelope: T) -> None:
         for sub in self._subs:  # copy-on-write list
             try:
                 sub.queue.put_nowait(envelope)
             except queue.Full:
                 sub.stale = True
 
-    def publish(self, item: Any) -> None:
+    def publish(self, item: T) -> None:
         """Hand one item (not from the bus) to every open page, like an envelope."""
         self._deliver(item)
 
-    def open(self, **info: Any) -> Subscription:
-        sub = Subscription(queue.Queue(self._maxsize), info=dict(info))
+    def open(self, **info: Any) -> Subscription[T]:
+        sub: Subscription[T] = Subscription(queue.Queue(self._maxsize), info=dict(info))
         with self._lock:
             self._subs = [*self._subs, sub]
             self.opened += 1
             self.history.append(sub.info)
         return sub
 
-    def close(self, sub: Subscription) -> None:
+    def close(self, sub: Subscription[T]) -> None:
         with self._lock:
             self._subs = [s for s in self._subs if s is not sub]
 

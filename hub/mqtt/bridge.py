@@ -38,10 +38,13 @@ import ssl
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from hub.bus import Envelope
 from hub.games_glue import Sensor
@@ -67,6 +70,11 @@ __all__ = ["BrokerConfig", "MqttBridge", "parse_broker_url"]
 
 SESSION_EXPIRY_S = 24 * 3600  # the broker keeps the hub's subscriptions and queued requests
 KILL_BEFORE_ACK_ENV = "PYRAMID_TEST_KILL_BEFORE_ACK"
+
+
+#: a request to the request thread: (cmd, payload, mid, qos) from the broker, which is acked
+#: once answered, or (what, payload) of the hub's own ("__discovery__", "__status__")
+_Request = tuple[str, bytes, int, int] | tuple[str, bytes]
 
 
 def _json(obj: Any) -> bytes:
@@ -119,12 +127,12 @@ class MqttBridge:
         self._dirty = threading.Event()
         self._force = True  # republish every retained topic at the next state update
         self._stopping = threading.Event()
-        self._requests: queue.Queue[Any] = queue.Queue()
+        self._requests: queue.Queue[_Request | None] = queue.Queue()  # None: stop
         self._scores: dict[str, Any] = {}
         self._tallies: dict[int, bytes] = {}
         self._disc_players: list[str] = []
         self._disc_sensors: list[Sensor] = []
-        self._unsubscribe: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._threads: list[threading.Thread] = []
         self.connected = threading.Event()
         self.connects = 0
@@ -302,7 +310,9 @@ class MqttBridge:
                 self._inflight[mid] = seq
             self._lock.notify_all()
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode, props: Properties
+    ) -> None:
         with self._lock:
             if mid not in self._inflight:
                 self._early.add(mid)
@@ -334,7 +344,14 @@ class MqttBridge:
 
     # -- connection ----------------------------------------------------------------------------
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        props: Properties | None,
+    ) -> None:
         if reason.is_failure:
             log.warning("broker %s refused the connection: %s", self.config.display_url, reason)
             return
@@ -355,7 +372,14 @@ class MqttBridge:
             self._lock.notify_all()
         self._dirty.set()
 
-    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+    def _on_subscribe(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        mid: int,
+        reasons: list[ReasonCode],
+        props: Properties | None,
+    ) -> None:
         """Connected means able to hear requests: on the first connection of a new session,
         a request published between CONNACK and SUBACK would reach no subscriber and be lost.
         Only the requests' subscription (the first) decides; a broker's ACL that refuses the
@@ -370,7 +394,12 @@ class MqttBridge:
             self.connected.set()
 
     def _on_disconnect(
-        self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        props: Properties | None,
     ) -> None:
         with self._lock:
             self._online = False
@@ -462,7 +491,7 @@ class MqttBridge:
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _on_message(self, client: Any, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         if msg.topic == discovery.STATUS_TOPIC:
             client.ack(msg.mid, msg.qos)
             if msg.payload.strip().lower() == b"online":
@@ -470,12 +499,12 @@ class MqttBridge:
             return
         if msg.topic == self.topics.firmware_status:  # the Pi's health, retained by firmware
             client.ack(msg.mid, msg.qos)
-            self._requests.put(("__status__", msg.payload))
+            self._requests.put(("__status__", bytes(msg.payload)))
             return
         if self._stopping.is_set():
             return  # not acknowledged: the broker gives it to the hub's next session
         cmd = msg.topic.rsplit("/", 1)[-1]
-        self._requests.put((cmd, msg.payload, msg.mid, msg.qos))
+        self._requests.put((cmd, bytes(msg.payload), msg.mid, msg.qos))
 
     def _request_loop(self) -> None:
         while True:

@@ -3,8 +3,10 @@ size of a log, prompt and undo engine.
 
 Why a test: hub.requests once reached into ``session._lock`` and ``_players()``, and the MQTT
 bridge read ``session._engine_batches`` for the leg tallies; each worked until the session
-changed. The dispatcher, the observations, the read side and the bridge now use the public API
-(``lock``, ``need_game``, ``live_engine_seqs``, ...). The private names are read from the class
+changed, and the dashboard took the lock by name (``getattr(session, "_lock", ...)``), which an
+attribute scan alone does not see. The dispatcher, the observations, the read side, the start,
+the dashboard and the bridge now use the public API (``lock``, ``need_game``,
+``live_engine_seqs``, ``commit_parts``, ...). The private names are read from the class
 itself, so a new one is covered without editing this test.
 """
 
@@ -50,6 +52,18 @@ def test_no_module_uses_the_sessions_private_names() -> None:
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
                 ):
                     offenders.append(f"{path.relative_to(REPO)}:{node.lineno} .{node.attr}")
+                # the same reached by name: ``getattr(session, "_lock", ...)``
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr", "setattr")
+                    and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant)
+                    and node.args[1].value in private
+                ):
+                    offenders.append(
+                        f"{path.relative_to(REPO)}:{node.lineno} {node.args[1].value!r}"
+                    )
     assert offenders == []
 
 

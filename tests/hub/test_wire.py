@@ -355,15 +355,12 @@ def _hub_modules() -> dict[str, Path]:
 
 
 def _imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """The hub modules a module imports at its top level (TYPE_CHECKING blocks included)."""
+    """The hub modules a module imports anywhere: at its top, in TYPE_CHECKING blocks, and
+    inside functions (where a cycle hides: it imports fine until someone moves the line)."""
     tree = ast.parse(path.read_text())
     found: set[str] = set()
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    nodes = list(tree.body)
-    for node in list(nodes):
-        if isinstance(node, ast.If):
-            nodes += node.body
-    for node in nodes:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -398,8 +395,11 @@ def test_the_hub_has_no_import_cycle() -> None:
 
     for name in sorted(graph):
         visit(name, [])
-    assert "hub.session" in graph["hub.session"] or graph["hub.requests"]  # the scan saw them
+    # the scan sees the imports it is about: the session imports the dispatcher, not back, and
+    # the dashboard's import of the session inside a function counts
+    assert "hub.requests" in graph["hub.session"]
     assert "hub.session" not in graph["hub.requests"]
+    assert "hub.session" in graph["hub.dashboard.app"]
 
 
 def test_no_branch_on_a_games_name_outside_the_games_and_their_drivers() -> None:

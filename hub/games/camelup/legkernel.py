@@ -397,28 +397,28 @@ def run_leg_table_last(
         moved = _level(keys, ended, level.mover_flat, tile_at, has_mirage)
         count(moved, level.rows)
         keys, ended = moved.keys, moved.ended
-    leaf_keys: list[np.ndarray] = []
-    leaf_ended: list[np.ndarray] = []
-    leaf_weight: list[np.ndarray] = []
+    leaves = _LeafParts()
     last_two = None
     if k >= 2:  # the rows with two dice left: by table, over, or one die rolled here
         level = plan.levels[-2]
         n = keys.shape[1]
         movers = level.mover_flat // n  # (2, n): the two camels whose dice are left, per row
-        col = np.arange(n)
-        pos = keys[movers, col] >> HEIGHT_BITS
         by_table = ~ended
         if tiles is not None and tile_at is not None:
+            pos = keys[movers, np.arange(n)] >> HEIGHT_BITS
             for face in FACES:  # either unit's own roll, from where it stands
                 by_table &= (tiles[pos[0] + face] == 0) & (tiles[pos[1] + face] == 0)
             for reach in (4, 5, 6):  # one unit on the same space carries the other, which rolls
                 by_table &= (pos[0] != pos[1]) | (tiles[pos[0] + reach] == 0)
         over = np.flatnonzero(ended)
-        leaf_keys.append(np.take(keys, over, axis=1))
-        leaf_ended.append(np.ones(over.size, dtype=bool))
-        leaf_weight.append(np.full(over.size, 2 * len(FACES) ** 2, dtype=np.int64))
+        if over.size:  # a row whose race is over is one leaf for its 18 sequences
+            leaves.add(np.take(keys, over, axis=1), True, 2 * len(FACES) ** 2)
+        if by_table.all():
+            return leaves.result(plan, landings, None, LastTwo(keys, movers))
         last_two = LastTwo(np.compress(by_table, keys, axis=1), np.compress(by_table, movers, 1))
         near = np.flatnonzero(~by_table & ~ended)
+        if not near.size:
+            return leaves.result(plan, landings, None, last_two)
         # rows reached by different die orders have the same future: merged, with a weight
         near_keys, sub, near_weight = _merge_near(np.take(keys, near, axis=1), movers[:, near])
         m = near_weight.size
@@ -433,34 +433,60 @@ def run_leg_table_last(
     else:
         mover = plan.levels[-1].mover_flat[0]  # one row, one die left
         weight = np.ones(1, dtype=np.int64)
-    last = plan.levels[-1]
     n = keys.shape[1]
-    pos1 = keys[mover, np.arange(n)] >> HEIGHT_BITS
     by_table = ~ended
     if tiles is not None and tile_at is not None:
+        pos1 = keys[mover, np.arange(n)] >> HEIGHT_BITS
         for face in FACES:  # a reachable tile makes the last roll depend on more than the camels
             by_table &= tiles[np.minimum(pos1 + face, TILE_LOOKUP - 1)] == 0
     # a row whose race is over stays as it is for its three faces: one leaf of weight 3
     over = np.flatnonzero(ended)
+    if over.size:
+        leaves.add(np.take(keys, over, axis=1), True, weight[over] * len(FACES))
     rolled = np.flatnonzero(~by_table & ~ended)
     m = rolled.size
-    sub_mover = (mover[rolled] * m + np.arange(m))[None, :]
-    moved = _level(np.take(keys, rolled, axis=1), ended[rolled], sub_mover, tile_at, has_mirage)
-    rolled_weight = np.tile(weight[rolled], len(FACES))
-    count(moved, last.rows, rolled_weight)
+    if m:
+        sub_mover = (mover[rolled] * m + np.arange(m))[None, :]
+        moved = _level(np.take(keys, rolled, axis=1), ended[rolled], sub_mover, tile_at, has_mirage)
+        rolled_weight = np.tile(weight[rolled], len(FACES))
+        count(moved, plan.levels[-1].rows, rolled_weight)
+        leaves.add(moved.keys, moved.ended, rolled_weight)
     table = LastDie(np.compress(by_table, keys, axis=1), mover[by_table], weight[by_table])
-    leaf_keys += [np.take(keys, over, axis=1), moved.keys]
-    leaf_ended += [np.ones(over.size, dtype=bool), moved.ended]
-    leaf_weight += [weight[over] * len(FACES), rolled_weight]
-    return WeightedLeaves(
-        np.concatenate(leaf_keys, axis=1),
-        np.concatenate(leaf_ended),
-        np.concatenate(leaf_weight),
-        last.rows,
-        landings,
-        table,
-        last_two,
-    )
+    return leaves.result(plan, landings, table, last_two)
+
+
+class _LeafParts:
+    """The leaves :func:`run_leg_table_last` collects, part by part, as one WeightedLeaves."""
+
+    def __init__(self) -> None:
+        self.keys: list[np.ndarray] = []
+        self.ended: list[np.ndarray] = []
+        self.weight: list[np.ndarray] = []
+
+    def add(self, keys: np.ndarray, ended: np.ndarray | bool, weight: np.ndarray | int) -> None:
+        n = keys.shape[1]
+        self.keys.append(keys)
+        self.ended.append(np.broadcast_to(ended, (n,)))
+        self.weight.append(np.broadcast_to(np.asarray(weight, dtype=np.int64), (n,)))
+
+    def result(
+        self,
+        plan: TreePlan,
+        landings: np.ndarray,
+        last: LastDie | None,
+        last_two: LastTwo | None,
+    ) -> WeightedLeaves:
+        if not self.keys:
+            self.add(np.zeros((N_CAMELS, 0), dtype=KEY_DTYPE), False, 0)
+        return WeightedLeaves(
+            np.concatenate(self.keys, axis=1),
+            np.concatenate(self.ended),
+            np.concatenate(self.weight),
+            plan.levels[-1].rows,
+            landings,
+            last,
+            last_two,
+        )
 
 
 def _merge_near(keys: np.ndarray, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,53 @@
+"""The first edition's board at game over, in real headless Chromium: the unit that crossed the
+line stands in the board's centre as the stack it is, the winner on top."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import PIN, serve_table
+from .test_browser import PHONE, TABLET, close, open_page, synced
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_unit_past_the_finish_is_drawn_bottom_camel_lowest(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Orange carries blue and green over the line: green, on top, won. The camels past the
+    finish were laid out as a wrapping row, which on a phone put green under the other two."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(
+            ["Ann", "Bo", "Cy"], {"16": ["orange", "blue", "green"], "1": ["yellow", "white"]}
+        )
+        answer = session.request(
+            "action", {"player": "Ann", "action": "roll:orange:1"}, {"pin": PIN}
+        )
+        assert answer["ok"], answer
+        assert session.game.state.finished
+        for name, viewport in (("phone", PHONE), ("tablet", TABLET)):
+            page = open_page(browser, table.url, viewport=viewport, pin=PIN)
+            synced(page, table)
+            past = page.locator(".space.finish[data-space='finish']")
+            camels = past.locator(".camel")
+            assert camels.evaluate_all("cs => cs.map(c => c.dataset.colour)") == [
+                "orange",
+                "blue",
+                "green",
+            ]
+            box = past.bounding_box()
+            tops = []
+            for i in range(3):
+                c = camels.nth(i).bounding_box()
+                assert (
+                    box["y"] - 0.5 <= c["y"]
+                    and c["y"] + c["height"] <= box["y"] + box["height"] + 0.5
+                )
+                tops.append(c["y"])
+            assert tops == sorted(tops, reverse=True) and len(set(tops)) == 3, f"{name}: {tops}"
+            page.screenshot(path=str(tmp_path / f"finish-{name}.png"), full_page=True)
+            close(page)

@@ -266,9 +266,10 @@ class LastTwoTable:
 
 
 @lru_cache(maxsize=1)
-def last_two_table(chunk: int = 4096) -> LastTwoTable:
+def last_two_table(chunk: int = 512) -> LastTwoTable:
     """Built on first use from the race table (two-dice legs over every configuration and pair
-    of movers, in chunks to bound the memory; ~0.4 s here): the first edition's odds finish a
+    of movers, in chunks of 512 configurations: a process peaks 2 MB above the table, against
+    22 MB in chunks of 4,096; ~0.4 s here): the first edition's odds finish a
     leg's last two rolls by lookup."""
     table = load_table()
     configs = list(all_configs())

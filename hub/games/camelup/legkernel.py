@@ -167,6 +167,12 @@ def scratch(name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
     return buf  # type: ignore[no-any-return]
 
 
+def drop_scratch() -> None:
+    """Free this thread's scratch buffers: after building a table over every configuration
+    they are sized for that build (megabytes), not for a position's rows."""
+    _scratch.__dict__.pop("bufs", None)
+
+
 @dataclass
 class Moved:
     """One level's children: keys (5, rows) and ended (rows,) in child-row order, plus where each

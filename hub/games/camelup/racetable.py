@@ -32,7 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .legkernel import FACES, HEIGHT_BITS, N_CAMELS, TILE_SLOTS, encode_key, ranks, run_leg, scratch
+from .legkernel import (
+    FACES,
+    HEIGHT_BITS,
+    N_CAMELS,
+    TILE_SLOTS,
+    drop_scratch,
+    encode_key,
+    ranks,
+    run_leg,
+    scratch,
+)
 
 SPACES = 16
 N_CONFIGS = comb(SPACES + N_CAMELS - 1, N_CAMELS)  # 15,504
@@ -186,7 +196,7 @@ class LastDieTable:
 
 
 @lru_cache(maxsize=1)
-def last_die_table() -> LastDieTable:
+def last_die_table(chunk: int = 2048) -> LastDieTable:
     """Built on first use from the race table (5 batched one-die legs over every
     configuration, ~0.1 s): the first edition's odds finish a leg's last roll by lookup
     instead of rolling its three faces and looking each up."""
@@ -201,16 +211,20 @@ def last_die_table() -> LastDieTable:
     ended = np.zeros(N_CONFIGS * N_CAMELS, dtype=np.int8)
     for mover in range(N_CAMELS):
         perm = [mover] + [s for s in range(N_CAMELS) if s != mover]  # kernel camel j = slot perm[j]
-        leaves = run_leg(np.ascontiguousarray(base[perm]), 1)  # rows face * n + config
-        keys = leaves.keys.copy()
-        rk = ranks(keys).copy()
-        values = race_values(keys, rk, table).reshape(N_CAMELS, len(FACES), n).sum(axis=1)
-        rows = index * N_CAMELS + mover
-        cell = rows[None, :] * N_CAMELS + np.array(perm)[:, None]  # (kernel camel, config)
-        race[cell] = values
-        for place in range(N_CAMELS):
-            places[place, cell] = (rk == place).reshape(N_CAMELS, len(FACES), n).sum(axis=1)
-        ended[rows] = leaves.ended.reshape(len(FACES), n).sum(axis=0)
+        for start in range(0, n, chunk):  # in chunks: the kernel's buffers stay small
+            sub = np.ascontiguousarray(base[perm, start : start + chunk])
+            m = sub.shape[1]
+            leaves = run_leg(sub, 1)  # rows face * m + config
+            keys = leaves.keys.copy()
+            rk = ranks(keys).copy()
+            values = race_values(keys, rk, table).reshape(N_CAMELS, len(FACES), m).sum(axis=1)
+            rows = index[start : start + m] * N_CAMELS + mover
+            cell = rows[None, :] * N_CAMELS + np.array(perm)[:, None]  # (kernel camel, config)
+            race[cell] = values
+            for place in range(N_CAMELS):
+                places[place, cell] = (rk == place).reshape(N_CAMELS, len(FACES), m).sum(axis=1)
+            ended[rows] = leaves.ended.reshape(len(FACES), m).sum(axis=0)
+    drop_scratch()  # sized for the build, not for a position's rows
     return LastDieTable(race, places, ended)
 
 
@@ -295,6 +309,7 @@ def last_two_table(chunk: int = 512) -> LastTwoTable:
             for place in range(N_CAMELS):
                 places[place, cell] = (rk == place).reshape(N_CAMELS, sequences, n).sum(axis=1)
             ended[rows] = leaves.ended.reshape(sequences, n).sum(axis=0)
+    drop_scratch()  # sized for the build, not for a position's rows
     return LastTwoTable(race, places, ended)
 
 

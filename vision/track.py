@@ -839,11 +839,35 @@ def _base_as_at_setup(
     up holds no camel."""
     if explained is None:
         return False
-    lo, hi = int(max(base_idx - 0.25 * band, 0)), int(start)
-    if hi - lo < band:
+    lo = int(max(base_idx - 0.25 * band, 0))
+    if start - lo < band:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
-    return bool(board[label[lo:hi]].mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
+    # the half band just under the colour is its own lower edge, blurred into the sand and
+    # darkened by its shadow: it never looks as the empty board did, camel or not. A camel
+    # hidden there would fill the whole band below, so its lower half is still checked
+    lit = int(max(start - 0.5 * band, lo + 1))
+    return bool(board[label[lo:lit]].mean() >= 0.95 and explained[lo:lit].mean() >= 0.85)
+
+
+def _clear_above(
+    label: np.ndarray, names: list[str], explained: np.ndarray | None, lo: float, hi: float
+) -> bool:
+    """Is the column from ``lo`` to ``hi`` the empty board, by the palette and as the set-up
+    saw it there (at least three samples)?
+
+    Why: a camel on the space in front whose back ends below a band above this space's base
+    hides at most the lowest part of a bottom camel here; the rest of that camel's band would
+    show above it. Where that stretch is plain sand that looks as it did on the empty board,
+    there is no camel to hide, and the space is read on (tuning seeds: 22 of 29 "a camel in
+    front" abstentions were empty spaces)."""
+    if explained is None:
+        return False
+    a, b = int(np.ceil(lo)), int(min(hi, len(label)))
+    if b - a < 3:
+        return False
+    board = np.array([n.startswith(BOARD) for n in names] + [False])
+    return bool(board[label[a:b]].mean() >= 0.95 and explained[a:b].mean() >= 0.85)
 
 
 def _leg_gap(
@@ -896,6 +920,59 @@ FILL_BOARD_SHARE = 0.34
 # an empty read needs the board where a bottom camel would stand: no more than this many
 # bands of it neither the board's colour nor the set-up's look of the empty board
 UNEXPLAINED_BANDS = 0.5
+
+
+def _lower_edge(
+    label: np.ndarray,
+    is_board: np.ndarray,
+    lin: np.ndarray | None,
+    start: int,
+    base_idx: int,
+    band: float,
+    reach: float = 0.5,
+    min_contrast: float = 0.0,
+) -> float:
+    """Where the lowest band's colour really begins: ``start`` lowered over the samples just
+    below it (at most ``reach`` bands) that are a blend of that colour and the sand; ``start``
+    itself unless the colour is at least ``min_contrast`` (chromaticity) from the sand.
+
+    Why: a band's lower edge is blurred into the sand and the camel's shadow, so its first
+    samples are a blend (green over sand reads as the oasis, or as nothing) that the run
+    cleaner drops as too short; the run then starts up to half a band too high, and a bottom
+    camel on its legs looked a band and a third above the base, "a camel unread below" (the
+    biggest share of that abstention on the tuning seeds). Only a blend of these two colours
+    (chromaticity on the line between them) lowers it: a strip of another colour there is a
+    camel under a leaning one (a sliver of green under a white camel), and keeps the gap. The
+    gap below the edge is still checked sample by sample as legs (``_leg_gap``)."""
+    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
+    top = int(min(start + max(0.5 * band, 2.0), len(label)))
+    if lin is None or hi_f - lo_f < 2 or top - start < 2:
+        return float(start)
+    ch, _ = _chroma(lin)
+    sand = np.median(ch[lo_f:hi_f], axis=0)
+    d = np.median(ch[start:top], axis=0) - sand
+    dd = float(d @ d)
+    if dd < max(1e-6, min_contrast**2):
+        return float(start)
+    i = start
+    while i - 1 >= 0 and start - (i - 1) <= reach * band and not is_board[label[i - 1]]:
+        v = ch[i - 1] - sand
+        t = float(np.clip((v @ d) / dd, 0.0, 1.0))
+        if float(np.linalg.norm(v - t * d)) > BLEND_OFF_LINE:
+            return float(start)
+        i -= 1
+    return float(i)
+
+
+# the stretch under a camel's band read as its blurred, shaded lower edge: at most this many
+# bands, and only under a colour this far (chromaticity) from the sand, so that a camel of
+# another colour hidden there cannot lie on the line between them (yellow and orange are near
+# the sand: their edges stay unread)
+BLEND_REACH = 0.8
+BLEND_CONTRAST = 0.3
+# a sample further than this (chromaticity) from the line between the sand and a band's colour
+# is no blend of the two (tuning: blends 0.03-0.06 off it, a sliver of another camel 0.2 and up)
+BLEND_OFF_LINE = 0.08
 
 
 def _stands_unexplained(
@@ -972,6 +1049,10 @@ def _decode(
             # a camel too many)
             # (an abstention the five-camel rule may complete: an empty space whose camels
             # are all read elsewhere stays read)
+            if _clear_above(label, names, explained, en + 0.25 * band, base_idx + 1.2 * band):
+                # but it ends low: a bottom camel here would show most of its band above it,
+                # and the column there is the empty board as the set-up saw it
+                continue
             return _unread("a camel in front hides the base of the space")
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
@@ -1032,7 +1113,14 @@ def _decode(
         nonboard = ~is_board[label[below_lo:below_hi]]
         if nonboard.any():
             first = below_lo + int(np.argmax(nonboard))
-            if int(nonboard.sum()) >= max(0.35 * band, 3.0 / px):
+            edge = _lower_edge(
+                label, is_board, lin, int(spans[0][0]), base_idx, band, BLEND_REACH, BLEND_CONTRAST
+            )
+            if edge <= first and int(nonboard.sum()) >= max(0.35 * band, 3.0 / px):
+                # the stretch is the band's own lower edge in its shadow, a blend of its
+                # colour and the sand all the way down (a blue camel's belly and legs)
+                spans[0][0] = edge
+            elif int(nonboard.sum()) >= max(0.35 * band, 3.0 / px):
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
@@ -1046,7 +1134,8 @@ def _decode(
         return _unread("the lowest band is below the space's front")
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels, label)
-        if extra is None and _leg_gap(label, names, lin, explained, base_idx, spans[0][0], band):
+        edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
+        if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
         if extra is None:
             return _unread("the lowest band starts too high: a camel unread below?")

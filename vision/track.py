@@ -839,15 +839,11 @@ def _base_as_at_setup(
     up holds no camel."""
     if explained is None:
         return False
-    lo = int(max(base_idx - 0.25 * band, 0))
-    if start - lo < band:
+    lo, hi = int(max(base_idx - 0.25 * band, 0)), int(start)
+    if hi - lo < band:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
-    # the half band just under the colour is its own lower edge, blurred into the sand and
-    # darkened by its shadow: it never looks as the empty board did, camel or not. A camel
-    # hidden there would fill the whole band below, so its lower half is still checked
-    lit = int(max(start - 0.5 * band, lo + 1))
-    return bool(board[label[lo:lit]].mean() >= 0.95 and explained[lo:lit].mean() >= 0.85)
+    return bool(board[label[lo:hi]].mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
 
 
 def _clear_above(

@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         "--seed0",
         type=int,
         help="first seed of the rendered scenes (default: 100,000 for the five-dice scenes, "
-        "300,000 for the zone's, both looked at before; 5,000,000+ were fresh in Nov 2026)",
+        "300,000 for the zone's, both looked at before; 5,000,000+ were spent in Nov 2026: "
+        "6,000,000+ are fresh)",
     )
     args, _ = parser.parse_known_args(argv)
     out: dict[str, Any] = {"real": [], "rendered": None}

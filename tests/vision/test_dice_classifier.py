@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -14,6 +15,7 @@ from vision.dice.classifier import (
     INPUT,
     META_FILE,
     MODEL_FILE,
+    SURE,
     DieClassifier,
     die_crop,
     load_classifier,
@@ -82,18 +84,18 @@ def test_dihedral_views_are_the_crop_first_then_its_turns_and_mirror_images() ->
     np.testing.assert_array_equal(dihedral(crops, 1), crops)
 
 
-def _four_views(tmp_path: Path) -> DieClassifier:
-    """The shipped net read with four views (its metadata's temperature kept)."""
+def _four_views(tmp_path: Path, sure: float = SURE) -> DieClassifier:
+    """The shipped net read with four views (its metadata's temperatures kept)."""
     meta = json.loads(META_FILE.read_text())
     (tmp_path / "m.json").write_text(json.dumps({**meta, "views": 4}))
-    return DieClassifier(MODEL_FILE, tmp_path / "m.json")
+    return DieClassifier(MODEL_FILE, tmp_path / "m.json", sure=sure)
 
 
 def test_a_turned_or_mirrored_crop_gets_the_same_verdict(tmp_path: Path) -> None:
-    """Verdicts over four views (the crop, its half turn and their mirror images): a die's crop
-    turned by half or mirrored either way (it shows the same face) gets the same verdict; the
-    net alone on one view does not."""
-    clf = _four_views(tmp_path)
+    """Verdicts over four views (the crop, its half turn and their mirror images; every crop
+    turned, however sure its first view): a die's crop turned by half or mirrored either way
+    (it shows the same face) gets the same verdict; the net alone on one view does not."""
+    clf = _four_views(tmp_path, sure=1.01)
     assert clf.views == 4
     crop = _rendered_die(3, "orange", 44)
     turned = np.stack([crop, np.rot90(crop, 2), crop[:, ::-1], crop[::-1]])
@@ -102,20 +104,29 @@ def test_a_turned_or_mirrored_crop_gets_the_same_verdict(tmp_path: Path) -> None
     assert float(np.abs(np.diff(clf.net_logits(turned), axis=0)).max()) > 1e-3
 
 
-def test_a_plain_crop_is_judged_on_one_view_and_a_die_on_all_of_them(tmp_path: Path) -> None:
-    """The screen: a crop the first view calls plainly no die keeps that view's logits (the
-    frame's many windows of bare table cost one pass), a die gets the mean of every view."""
-    from vision.dice.classifier import SCREEN, dihedral, softmax, view_mean
+def test_a_sure_crop_is_judged_on_one_view_and_an_unsure_one_on_all(tmp_path: Path) -> None:
+    """A crop whose first view is sure of one class (a clean die, bare table) keeps that view's
+    verdict at the one-view temperature; a crop it is unsure of (a die shifted a quarter out of
+    its crop, a blurred one) gets the mean of every view at the views' temperature."""
+    from vision.dice.classifier import dihedral, softmax, view_mean
 
     clf = _four_views(tmp_path)
-    die = _rendered_die(2, "blue", 50)
-    plain = np.full_like(die, 140)
-    got = clf.crop_logits(np.stack([die, plain]))
-    views = view_mean(clf.net_logits(dihedral(die[None], clf.views)), clf.views)[0]
-    np.testing.assert_allclose(got[0], views, atol=1e-4)
-    assert float(np.abs(got[0] - clf.net_logits(die[None])[0]).max()) > 1e-3
-    np.testing.assert_allclose(got[1], clf.net_logits(plain[None])[0], atol=1e-5)
-    assert softmax(got[1:], clf.dense_temperature)[0, 0] > 1.0 - SCREEN
+    rng = np.random.default_rng(50)
+    img = make_background(rng, (160, 160))
+    x, y, w, h = draw_die(img, (80.0, 80.0), 48.0, "blue", 2, rng).box
+    cx, cy, side = x + w / 2, y + h / 2, max(w, h)
+    clean = die_crop(img, cx, cy, side)
+    shifted = die_crop(img, cx + side / 4, cy, side)  # a quarter of the die out of its crop
+    blurred = die_crop(cv2.GaussianBlur(img, (0, 0), 5), cx, cy, side)
+    plain = np.full_like(clean, 140)
+    crops = np.stack([clean, plain, shifted, blurred])
+    first = softmax(clf.net_logits(crops), clf.dense_temperature)
+    assert list(first.max(axis=1) >= SURE) == [True, True, False, False]
+    got = np.array([v.probs for v in clf.classify(crops)])
+    np.testing.assert_allclose(got[:2], first[:2], atol=1e-6)
+    views = view_mean(clf.net_logits(dihedral(crops[2:], clf.views)), clf.views)
+    np.testing.assert_allclose(got[2:], softmax(views, clf.temperature), atol=1e-6)
+    assert float(np.abs(got[2:] - first[2:]).max()) > 1e-3
 
 
 class _BatchRecorder:

@@ -14,7 +14,7 @@ import pytest
 from vision.dice import Why, read_dice, read_dice_report
 from vision.dice import classifier as classifier_mod
 from vision.dice.classifier import ModelError
-from vision.dice.learned import GATES_FILE, HUB_AT, Gates, hub_scale, load_gates, model_sha256
+from vision.dice.learned import GATES_FILE, HUB_AT, Gates, hub_scale, load_gates, model_hashes
 from vision.render.dice import draw_die, make_background
 
 
@@ -210,11 +210,26 @@ def test_a_reading_without_a_colour_is_never_sure() -> None:
 def test_the_gates_were_chosen_for_the_shipped_model() -> None:
     """A new model needs its own gates: ``python -m vision.eval.dice_gates --write``."""
     data = json.loads(GATES_FILE.read_text())
-    assert data["model_sha256"] == model_sha256()
+    assert {k: data.get(k) for k in model_hashes()} == model_hashes()
     g = load_gates()
     assert 0.0 < g.keep < 1.0 and all(
         0.5 <= getattr(g, c) <= 1.0 for c in ("agree", "answer", "overrule", "alone")
     )
+
+
+def test_a_changed_temperature_is_another_model_for_the_gates(tmp_path: Path) -> None:
+    """The temperatures live in the metadata, not the weights: the same ONNX file with another
+    temperature has other hashes, so the gates chosen for the old one no longer match."""
+    from vision.dice.classifier import META_FILE
+
+    meta = json.loads(META_FILE.read_text())
+    changed = tmp_path / META_FILE.name
+    changed.write_text(json.dumps({**meta, "temperature": meta["temperature"] * 1.1}))
+    data = json.loads(GATES_FILE.read_text())
+    shipped = model_hashes()
+    other = model_hashes(meta=changed)
+    assert other["model_sha256"] == shipped["model_sha256"]
+    assert other != shipped and {k: data.get(k) for k in other} != other
 
 
 @pytest.fixture

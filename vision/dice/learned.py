@@ -19,8 +19,8 @@ several sources, judges a crop far better than it finds one on its own. So a rea
    A reading without a colour never reaches the hub's threshold.
 
 The gates are chosen on the split's calibration photos only (``python -m vision.eval.dice_gates
---write``), stored in ``gates.json`` beside this module with the hash of the model they were
-chosen for.
+--write``), stored in ``gates.json`` beside this module with the hashes of the model's weights
+and metadata (``model_hashes``) they were chosen for.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice.classifier import MODEL_FILE, CropClass, DieClassifier, ModelError
+from vision.dice.classifier import META_FILE, MODEL_FILE, CropClass, DieClassifier, ModelError
 from vision.dice.colour import classify_face_colour
 from vision.dice.detect import Detection, detect_dice_verdicts
 from vision.dice.reading import DieReading
@@ -90,6 +90,14 @@ class Gates:
 
 def model_sha256(path: Path = MODEL_FILE) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def model_hashes(model: Path = MODEL_FILE, meta: Path = META_FILE) -> dict[str, str]:
+    """The hashes ``gates.json`` records of the model its gates were chosen for: the weights
+    (``model_sha256``) and the metadata (``meta_sha256``). Why both: the temperatures and the
+    views live in the metadata, and a changed temperature moves every calibrated probability
+    the gates are compared with, as new weights would."""
+    return {"model_sha256": model_sha256(model), "meta_sha256": model_sha256(meta)}
 
 
 @lru_cache(maxsize=1)

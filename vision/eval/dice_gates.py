@@ -57,7 +57,7 @@ from vision.dice.learned import (
     detection_base,
     face_case,
     kept,
-    model_sha256,
+    model_hashes,
     propose,
 )
 from vision.dice.reader import hand_proposals
@@ -309,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "about": "chosen on the calibration photos of vision/train/split.json by "
-                    "python -m vision.eval.dice_gates --write; for the model of this hash",
-                    "model_sha256": model_sha256(),
+                    "python -m vision.eval.dice_gates --write; for the model (weights and "
+                    "metadata) of these hashes",
+                    **model_hashes(),
                     "gates": asdict(gates),
                     "calibration": stats,
                 },

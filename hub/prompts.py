@@ -10,12 +10,35 @@ driver's :meth:`hub.games_glue.Driver.prompt_of`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["Prompt", "PROMPT_EVENTS", "prompt_of", "track_prompt"]
+__all__ = ["Prompt", "PromptKind", "PROMPT_EVENTS", "prompt_of", "track_prompt"]
 
-#: One open prompt as the snapshot shows it: {"id", "kind", "seq", ...the event's fields}.
-Prompt = dict[str, Any]
+#: What a person is asked: a die the camera doubted (Camel Up), a roll it doubted (the horse
+#: race), a frame's dice it could not all read (Marco Polo II), an overall bet's secret colour.
+PromptKind = Literal["die_reading", "roll_reading", "dice_check", "bet_colour"]
+
+
+class Prompt(TypedDict):
+    """One open prompt as the snapshot shows it: its id (``p<seq>``), kind and seq, and the
+    fields of the event that opened it that its kind has."""
+
+    id: str
+    kind: PromptKind
+    seq: int
+    player: NotRequired[str | None]
+    #: what the camera read (colour, face, confidence): die_reading, roll_reading
+    reading: NotRequired[dict[str, Any]]
+    problems: NotRequired[list[str]]
+    crop: NotRequired[str | None]
+    expected_colours: NotRequired[list[str]]
+    #: dice_check: the round, the players to enter, why, and what was read
+    round: NotRequired[int | None]
+    players: NotRequired[list[str]]
+    needs_person: NotRequired[list[dict[str, Any]]]
+    read: NotRequired[dict[str, Any]]
+    #: bet_colour: the pile ("winner" or "loser")
+    pile: NotRequired[str]
 
 
 def _die_reading(ev: Mapping[str, Any], seq: int) -> Prompt:

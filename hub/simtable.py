@@ -56,6 +56,7 @@ def step(session: TableSession, seed: int | str, pin: str | None = None) -> dict
             )
         if prompt["kind"] == "bet_colour":
             player = prompt["player"]
+            assert player is not None  # a bet_colour prompt names whose bet it is
             token = session.player_token(player)
             cards = [c for c in COLOURS if c in state.players[state.index(player)].race_cards]
             return session.request(

@@ -360,7 +360,7 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(
             reveal_zone=scene.zone_box_preview,
             config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
         ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "horserace", 3.0)
+            assert _wait(lambda: loop.game == "horserace", 15.0)
             time.sleep(0.5)
             devices.slider.pin.drive_low()
             shown["die"] = True
@@ -402,10 +402,10 @@ def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(
             lambda: RenderedSource(lambda: image, fps=30),
             config=WatchConfig(still_frames=2, status_interval_s=1.0),
         ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "marcopolo2", 3.0)
+            assert _wait(lambda: loop.game == "marcopolo2", 15.0)
             time.sleep(0.3)
             devices.confirm.pin.drive_low()
-            frames = sink.rec.wait_for("dice", 1, 8.0)
+            frames = sink.rec.wait_for("dice", 1, 30.0)
             time.sleep(0.3)
         assert len(frames) == 1 and len(sink.rec.of("dice")) == 1
         got = [(r["colour"], r["face"], r["box"]) for r in frames[0]["readings"]]
@@ -467,7 +467,7 @@ def test_second_edition_a_rendered_grey_die_is_read_by_its_numeral_and_moves_its
             reveal_zone=scene.zone_box_preview,
             config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
         ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "camelup2", 3.0)
+            assert _wait(lambda: loop.game == "camelup2", 15.0)
             time.sleep(0.5)
             devices.slider.pin.drive_low()
             shown["die"] = True

@@ -413,6 +413,7 @@
   const ACTION_TYPES = new Set(["leg_tile_taken", "desert_placed", "die_read", "overall_bet_placed", "bet_pending",
     "bet_placed", "passed", "roll", "rolled", "horse_assigned", "dice_read", "compensation_taken", "round_started", "sheet_entered"]);
   const PILE_WORDS = { winner: "the overall winner", loser: "the overall loser" };
+  const REVEAL_MAX_S = 5;   // the last card of a game over starts turning by then, however many
 
   /** The event ``e`` in plain words (``log`` for the camel move a die caused), or null: not news. */
   function describe(e, log) {
@@ -1168,7 +1169,10 @@
 
   /** Turned over one by one: each item appears a little after the one before it. */
   function revealed(items, step) {
-    items.forEach((node, k) => { node.classList.add("reveal"); node.style.animationDelay = `${(step || 0.6) * k}s`; });
+    // one card after another, but the whole turn-over within REVEAL_MAX_S: sixteen overall bets
+    // at 0.6 s each kept a table waiting ten seconds (and the demo's next game came first)
+    const pace = Math.min(step || 0.6, REVEAL_MAX_S / Math.max(items.length - 1, 1));
+    items.forEach((node, k) => { node.classList.add("reveal"); node.style.animationDelay = `${pace * k}s`; });
     return items;
   }
 

@@ -7,27 +7,17 @@ guard: the same shape of column with another camel's sliver in it must still abs
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from vision.eval import table as et
-from vision.render.board import random_position
-from vision.render.table import make_table, render_table_scene, sample_table_pose
 from vision.track import TrackReading, read_track
 
 
 def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]]]:
-    table = make_table(seed // et.SCENES_PER_TABLE)
-    prof, refused, _ = et._profile(table.seed, "same")
-    assert prof is not None, refused
-    pose, kelvin, _, _ = et._setup_view(table)
-    rng = np.random.default_rng([seed, 1])
-    hands = int(rng.integers(1, 3)) if rng.random() < 0.25 else 0
-    track, desert = random_position(rng, table.geometry)
-    sample_table_pose(rng, table, et.FRAME)  # keeps the scene's random stream as the eval's
-    image, truth = render_table_scene(
-        table, rng, track, desert, kelvin=kelvin, pose=pose, hands=hands, size=et.FRAME
-    )
+    scene = et.render_scene(seed, "same")
+    prof = scene.profile
+    assert prof is not None, scene.setup_refused
+    image, truth = scene.image, scene.truth
     reading = read_track(image, prof.geometry, table=prof)
     assert reading.ok, reading.reason
     return reading, truth.track

@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -51,7 +51,13 @@ import numpy as np
 from vision.board import BoardGeometry
 from vision.palette import CAMEL_UP
 from vision.render.board import random_position
-from vision.render.table import Table, make_table, render_table_scene, sample_table_pose
+from vision.render.table import (
+    Table,
+    TableTruth,
+    make_table,
+    render_table_scene,
+    sample_table_pose,
+)
 from vision.table import (
     SetupRefused,
     TableProfile,
@@ -132,10 +138,24 @@ def _profile(
     return prof, None, ms
 
 
-def score_scene(
-    seed: int, condition: str = "same", hands_probability: float = 0.25
-) -> dict[str, Any]:
-    """Render scene ``seed`` of its table, read it after the set-up of ``condition``."""
+@dataclass(frozen=True)
+class Scene:
+    """Scene ``seed`` of the eval: its table, the set-up taught under a condition (or why it
+    was refused), the frame and its truth. Regression tests read exactly the eval's scenes
+    through this, rather than repeating how they are drawn."""
+
+    seed: int
+    table: Table
+    profile: TableProfile | None
+    setup_refused: str | None
+    setup_ms: dict[str, float]
+    image: np.ndarray
+    truth: TableTruth
+
+
+def render_scene(seed: int, condition: str = "same", hands_probability: float = 0.25) -> Scene:
+    """Scene ``seed`` of its table (``SCENES_PER_TABLE`` a table), after the set-up of
+    ``condition``: same camera and lamp, the lamp 1,000 K off, or the camera re-mounted."""
     table = make_table(seed // SCENES_PER_TABLE)
     prof, refused_setup, setup_ms = _profile(table.seed, condition)
     pose0, k0, _, _ = _setup_view(table)
@@ -148,6 +168,16 @@ def score_scene(
     image, truth = render_table_scene(
         table, rng, track, desert, kelvin=kelvin, pose=pose, hands=hands, size=FRAME
     )
+    return Scene(seed, table, prof, refused_setup, setup_ms, image, truth)
+
+
+def score_scene(
+    seed: int, condition: str = "same", hands_probability: float = 0.25
+) -> dict[str, Any]:
+    """Render scene ``seed`` of its table, read it after the set-up of ``condition``."""
+    scene = render_scene(seed, condition, hands_probability)
+    table, prof, image, truth = scene.table, scene.profile, scene.image, scene.truth
+    refused_setup, setup_ms = scene.setup_refused, scene.setup_ms
     out: dict[str, Any] = {
         "seed": seed,
         "refused": None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -14,7 +16,7 @@ import pytest
 from firmware.camera import CameraSupervisor
 from firmware.config import WatchConfig
 from firmware.devices import Devices
-from firmware.frames import ReplaySource
+from firmware.frames import FrameSource, ReplaySource
 from firmware.readers import Readers, vision_white_gains
 from firmware.sinks import RecordingSink
 from firmware.watch import WatchLoop
@@ -210,26 +212,11 @@ def test_a_full_resolution_cut_taken_after_the_die_left_is_not_read(
         return RenderedSource(image, fps=30, zone=cut)
 
     caplog.set_level(logging.INFO, logger="firmware.watch")
-    sink = RecordingSink()
-    devices = Devices(load_pinmap(), pin_factory=mock_factory)
-    camera = CameraSupervisor(source).start()
-    loop = WatchLoop(
-        camera,
-        sink,
-        devices=devices,
-        readers=Readers(),
-        reveal_zone=scene.zone_box_preview,
-        config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
-    ).start()
-    try:
+    with _zone_watch(mock_factory, source, scene.zone_box_preview) as (loop, devices, sink):
         time.sleep(0.8)
         devices.slider.pin.drive_low()
         shown["die"] = True
         dice = sink.wait_for("die", 1, 10.0)
-    finally:
-        loop.stop()
-        camera.stop()
-        devices.close()
     assert len(dice) == 1 and any(cuts), cuts  # the die's read did take a cut
     preview_read = "no longer shows the still die" in caplog.text
     assert preview_read == late, caplog.text
@@ -263,6 +250,23 @@ def test_an_empty_zone_cut_that_caught_the_landing_die_does_not_lose_the_die(
         return RenderedSource(image, fps=30, zone=lambda box: (scene.zone.copy(), scale))
 
     caplog.set_level(logging.INFO, logger="firmware.watch")
+    with _zone_watch(mock_factory, source, scene.zone_box_preview) as (loop, devices, sink):
+        assert _wait_for(lambda: loop._empty_full is not None, 8.0)  # the contaminated cut
+        devices.slider.pin.drive_low()
+        shown["die"] = True
+        dice = sink.wait_for("die", 1, 10.0)
+    assert len(dice) == 1, dice
+    assert (dice[0]["colour"], dice[0]["face"]) == ("yellow", 3), dice[0]
+    assert dice[0]["confidence"] >= 0.8, dice[0]
+    assert "no die in the full-resolution zone" in caplog.text
+
+
+@contextmanager
+def _zone_watch(
+    mock_factory: object, source: Callable[[], FrameSource], zone: tuple[int, int, int, int]
+) -> Iterator[tuple[WatchLoop, Devices, RecordingSink]]:
+    """The watch loop with the real readers over ``source``, its reveal zone ``zone`` (preview
+    pixels), settling on two still frames; stopped and its pins released on the way out."""
     sink = RecordingSink()
     devices = Devices(load_pinmap(), pin_factory=mock_factory)
     camera = CameraSupervisor(source).start()
@@ -271,22 +275,15 @@ def test_an_empty_zone_cut_that_caught_the_landing_die_does_not_lose_the_die(
         sink,
         devices=devices,
         readers=Readers(),
-        reveal_zone=scene.zone_box_preview,
+        reveal_zone=zone,
         config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
     ).start()
     try:
-        assert _wait_for(lambda: loop._empty_full is not None, 8.0)  # the contaminated cut
-        devices.slider.pin.drive_low()
-        shown["die"] = True
-        dice = sink.wait_for("die", 1, 10.0)
+        yield loop, devices, sink
     finally:
         loop.stop()
         camera.stop()
         devices.close()
-    assert len(dice) == 1, dice
-    assert (dice[0]["colour"], dice[0]["face"]) == ("yellow", 3), dice[0]
-    assert dice[0]["confidence"] >= 0.8, dice[0]
-    assert "no die in the full-resolution zone" in caplog.text
 
 
 def _wait_for(pred: object, timeout: float) -> bool:

@@ -99,23 +99,29 @@
     return ui.el("div", { id: "c2-advice", class: "advice" }, parts);
   }
 
+  /** The players' holdings. On a narrow card (a phone) each player is one block whose values
+   * wrap under their own labels (data-label), so every column is seen without scrolling
+   * sideways; the six columns did not fit 360 px and "finish cards" was cut (dashboard.css). */
   function players(ui, v) {
     const { el } = ui;
     // the partner column only where partnerships can be (6+ players): a column of dashes pushed
     // the table past a phone's width
     const partnerCol = v.partner_play || v.players.some((name) => v.holdings[name].partner);
-    const cols = ["player", "coins", "leg tickets", "pyramid", "spectator", "finish cards"];
+    const cols = ["player", "coins", "leg tickets", "pyramid tickets", "spectator tile", "finish cards"];
     const head = el("tr", {}, (partnerCol ? [...cols, "partner"] : cols).map((h) => el("th", {}, h)));
+    const cell = (label, ...value) => el("td", { dataset: { label } }, ...value);
     const rows = v.players.map((name) => {
       const h = v.holdings[name];
+      const tile = h.spectator
+        ? `${h.spectator.side === "cheering" ? "+1" : "−1"} ${h.spectator.side} on ${h.spectator.space}` : "–";
       return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
         el("td", { class: "name" }, name === v.current_player && !v.finished ? "▶ " : "", name),
-        el("td", {}, h.money),
-        el("td", {}, h.leg_tickets.map((t) => ui.chip(t.colour, t.value))),
-        el("td", {}, h.pyramid_tickets),
-        el("td", {}, h.spectator ? `${h.spectator.side} on ${h.spectator.space}` : "–"),
-        el("td", {}, h.finish_cards_left),
-        partnerCol ? el("td", {}, h.partner || (v.partner_play ? "available" : "–")) : null);
+        cell("coins", h.money),
+        cell("leg tickets", h.leg_tickets.length ? h.leg_tickets.map((t) => ui.chip(t.colour, t.value)) : "–"),
+        cell("pyramid tickets", h.pyramid_tickets),
+        cell("spectator tile", tile),
+        cell("finish cards", h.finish_cards_left),
+        partnerCol ? cell("partner", h.partner || (v.partner_play ? "available" : "–")) : null);
     });
     return el("table", { class: "grid-table", id: "c2-players" }, el("thead", {}, head), el("tbody", {}, rows));
   }

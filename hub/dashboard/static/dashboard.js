@@ -557,7 +557,10 @@
     else text = `Leg ${v.leg} · ${v.current_player} to move`;
     if (S.mode === "archive") text = `Past game · ${text}`;
     $("status-text").textContent = text;
-    $("leg-label").textContent = v ? `leg ${v.leg}` : "";
+    // over, the board says so and names the winning camel (as the second edition's card does),
+    // not the leg the race ended in
+    $("leg-label").textContent = !v ? "" : v.finished
+      ? `· race over${v.result && v.result.winner ? ` · ${v.result.winner} camel won` : ""}` : `leg ${v.leg}`;
   }
 
   /* The board: the 16 spaces as the outer ring of a 5 x 5 grid round the pyramid, as on the real

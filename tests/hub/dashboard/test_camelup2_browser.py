@@ -118,3 +118,49 @@ def test_at_game_over_the_unit_past_the_line_stands_as_a_stack_and_the_players_f
             assert fits, f"{name}: the players' table is wider than its card"
             page.screenshot(path=str(tmp_path / f"over-{name}.png"), full_page=True)
             close(page)
+
+
+def test_on_a_phone_every_players_column_is_seen_without_scrolling(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At 360 and 390 px, with leg tickets held, a spectator tile out and a long name, each
+    player's every value stands inside the card under its own label: the six columns side by
+    side scrolled sideways at 360 px and cut "finish cards" at first sight."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(["Ann", "Bartholomew", "Cy", "Dee"], game="camelup2", seed=3)
+        for action in ("leg:blue", "spectator:9:cheering", "leg:green", "leg:blue", "leg:red"):
+            who = session.game.current_player
+            answer = session.request("action", {"player": who, "action": action}, {"pin": PIN})
+            assert answer["ok"], answer
+        for width in (360, 390):
+            page = open_page(browser, table.url, viewport={"width": width, "height": 800}, pin=PIN)
+            synced(page, table)
+            players = page.locator("#c2-players")
+            assert players.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), width
+            card = page.locator("#game-card").bounding_box()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            for name in ("Ann", "Bartholomew", "Cy", "Dee"):
+                row = players.locator(f"tr[data-player='{name}']")
+                for label in (
+                    "coins",
+                    "leg tickets",
+                    "pyramid tickets",
+                    "spectator tile",
+                    "finish cards",
+                ):
+                    cell = row.locator(f"td[data-label='{label}']")
+                    box = cell.bounding_box()
+                    assert box is not None and box["width"] > 0, (width, name, label)
+                    inside = (
+                        card["x"] <= box["x"]
+                        and box["x"] + box["width"] <= card["x"] + card["width"]
+                    )
+                    assert inside, f"{width} px: {name}'s {label} {box} leaves the card {card}"
+                    # the label is seen beside the value (the header row is off screen)
+                    shown = cell.evaluate("c => getComputedStyle(c, '::before').content")
+                    assert label in shown, (width, label, shown)
+            bart = players.locator("tr[data-player='Bartholomew'] td[data-label='spectator tile']")
+            assert bart.inner_text() == "+1 cheering on 9"
+            page.screenshot(path=str(tmp_path / f"players-{width}.png"), full_page=True)
+            close(page)

@@ -51,3 +51,27 @@ def test_the_unit_past_the_finish_is_drawn_bottom_camel_lowest(
             assert tops == sorted(tops, reverse=True) and len(set(tops)) == 3, f"{name}: {tops}"
             page.screenshot(path=str(tmp_path / f"finish-{name}.png"), full_page=True)
             close(page)
+
+
+def test_the_board_says_the_race_is_over_and_who_won(browser: Any, tmp_path: Path) -> None:
+    """Once green has won, the board's heading names the race over and the winning camel (it
+    kept saying "Track leg 1", as if the leg were still being played)."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(
+            ["Ann", "Bo", "Cy"], {"16": ["orange", "blue", "green"], "1": ["yellow", "white"]}
+        )
+        page = open_page(browser, table.url, viewport=PHONE, pin=PIN)
+        synced(page, table)
+        heading = page.locator("#track-card h2")
+        assert heading.inner_text() == "Track leg 1"  # while the leg is played
+        answer = session.request(
+            "action", {"player": "Ann", "action": "roll:orange:1"}, {"pin": PIN}
+        )
+        assert answer["ok"], answer
+        synced(page, table)  # live, without a reload
+        text = heading.inner_text()
+        assert "leg" not in text, text
+        assert text == "Track · race over · green camel won"
+        page.screenshot(path=str(tmp_path / "over-heading.png"), full_page=True)
+        close(page)

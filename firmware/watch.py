@@ -37,7 +37,10 @@ source has one (``FrameSource.capture_zone``: a die is ~70 px there, ~20 px in t
 preview, and only ~60 % of preview dice read), with the empty zone cut from the same stream as
 ``background`` (taken when the zone was last seen empty); otherwise the preview frame with the
 empty zone's preview crop. Plus the markers' white balance, the dice still in the pyramid and
-Camel Up's faces 1..3 (the horse race's: 1..6, any colour).
+Camel Up's faces 1..3 (the horse race's: 1..6, any colour). The reading says which frame it
+came from (``frame``, hub.observations.DieFrame): when the full-resolution cut shows no die, or no
+longer the still die, the still preview frame is read, a ``preview_fallback`` that the hub never
+plays without asking a person (a ~20 px die can be read wrong at a high confidence).
 
 The loop never dies of a camera or a reader: both are caught, reported in the status and on the
 LED, and the loop goes on (the camera supervisor reopens the camera with backoff).
@@ -71,6 +74,7 @@ from firmware.health import Health
 from firmware.palette import TablePalette
 from firmware.readers import Box, Readers, crop, encode_jpeg, failed_die
 from firmware.sinks import ObservationSink
+from hub.observations import DieFrame
 from hub.wire import FirmwareState
 from vision.motion import State as ZoneState
 from vision.motion import ZoneWatcher
@@ -601,6 +605,7 @@ class WatchLoop:
         zone = self._die_box or self.zone or (0, 0, image.shape[1], image.shape[0])
         # the preview frame, with the empty zone's preview crop...
         src, src_zone, scale = image, zone, 1.0
+        read_from = DieFrame.PREVIEW  # said in the reading: the hub asks about a fallback
         background = preview_background = None
         if self._empty_zone is not None and self._empty_zone[0] == zone:
             background = preview_background = self._empty_zone[1]
@@ -611,9 +616,10 @@ class WatchLoop:
                 # (picked up, the camel moved) or a hand over it; the still frame is what lay
                 # there, so it is read, at the preview's resolution (issue 14)
                 log.info("the full-resolution zone no longer shows the still die: preview read")
-                full = None
+                full, read_from = None, DieFrame.PREVIEW_FALLBACK
             if full is not None:  # ...or better, the zone cut from the full-resolution stream
                 src, scale = full
+                read_from = DieFrame.FULL
                 src_zone = (0, 0, src.shape[1], src.shape[0])
                 e = self._empty_full
                 background = (
@@ -640,6 +646,7 @@ class WatchLoop:
             # own, so the die is read there (issue 14: reads at confidence 0.0 under load).
             log.info("no die in the full-resolution zone: the still preview frame is read")
             src, src_zone, scale = image, zone, 1.0
+            read_from = DieFrame.PREVIEW_FALLBACK
             reading, jpeg = self._read_zone(src, src_zone, preview_background, hints)
         if scale != 1.0 and reading.get("box"):  # back to preview pixels, as the hub expects
             bx, by, bw, bh = reading["box"]
@@ -654,7 +661,7 @@ class WatchLoop:
             }
         if face_only:  # face and confidence, as the hub's horse race reads them
             reading = horse_race_die(reading)
-        reading = {**reading, "mode": "play", "ts": time.time()}
+        reading = {**reading, "mode": "play", "frame": read_from, "ts": time.time()}
         self._send_die(reading, jpeg)
         self._begin(READING_TRACK, frame.t, frames=self.cfg.track_still_frames, frame=frame)
 

@@ -49,6 +49,7 @@ from hub.errors import RequestError
 from hub.games.common import IllegalAction
 from hub.games.kinds import DEFAULT_GAME
 from hub.games_glue import GAMES
+from hub.observations import DieFrame
 from hub.prompts import Prompt
 from hub.store import RequestMark, Store
 from hub.wire import (
@@ -304,6 +305,8 @@ def _observe_die(s: TableSession, p: Mapping[str, Any], a: Access) -> dict[str, 
         raise _Bad("'shade_confidence' is between 0 and 1")
     if p.get("shade") is not None and p["shade"] not in NUMERAL_SHADES:
         raise _Bad(f"'shade' (the grey die's numeral) is {' or '.join(NUMERAL_SHADES)}, or null")
+    if "frame" in p and p["frame"] not in [f.value for f in DieFrame]:
+        raise _Bad(f"'frame' (what the die was read from) is {', '.join(DieFrame)}")
     if p.get("colour") is not None and not isinstance(p["colour"], str):
         raise _Bad("'colour' must be a colour name or null")
     face = p.get("face")

@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from hub.observations import OBSERVATION_COMMANDS
+from hub.observations import OBSERVATION_COMMANDS, DieFrame
 
 __all__ = [
     "TOPIC_PREFIX",
@@ -879,6 +879,13 @@ OBSERVATION_FIELDS: dict[str, dict[str, dict[str, Any]]] = {
         "ts": _NUMBER,
         "reason": {"type": ["string", "null"], "description": "why the reader abstained"},
         "mode": {**_TEXT, "description": '"setup": a die of the starting roll'},
+        "frame": {
+            "enum": [f.value for f in DieFrame],
+            "description": 'the frame it was read from: "full" (the zone cut from the camera\'s '
+            'full-resolution stream), "preview" (the watched frame: no full-resolution stream), '
+            '"preview_fallback" (the watched frame, the full-resolution cut having shown no '
+            "die: the hub asks a person); absent from older firmware",
+        },
         "index": {
             "type": "integer",
             "minimum": 0,
@@ -944,7 +951,7 @@ class ReleaseObservation:
 class DieObservation:
     """One die in the reveal zone as vision read it (``observe_die``): the reading's fields flat
     (colour, face, confidence, face_confidence, colour_confidence, box, reason, mode, index, of;
-    the grey die's shade and shade_confidence),
+    the grey die's shade and shade_confidence; ``frame``, a hub.observations.DieFrame),
     and the crop as base64 JPEG text (null when there is none)."""
 
     kind = "die"

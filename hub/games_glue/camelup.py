@@ -28,6 +28,7 @@ from hub.games_glue.base import (
     Table,
     play_confirmed_die,
 )
+from hub.observations import frame_doubt
 from hub.prompts import Prompt
 
 __all__ = ["CamelUp", "DRIVER"]
@@ -270,6 +271,9 @@ class CamelUp(Driver[GameState, Action]):
         crop_id = table.keep_crop(p)
         state = game.state
         verdict = observations.judge_die(p, list(state.dice_left), table.threshold)
+        doubt = frame_doubt(p)  # a preview fallback: never played on its own (issue 14)
+        if doubt is not None:
+            verdict = verdict.refused(doubt)
         player = game.current_player
         if verdict.ok:
             assert verdict.colour is not None and verdict.face is not None

@@ -29,6 +29,7 @@ from hub.games_glue.base import (
     Table,
     play_confirmed_die,
 )
+from hub.observations import frame_doubt
 from hub.prompts import Prompt
 from hub.wire import NUMERAL_SHADES
 
@@ -96,6 +97,9 @@ def judge_die(
         )
     if value is not None and ok_conf and value < threshold:
         problems.append(f"confidence {value:.2f} is below {threshold:.2f}")
+    doubt = frame_doubt(reading)  # a preview fallback: never played on its own (issue 14)
+    if doubt is not None:
+        problems.append(doubt)
     return shown, problems
 
 

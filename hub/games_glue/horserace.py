@@ -22,6 +22,7 @@ from hub.games.horserace.camera import positions_from_reading
 from hub.games.horserace.settings import DIE_FACES
 from hub.games.kinds import GameKind
 from hub.games_glue.base import TO_MOVE, Driver, EngineGame, Payload, Sensor, Table, bad_settings
+from hub.observations import frame_doubt
 from hub.prompts import Prompt
 
 __all__ = ["DRIVER", "HorseRace", "TrackDecision", "judge_roll", "judge_track"]
@@ -42,6 +43,9 @@ def judge_roll(reading: Mapping[str, Any], threshold: float) -> tuple[Roll | Non
         problems.append("the reading has no confidence")
     elif conf < threshold:
         problems.append(f"confidence {conf:.2f} is below {threshold:.2f}")
+    doubt = frame_doubt(reading)  # a preview fallback: never played on its own (issue 14)
+    if doubt is not None:
+        problems.append(doubt)
     if problems:
         return None, problems
     try:

@@ -484,3 +484,68 @@ def test_second_edition_a_rendered_grey_die_is_read_by_its_numeral_and_moves_its
         assert session.snapshot()["game"]["track"]["12"] == ["white"]
     finally:
         bus.close()
+
+
+def test_a_preview_fallback_reading_waits_for_a_person_and_is_played_once(
+    mock_factory, tmp_path: Path
+) -> None:
+    """Issue 14: when the full-resolution cut shows no die (here every cut is the empty zone),
+    the watch reads the still preview frame, where a ~20 px die can be read wrong at a high
+    confidence. The reading says so (``frame``: preview_fallback) and the hub plays nothing on
+    it: it opens the usual die prompt, even though this reading is right and sure. Confirmed by
+    a person, the die is played exactly once; a second confirm finds no prompt."""
+    zone_mod = pytest.importorskip("vision.render.zone")
+    scene = zone_mod.render_zone_scene(
+        np.random.default_rng(3), ("green", 2), track={1: ["blue", "green"]}
+    )
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+    session, bus = _session(tmp_path)
+    local = {"local": True}
+    try:
+        session.start_game(["Ann", "Bob"], game="camelup", seed=3)
+        left = list(session.game.state.dice_left)
+        assert "green" in left
+
+        def source() -> RenderedSource:
+            return RenderedSource(
+                lambda: scene.preview if shown["die"] else scene.preview_empty,
+                fps=30,
+                zone=lambda box: (scene.zone_empty.copy(), scale),  # the cut never shows it
+            )
+
+        with _hub_table(
+            session,
+            mock_factory,
+            source,
+            reveal_zone=scene.zone_box_preview,
+            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+        ) as (loop, devices, sink):
+            assert _wait(lambda: loop.game == "camelup", 15.0)
+            time.sleep(0.5)
+            devices.slider.pin.drive_low()
+            shown["die"] = True
+            dice = sink.rec.wait_for("die", 1, 10.0)
+            time.sleep(0.3)
+        assert len(dice) == 1, dice
+        die = dice[0]
+        assert (die["colour"], die["face"], die["frame"]) == ("green", 2, "preview_fallback"), die
+        assert die["confidence"] >= 0.8, die  # sure, and still not played on its own
+        assert sink.failures == 0, sink.last_error
+        types = _event_types(session)
+        assert "die_read" not in types and "vision_uncertain" in types, types
+        assert list(session.game.state.dice_left) == left  # nothing applied
+        (prompt,) = session.snapshot(derived=False)["pending"]
+        assert prompt["kind"] == "die_reading", prompt
+        assert any("preview frame" in p for p in prompt["problems"]), prompt
+        assert (prompt["reading"]["colour"], prompt["reading"]["face"]) == ("green", 2)
+        answer = session.request("confirm", {"prompt": prompt["id"], "accept": True}, local)
+        assert answer["ok"], answer
+        again = session.request("confirm", {"prompt": prompt["id"], "accept": True}, local)
+        assert not again["ok"] and again["reason"] == "unknown_prompt", again
+        read = [e.event for e in session.events_since(0) if e.event.get("type") == "die_read"]
+        assert len(read) == 1, read
+        assert list(session.game.state.dice_left) == [c for c in left if c != "green"]
+        assert session.snapshot(derived=False)["pending"] == []
+    finally:
+        bus.close()

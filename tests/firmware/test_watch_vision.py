@@ -87,6 +87,7 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
             camera.stop()
     assert len(dice) == 1
     die = dice[0]
+    assert die["frame"] == "preview"  # a replay has no full-resolution stream
     assert loop.zone == zone  # found from the board's markers
     if direct is None:
         assert die["colour"] is None and die["reason"]
@@ -221,6 +222,7 @@ def test_a_full_resolution_cut_taken_after_the_die_left_is_not_read(
     preview_read = "no longer shows the still die" in caplog.text
     assert preview_read == late, caplog.text
     reading = dice[0]
+    assert reading["frame"] == ("preview_fallback" if late else "full"), reading  # hub asks
     assert (reading["colour"], reading["face"]) == ("green", 2), reading
     assert reading["confidence"] >= 0.8 and reading["reason"] is None, reading
     x, y, w, h = reading["box"]  # in preview pixels, on the die, either way
@@ -258,6 +260,7 @@ def test_an_empty_zone_cut_that_caught_the_landing_die_does_not_lose_the_die(
     assert len(dice) == 1, dice
     assert (dice[0]["colour"], dice[0]["face"]) == ("yellow", 3), dice[0]
     assert dice[0]["confidence"] >= 0.8, dice[0]
+    assert dice[0]["frame"] == "preview_fallback", dice[0]  # the hub asks a person about it
     assert "no die in the full-resolution zone" in caplog.text
 
 

@@ -263,3 +263,19 @@ def test_observations_of_the_wrong_game_are_refused(tables: Tables) -> None:
         == "bad_payload"
     )
     assert s.seq == seq + 4  # the abandon and the horse race's three start events, nothing else
+
+
+def test_a_preview_fallback_die_is_never_sure_in_the_other_games() -> None:
+    """Issue 14: the horse race's roll and the second edition's die read from the preview frame
+    after the full-resolution cut showed none carry the same problem as Camel Up's, so each
+    game's usual prompt asks a person; from the full-resolution cut they are played."""
+    from hub.games_glue.camelup2 import judge_die
+    from hub.games_glue.horserace import judge_roll
+
+    why = "read from the preview frame (the full-resolution cut showed no die)"
+    roll = {"face": 5, "confidence": 0.97}
+    assert judge_roll({**roll, "frame": "preview_fallback"}, 0.8) == (None, [why])
+    assert judge_roll({**roll, "frame": "full"}, 0.8)[1] == []
+    die = {"colour": "blue", "face": 2, "confidence": 0.97}
+    assert judge_die({**die, "frame": "preview_fallback"}, ["blue"], 0.8)[1] == [why]
+    assert judge_die({**die, "frame": "full"}, ["blue"], 0.8)[1] == []

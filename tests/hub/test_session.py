@@ -102,6 +102,33 @@ def test_confident_die_becomes_the_move_with_its_crop(tables: Tables) -> None:
     assert s.full_state()["track"]["4"] == ["green", "orange"]
 
 
+def test_a_preview_fallback_reading_asks_a_person_however_sure(tables: Tables) -> None:
+    """Issue 14: a die read from the preview frame because the full-resolution cut showed none
+    (``frame``: preview_fallback) is never played on its own; the same reading from the
+    full-resolution cut, or from firmware that does not say (older), is; a frame the schema
+    does not know is refused and changes nothing."""
+    s = tables.session()
+    start(s)
+    sure = {"colour": "green", "face": 2, "confidence": 0.97}
+    state = s.full_state()
+    bad = s.observe("die", {**sure, "frame": "thumbnail"})
+    assert not bad["ok"] and s.full_state() == state, bad
+    answer = s.observe("die", {**sure, "frame": "preview_fallback"})
+    assert answer["ok"] and answer["uncertain"], answer
+    assert answer["problems"] == [
+        "read from the preview frame (the full-resolution cut showed no die)"
+    ]
+    assert s.full_state() == state  # nothing moved
+    (prompt,) = s.snapshot(derived=False)["pending"]
+    assert prompt["kind"] == "die_reading" and prompt["problems"] == answer["problems"]
+    s.request("confirm", {"prompt": prompt["id"], "dismiss": True}, TABLE)
+    played = s.observe("die", {**sure, "frame": "full"})
+    assert played["ok"] and not played.get("uncertain"), played
+    older = s.observe("die", {"colour": "orange", "face": 1, "confidence": 0.97})
+    assert older["ok"] and not older.get("uncertain"), older
+    assert [r.type for r in s.store.events("t1")].count("die_read") == 2
+
+
 @pytest.mark.parametrize(
     "reading, problem",
     [

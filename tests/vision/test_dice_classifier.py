@@ -34,6 +34,27 @@ def test_shipped_model_loads_with_cv2_dnn_and_gives_pytorchs_logits() -> None:
     np.testing.assert_allclose(got, ref["logits"], atol=1e-3)
 
 
+def test_the_engine_the_net_runs_in_gives_the_default_engines_logits_on_crops_and_frames() -> None:
+    """``read_net`` picks OpenCV's classic engine where there is a choice (it is the faster
+    for this net); the logits must be the default engine's, on crops and on a whole frame."""
+    from vision.dice.classifier import read_net, to_blob
+
+    ours, default = read_net(MODEL_FILE), cv2.dnn.readNetFromONNX(str(MODEL_FILE))
+    crops = np.load(REFERENCE)["crops"][:8]
+    frame = np.random.default_rng(5).integers(0, 256, (1, 120, 168, 3), dtype=np.uint8)
+    for blob in (to_blob(crops), to_blob(frame)):
+        ours.setInput(blob)
+        default.setInput(blob)
+        got, want = np.asarray(ours.forward()), np.asarray(default.forward())
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=1e-4)
+    if hasattr(cv2.dnn, "ENGINE_CLASSIC"):
+        probe = cv2.dnn.readNetFromONNX(str(MODEL_FILE), engine=cv2.dnn.ENGINE_CLASSIC)
+        probe.setInput(to_blob(crops))
+        ours.setInput(to_blob(crops))
+        np.testing.assert_array_equal(ours.forward(), probe.forward())
+
+
 def test_shipped_model_is_small_and_calibrated() -> None:
     meta = json.loads(META_FILE.read_text())
     assert MODEL_FILE.stat().st_size <= 3 * 1024 * 1024

@@ -36,6 +36,7 @@ from vision.dice.classifier import (
     MODEL_FILE,
     VIEW_COUNTS,
     dihedral,
+    read_net,
     to_blob,
     view_mean,
 )
@@ -290,11 +291,10 @@ def export(net: torch.nn.Module, path: Path) -> None:
 
 def check_export(net: torch.nn.Module, path: Path, crops: np.ndarray) -> None:
     """The ONNX file read by ``cv2.dnn`` gives PyTorch's logits (else: an error, no model)."""
-    import cv2
     import torch
 
     blob = to_blob(crops)
-    cvnet = cv2.dnn.readNetFromONNX(str(path))
+    cvnet = read_net(path)  # as the reader runs it
     cvnet.setInput(blob)
     got = np.asarray(cvnet.forward()).reshape(len(crops), -1)
     with torch.no_grad():

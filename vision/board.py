@@ -40,6 +40,9 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "hardware" / "board.yaml
 # 1: the original file (markers upright, on the board's margin); 2: adds ``version``, a marker's
 # optional angle (``[x, y, angle_deg]``) and marker cards beside a board with no margin
 SUPPORTED_VERSIONS = (1, 2)
+# a board file's optional ``board.thickness`` (mm of the board's top above the cards' table):
+# a game board is a few millimetres of cardboard; more than this is a typo
+MAX_BOARD_HEIGHT_MM = 20.0
 
 # The first-edition board's 16 spaces: the outer ring of a 5 x 5 grid, as [row, column] cells
 # from space 1 (row 0 is the top row, spaces 1-5 left to right), the form a board file's
@@ -103,6 +106,12 @@ class BoardGeometry:
     marker_angles: dict[int, float] = field(default_factory=dict)
     version: int = 1
     track_origin: tuple[float, float] = (0.0, 0.0)
+    # mm of the board's top above the table the marker cards lie on (``board.thickness``): a
+    # camera sees the board's spaces and the camels standing on them from a plane that high, so
+    # treating board and cards as one plane shifts the spaces and the camels' bands by a
+    # parallax that changes whenever the camera moves. 0 when the file does not say (version 1:
+    # the markers are stuck on the board itself)
+    board_height: float = 0.0
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> BoardGeometry:
@@ -133,6 +142,17 @@ class BoardGeometry:
                     angles[int(k)] = float(v[2])
             if len(placements) < 3:
                 raise ValueError("markers.placements needs at least 3 markers")
+            try:
+                board_height = float(doc["board"].get("thickness", 0.0))
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"board.thickness: a number of mm, not {doc['board']['thickness']!r}"
+                ) from None
+            if not 0.0 <= board_height <= MAX_BOARD_HEIGHT_MM:
+                raise ValueError(
+                    f"board.thickness is {board_height} mm; a board lies "
+                    f"0-{MAX_BOARD_HEIGHT_MM:.0f} mm above the table its marker cards lie on"
+                )
             return cls(
                 width=float(doc["board"]["width"]),
                 height=float(doc["board"]["height"]),
@@ -161,6 +181,7 @@ class BoardGeometry:
                 marker_angles=angles,
                 version=version,
                 track_origin=(ox, oy),
+                board_height=board_height,
             )
         except KeyError as exc:
             raise ValueError(f"board geometry: missing key {exc}") from exc
@@ -277,6 +298,11 @@ class CameraPose:
         cam = pts @ self.R.T + self.t
         uvw = cam @ self.K.T
         return np.asarray(uvw[:, :2] / uvw[:, 2:3])
+
+    def raised(self, height: float) -> CameraPose:
+        """The same camera over a frame ``height`` mm higher (same x, y; z = 0 on the plane
+        ``height`` above this one): the marker cards' pose -> the board top's."""
+        return CameraPose(K=self.K, R=self.R, t=np.asarray(self.t - height * self.R[:, 2]))
 
     @classmethod
     def from_homography(
@@ -408,9 +434,16 @@ class BoardLocation:
     markers: dict[int, np.ndarray] = field(default_factory=dict)  # id -> 4x2 px corners
     reprojection_error: float = 0.0  # px, RMS over the marker corners
     image_size: tuple[int, int] = (0, 0)  # (w, h)
+    board_height: float = 0.0  # mm of the board's top above the cards (the geometry's)
 
     def to_image(self, xy: np.ndarray, height: np.ndarray | float = 0.0) -> np.ndarray:
+        """Image px of board points ``xy`` (mm) at ``height`` mm above the board's top."""
         return self.pose.project(xy, height)
+
+    def cards_to_image(self, xy: np.ndarray) -> np.ndarray:
+        """Image px of points on the marker cards (board mm): they lie ``board_height`` below
+        the board's top, on the table."""
+        return self.pose.project(xy, -self.board_height)
 
 
 def locate_board(
@@ -444,8 +477,16 @@ def locate_board(
             "is a marker moved, or the board bent?"
         )
     pose = CameraPose.from_homography(H, (w, h), geo.hfov_deg)
+    if geo.board_height:
+        pose = pose.raised(geo.board_height)  # the cards' plane -> the board's top
+        H = pose.homography
     return BoardLocation(
-        pose=pose, homography=H / H[2, 2], markers=seen, reprojection_error=err, image_size=(w, h)
+        pose=pose,
+        homography=H / H[2, 2],
+        markers=seen,
+        reprojection_error=err,
+        image_size=(w, h),
+        board_height=geo.board_height,
     )
 
 
@@ -492,8 +533,8 @@ def marker_white_mask(
     for i in ids:
         if i not in geo.marker_centres:
             raise ValueError(f"marker {i} is not on the board")
-        po = location.to_image(geo.marker_corners(i, 0.85 * b))
-        pi = location.to_image(geo.marker_corners(i, 0.2 * b))
+        po = location.cards_to_image(geo.marker_corners(i, 0.85 * b))
+        pi = location.cards_to_image(geo.marker_corners(i, 0.2 * b))
         cv2.fillConvexPoly(mask, np.round(po).astype(np.int32), 1)
         cv2.fillConvexPoly(mask, np.round(pi).astype(np.int32), 0)
     return mask.astype(bool)

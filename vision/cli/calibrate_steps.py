@@ -8,7 +8,8 @@ when it succeeds:
   track [--corners ...]    place the board: without --corners, propose its outer corners and
         [--confirm]        draw the 16 spaces over the snapshot (--overlay PNG); --confirm
         [--overlay PNG]    takes the proposal, --corners "x,y x,y x,y x,y" (space 1's corner,
-                           then clockwise) takes a person's drag
+                           then clockwise) takes a person's drag; --board-thickness MM:
+                           the board's top above the cards' table (default 2)
   camels --order a,b,...   the camels stand alone on spaces 1.. in that order: learn colours
   camels --track JSON      or: the setup roll's stacks as read and confirmed
                            ({"1": ["blue", "green"], "2": ["white"], ...}, bottom to top)
@@ -37,6 +38,7 @@ import numpy as np
 
 from vision.board import BoardGeometry, ring_5x5_cells
 from vision.table import (
+    BOARD_HEIGHT_MM,
     Refusal,
     SetupRefused,
     TableProfile,
@@ -82,6 +84,14 @@ def step_parser() -> argparse.ArgumentParser:
         metavar="S,S,...",
         default="",
         help="track step: spaces with pieces on them in the snapshot",
+    )
+    p.add_argument(
+        "--board-thickness",
+        metavar="MM",
+        type=float,
+        default=BOARD_HEIGHT_MM,
+        help="track step: the board's top above the table the marker cards lie on "
+        f"(default {BOARD_HEIGHT_MM:g} mm, a game board's cardboard)",
     )
     p.add_argument("--order", metavar="COLOURS")
     p.add_argument("--first-space", type=int, default=1)
@@ -133,7 +143,9 @@ def run_step(argv: list[str]) -> int:
             if args.corners:
                 corners = np.array([[float(v) for v in p.split(",")] for p in args.corners.split()])
             occupied = [int(s) for s in args.occupied.split(",") if s.strip()]
-            new, more = step_track(profile, img, base, corners, args.confirm, occupied)
+            new, more = step_track(
+                profile, img, base, corners, args.confirm, occupied, args.board_thickness
+            )
             if args.overlay:
                 _draw_overlay(img, np.asarray(more["corners"]), args.overlay)
                 more["overlay"] = args.overlay
@@ -187,21 +199,24 @@ def step_track(
     corners: np.ndarray | None = None,
     confirm: bool = False,
     occupied: Sequence[int] = (),
+    board_height: float = BOARD_HEIGHT_MM,
 ) -> tuple[TableProfile, dict[str, Any]]:
     """Place the board. Without ``corners`` and ``confirm``: only the proposal (``corners``
     in the answer; the profile is unchanged). With ``confirm``: the proposal is taken; with
     ``corners`` (space 1's outer corner, then clockwise, in ``img``'s pixels): a person's
-    drag. The empty board's look is kept from ``img`` (``occupied``: spaces with pieces)."""
+    drag. The empty board's look is kept from ``img`` (``occupied``: spaces with pieces).
+    ``board_height``: mm of the board's top above the table the cards lie on."""
     layout = solve_markers(img, base)
     h, w = img.shape[:2]
     chosen = propose_corners(layout, base) if corners is None else np.asarray(corners, float)
     out: dict[str, Any] = {"corners": np.round(chosen, 1).tolist()}
     if corners is None and not confirm:
         return profile, out
-    new = place_board(profile, layout, chosen, (w, h), base)
+    new = place_board(profile, layout, chosen, (w, h), base, board_height)
     new = replace(new, background=capture_background(img, new.geometry, list(occupied)))
     out["cell_mm"] = round(new.geometry.cell, 1)
     out["board_mm"] = round(5 * new.geometry.cell, 1)
+    out["board_thickness_mm"] = round(new.geometry.board_height, 2)
     return new, out
 
 

@@ -122,7 +122,8 @@ def _board_dict(t: Table, nominal: bool) -> dict[str, Any]:
     return {
         "version": 2,
         "units": "mm",
-        "board": {"width": 5 * c, "height": 5 * c},
+        # the board lies on the table beside the cards: its top is its thickness above them
+        "board": {"width": 5 * c, "height": 5 * c, "thickness": round(t.thickness, 3)},
         "markers": {
             "dictionary": default.dictionary,
             "size": default.marker_size,

@@ -815,6 +815,39 @@ def _fill_gap(
     return out
 
 
+def _another_camel_between(
+    pal: _Palette,
+    lin: np.ndarray | None,
+    start: float,
+    end: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> bool:
+    """Whether the gap between camels ``i`` and ``i + 1`` looks like a camel not in the stack
+    rather than a blend of those two: nearer (chromaticity) a free camel colour than to any
+    mix of its neighbours. A camel leaning back between two others shows a thin band, often
+    in their shadow (a dark green between white and blue): taken for the blend, the stack
+    was read a camel short, confidently."""
+    if lin is None:
+        return False
+    lo, hi = int(np.floor(start)), int(np.ceil(end))
+    if hi - lo < 1 or lo < 0 or hi > len(lin):
+        return False
+    ch, y = _chroma(lin[lo:hi].mean(axis=0))
+    if y < 0.001:
+        return False
+    free = [k for k in range(n_camel) if pal.names[k] not in camels]
+    if not free:
+        return False
+    d_free = float(np.min(np.linalg.norm(pal.chroma[free] - ch, axis=1)))
+    p = pal.chroma[pal.names.index(camels[i])]
+    q = pal.chroma[pal.names.index(camels[i + 1])]
+    t = float(np.clip((ch - p) @ (q - p) / max(float((q - p) @ (q - p)), 1e-9), 0.0, 1.0))
+    d_blend = float(np.linalg.norm(p + t * (q - p) - ch))
+    return d_free < BETWEEN_RATIO * d_blend
+
+
 def _unread(why: str) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces."""
@@ -913,6 +946,9 @@ TALLER_BANDS = 0.85
 EXPLAINED_UPPER = 0.6
 # a band the runs missed, whose middle shows more than this share of board samples, is no camel
 FILL_BOARD_SHARE = 0.34
+# a gap between two camels nearer a free camel colour than this share of its distance to any
+# blend of the two is a camel hidden between them, not their blend
+BETWEEN_RATIO = 0.7
 # an empty read needs the board where a bottom camel would stand: no more than this many
 # bands of it neither the board's colour nor the set-up's look of the empty board
 UNEXPLAINED_BANDS = 0.5
@@ -1145,9 +1181,18 @@ def _decode(
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
+        if 0.3 * band < gap_en - gap_st <= 0.55 * band and _another_camel_between(
+            pal, lin, gap_st, gap_en, n_camel, camels, i
+        ):
+            # too thin for a band of its own, too unlike both neighbours for their blend
+            return _unread("a thin band of another camel's colour between two camels")
         if gap_en - gap_st > 0.55 * band:
             extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels, label)
-            if extra is None and spans[i + 1][0] - spans[i][0] <= 1.35 * band:
+            if (
+                extra is None
+                and spans[i + 1][0] - spans[i][0] <= 1.35 * band
+                and not _another_camel_between(pal, lin, gap_st, gap_en, n_camel, camels, i)
+            ):
                 # no room for a camel between: the lower camel's band, blended with the next
                 # at its top (blue under orange turns brown), not a missing camel
                 i += 1

@@ -27,9 +27,11 @@ after the reader was final (docs/table-setup.md): 2,000 scenes with the same cam
 1,000 for each variant by default (``DEFAULT_SCENES``). ``make test`` reads a small slice of
 session 8's range (tests/vision/test_table_eval.py).
 
-Figures per condition: stacks fully right (share of spaces no hand covers, read exactly),
-confidently wrong, abstained; spaces under a hand marked uncertain; desert tiles right; read
-time median; set-up step times.
+Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read
+exactly), confidently wrong, abstained; spaces under a hand marked uncertain; spaces a hand's
+edge grazes, counted on their own; fully right and wrong over every space, hands included (the
+figure a player sees, lower: nobody reads a camel under a hand); desert tiles right; read time
+median; set-up step times.
 """
 
 from __future__ import annotations
@@ -191,6 +193,10 @@ def score_scene(
         "covered": 0,
         "covered_uncertain": 0,
         "covered_guessed_wrong": 0,
+        "covered_right": 0,
+        "grazed": 0,
+        "grazed_right": 0,
+        "grazed_wrong": 0,
         "tiles": 0,
         "tiles_right": 0,
         "errors": [],
@@ -213,8 +219,12 @@ def score_scene(
             out["covered"] += 1
             out["covered_uncertain"] += int(unsure)
             out["covered_guessed_wrong"] += int(not unsure and got != want)
+            out["covered_right"] += int(not unsure and got == want)
             continue
-        if space in truth.grazed:
+        if space in truth.grazed:  # a hand's edge over the space: counted on its own
+            out["grazed"] += 1
+            out["grazed_right"] += int(not unsure and got == want)
+            out["grazed_wrong"] += int(not unsure and got != want)
             continue
         out["clear"] += 1
         if unsure:
@@ -277,6 +287,7 @@ def evaluate(
         if r["errors"] and len(examples) < 20:
             examples.append({"seed": r["seed"], "errors": r["errors"]})
     clear = max(tot["clear"], 1)
+    every = tot["clear"] + tot["covered"] + tot["grazed"]
     return {
         "condition": condition,
         "scenes": n,
@@ -291,6 +302,15 @@ def evaluate(
         "covered_spaces": tot["covered"],
         "covered_marked_uncertain": tot["covered_uncertain"] / max(tot["covered"], 1),
         "covered_guessed_wrong": tot["covered_guessed_wrong"],
+        "grazed_spaces": tot["grazed"],
+        "grazed_right": tot["grazed_right"],
+        "grazed_wrong": tot["grazed_wrong"],
+        # every space of every frame read, hands or not: the figure a player sees
+        "all_spaces": every,
+        "all_fully_right": (tot["right"] + tot["covered_right"] + tot["grazed_right"])
+        / max(every, 1),
+        "all_wrong": (tot["wrong"] + tot["covered_guessed_wrong"] + tot["grazed_wrong"])
+        / max(every, 1),
         "tiles": tot["tiles"],
         "tiles_right": tot["tiles_right"] / max(tot["tiles"], 1),
         "read_ms_median": float(np.median(times)) if times else 0.0,
@@ -309,7 +329,7 @@ def _report(r: dict[str, Any]) -> None:
     )
     print(f"  set-ups refused:           {sum(r['setup_refused'].values())} {r['setup_refused']}")
     print(f"  frames refused:            {sum(r['refused'].values())} {r['refused']}")
-    print(f"  clear spaces:              {r['clear_spaces']}")
+    print(f"  clear spaces (no hand):    {r['clear_spaces']}")
     print(f"  stacks fully right:        {r['stacks_fully_right']:.2%}  (target >= 99.5 %)")
     print(
         f"  read wrongly:              {r['wrong']:.3%} ({r['wrong_spaces']})  (target <= 0.05 %)"
@@ -318,6 +338,14 @@ def _report(r: dict[str, Any]) -> None:
     print(
         f"  spaces under a hand:       {r['covered_spaces']}, marked uncertain "
         f"{r['covered_marked_uncertain']:.2%}, guessed wrong {r['covered_guessed_wrong']}"
+    )
+    print(
+        f"  spaces a hand's edge grazes: {r['grazed_spaces']}, right {r['grazed_right']}, "
+        f"wrong {r['grazed_wrong']}"
+    )
+    print(
+        f"  every space, hands included: {r['all_spaces']}, fully right "
+        f"{r['all_fully_right']:.2%}, wrong {r['all_wrong']:.3%}"
     )
     print(f"  desert tiles right:        {r['tiles_right']:.2%} of {r['tiles']}")
     print(f"  read time median:          {r['read_ms_median']:.1f} ms (markers found each read)")

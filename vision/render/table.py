@@ -25,7 +25,7 @@ board and one table top, fixed by its seed; scenes of it vary the position, came
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -46,6 +46,7 @@ __all__ = [
     "REAL_TILE_RGB",
     "Table",
     "TableTruth",
+    "lamp_spot",
     "make_table",
     "random_position_edition2",
     "render_table_scene",
@@ -105,6 +106,10 @@ class Table:
     pyramid_height: float
     geometry: BoardGeometry = field(repr=False)
     edition: int = 1  # 2: the second edition's seven camels, the crazy ones facing backwards
+    # the lamp over the table (board mm, z up negative) and, on a glossy board, its bright
+    # spot's (radius as a share of the frame's short side, strength); None: a matte board
+    lamp: tuple[float, float, float] = (0.0, 0.0, -1000.0)
+    gloss: tuple[float, float] | None = None
 
     def board_dict(self, *, nominal_colours: bool = True) -> dict[str, Any]:
         """This table as a version-2 board file (hardware/board.yaml's format): marker cards
@@ -223,9 +228,45 @@ def make_table(seed: int, cell_mm: float | None = None, edition: int = 1) -> Tab
         pyramid_height=float(rng.uniform(85, 120)) * cell / 80.0,
         geometry=None,  # type: ignore[arg-type]
         edition=edition,
+        **_lamp(seed, cell),
     )
     object.__setattr__(t, "geometry", BoardGeometry.from_dict(t.board_dict()))
     return t
+
+
+def _lamp(seed: int, cell: float) -> dict[str, Any]:
+    """The table's lamp: where it hangs over the board, and whether the board's print is
+    glossy enough to show its spot (15 % of tables). Its own draw, so the rest of a table of
+    ``seed`` is as it was before tables had a lamp."""
+    rng = np.random.default_rng([seed, 23])
+    side = 5 * cell
+    x, y = rng.uniform(-0.6, 1.6, 2) * side
+    lamp = (float(x), float(y), -float(rng.uniform(600.0, 1400.0)))
+    glossy = rng.random() < 0.15
+    gloss = (float(rng.uniform(0.03, 0.12)), float(rng.uniform(0.15, 0.45)))
+    return {"lamp": lamp, "gloss": gloss if glossy else None}
+
+
+def lamp_spot(
+    table: Table, pose: CameraPose, size: tuple[int, int]
+) -> tuple[float, float, float, float] | None:
+    """Where this table's lamp shows its bright spot in a frame from ``pose`` (x, y, radius,
+    strength in px, as ``EffectParams.glare``), or None (a matte board, or the spot off the
+    frame). The spot is the lamp's mirror image in the board: it stays put while the camera
+    and lamp do, and moves when the camera is re-mounted."""
+    if table.gloss is None:
+        return None
+    lx, ly, lz = table.lamp
+    c = pose.centre
+    mirror = np.array([lx, ly, -lz])  # the lamp seen in the board's plane, as deep as high
+    t = -c[2] / (mirror[2] - c[2])
+    p = c + t * (mirror - c)
+    x, y = pose.project(p[:2], 0.0)[0]
+    w, h = size
+    r = table.gloss[0] * min(w, h)
+    if not (-2 * r < x < w + 2 * r and -2 * r < y < h + 2 * r):
+        return None
+    return float(x), float(y), float(r), table.gloss[1]
 
 
 @lru_cache(maxsize=8)
@@ -596,6 +637,9 @@ def render_table_scene(
             jpeg_quality=(70, 95),
             glare_probability=0.15,
         )
+        # the bright spot is the table's lamp's, not a new one each frame (the draw above
+        # is kept so that every other choice of a scene stays as it was)
+        params = replace(params, glare=lamp_spot(table, pose, size))
         img = apply_effects(img, params, rng)
     truth = TableTruth(
         table=table.seed,

@@ -175,14 +175,16 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
         for p in props
         if p.hand is not None and p.verdict.p_die < REFUSED and not _boxed_by_reach(p.hand)
     ]
-    out = [
-        p
-        for p in props
-        if p.hand is not None
-        and p.verdict.p_die >= keep_gate(p.hand, gates)
-        and not _inside_larger(p.centre_side, refused)
-        and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)
-    ]
+    out = one_body_per_die(
+        [
+            p
+            for p in props
+            if p.hand is not None
+            and p.verdict.p_die >= keep_gate(p.hand, gates)
+            and not _inside_larger(p.centre_side, refused)
+            and (p.hand.face is not None or p.centre_side[2] >= UNREAD_MIN_PX)
+        ]
+    )
     places = [p.centre_side for p in out]
     # surest face first: the "die" probability saturates on a tray of dice (``detect``)
     dets = sorted((p for p in props if p.det is not None), key=lambda p: -max(p.verdict.probs[1:]))
@@ -196,6 +198,31 @@ def kept(props: Sequence[Proposal], gates: Gates) -> list[Proposal]:
         out.append(p)
         places.append((cx, cy, s))
     return out
+
+
+def one_body_per_die(hands: Sequence[Proposal]) -> list[Proposal]:
+    """Hand proposals less a box whose pips read no face lying nearer than ``SAME_DIE`` of the
+    smaller side to another kept one (those whose pips read a face first, then the surer die to
+    the net): it is that die again.
+
+    Why: the body finder can box one die twice, the whole die and one of its side faces (a
+    large white die seen obliquely), or the die and the die with its shadow; both boxes pass
+    the net, and the second became a false die. Touching dice lie about a side apart, two boxes
+    of one die nearer. Two boxes that both read a face stay: a top face and a side face both
+    read look alike to this rule, and which is the top is the pip path's call, not a distance's.
+    The smaller side, not the larger, so that a box astride two dice does not swallow a die
+    beside it."""
+    order = sorted(hands, key=lambda p: (p.hand is None or p.hand.face is None, -p.verdict.p_die))
+    out: list[Proposal] = []
+    for p in order:
+        cx, cy, s = p.centre_side
+        if (p.hand is None or p.hand.face is None) and any(
+            np.hypot(cx - x, cy - y) < SAME_DIE * min(s, t)
+            for x, y, t in (q.centre_side for q in out)
+        ):
+            continue
+        out.append(p)
+    return [p for p in hands if any(p is q for q in out)]
 
 
 def keep_gate(r: DieReading, gates: Gates) -> float:

@@ -26,7 +26,10 @@
 
   function status(v) {
     if (v.finished) return `Camel Up (2nd ed.) · race over · won by ${(v.result || {}).winner}`;
-    return `Camel Up (2nd ed.) · leg ${v.leg} · ${v.pyramid_tickets_left} pyramid tickets left · ${v.current_player} to play`;
+    // who plays first: on a phone the bar is cut after about thirty letters (the game's name is
+    // the card's title)
+    const n = v.pyramid_tickets_left;
+    return `Leg ${v.leg} · ${v.current_player} to play · ${n} pyramid ticket${n === 1 ? "" : "s"} left`;
   }
 
   function mayAct(ui) {
@@ -100,8 +103,8 @@
   }
 
   /** The players' holdings. On a narrow card (a phone) each player is one block whose values
-   * wrap under their own labels (data-label), so every column is seen without scrolling
-   * sideways; the six columns did not fit 360 px and "finish cards" was cut (dashboard.css). */
+   * wrap after their own labels (data-label, class "stacks" in dashboard.css), so every column is
+   * seen without scrolling sideways; six columns did not fit 360 px, "finish cards" was cut. */
   function players(ui, v) {
     const { el } = ui;
     // the partner column only where partnerships can be (6+ players): a column of dashes pushed
@@ -117,13 +120,13 @@
       return el("tr", { class: name === v.current_player ? "to-move" : "", dataset: { player: name } },
         el("td", { class: "name" }, name === v.current_player && !v.finished ? "▶ " : "", name),
         cell("coins", h.money),
-        cell("leg tickets", h.leg_tickets.length ? h.leg_tickets.map((t) => ui.chip(t.colour, t.value)) : "–"),
+        cell("leg tickets", h.leg_tickets.length ? h.leg_tickets.map((t) => ui.ticket(t.colour, t.value)) : "–"),
         cell("pyramid tickets", h.pyramid_tickets),
         cell("spectator tile", tile),
         cell("finish cards", h.finish_cards_left),
         partnerCol ? cell("partner", h.partner || (v.partner_play ? "available" : "–")) : null);
     });
-    return el("table", { class: "grid-table", id: "c2-players" }, el("thead", {}, head), el("tbody", {}, rows));
+    return el("table", { class: "grid-table stacks", id: "c2-players" }, el("thead", {}, head), el("tbody", {}, rows));
   }
 
   /** The legal actions as buttons (a die is entered: the camera does not read this edition yet). */

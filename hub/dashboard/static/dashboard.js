@@ -104,6 +104,12 @@
   const Cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
   const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
   const chip = (colour, text) => el("span", { class: `chip c-${colour}`, title: colour }, text);
+  // a camel's card or ticket: its value after the camel's letter, so that a player who cannot
+  // tell the colours apart (blue and purple, red and green, orange and yellow) reads which one
+  const ticket = (colour, value) => el("span", { class: `chip ticket c-${colour}`, title: `${colour} ${value}` },
+    el("span", { class: "letter" }, camelInfo(colour).letter), value);
+  // a secret bet's card: the camel's letter alone
+  const card = (colour) => chip(colour, camelInfo(colour).letter);
   const pct = (x) => `${Math.round((x || 0) * 100)}%`;
 
   /* The other games draw their own card (static/horserace.js, static/marcopolo2.js, loaded
@@ -598,7 +604,7 @@
     const centre = el("div", { class: "centre" },
       el("div", { class: "pyramid-mark", "aria-hidden": "true" }),
       el("div", { class: "leg-big" }, v ? (v.finished ? "Race over" : `Leg ${v.leg}`) : ""),
-      v && !v.finished ? el("div", { class: "muted small" }, `${(v.dice_left || []).length} dice in the pyramid`) : null,
+      v && !v.finished ? el("div", { class: "muted small" }, `${(v.dice_left || []).length} ${(v.dice_left || []).length === 1 ? "die" : "dice"} in the pyramid`) : null,
       el("div", { class: "space finish", dataset: { space: "finish" } },
         el("span", { class: "num" }, "past the finish"),
         el("div", { class: "stack" }, beyond.flatMap(([, st]) => st.map((c) => camel(c))))));
@@ -623,10 +629,11 @@
     const v = S.view;
     if (!v) return;
     const left = el("div", { class: "dice-left" }, el("span", { class: "muted" }, "in the pyramid "),
-      (v.dice_left || []).map((c) => el("span", { class: `die c-${c}`, title: `${c}: not rolled`, dataset: { colour: c } }, "?")));
+      (v.dice_left || []).map((c) => el("span", { class: `die c-${c}`, title: `${c}: not rolled`, dataset: { colour: c } }, camelInfo(c).letter)));
     const rolled = el("div", { class: "dice-rolled" }, el("span", { class: "muted" }, "rolled "),
       (v.dice_rolled || []).map((d) => el("span", { class: `die rolled c-${d.colour}`,
-        title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } }, d.face)));
+        title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } },
+        d.face, el("span", { class: "letter" }, camelInfo(d.colour).letter))));
     box.append(left, rolled,
       el("div", { class: "muted small" }, `${v.pyramid_tiles_left ?? "?"} pyramid tile${v.pyramid_tiles_left === 1 ? "" : "s"} left`));
   }
@@ -781,7 +788,7 @@
         const colours = isMe ? (v.my_bets || []).filter((b) => b.pile === p).map((b) => b.colour)
           : mine.filter((b) => b.colour).map((b) => b.colour);
         return el("span", { class: "pill", dataset: { pile: p }, title: `cards on ${PILE_WORDS[p]}` },
-          `${p} bet${mine.length > 1 ? ` ×${mine.length}` : ""}`, colours.map((c) => chip(c, "")));
+          `${p} bet${mine.length > 1 ? ` ×${mine.length}` : ""}`, colours.map((c) => card(c)));
       });
       const raceCards = isMe ? v.race_cards : h.race_cards;
       const toMove = name === v.current_player && !v.finished;
@@ -795,11 +802,11 @@
         el("td", { class: "money", dataset: { money: h.money } }, h.money ?? ""),
         el("td", { class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, signed(delta)),
         el("td", { class: "small" },
-          (h.leg_tiles || []).map((t) => chip(t.colour, t.value)),
+          (h.leg_tiles || []).map((t) => ticket(t.colour, t.value)),
           h.pyramid_tiles ? el("span", { class: "pill", title: "pyramid tiles: 1 coin each at the leg's end" }, `pyramid ×${h.pyramid_tiles}`) : null,
           h.desert ? el("span", { class: `pill ${h.desert.side}` }, `${h.desert.side} on ${h.desert.space}`) : null,
           bets,
-          raceCards ? el("span", { class: "pill my-cards" }, "cards ", raceCards.map((c) => chip(c, ""))) : null)));
+          raceCards ? el("span", { class: "pill my-cards" }, "cards ", raceCards.map((c) => card(c))) : null)));
     });
     table.append(tb);
     box.append(table);
@@ -1075,7 +1082,7 @@
       const rows = Object.keys(t.money || {}).map((p) => {
         const d = (t.changes || {})[p] || 0;
         return el("tr", {}, el("td", {}, p),
-          el("td", {}, ((t.tiles || {})[p] || []).map((x) => chip(x.colour, x.value)),
+          el("td", {}, ((t.tiles || {})[p] || []).map((x) => ticket(x.colour, x.value)),
             (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `pyramid ×${t.pyramid_tiles[p]}`) : null),
           el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "" }, signed(d)),
           el("td", {}, t.money[p]));
@@ -1156,6 +1163,8 @@
   }
 
   /** A podium (second, first, third: its shape) of ``places``; ``unit`` names the score. */
+  const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
+
   function podiumOf(places, unit) {
     const podium = el("div", { class: "podium", id: "podium", role: "list", "aria-label": "the podium" });
     for (const step of [2, 1, 3]) {
@@ -1167,7 +1176,7 @@
         el("div", { class: "block" }, step === 1 ? "1st" : step === 2 ? "2nd" : "3rd")));
     }
     const rest = places.filter((x) => x.place > 3);
-    return [podium, rest.length ? el("p", { class: "muted podium-rest" }, rest.map((x) => `${x.place}. ${x.p} ${x.m}`).join(" · ")) : null];
+    return [podium, rest.length ? el("p", { class: "muted podium-rest" }, rest.map((x) => `${ordinal(x.place)} ${x.p}, ${x.m} ${unit}`).join(" · ")) : null];
   }
 
   /** Turned over one by one: each item appears a little after the one before it. */
@@ -1213,7 +1222,8 @@
       el("p", { class: "winners" }, `${(r.winners || []).join(" & ")} win${(r.winners || []).length > 1 ? "" : "s"} with ${money.length ? money[0][1] : "?"} coins`),
       ...podiumOf(places, "coins"),
       el("p", { class: "race-result" }, "Race: ", camel(r.winner), ` ${r.winner} won, `, camel(r.loser), ` ${r.loser} came last`),
-      el("table", { class: "final" }, el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m)))))].filter(Boolean));
+      el("table", { class: "final" }, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "coins"))),
+        el("tbody", {}, money.map(([p, m]) => el("tr", {}, el("td", {}, p), el("td", {}, m)))))].filter(Boolean));
     const overall = r.overall || [];
     if (overall.length) {
       const piles = el("div", { class: "piles" });
@@ -1456,7 +1466,7 @@
   }
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
-  const ui = { S, el, chip, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
+  const ui = { S, el, chip, ticket, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
     placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts };
   window.pyramid.ui = ui;
 

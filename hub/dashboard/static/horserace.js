@@ -17,7 +17,8 @@
 
   function status(v) {
     const phase = v.phase === "betting" ? "betting" : v.roll ? `rolled ${v.roll}` : "running";
-    return `Horse race ${v.race}/${v.races} · round ${v.round} · ${phase} · ${v.current_player} to play`;
+    // who plays first: on a phone the bar is cut after about thirty letters
+    return `Race ${v.race} of ${v.races} · ${v.current_player} to play · round ${v.round} · ${phase}`;
   }
 
   function mayAct(ui) {
@@ -159,7 +160,8 @@
       ui.podiumOf(places, "points"),
       last ? el("h3", {}, `Race ${last.race}: the tokens turned over`) : null,
       cards.length ? el("ol", { class: "overall awards" }, ui.revealed(cards)) : last ? el("p", { class: "muted" }, "No token was placed.") : null,
-      el("table", { class: "final" }, el("tbody", {}, places.map((x) => el("tr", {}, el("td", {}, x.p), el("td", {}, x.m))))),
+      el("table", { class: "final" }, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "points"))),
+        el("tbody", {}, places.map((x) => el("tr", {}, el("td", {}, x.p), el("td", {}, x.m))))),
       ui.nextGameRow({ races: v.races, track_length: v.track_length }));
   }
 

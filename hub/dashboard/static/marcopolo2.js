@@ -91,7 +91,7 @@
       const b = clean(black);
       act(ui, `dice:${p}:${clean(own)}${b ? "+" + b : ""}`, `${p}'s dice entered.`, [`own:${p}`, `black:${p}`]);
     };
-    return el("td", { colspan: 4 }, own, " + ", black, el("button", { type: "button", class: "tiny enter-dice", dataset: { player: p }, onclick: send }, "enter"));
+    return el("td", { colspan: 4, class: "entry" }, own, " + ", black, el("button", { type: "button", class: "tiny enter-dice", dataset: { player: p }, onclick: send }, "enter"));
   }
 
   function roundTable(ui, v) {
@@ -103,12 +103,15 @@
       const name = el("td", { class: "name" }, ui.chip(colour, ""), ` ${p}`,
         isTable(ui) && ui.S.mode === "table" ? el("button", { type: "button", class: "tiny qr-btn", title: `${p}'s own link`, onclick: () => ui.showQr(p) }, "QR") : null);
       if (!d) return el("tr", { dataset: { player: p } }, name, diceEntry(ui, p));
+      const compensation = compensationCell(ui, v, p, d);
+      compensation.dataset.label = "compensation";
       return el("tr", { dataset: { player: p, total: d.total, owed: d.owed } }, name,
-        el("td", { class: "faces" }, d.faces.map((f) => ui.chip(colour, f))),
-        el("td", { class: "black" }, d.black.map((f) => ui.chip("black", f))),
-        el("td", { class: "total" }, d.total), compensationCell(ui, v, p, d));
+        el("td", { class: "faces", dataset: { label: "dice" } }, d.faces.map((f) => ui.chip(colour, f))),
+        el("td", { class: "black", dataset: { label: "black" } }, d.black.length ? d.black.map((f) => ui.chip("black", f)) : "–"),
+        el("td", { class: "total", dataset: { label: "total" } }, d.total), compensation);
     });
-    return el("table", { class: "grid-table", id: "mp-round" }, el("thead", {}, head), el("tbody", {}, rows));
+    // "stacks": on a phone each player is one block, every value after its label (dashboard.css)
+    return el("table", { class: "grid-table stacks", id: "mp-round" }, el("thead", {}, head), el("tbody", {}, rows));
   }
 
   function history(ui, v) {

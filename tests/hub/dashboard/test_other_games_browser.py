@@ -183,3 +183,49 @@ def test_the_dialog_refuses_a_bad_setting_and_changes_nothing(browser: Any, tmp_
         assert "2 to 4 players" in msg.inner_text()
         assert table.session.game is None and table.session.seq == 0
         close(page)
+
+
+def test_marco_polo_on_a_phone_fits_without_scrolling_sideways(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Round 5 at 360 px: the round's table (read dice, a player's dice to enter by hand) and
+    every player's score sheet stand inside the card. The sheets' number boxes ran past the
+    card and made the whole page scroll sideways; the round's table cut its last columns."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        players = ["Ann", "Bartholomew", "Cy", "Dee"]
+        answer = session.request(
+            "start_game", {"game": "marcopolo2", "players": players}, {"pin": PIN}
+        )
+        assert answer["ok"], answer
+        for _ in range(4):
+            answer = session.request("action", {"player": "Ann", "action": "round"}, {"pin": PIN})
+            assert answer["ok"], answer
+        assert session.game.state.round == 5
+        colours = session.snapshot(log=False)["game"]["colours"]
+        frame = [
+            {"colour": colours[p], "face": f, "confidence": 0.9, "box": [x, 1, 1, 1]}
+            for p, f, x in [("Ann", 2, 1), ("Ann", 3, 2), ("Bartholomew", 6, 11)]
+        ]
+        assert session.request("observe_dice", {"readings": frame}, {"pin": PIN})["ok"]
+        for width in (360, 390):
+            page = open_page(browser, table.url, viewport={"width": width, "height": 800}, pin=PIN)
+            synced(page, table)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            card = page.locator("#game-card").bounding_box()
+            right = card["x"] + card["width"]
+            rnd = page.locator("#mp-round")
+            assert rnd.evaluate("t => t.scrollWidth <= t.clientWidth + 1"), width
+            ann = rnd.locator("tr[data-player='Ann']")
+            for label in ("dice", "black", "total", "compensation"):
+                box = ann.locator(f"td[data-label='{label}']").bounding_box()
+                assert box is not None and box["x"] + box["width"] <= right, (width, label, box)
+            assert ann.locator("td.total").inner_text() == "5"
+            enter = rnd.locator("tr[data-player='Cy'] .enter-dice").bounding_box()
+            assert enter["x"] + enter["width"] <= right, (width, enter, card)
+            inputs = page.locator("#mp-calculator form input")
+            assert inputs.count() >= 4 * 14
+            boxes = inputs.evaluate_all("is => is.map(i => i.getBoundingClientRect().right)")
+            assert max(boxes) <= right, (width, max(boxes), right)
+            page.screenshot(path=str(tmp_path / f"mp-{width}.png"), full_page=True)
+            close(page)

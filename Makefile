@@ -71,7 +71,7 @@ test-fast: venv
 # make demo ARGS="--seat Ann --game horserace": any option of `pyramid demo --help`
 ARGS ?=
 demo: deps venv
-	$(VENV)/bin/pyramid demo $(ARGS)
+	@$(VENV)/bin/pyramid demo $(ARGS)
 
 bench: deps venv venv-pi
 	$(PY) -m bench.run

@@ -481,6 +481,9 @@ class DemoOptions:
     pause_after_leg: bool = False  # hold the bots after each leg until ``resume`` is set
     resume: threading.Event | None = None
     qr: bool = False  # draw the dashboard's address as a QR code in the terminal
+    # a line for every move (the command line's -v): the terminal otherwise says only what a
+    # person needs (the address, each game's start and end) and anything that goes wrong
+    moves: bool = True
 
 
 class DemoTable:
@@ -733,7 +736,8 @@ class DemoTable:
                 self.stats.refusals += 1
                 log.warning("the hub refused %s for %s: %s", action, player, answer.get("error"))
                 return
-            self.on_move(f"{player}: {_shown(action)}")
+            if self.opt.moves:
+                self.on_move(f"{player}: {_shown(action)}")
             if kind_of(action) == "desert":  # the tile is on the table now: the camera sees it
                 self._show_board()
         self.policy.played(action)
@@ -778,7 +782,8 @@ class DemoTable:
         if got is not None:
             self.stats.die_ms.append((time.monotonic() - t0) * 1000)
         how = self._settle_die(player, colour, face, got)
-        self.on_move(f"{player}: pyramid -> {colour} {face} ({how})")
+        if self.opt.moves:
+            self.on_move(f"{player}: pyramid -> {colour} {face} ({how})")
         # a hand moves the camel, then lets go; the loop reads the track once it is still
         mark = self.observed.mark()
         image = after_frame.result()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -47,6 +48,17 @@ def _warm() -> bool:
     return True
 
 
+def _worker_start(parent: int) -> None:
+    """In the odds worker at its start: end with the hub (``die_with_parent``), and leave Ctrl-C
+    to the hub. The terminal sends SIGINT to the whole process group; the worker, interrupted
+    in its wait for work, printed a KeyboardInterrupt traceback and the hub logged it as dead,
+    while the hub itself was stopping cleanly and closes the worker anyway."""
+    from hub.mqtt.broker import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
 class DerivedWorker:
     """One worker process shared by the sessions of a hub process."""
 
@@ -62,12 +74,10 @@ class DerivedWorker:
                     ctx = multiprocessing.get_context("spawn")  # no forked threads or sockets
                     # the worker asks Linux to end it when the hub dies, even by kill -9: no
                     # orphan (its resource tracker goes with it)
-                    from hub.mqtt.broker import die_with_parent
-
                     self._pool = ProcessPoolExecutor(
                         max_workers=1,
                         mp_context=ctx,
-                        initializer=die_with_parent,
+                        initializer=_worker_start,
                         initargs=(os.getpid(),),
                     )
                     self._pool.submit(_warm)

@@ -293,3 +293,55 @@ def test_a_tile_placed_or_a_camel_moved_changes_only_its_own_part_of_the_frame()
             assert 0 < changed(before, tile) < 0.03 and 0 < changed(before, moved) < 0.03
         else:  # what the streams are for: one generator shifts the whole table
             assert changed(before, tile) > 0.3
+
+
+@pytest.mark.slow
+def test_the_demo_says_where_to_look_and_stops_quietly_on_ctrl_c(tmp_path: Path) -> None:
+    """What a person sees in the terminal: the address and the PIN, then nothing while the bots
+    play (their moves are on the page; ``-v`` prints them), and on Ctrl-C one line of what was
+    played. The odds worker, interrupted by the same Ctrl-C, printed a KeyboardInterrupt
+    traceback and the hub logged it as dead."""
+    import os
+    import signal
+
+    from hub.mqtt.broker import free_port
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "hub.cli", "demo", "--no-mqtt", "--speed", "max", "--seed", "5"]
+    cmd += ["--http-host", "127.0.0.1", "--http-port", str(port), "--pin", "2468"]
+    cmd += ["--db", str(tmp_path / "demo.db")]
+    # its own process group, as a terminal's foreground job: Ctrl-C reaches every process in it
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        seq = 0
+        while time.monotonic() < deadline and seq < 12:  # a dozen moves and more: bots at work
+            time.sleep(0.3)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as r:
+                    state = json.loads(r.read())
+                seq = state.get("snapshot", state).get("seq", 0)
+            except OSError:
+                continue
+        assert seq >= 12, "the demo's bots did not play"
+        os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C, to the whole group
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    lines = out.splitlines()
+    assert proc.returncode == 0, out
+    assert lines[1] == f"dashboard: http://127.0.0.1:{port}/  PIN: 2468", out
+    assert "Traceback" not in out and "ERROR" not in out, out
+    moves = [ln for ln in lines if ": pyramid ->" in ln or ln.startswith(("Ada: ", "Bo: "))]
+    assert moves == [], moves
+    assert lines[-1].startswith("played 0 game(s), ") and "summary:" not in out, out
+    assert len(lines) <= 5, out

@@ -173,7 +173,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip odds in the state and dashboard (the advisor bots still use the race table)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="every move and the debug log as well"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
         pause_after_leg=args.pause_after_leg,
         resume=resume,
         qr=not args.headless and sys.stdout.isatty(),
+        moves=args.verbose,
     )
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -270,13 +273,16 @@ def run(args: argparse.Namespace) -> int:
         f"winners: {'; '.join(s.winners) or '-'}",
         flush=True,
     )
-    if result.mqtt_events is not None:
+    # the self-checks a person needs only when one fails (CI's --headless run reads them all)
+    checks = args.headless or args.verbose
+    if result.mqtt_events is not None and (checks or result.mqtt_gaps):
         print(
             f"MQTT: {result.mqtt_events} events seen by a subscriber, "
             f"{result.mqtt_gaps} gaps, final state {result.final_status}",
             flush=True,
         )
-    print("summary: " + json.dumps(result.summary(), sort_keys=True), flush=True)
+    if checks:
+        print("summary: " + json.dumps(result.summary(), sort_keys=True), flush=True)
     if args.headless and games is not None and s.games < games:
         return 1
     return 0

@@ -24,8 +24,13 @@ half of eight. The shipped net (widths 12..96) reads its crops over eight views:
 calibration crops right 0.9499 -> 0.9613 (four views 0.9575), log-loss 0.151 -> 0.121, dice
 answerable at 99 % right 82.9 -> 85.7 % (four 85.4 %); on the calibration photos, under gates
 re-chosen for each, it found 649 dice of 722 (one view 633, four 656), 11 false (17, 14),
-answered 402 (393, 375), wrong 1 (1, 1). The whole-frame pass (``dense_logits``) stays one
-view: its speed matters there, and its logits are scaled by their own temperature
+answered 402 (393, 375), wrong 1 (1, 1). Fewer views for unsure crops only were tried too
+(November 25, gates re-chosen on the calibration photos; eight: found 645, false 11, answered
+408, wrong 1): the four quarter turns alone read the calibration crops as well as eight
+(answerable at 99 % 86.0 %) but on the photos found 624, false 12, answered 396; six (those
+and the mirror image's half turns) 649, 13, 392. The wider candidate over eight views: 650,
+17, 412. Wrong was 1 in each; none was kept. The whole-frame pass (``dense_logits``) stays
+one view: its speed matters there, and its logits are scaled by their own temperature
 (``dense_temperature``, fitted on one view; the views' mean is surer than one view, so its
 temperature is lower). Only a crop whose first view is unsure (``SURE``) is turned: most
 crops, bare table or a plain die, are settled by one view at the one-view temperature.
@@ -57,8 +62,9 @@ VIEW_CHUNK = 64
 NET_BATCH = 8
 #: a crop whose first view gives one class (a face, or "not a die") at least this calibrated
 #: chance (at the one-view temperature) keeps that view's verdict; only the others are turned and
-#: mirrored. Why: the views cost 0.67 ms each per crop, eight of them broke the 5 ms per die and
-#: the 12 MP photo's 1.5 s, and they change nothing on a crop already sure: on the calibration
+#: mirrored. Why: the views cost 0.67 ms each per crop in OpenCV's default engine (0.3 ms in the
+#: classic one, ``read_net``), eight of them broke the 5 ms per die and the 12 MP photo's 1.5 s,
+#: and they change nothing on a crop already sure: on the calibration
 #: crops (2,897, model of November 2026) 71 % are this sure in one view, of them 2 read wrong by
 #: one view and the same 2 by eight; right (0.9613) and dice answerable at 99 % right (85.7 %)
 #: are those of eight views on every crop, at 3.0 views per crop on average instead of 8

@@ -773,7 +773,10 @@
       .sort((a, b) => b.money - a.money || a.seat - b.seat);
     const table = el("table", { class: "players" },
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "player"), el("th", {}, "coins"),
-        el("th", { title: "coins won or lost since this leg began" }, "this leg"), el("th", {}, "holding"))));
+        // once the race is over the last leg is scored (legStartMoney) and what is left of the
+        // change is the overall bets turned over: so it is called (it said "this leg")
+        v.finished ? el("th", { title: "coins won or lost on the overall bets, turned over at the end" }, "overall bets")
+          : el("th", { title: "coins won or lost since this leg began" }, "this leg"), el("th", {}, "holding"))));
     const tb = el("tbody");
     let rank = 0, prev = null;
     ranked.forEach((r, i) => {

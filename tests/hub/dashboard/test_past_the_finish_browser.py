@@ -75,3 +75,30 @@ def test_the_board_says_the_race_is_over_and_who_won(browser: Any, tmp_path: Pat
         assert text == "Track · race over · green camel won"
         page.screenshot(path=str(tmp_path / "over-heading.png"), full_page=True)
         close(page)
+
+
+def test_at_game_over_the_scores_change_column_is_the_overall_bets(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Once the race is over the last leg is scored, and the scores' change column holds what
+    the overall bets paid; it was still headed "this leg" (Ann +8 beside a feed that said
+    the last leg gave her ±0)."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(
+            ["Ann", "Bo", "Cy"], {"16": ["orange", "blue", "green"], "1": ["yellow", "white"]}
+        )
+        for who, action in (("Ann", "bet:winner:green"), ("Bo", "roll:orange:1")):
+            answer = session.request("action", {"player": who, "action": action}, {"pin": PIN})
+            assert answer["ok"], answer
+        assert session.game.state.finished
+        page = open_page(browser, table.url, viewport=PHONE, pin=PIN)
+        synced(page, table)
+        heads = page.locator("#players thead th").all_inner_texts()
+        assert heads[3] == "overall bets", heads
+        change = {
+            name: page.locator(f"#players tr[data-player='{name}'] td.delta").inner_text()
+            for name in ("Ann", "Bo", "Cy")
+        }
+        assert change == {"Ann": "+8", "Bo": "±0", "Cy": "±0"}, change
+        close(page)

@@ -41,6 +41,8 @@ def test_dry_run_prints_the_steps_and_changes_nothing(tmp_path: Path) -> None:
         f"python3 -m venv --system-site-packages {venv}",
         f"{venv}/bin/python -m pip install --quiet -c {REPO}/firmware/install/"
         f"constraints-bookworm.txt --only-binary=numpy,opencv-python-headless -e {REPO}",
+        f"{venv}/bin/python -m compileall -q {REPO}/firmware {REPO}/hub {REPO}/vision "
+        f"{REPO}/hardware",
         f"{venv}/bin/python -m firmware.pi_env --expect-debian-numpy --need-picamera2",
         "write /etc/camel-pyramid/table.toml",
         'id = "kitchen"',

@@ -143,12 +143,15 @@ def test_a_frame_the_loop_had_no_time_for_is_decoded_into_never_one_it_holds() -
     with CameraSupervisor(lambda: source) as cam:
         held = cam.next_frame(2.0)
         assert held is not None
+        # the frame the loop took may itself have been decoded into a spare before it took it
+        # (under load, frames come before the first take): only spares after it must differ
+        taken = len(source.spares)
         copy = held.image.copy()
         time.sleep(0.3)  # the loop is busy: about 60 frames come meanwhile
         assert np.array_equal(held.image, copy), "the loop's frame was written over"
         spares = [s for s in source.spares if s is not None]
         assert len(spares) >= 10, "frames nobody took were not reused"
-        assert all(s is not held.image for s in source.spares)
+        assert all(s is not held.image for s in source.spares[taken:])
         assert cam.dropped >= len(spares)
         newest = cam.next_frame(1.0)
         assert newest is not None and newest.seq > held.seq

@@ -326,6 +326,41 @@ def _event_types(session) -> list[str]:
     return [e.event.get("type") for e in session.events_since(0)]
 
 
+def _release_one_die(
+    session, mock_factory, scene, game: str, *, cut_shows_die: bool = True, timeout: float = 8.0
+) -> tuple[list[dict], HubSink]:
+    """One die through the whole chain: a watch on the rendered zone ``scene`` waits for the
+    hub's ``game``, the slider is pulled, the die appears in the preview (and, if
+    ``cut_shows_die``, in the full-resolution cut; else every cut is the empty zone), and the
+    die readings the watch sent are returned with its sink once the watch has stopped."""
+    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
+    shown = {"die": False}
+
+    def cut(box):
+        die = shown["die"] and cut_shows_die
+        return (scene.zone if die else scene.zone_empty).copy(), scale
+
+    def source() -> RenderedSource:
+        return RenderedSource(
+            lambda: scene.preview if shown["die"] else scene.preview_empty, fps=30, zone=cut
+        )
+
+    with _hub_table(
+        session,
+        mock_factory,
+        source,
+        reveal_zone=scene.zone_box_preview,
+        config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
+    ) as (loop, devices, sink):
+        assert _wait(lambda: loop.game == game, 15.0)
+        time.sleep(0.5)
+        devices.slider.pin.drive_low()
+        shown["die"] = True
+        dice = sink.rec.wait_for("die", 1, timeout)
+        time.sleep(0.3)
+    return dice, sink
+
+
 def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(
     mock_factory, tmp_path: Path
 ) -> None:
@@ -333,8 +368,6 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(
     scene = zone_mod.render_zone_scene(
         np.random.default_rng(2), ("blue", 6), track={1: ["blue", "green"]}
     )
-    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
-    shown = {"die": False}
     session, bus = _session(tmp_path)
     try:
         session.start_game(["Ann", "Bob"], game="horserace", seed=3)
@@ -346,26 +379,7 @@ def test_horse_race_a_rendered_six_is_read_and_rolled_by_the_hub(
             )
         assert session.game.state.phase == "running"  # a roll is due
 
-        def source() -> RenderedSource:
-            return RenderedSource(
-                lambda: scene.preview if shown["die"] else scene.preview_empty,
-                fps=30,
-                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(), scale),
-            )
-
-        with _hub_table(
-            session,
-            mock_factory,
-            source,
-            reveal_zone=scene.zone_box_preview,
-            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
-        ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "horserace", 15.0)
-            time.sleep(0.5)
-            devices.slider.pin.drive_low()
-            shown["die"] = True
-            dice = sink.rec.wait_for("die", 1, 8.0)
-            time.sleep(0.3)
+        dice, sink = _release_one_die(session, mock_factory, scene, "horserace")
         assert len(dice) == 1 and len(sink.rec.of("die")) == 1
         assert dice[0]["colour"] is None and dice[0]["face"] == 6, dice[0]
         assert sink.failures == 0, sink.last_error
@@ -433,8 +447,6 @@ def test_second_edition_a_rendered_grey_die_is_read_by_its_numeral_and_moves_its
     scene = zone_mod.render_zone_scene(
         np.random.default_rng(2), ("grey", 2, "white"), track={1: ["blue", "green"]}
     )
-    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
-    shown = {"die": False}
     session, bus = _session(tmp_path)
     apart = {  # neither crazy camel carries a racing camel: the numeral's ink decides
         "1": ["blue"],
@@ -453,26 +465,7 @@ def test_second_edition_a_rendered_grey_die_is_read_by_its_numeral_and_moves_its
         )
         assert answer["ok"], answer
 
-        def source() -> RenderedSource:
-            return RenderedSource(
-                lambda: scene.preview if shown["die"] else scene.preview_empty,
-                fps=30,
-                zone=lambda box: ((scene.zone if shown["die"] else scene.zone_empty).copy(), scale),
-            )
-
-        with _hub_table(
-            session,
-            mock_factory,
-            source,
-            reveal_zone=scene.zone_box_preview,
-            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
-        ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "camelup2", 15.0)
-            time.sleep(0.5)
-            devices.slider.pin.drive_low()
-            shown["die"] = True
-            dice = sink.rec.wait_for("die", 1, 8.0)
-            time.sleep(0.3)
+        dice, sink = _release_one_die(session, mock_factory, scene, "camelup2")
         assert len(dice) == 1, dice
         die = dice[0]
         assert (die["colour"], die["face"], die["shade"]) == ("grey", 2, "white"), die
@@ -498,8 +491,6 @@ def test_a_preview_fallback_reading_waits_for_a_person_and_is_played_once(
     scene = zone_mod.render_zone_scene(
         np.random.default_rng(3), ("green", 2), track={1: ["blue", "green"]}
     )
-    scale = scene.zone.shape[1] / scene.zone_box_preview[2]
-    shown = {"die": False}
     session, bus = _session(tmp_path)
     local = {"local": True}
     try:
@@ -507,26 +498,9 @@ def test_a_preview_fallback_reading_waits_for_a_person_and_is_played_once(
         left = list(session.game.state.dice_left)
         assert "green" in left
 
-        def source() -> RenderedSource:
-            return RenderedSource(
-                lambda: scene.preview if shown["die"] else scene.preview_empty,
-                fps=30,
-                zone=lambda box: (scene.zone_empty.copy(), scale),  # the cut never shows it
-            )
-
-        with _hub_table(
-            session,
-            mock_factory,
-            source,
-            reveal_zone=scene.zone_box_preview,
-            config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
-        ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "camelup", 15.0)
-            time.sleep(0.5)
-            devices.slider.pin.drive_low()
-            shown["die"] = True
-            dice = sink.rec.wait_for("die", 1, 10.0)
-            time.sleep(0.3)
+        dice, sink = _release_one_die(
+            session, mock_factory, scene, "camelup", cut_shows_die=False, timeout=10.0
+        )  # every full-resolution cut is the empty zone
         assert len(dice) == 1, dice
         die = dice[0]
         assert (die["colour"], die["face"], die["frame"]) == ("green", 2, "preview_fallback"), die

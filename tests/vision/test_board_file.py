@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -29,6 +30,20 @@ def board_file(table, tmp_path_factory):
     path = tmp_path_factory.mktemp("board") / "first-edition.yaml"
     path.write_text(yaml.safe_dump(table.board_dict()))
     return path
+
+
+def _read_track_cli(table, board: Path, tmp_path: Path) -> dict:
+    """``pyramid read-track --board BOARD --json FRAME`` on a rendered frame of ``table`` with
+    POSITION and an oasis on space 5: its JSON, after checking it exited 0."""
+    img, _ = render_table_scene(table, np.random.default_rng(2), POSITION, {5: "oasis"})
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), img)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["read-track", "--board", str(board), "--json", str(frame)])
+    got: dict = json.loads(out.getvalue())
+    assert code == 0, got
+    return got
 
 
 def test_version_2_file_puts_the_markers_beside_a_marginless_board(board_file):
@@ -80,14 +95,7 @@ def test_a_file_without_the_board_thickness_still_reads(table, tmp_path):
     path = tmp_path / "old.yaml"
     path.write_text(yaml.safe_dump(doc))
     assert load_geometry(path).board_height == 0.0
-    img, _ = render_table_scene(table, np.random.default_rng(2), POSITION, {5: "oasis"})
-    frame = tmp_path / "frame.png"
-    cv2.imwrite(str(frame), img)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["read-track", "--board", str(path), "--json", str(frame)])
-    got = json.loads(out.getvalue())
-    assert code == 0, got
+    got = _read_track_cli(table, path, tmp_path)
     assert got["track"] == {str(k): v for k, v in POSITION.items()}
 
 
@@ -100,14 +108,7 @@ def test_a_board_thickness_out_of_range_is_refused_by_name(table, thickness):
 
 
 def test_read_track_cli_reads_a_marginless_board_from_its_file(table, board_file, tmp_path):
-    img, truth = render_table_scene(table, np.random.default_rng(2), POSITION, {5: "oasis"})
-    frame = tmp_path / "frame.png"
-    cv2.imwrite(str(frame), img)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["read-track", "--board", str(board_file), "--json", str(frame)])
-    got = json.loads(out.getvalue())
-    assert code == 0, got
+    got = _read_track_cli(table, board_file, tmp_path)
     assert got["track"] == {str(k): v for k, v in POSITION.items()}
     assert got["desert"] == {"5": "oasis"}
 

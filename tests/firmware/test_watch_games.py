@@ -14,16 +14,14 @@ import numpy as np
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.camera import CameraSupervisor
 from firmware.config import BrokerConfig, ConfigError, WatchConfig, load_config, parse_config
 from firmware.devices import Devices
 from firmware.frames import RenderedSource
 from firmware.games import dice_frame_readings, game_of_state, horse_race_die, table_game
-from firmware.readers import Readers
 from firmware.sinks import InProcessSink, MqttSink, RecordingSink
 from firmware.watch import WatchLoop
-from hardware.pinmap import load_pinmap
 from hub.mqtt.access import Role
+from tests.firmware._watchkit import running_watch, wait_until
 from tests.firmware.test_watch import CFG, Table, kinds
 
 # --- pure parts --------------------------------------------------------------------------------
@@ -230,13 +228,6 @@ class Requests:
         self.client.loop_stop()
 
 
-def _wait(pred, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not pred() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return pred()
-
-
 @pytest.mark.broker
 def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_factory) -> None:
     table_id = f"fwgame{int(time.time() * 1000) % 100000}"
@@ -251,9 +242,9 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
     fixed = None
     try:
         assert sink.wait_connected(5.0)
-        assert _wait(lambda: loop.game == "horserace")
+        assert wait_until(lambda: loop.game == "horserace")
         hub.state({"game": "marcopolo2", "round": 1})
-        assert _wait(lambda: loop.game == "marcopolo2")
+        assert wait_until(lambda: loop.game == "marcopolo2")
         time.sleep(0.2)
         t.press_slider()  # does nothing at Marco Polo II
         t.devices.confirm.pin.drive_low()
@@ -262,7 +253,7 @@ def test_a_state_message_switching_the_game_switches_the_mode(broker, mock_facto
         assert cmd == "observe_dice" and len(body["readings"]) == 5
         assert body["transaction"].startswith("fw-")
         hub.state(None)  # the game is over and none started: Camel Up's pyramid again
-        assert _wait(lambda: loop.game == "camelup")
+        assert wait_until(lambda: loop.game == "camelup")
         time.sleep(0.2)
         t.release_die()
         got = [hub.got.get(timeout=5.0)[0] for _ in range(2)]
@@ -311,15 +302,8 @@ def _hub_table(
     """A watch loop with mock pins on frames from ``source``, its readings going in process to
     the hub's ``session``; stopped and its pins closed on leaving."""
     sink = HubSink(session)
-    devices = Devices(load_pinmap(), pin_factory=mock_factory)
-    camera = CameraSupervisor(source).start()
-    loop = WatchLoop(camera, sink, devices=devices, readers=Readers(), **loop_kw).start()
-    try:
+    with running_watch(mock_factory, source, sink, **loop_kw) as (loop, devices):
         yield loop, devices, sink
-    finally:
-        loop.stop()
-        camera.stop()
-        devices.close()
 
 
 def _event_types(session) -> list[str]:
@@ -352,7 +336,7 @@ def _release_one_die(
         reveal_zone=scene.zone_box_preview,
         config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
     ) as (loop, devices, sink):
-        assert _wait(lambda: loop.game == game, 15.0)
+        assert wait_until(lambda: loop.game == game, 15.0)
         time.sleep(0.5)
         devices.slider.pin.drive_low()
         shown["die"] = True
@@ -416,7 +400,7 @@ def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(
             lambda: RenderedSource(lambda: image, fps=30),
             config=WatchConfig(still_frames=2, status_interval_s=1.0),
         ) as (loop, devices, sink):
-            assert _wait(lambda: loop.game == "marcopolo2", 15.0)
+            assert wait_until(lambda: loop.game == "marcopolo2", 15.0)
             time.sleep(0.3)
             devices.confirm.pin.drive_low()
             frames = sink.rec.wait_for("dice", 1, 30.0)

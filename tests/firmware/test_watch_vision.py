@@ -13,14 +13,13 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware.camera import CameraSupervisor
 from firmware.config import WatchConfig
 from firmware.devices import Devices
 from firmware.frames import FrameSource, ReplaySource
-from firmware.readers import Readers, vision_white_gains
+from firmware.readers import vision_white_gains
 from firmware.sinks import RecordingSink
 from firmware.watch import WatchLoop
-from hardware.pinmap import load_pinmap
+from tests.firmware._watchkit import running_watch, wait_until
 
 board = pytest.importorskip("vision.render.board")
 pytest.importorskip("vision.dice")
@@ -74,17 +73,12 @@ def test_a_rendered_die_is_read_by_vision_through_the_loop(mock_factory, tmp_pat
 
     sink = RecordingSink()
     cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)
-    with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
-        camera = CameraSupervisor(lambda: ReplaySource(film, fps=30)).start()
-        loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()
-        try:
-            time.sleep(0.5)
-            devices.slider.pin.drive_low()
-            dice = sink.wait_for("die", 1, 10.0)
-            tracks = sink.wait_for("track", 1, 10.0)
-        finally:
-            loop.stop()
-            camera.stop()
+    replay = lambda: ReplaySource(film, fps=30)  # noqa: E731
+    with running_watch(mock_factory, replay, sink, config=cfg) as (loop, devices):
+        time.sleep(0.5)
+        devices.slider.pin.drive_low()
+        dice = sink.wait_for("die", 1, 10.0)
+        tracks = sink.wait_for("track", 1, 10.0)
     assert len(dice) == 1
     die = dice[0]
     assert die["frame"] == "preview"  # a replay has no full-resolution stream
@@ -157,18 +151,13 @@ def test_the_loop_reads_with_the_tables_taught_palette_and_says_so(
         cfg = WatchConfig(
             still_frames=2, track_timeout_s=0.5, status_interval_s=0.2, palette=str(palette_file)
         )
-        with Devices(load_pinmap(), pin_factory=mock_factory) as devices:
-            camera = CameraSupervisor(lambda: ReplaySource(film, fps=30)).start()
-            loop = WatchLoop(camera, sink, devices=devices, config=cfg, readers=Readers()).start()
-            try:
-                time.sleep(0.5)
-                devices.slider.pin.drive_low()
-                die = sink.wait_for("die", 1, 10.0)[0]
-                sink.wait_for("track", 1, 10.0)
-                time.sleep(0.3)
-            finally:
-                loop.stop()
-                camera.stop()
+        replay = lambda: ReplaySource(film, fps=30)  # noqa: E731
+        with running_watch(mock_factory, replay, sink, config=cfg) as (_, devices):
+            time.sleep(0.5)
+            devices.slider.pin.drive_low()
+            die = sink.wait_for("die", 1, 10.0)[0]
+            sink.wait_for("track", 1, 10.0)
+            time.sleep(0.3)
         return die, sink.of("status")[-1]
 
     path = tmp_path / "palette.json"
@@ -253,7 +242,7 @@ def test_an_empty_zone_cut_that_caught_the_landing_die_does_not_lose_the_die(
 
     caplog.set_level(logging.INFO, logger="firmware.watch")
     with _zone_watch(mock_factory, source, scene.zone_box_preview) as (loop, devices, sink):
-        assert _wait_for(lambda: loop._empty_full is not None, 8.0)  # the contaminated cut
+        assert wait_until(lambda: loop._empty_full is not None, 8.0)  # the contaminated cut
         devices.slider.pin.drive_low()
         shown["die"] = True
         dice = sink.wait_for("die", 1, 10.0)
@@ -269,33 +258,11 @@ def _zone_watch(
     mock_factory: object, source: Callable[[], FrameSource], zone: tuple[int, int, int, int]
 ) -> Iterator[tuple[WatchLoop, Devices, RecordingSink]]:
     """The watch loop with the real readers over ``source``, its reveal zone ``zone`` (preview
-    pixels), settling on two still frames; stopped and its pins released on the way out."""
+    pixels), settling on two still frames, recording what it sends."""
     sink = RecordingSink()
-    devices = Devices(load_pinmap(), pin_factory=mock_factory)
-    camera = CameraSupervisor(source).start()
-    loop = WatchLoop(
-        camera,
-        sink,
-        devices=devices,
-        readers=Readers(),
-        reveal_zone=zone,
-        config=WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0),
-    ).start()
-    try:
-        yield loop, devices, sink
-    finally:
-        loop.stop()
-        camera.stop()
-        devices.close()
-
-
-def _wait_for(pred: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():  # type: ignore[operator]
-            return True
-        time.sleep(0.02)
-    return False
+    cfg = WatchConfig(still_frames=2, track_timeout_s=0.5, status_interval_s=1.0)
+    with running_watch(mock_factory, source, sink, reveal_zone=zone, config=cfg) as (loop, dev):
+        yield loop, dev, sink
 
 
 @pytest.mark.parametrize("seed", [222, 225, 230])

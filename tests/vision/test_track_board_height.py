@@ -11,15 +11,13 @@ from __future__ import annotations
 import pytest
 
 from vision.eval import table as et
-from vision.track import TrackReading, read_track
+from vision.track import TrackReading
 
 
 def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]]]:
     scene = et.render_scene(seed, "other")
-    prof = scene.profile
-    assert prof is not None, scene.setup_refused
-    assert prof.geometry.board_height > 0.0  # the set-up kept the board's height
-    reading = read_track(scene.image, prof.geometry, table=prof)
+    assert scene.profile is not None and scene.profile.geometry.board_height > 0.0  # kept
+    reading = scene.read()
     assert reading.ok, reading.reason
     return reading, scene.truth.track
 

@@ -10,17 +10,14 @@ from __future__ import annotations
 import pytest
 
 from vision.eval import table as et
-from vision.track import TrackReading, read_track
+from vision.track import TrackReading
 
 
 def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]]]:
     scene = et.render_scene(seed, "same")
-    prof = scene.profile
-    assert prof is not None, scene.setup_refused
-    image, truth = scene.image, scene.truth
-    reading = read_track(image, prof.geometry, table=prof)
+    reading = scene.read()
     assert reading.ok, reading.reason
-    return reading, truth.track
+    return reading, scene.truth.track
 
 
 @pytest.mark.parametrize(

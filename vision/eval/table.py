@@ -70,7 +70,7 @@ from vision.table import (
     place_board,
     solve_markers,
 )
-from vision.track import read_track
+from vision.track import TrackReading, read_track
 
 __all__ = ["CONDITIONS", "SCENES_PER_TABLE", "evaluate", "score_scene", "set_up_table"]
 
@@ -155,6 +155,18 @@ class Scene:
     image: np.ndarray
     truth: TableTruth
 
+    @property
+    def geometry(self) -> BoardGeometry:
+        """The board as this scene's set-up taught it (the table's own where none was taught)."""
+        return self.table.geometry if self.profile is None else self.profile.geometry
+
+    def read(self) -> TrackReading:
+        """The frame read after this scene's set-up, as the eval scores it. A set-up that was
+        refused has nothing to read with: ValueError naming the refusal."""
+        if self.setup_refused is not None:
+            raise ValueError(f"scene {self.seed}: the set-up was refused: {self.setup_refused}")
+        return read_track(self.image, self.geometry, table=self.profile)
+
 
 def render_scene(seed: int, condition: str = "same", hands_probability: float = 0.25) -> Scene:
     """Scene ``seed`` of its table (``SCENES_PER_TABLE`` a table), after the set-up of
@@ -179,7 +191,7 @@ def score_scene(
 ) -> dict[str, Any]:
     """Render scene ``seed`` of its table, read it after the set-up of ``condition``."""
     scene = render_scene(seed, condition, hands_probability)
-    table, prof, image, truth = scene.table, scene.profile, scene.image, scene.truth
+    truth = scene.truth
     refused_setup, setup_ms = scene.setup_refused, scene.setup_ms
     out: dict[str, Any] = {
         "seed": seed,
@@ -205,9 +217,9 @@ def score_scene(
     }
     if refused_setup is not None:
         return out
-    geo: BoardGeometry = table.geometry if prof is None else prof.geometry
+    geo = scene.geometry
     t0 = time.perf_counter()
-    reading = read_track(image, geo, table=prof)
+    reading = scene.read()
     out["ms"] = (time.perf_counter() - t0) * 1000
     if reading.reason is not None:
         out["refused"] = reading.reason

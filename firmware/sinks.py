@@ -35,7 +35,6 @@ import collections
 import itertools
 import json
 import logging
-import ssl
 import sys
 import threading
 import time
@@ -300,6 +299,8 @@ class MqttSink(ObservationSink):
         if broker.username:
             self._client.username_pw_set(broker.username, broker.secret or None)
         if broker.use_tls:
+            import ssl  # here, not at the top: a plain broker's watch never loads OpenSSL
+
             self._client.tls_set(ca_certs=broker.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
         self._client.will_set(
             self.status_topic, json.dumps({"table": table, "state": "offline"}), qos=1, retain=True

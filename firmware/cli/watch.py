@@ -19,7 +19,11 @@ import threading
 import time
 from typing import Any
 
-from firmware.config import CAMERA_KINDS, TABLE_GAMES, ConfigError, load_config
+from firmware.no_openssl import hashlib_without_openssl, plain_mqtt_ssl
+
+hashlib_without_openssl()  # before numpy is imported (firmware.config imports it): see there
+
+from firmware.config import CAMERA_KINDS, TABLE_GAMES, ConfigError, load_config  # noqa: E402
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"config": shown, "pins": dataclasses.asdict(pinmap)}, indent=2))
         return 0
 
+    # before paho-mqtt is imported (firmware.sinks): no OpenSSL for a plain broker
+    plain_mqtt_ssl(cfg.broker.use_tls)
     log.debug("lean process: %s", lean_process())
     from firmware.camera import CameraSupervisor
     from firmware.devices import Devices

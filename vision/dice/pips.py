@@ -93,7 +93,10 @@ def _component_stats(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     a whole frame's read peaked on it (issue 14). Labels of 2 bytes give the same components,
     numbered alike, when there are fewer than 2^16 of them; every component begins a run of set
     pixels along a row, so fewer runs than that is enough (else 4 bytes, as before)."""
-    runs = int(np.count_nonzero(mask[:, :1])) + int(np.count_nonzero(mask[:, 1:] > mask[:, :-1]))
+    runs = int(np.count_nonzero(mask[:, :1]))
+    for y0 in range(0, mask.shape[0], _BAND):  # by bands: a frame-sized bool array fewer
+        band = mask[y0 : y0 + _BAND]
+        runs += int(np.count_nonzero(band[:, 1:] > band[:, :-1]))
     ltype = cv2.CV_16U if runs < 0xFFFF else cv2.CV_32S
     got = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
     n, stats, cents = got[0], got[2], got[3]

@@ -54,13 +54,19 @@ def check_model() -> tuple[DieClassifier, Gates]:
 
 
 def hand_proposals(
-    img: np.ndarray, pal: Palette, white_gains: Sequence[float] | None
+    img: np.ndarray,
+    pal: Palette,
+    white_gains: Sequence[float] | None,
+    gray: np.ndarray | None = None,
 ) -> list[DieReading]:
     """The full-frame reader's dice, read on ``img`` brought to at most ``FULL_FRAME_SIDE``
-    pixels; boxes in ``img``'s pixels."""
+    pixels; boxes in ``img``'s pixels. ``gray``: ``img``'s grey if the caller has it (one
+    frame-sized grey fewer at a whole frame's read, issue 14)."""
     f = min(1.0, FULL_FRAME_SIDE / max(img.shape[:2]))
     if f >= 1.0:
-        return read_full_frame(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), pal, white_gains)
+        if gray is None:
+            gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        return read_full_frame(img, gray, pal, white_gains)
     small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     found = read_full_frame(small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), pal, white_gains)
     return [_rescaled(r, 1.0 / f) for r in found]
@@ -95,16 +101,19 @@ def read_dice_report(
         (ox, oy, w, h), poly = zone_rect(zone, img.shape)
         img = img[oy : oy + h, ox : ox + w]
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    if float(gray.std()) < 4.0:
+    # OpenCV's sums, not numpy's std: that makes a float64 copy of the frame (7.4 MB at
+    # 1280x720, a whole frame's read's peak, issue 14); the same spread to 1e-9
+    if float(cv2.meanStdDev(gray)[1][0, 0]) < 4.0:
         if gray.mean() < 20:
             return DiceReport([], Reason(Why.FRAME_BLACK, "frame is black"))
         return DiceReport([], Reason(Why.FRAME_UNIFORM, "frame is uniform (nothing to read)"))
     if zone is None:
-        hand = hand_proposals(img, pal, white_gains)
+        hand = hand_proposals(img, pal, white_gains, gray)
         why = None
     else:
         report = read_pips(img, gray, pal, white_gains, ox, oy, poly)
         hand, why = report.dice, report.why
+    del gray  # not needed past the proposals: a whole frame's read peaks in the net's pass
     props = propose(img, hand, clf, detect_min=gates.detect, box_offset=(ox, oy))
     dice = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
     if poly is not None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,8 @@ class CameraSupervisor:
         self._latest: Frame | None = None
         self._consumed_seq = 0
         self._peeked_seq = 0  # the newest frame peek() handed out: never recycled
+        self._paused = 0  # paused() blocks under way: no frame decoded (unless peek() waits)
+        self._peek_waiting = 0
         self._seq = 0
         self._generation = 0
         self._running = False
@@ -136,13 +139,60 @@ class CameraSupervisor:
         from the loop (the set-up link shows frames the loop also watches)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._latest is None or self._latest.t <= after:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._running:
-                    return None
-                self._cond.wait(remaining)
+            self._peek_waiting += 1  # a paused camera decodes for it
+            self._cond.notify_all()
+            try:
+                while self._latest is None or self._latest.t <= after:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or not self._running:
+                        return None
+                    self._cond.wait(remaining)
+            finally:
+                self._peek_waiting -= 1
             self._peeked_seq = self._latest.seq
             return self._latest
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No frame is decoded in this block (unless :meth:`peek` waits for one), and the
+        newest frame nobody took is let go; frames come again after it (the first within a
+        frame's time).
+
+        Why: the loop reads a whole frame (the starting roll, a Marco Polo II frame) for one
+        to several seconds, the process's memory peak (issue 14), while the capture thread
+        decoded frame after frame into the slot that nobody would look at: a 1280x720 frame
+        (2.7 MB) more at the peak, and a core's worth of decoding on a Pi. The frame that is
+        read is the loop's own; what the camera shows meanwhile is not wanted. Not for the
+        reveal zone's reads: the die watcher wants the next frame at once after them. The
+        camera itself is not asked for frames meanwhile (libcamera drops what nobody asks
+        for), and a pause is not a frozen camera (no error, no reopen)."""
+        with self._cond:
+            self._paused += 1
+            self._drop_unseen()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._paused -= 1
+                self._cond.notify_all()
+
+    def _drop_unseen(self) -> None:
+        """Let the slot's frame go if nobody took it nor was shown it (under ``_cond``)."""
+        latest = self._latest
+        if latest is not None and latest.seq > self._consumed_seq:
+            if latest.seq != self._peeked_seq:
+                self._latest = None
+                self.dropped += 1
+
+    def _hold(self, gen: int) -> bool:
+        """Wait a moment while :meth:`paused` (and nobody peeks); whether it waited."""
+        with self._cond:
+            if not self._paused or self._peek_waiting or gen != self._generation:
+                return False
+            self._drop_unseen()
+            self._cond.wait(0.05)
+        self._last_activity = time.monotonic()  # paused, not frozen
+        return True
 
     def capture_zone(self, box: tuple[int, int, int, int]) -> tuple[np.ndarray, float] | None:
         """The open source's full-resolution cut of ``box`` (FrameSource.capture_zone), or None:
@@ -197,6 +247,8 @@ class CameraSupervisor:
                         self._stop_event.wait(backoff)
                         backoff = min(backoff * 2, self.backoff_s[1])
                         continue
+                if self._hold(gen):
+                    continue
                 try:
                     self._reading_since = time.monotonic()
                     image = source.read_into(lambda: self._spare(gen))

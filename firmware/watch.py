@@ -734,14 +734,15 @@ class WatchLoop:
         image = frame.image
         self._learn_white(image)
         try:
-            dice = self.readers.timed(
-                "dice",
-                self.readers.read_dice,
-                image,
-                white_gains=self.white_gains,
-                expected_colours=list(SETUP_COLOURS),
-                palette=self.palette.current(),
-            )
+            with self.camera.paused():  # no frame decoded meanwhile (CameraSupervisor.paused)
+                dice = self.readers.timed(
+                    "dice",
+                    self.readers.read_dice,
+                    image,
+                    white_gains=self.white_gains,
+                    expected_colours=list(SETUP_COLOURS),
+                    palette=self.palette.current(),
+                )
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")
@@ -783,13 +784,14 @@ class WatchLoop:
         image = frame.image
         self._learn_white(image)  # kept from before if this table shows no markers
         try:
-            dice = self.readers.timed(
-                "dice",
-                self.readers.read_dice,
-                image,
-                white_gains=self.white_gains,
-                palette=self.palette.current(),
-            )
+            with self.camera.paused():  # no frame decoded meanwhile (CameraSupervisor.paused)
+                dice = self.readers.timed(
+                    "dice",
+                    self.readers.read_dice,
+                    image,
+                    white_gains=self.white_gains,
+                    palette=self.palette.current(),
+                )
         except Exception as exc:
             self.health.read_errors += 1
             self.health.error(f"dice not read: {type(exc).__name__}: {exc}")

@@ -160,3 +160,30 @@ def test_a_frame_the_loop_had_no_time_for_is_decoded_into_never_one_it_holds() -
         shown_copy = shown.image.copy()
         time.sleep(0.1)
         assert np.array_equal(shown.image, shown_copy), "a peeked frame was written over"
+
+
+def test_a_paused_camera_decodes_nothing_and_lets_the_unseen_frame_go() -> None:
+    """While the loop reads a whole frame (CameraSupervisor.paused) no frame is decoded and the
+    slot's frame nobody took is let go; a pause longer than the freeze timeout is not a frozen
+    camera; the first frame after it comes within a frame or two; peek() still gets frames."""
+    source = Decoding()
+    errors: list[str] = []
+    with CameraSupervisor(lambda: source, freeze_timeout_s=0.3, on_error=errors.append) as cam:
+        held = cam.next_frame(2.0)
+        assert held is not None
+        with cam.paused():
+            time.sleep(0.05)  # a decode under way when the pause began ends
+            decoded = source.n
+            with cam._cond:
+                assert cam._latest is None or cam._latest is held  # nothing unseen is kept
+            time.sleep(0.8)  # over twice the freeze timeout
+            assert source.n == decoded, "frames were decoded during the pause"
+            shown = cam.peek(time.monotonic(), 2.0)  # the set-up link asks meanwhile
+            assert shown is not None and source.n > decoded
+            after_peek = source.n
+            time.sleep(0.2)
+            assert source.n <= after_peek + 1  # back to not decoding once it was answered
+        resumed = time.monotonic()
+        frame = cam.next_frame(2.0)
+        assert frame is not None and frame.t > resumed
+    assert errors == [] and cam.reopens == 0

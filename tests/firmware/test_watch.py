@@ -55,6 +55,8 @@ class FakeVision:
         self.white_calls = 0
         self.hints: list[dict] = []  # what each read_die was told besides the image
         self.fail_die: Exception | None = None
+        self.camera: CameraSupervisor | None = None  # set by Table
+        self.paused: list[int] = []  # the camera's pauses under way at each read_dice
 
     def read_die(self, image: np.ndarray, zone, **hints):
         self.die_calls += 1
@@ -72,6 +74,8 @@ class FakeVision:
 
     def read_dice(self, image: np.ndarray, **hints):
         self.hints.append(hints)
+        if self.camera is not None:
+            self.paused.append(self.camera._paused)
         return [
             ({"colour": c, "face": 1 + i % 3, "confidence": 0.9}, None)
             for i, c in enumerate(["blue", "green", "orange", "yellow", "white"])
@@ -118,6 +122,7 @@ class Table:
         self.camera = CameraSupervisor(
             opener, backoff_s=(0.02, 0.1), black_frames=5, freeze_timeout_s=0.5
         ).start()
+        self.vision.camera = self.camera
         self.loop = WatchLoop(
             self.camera,
             self.sink,
@@ -440,6 +445,7 @@ def test_setup_mode_reads_the_five_dice_then_the_track(mock_factory) -> None:
         from vision.palette import CAMEL_UP
 
         assert table.vision.hints[-1]["expected_colours"] == list(CAMEL_UP)
+        assert table.vision.paused == [1]  # no frame decoded while the roll is read
         track = table.sink.wait_for("track", 1, 2.0)
         assert track and track[0]["note"] == "starting position" and track[0]["mode"] == "setup"
         assert table.loop.state == "ready" and "release" not in kinds(table.sink)

@@ -182,6 +182,8 @@ def test_marco_polo_confirm_reads_the_frame_and_the_slider_does_nothing(mock_fac
         ]
         assert set(frames[0]["readings"][0]) == {"colour", "face", "confidence", "box"}
         assert table.loop.state == "ready" and table.vision.die_calls == 0
+        assert table.vision.paused == [1]  # no frame decoded while the frame is read
+        assert table.camera._paused == 0
     finally:
         table.close()
 

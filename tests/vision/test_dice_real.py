@@ -117,3 +117,27 @@ def test_a_die_boxed_twice_by_the_body_finder_is_one_die() -> None:
     assert all(r is not None for _, r in pairs), "every labelled die is found"
     assert len(readings) == len(im["dice"]), [r.box for r in readings]
     assert all(r.face in (None, int(lab["face"])) for lab, r in pairs if r is not None)
+
+
+def test_a_die_the_net_boxes_twice_by_halves_is_one_die() -> None:
+    """rune55-trays PXL_20240219_191703482 (a train photo of the split): on a tray of large dice
+    the net boxes one die twice, with two windows each about two thirds of the die side by side,
+    which by their own sides lie as far apart as touching dice; both were kept (a false die).
+    Measured by the frame's die (``learned.frame_die_side``) they are one die: no reading
+    matches no labelled die, and the dice found stay found."""
+    import cv2
+
+    from vision.dice import read_dice
+    from vision.eval.dice import match
+
+    folder = REAL / "rune55-trays"
+    im = next(
+        i
+        for i in json.loads((folder / "labels.json").read_text())["images"]
+        if i["file"] == "images/PXL_20240219_191703482.jpg"
+    )
+    readings = read_dice(cv2.imread(str(folder / im["file"])))
+    pairs = match(im["dice"], readings)
+    matched = {id(r) for _, r in pairs if r is not None}
+    assert [r.box for r in readings if id(r) not in matched] == [], "no false die"
+    assert len(matched) >= 10, f"{len(matched)} of {len(im['dice'])} dice found"

@@ -487,6 +487,8 @@ def _rss(
         cwd=repo,
     )
     status = Path(f"/proc/{proc.pid}/status")
+    maps = Path(f"/proc/{proc.pid}/maps")
+    openssl: list[str] | None = None  # the system's libssl/libcrypto mapped once started
     peak_kb = anon_kb = 0
     presses = 0
     now = folder / "pi" / "now"
@@ -505,6 +507,8 @@ def _rss(
         except OSError:
             break
         t = time.monotonic() - start
+        if openssl is None and t > 2.0:
+            openssl = _system_openssl(maps)
         if t > 2.0 + period * presses and proc.stdin:
             try:
                 if pi and not whole:
@@ -533,9 +537,26 @@ def _rss(
         "dice_read_otherwise": sorted(
             {f"{c}/{f}: {why}" for c, f, why in reads.values() if (c, f) not in right}
         ),
+        "system_openssl_mapped": openssl,
         "exit_code": proc.returncode,
         **({"stderr": err[-500:]} if proc.returncode else {}),
     }
+
+
+def _system_openssl(maps: Path) -> list[str] | None:
+    """The system's OpenSSL libraries mapped in a process (not the copies bundled in a wheel's
+    ``.libs``, which OpenCV's FFmpeg links): empty for a plain broker's watch
+    (firmware/no_openssl.py); None if the maps cannot be read."""
+    try:
+        text = maps.read_text()
+    except OSError:
+        return None
+    names = {line.split()[-1] for line in text.splitlines() if line.count(" ") >= 5}
+    return sorted(
+        Path(n).name
+        for n in names
+        if ("/libssl" in n or "/libcrypto" in n) and ".libs/" not in n and "site-packages" not in n
+    )
 
 
 def _pinned_modes(broker_url: str, folder: Path, python: str) -> dict[str, Any]:
@@ -644,5 +665,42 @@ def run() -> dict[str, Any]:
     }
 
 
+#: what the watch does in each mode of MODES, for the memory table
+MODE_WORK = {
+    "play": "a die read from the reveal zone's full-resolution cut every 1.5 s",
+    "setup": "the starting roll's five dice read from the whole 1280x720 frame",
+    "marcopolo2": "every die of the whole 1280x720 frame at each confirm",
+}
+
+
+def memory_table(suite: dict[str, Any]) -> str:
+    """The watch's peak memory in every mode of MODES as a markdown table, from this suite's
+    results (``bench/results.json`` -> ``suites.firmware``): what docs/running-on-the-pi.md
+    shows, so that the page says what was measured and nothing else (a test compares them).
+    ValueError naming the entry when a mode's figures are missing."""
+    rows = [
+        "| mode | what the watch does | peak RSS, MB: median (runs) | largest anonymous part "
+        "sampled, MB | dice read right / sent | load (1 min) | ≤ 100 MB |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for mode in MODES:
+        key = "watch_process_pinned" + ("" if mode == "play" else f"_{mode}")
+        got = suite.get(key)
+        if not isinstance(got, dict) or "peak_rss_mb_runs" not in got:
+            raise ValueError(f"bench results: no figures for {key} (python -m bench.run firmware)")
+        runs = ", ".join(f"{r:g}" for r in got["peak_rss_mb_runs"])
+        rows.append(
+            f"| {mode} | {MODE_WORK[mode]} | {got['peak_rss_mb']:g} ({runs}) | "
+            f"{got['peak_anon_mb_sampled']:g} | {got['dice_read_right']} / "
+            f"{got['dice_published']} | {got['load_average_1min']:g} | "
+            f"{'yes' if got['meets_target'] else 'no'} |"
+        )
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
-    print(json.dumps(run(), indent=2))
+    if sys.argv[1:] == ["--memory-table"]:  # from the committed results, nothing measured
+        results = json.loads(Path(__file__).with_name("results.json").read_text())
+        print(memory_table(results["suites"]["firmware"]))
+    else:
+        print(json.dumps(run(), indent=2))

@@ -24,8 +24,8 @@
     on_top: "it sits directly on the other crazy camel",
   };
 
+  /** The status line in play (over, the page's own "Game over — ... won" is shown). */
   function status(v) {
-    if (v.finished) return `Camel Up (2nd ed.) · race over · won by ${(v.result || {}).winner}`;
     // who plays first: on a phone the bar is cut after about thirty letters (the game's name is
     // the card's title)
     const n = v.pyramid_tickets_left;

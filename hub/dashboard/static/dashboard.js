@@ -278,7 +278,10 @@
     body.dataset.lastType = e.type;
     if (e.type === "game_started" || e.type === "game_over" || e.type === "game_abandoned") loadGames();
     if (S.live && e.type === "action_refused") showMessage(`${e.player ? e.player + ": " : ""}${e.error}`, "info");
-    if (S.live && e.type === "track_mismatch") showMessage(`The track differs from the game: ${(e.differences || []).join("; ")}`);
+    // once the game is over there is nothing to put right on the board: the camera reading the
+    // track as the players pack up is not news (afterGameOver)
+    if (S.live && e.type === "track_mismatch" && !afterGameOver(e)) showMessage(`The track differs from the game: ${(e.differences || []).join("; ")}`);
+    if (e.type === "game_over" && /^The track differs/.test($("message").textContent)) $("message").hidden = true;
     renderLogParts();
     drawn("event", e.seq);
   }
@@ -371,13 +374,15 @@
     memo("pin", [S.mode, S.pin, S.auth], renderPinButton);
     memo("status", [S.mode, v.game, v.leg, v.race, v.round, v.phase, v.current_player, v.finished, v.result], renderStatus);
     memo("track", [v.track, v.desert], renderTrack);
-    memo("dice", [v.dice_left, v.dice_rolled, v.pyramid_tiles_left], renderDice);
+    // over, the pyramid and the leg bets cards tell the last leg's tally (from the log)
+    const paid = v.finished ? lastTally() : null;
+    memo("dice", [v.dice_left, v.dice_rolled, v.pyramid_tiles_left, v.finished, paid && paid.seq], renderDice);
     memo("actions", [S.mode, S.auth, S.legal, v.leg_tiles, v.dice_left, v.current_player, v.finished,
       S.chosenPile, S.deskSide, v.race_cards, !!S.view, S.seq], renderActions);
     memo("players", [S.mode, S.auth, v.players, v.holdings, v.overall, v.current_player, v.me,
       v.race_cards, v.my_bets, v.finished, S.seq], renderPlayers);
     memo("turn", [S.mode, S.auth, v.current_player, v.finished, v.result, v.game, S.liveGameId], renderTurn);
-    memo("legbets", [v.leg_tiles], renderLegBets);
+    memo("legbets", [v.leg_tiles, v.finished, paid && paid.seq], renderLegBets);
     memo("result", [v.finished, v.result, S.mode, S.auth], renderResult);
     renderLogParts();
     memo("odds", [S.derived, S.oddsSeq, S.odds, S.advice, v.finished, !!S.view, canAct(), S.legal], renderOdds);
@@ -392,6 +397,12 @@
     memo("tallies", [S.liveGameId, activeLog().filter((e) => e.type === "leg_scored").map((e) => e.seq)], renderTallies);
     memo("chart", moneySeries(), renderChart);
     memo("released", [S.log.length && releasedPending()], renderReleased);
+  }
+
+  /** Whether ``e`` came after the game's end (a game over that no undo took back). */
+  function afterGameOver(e) {
+    const undone = undoneSeqs();
+    return S.log.some((x) => x.type === "game_over" && x.seq < e.seq && !undone.has(x.seq));
   }
 
   /** Seqs of events taken back by an undo: the log keeps them (it is the truth, undo is a new
@@ -475,7 +486,7 @@
         const first = (e.undone || []).map((q) => log.find((x) => x.seq === q)).find((x) => x && describe(x, log));
         return `Taken back${e.by && e.by !== "table" ? ` by ${e.by}` : ""}: ${first ? describe(first, log) : e.action || "the last move"}`;
       }
-      case "track_mismatch": return `The camera sees the track differently: ${(e.differences || []).join("; ")}`;
+      case "track_mismatch": return afterGameOver(e) ? null : `The camera sees the track differently: ${(e.differences || []).join("; ")}`;
       case "action_refused": return `${p ? `${p}: ` : ""}not allowed — ${e.error || e.reason}`;
       case "game_over": {
         const money = Object.entries(e.money || {}).sort((a, b) => b[1] - a[1]);
@@ -623,17 +634,33 @@
     }
   }
 
+  /** The last leg's tally (the one the finish scored, once the race is over), or null. */
+  const lastTally = () => activeLog().filter((e) => e.type === "leg_scored").pop() || null;
+
   function renderDice() {
     const box = $("dice");
     box.replaceChildren();
     const v = S.view;
+    $("dice-label").textContent = v && v.finished ? "· race over" : "";
     if (!v) return;
+    const rolledDice = (v.dice_rolled || []).map((d) => el("span", { class: `die rolled c-${d.colour}`,
+      title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } },
+      d.face, el("span", { class: "letter" }, camelInfo(d.colour).letter)));
+    if (v.finished) {
+      // over, no die is left to roll and no tile to take: the dice still "in the pyramid" and
+      // the tiles "left" were the last leg's, which read as if the game went on
+      const t = lastTally();
+      const paid = t ? Object.entries(t.pyramid_tiles || {}).filter(([, n]) => n > 0) : [];
+      box.append(el("p", { class: "over-note" }, "The race is over: no more dice to roll."),
+        el("div", { class: "dice-rolled" }, el("span", { class: "muted" }, "the last leg's dice "), rolledDice),
+        el("p", { class: "muted small", id: "pyramid-paid" }, paid.length
+          ? `Pyramid tiles paid at the finish: ${paid.map(([p, n]) => `${p} ${signed(n)} (${n} tile${n === 1 ? "" : "s"})`).join(", ")}.`
+          : "No pyramid tile was held at the finish."));
+      return;
+    }
     const left = el("div", { class: "dice-left" }, el("span", { class: "muted" }, "in the pyramid "),
       (v.dice_left || []).map((c) => el("span", { class: `die c-${c}`, title: `${c}: not rolled`, dataset: { colour: c } }, camelInfo(c).letter)));
-    const rolled = el("div", { class: "dice-rolled" }, el("span", { class: "muted" }, "rolled "),
-      (v.dice_rolled || []).map((d) => el("span", { class: `die rolled c-${d.colour}`,
-        title: `${d.colour} ${d.face}${d.player ? " by " + d.player : ""}`, dataset: { colour: d.colour, face: d.face } },
-        d.face, el("span", { class: "letter" }, camelInfo(d.colour).letter))));
+    const rolled = el("div", { class: "dice-rolled" }, el("span", { class: "muted" }, "rolled "), rolledDice);
     box.append(left, rolled,
       el("div", { class: "muted small" }, `${v.pyramid_tiles_left ?? "?"} pyramid tile${v.pyramid_tiles_left === 1 ? "" : "s"} left`));
   }
@@ -884,7 +911,20 @@
     const box = $("legbets");
     box.replaceChildren();
     const v = S.view;
+    $("legbets-label").textContent = v && v.finished ? "· race over" : "";
+    box.classList.toggle("over", !!(v && v.finished));
     if (!v) return;
+    if (v.finished) {
+      // the piles left on the board were the last leg's: over, what counts is what they paid
+      const t = lastTally();
+      if (!t) { box.append(el("p", { class: "over-note" }, "The race is over.")); return; }
+      box.append(el("p", { class: "over-note" }, `The race is over. Leg ${t.leg}, the last, was paid at the finish: `,
+          camel(t.first), ` ${t.first} first, `, camel(t.second), ` ${t.second} second.`),
+        el("table", { class: "paid", id: "legbets-paid" },
+          el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "held"), el("th", {}, "paid"))),
+          el("tbody", {}, tallyRows(t, false))));
+      return;
+    }
     for (const c of COLOURS) {
       const tiles = (v.leg_tiles || {})[c] || [];
       box.append(el("div", { class: "legpile", dataset: { colour: c } }, camel(c),
@@ -990,7 +1030,7 @@
       if (e.type === "vision_uncertain") doubt = e;
       else if (e.type === "correction") fix = e;
       else if (e.type === "die_read") { rows.push({ e, doubt, fix }); doubt = null; fix = null; }
-      else if (e.type === "track_mismatch") rows.push({ e });
+      else if (e.type === "track_mismatch" && !afterGameOver(e)) rows.push({ e });
     }
     if (doubt) rows.push({ e: doubt });   // waiting for a person
     for (const { e, doubt: d, fix: f } of rows.slice().reverse()) {
@@ -1042,17 +1082,49 @@
     }
   }
 
+  /* The hub's problems say "confidence 0.35 is below 0.80" (for the log and MQTT); a player
+   * reads one sentence with one number format: the same in percent, in words. */
+  const LOW_CONFIDENCE = /confidence (unknown|\d*\.?\d+) is below (\d*\.?\d+)/;
+  /** ``problems`` split into the camera's low confidence ({conf, need}, or null) and the rest,
+   * any other mention of a confidence in percent. */
+  function plainProblems(problems) {
+    let low = null;
+    const rest = [];
+    for (const text of problems || []) {
+      const m = LOW_CONFIDENCE.exec(text);
+      if (m && !low && m.index === 0) { low = { conf: m[1] === "unknown" ? null : +m[1], need: +m[2] }; continue; }
+      rest.push(plainProblem(text));
+    }
+    return { low, rest };
+  }
+  /** One problem with any confidence in it said in percent, in words. */
+  const plainProblem = (text) => String(text).replace(LOW_CONFIDENCE, (_, c, n) => c === "unknown"
+    ? `the camera gave no confidence (under ${pct(+n)} a person checks)`
+    : `the camera is only ${pct(+c)} sure (under ${pct(+n)} a person checks)`);
+  /** "The camera read blue 1, but it is only 35% sure (under 80% a person checks)": what the
+   * camera read and how sure it was, in one sentence (``what``: "blue 1" or "nothing sure"). */
+  function readSentence(what, confidence, problems) {
+    const { low, rest } = plainProblems(problems);
+    const conf = low && low.conf !== null ? low.conf : confidence;
+    let text = `The camera read ${what}`;
+    if (low && conf !== undefined && conf !== null) text += `, but it is only ${pct(conf)} sure (under ${pct(low.need)} a person checks)`;
+    else if (low) text += `, but gave no confidence (under ${pct(low.need)} a person checks)`;
+    else if (conf !== undefined && conf !== null) text += ` (${pct(conf)} sure)`;
+    return { text: `${text}.`, rest };
+  }
+
   function diePrompt(p) {
     const r = p.reading || {};
     const guess = r.colour && r.face ? `${r.colour} ${r.face}` : "nothing sure";
     const table = S.auth.role === "table";
     const colours = (p.expected_colours && p.expected_colours.length) ? p.expected_colours : (S.view ? S.view.dice_left : []);
+    const said = readSentence(guess, r.confidence, p.problems);
     return el("div", { class: "prompt", dataset: { prompt: p.id } },
       p.crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die", onclick: () => enlarge(cropUrl(p.crop)) },
         el("img", { src: cropUrl(p.crop), alt: "the camera's photo of the die", class: "crop" })) : null,
       el("div", { class: "prompt-body" },
-        el("p", {}, `The camera read ${guess}`, r.confidence !== undefined && r.confidence !== null ? ` (${pct(r.confidence)} sure)` : "", ". What does the die show?"),
-        (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,
+        el("p", { class: "read" }, said.text, " What does the die show?"),
+        said.rest.length ? el("p", { class: "muted small" }, said.rest.join("; ")) : null,
         table && colours.includes(r.colour) && [1, 2, 3].includes(r.face) ? el("button", { type: "button", class: "act primary", id: "confirm-read",
           onclick: () => answer({ prompt: p.id, accept: true }, `Read as ${guess}.`) }, `Yes, ${guess}`) : null,
         table ? el("div", { class: "picker" }, colours.map((c) => el("div", { class: "row" }, chip(c, c),
@@ -1076,20 +1148,26 @@
     if (await post(`${ROOT}api/confirm`, payload)) showMessage(done, "info");
   }
 
+  /** A leg's tally, one row per player: the tiles held, the change (and the coins after). */
+  function tallyRows(t, withCoins) {
+    return Object.keys(t.money || {}).map((p) => {
+      const d = (t.changes || {})[p] || 0;
+      const held = [...((t.tiles || {})[p] || []).map((x) => ticket(x.colour, x.value)),
+        (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `pyramid ×${t.pyramid_tiles[p]}`) : null].filter(Boolean);
+      return el("tr", { dataset: { player: p } }, el("td", {}, p),
+        el("td", {}, held.length ? held : el("span", { class: "muted" }, "nothing")),
+        el("td", { class: `change ${d > 0 ? "up" : d < 0 ? "down" : ""}` }, signed(d)),
+        withCoins ? el("td", {}, t.money[p]) : null);
+    });
+  }
+
   function renderTallies() {
     const box = $("tallies");
     box.replaceChildren();
     const legs = activeLog().filter((e) => e.type === "leg_scored");
     if (!legs.length) { box.append(el("p", { class: "muted" }, "No leg scored yet.")); return; }
     for (const t of legs.slice().reverse()) {
-      const rows = Object.keys(t.money || {}).map((p) => {
-        const d = (t.changes || {})[p] || 0;
-        return el("tr", {}, el("td", {}, p),
-          el("td", {}, ((t.tiles || {})[p] || []).map((x) => ticket(x.colour, x.value)),
-            (t.pyramid_tiles || {})[p] ? el("span", { class: "pill" }, `pyramid ×${t.pyramid_tiles[p]}`) : null),
-          el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "" }, signed(d)),
-          el("td", {}, t.money[p]));
-      });
+      const rows = tallyRows(t, true);
       box.append(el("div", { class: "tally", dataset: { leg: t.leg } },
         el("h3", {}, `Leg ${t.leg}: `, camel(t.first), ` ${t.first} first, `, camel(t.second), ` ${t.second} second`),
         el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "player"), el("th", {}, "tiles"), el("th", {}, "change"), el("th", {}, "coins"))),
@@ -1470,7 +1548,7 @@
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
   const ui = { S, el, chip, ticket, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
-    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts };
+    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts, readSentence, plainProblem };
   window.pyramid.ui = ui;
 
   wire();

@@ -46,17 +46,31 @@
     }));
   }
 
+  const ORDINALS = ["1st", "2nd", "3rd", "4th", "5th"];
+
+  /** Each horse's column of circles: who holds each, and what a free one scores by the horse's
+   * place, labelled (a bare "16/12/8" told a player nothing). On a phone each horse is one
+   * block, each circle after its label (class "stacks", dashboard.css): the table of circles
+   * ran sideways past the card. */
   function columns(ui, v) {
     const { el } = ui;
     const size = (v.score_table[0] || []).length;
     const head = el("tr", {}, el("th", {}, "horse"), [...Array(size).keys()].map((i) => el("th", {}, `circle ${i + 1}`)));
     const rows = Object.keys(v.positions).map((horse) => {
       const col = v.columns[horse] || [];
-      return el("tr", { dataset: { column: horse } }, el("td", {}, ui.chip(horse, horse)),
-        [...Array(size).keys()].map((i) => i < col.length ? el("td", { class: "token" }, col[i])
-          : el("td", { class: "free", title: "points by podium place" }, v.score_table.map((r) => r[i]).join("/"))));
+      return el("tr", { dataset: { column: horse } }, el("td", { class: "name" }, ui.chip(horse, horse)),
+        [...Array(size).keys()].map((i) => {
+          const label = `circle ${i + 1}`;
+          if (i < col.length) return el("td", { class: "token", dataset: { label } }, col[i]);
+          const points = v.score_table.map((r) => r[i]);
+          const said = `${label}: ${points.map((p, k) => (k ? `${p} if ${ORDINALS[k]}` : `${p} points if ${horse} comes 1st`)).join(", ")}`;
+          return el("td", { class: "free", dataset: { label }, title: said, "aria-label": said }, `${points.join("/")} pts`);
+        }));
     });
-    return el("table", { class: "grid-table", id: "hr-columns" }, el("thead", {}, head), el("tbody", {}, rows));
+    return [el("p", { class: "muted small", id: "hr-columns-legend" },
+      `A free circle shows the points a token there scores if its horse finishes ${ORDINALS.slice(0, v.score_table.length).join(" / ")}; `,
+      "off the podium it scores nothing."),
+    el("table", { class: "grid-table stacks", id: "hr-columns" }, el("thead", {}, head), el("tbody", {}, rows))];
   }
 
   function players(ui, v) {
@@ -116,7 +130,7 @@
     });
     return el("div", { id: "hr-betting" },
       el("h3", {}, `${v.current_player} bets or passes`),
-      el("table", { class: "grid-table" }, el("thead", {}, el("tr", {}, el("th", {}, "horse"), el("th", {}, "a token now is worth"), el("th", {}, ""))),
+      el("table", { class: "grid-table" }, el("thead", {}, el("tr", {}, el("th", {}, "horse"), el("th", {}, "a token now is worth (points)"), el("th", {}, ""))),
         el("tbody", {}, rows)),
       act && legal.includes("pass") ? el("div", { class: "row" }, button(ui, "Pass", "pass")) : null);
   }
@@ -194,13 +208,13 @@
     if (p.kind !== "roll_reading") return null;
     const r = p.reading || {};
     const table = ui.S.auth.role === "table";
-    const conf = r.confidence !== undefined && r.confidence !== null ? ` (${ui.pct(r.confidence)} sure)` : "";
+    const said = ui.readSentence(r.face ?? "nothing sure", r.confidence, p.problems);
     return el("div", { class: "prompt", dataset: { prompt: p.id } },
       p.crop ? el("button", { type: "button", class: "crop-btn", "aria-label": "enlarge the camera's photo of the die", onclick: () => ui.enlarge(ui.cropUrl(p.crop)) },
         el("img", { src: ui.cropUrl(p.crop), alt: "the camera's photo of the die", class: "crop" })) : null,
       el("div", { class: "prompt-body" },
-        el("p", {}, `The camera read ${r.face ?? "nothing sure"}${conf}. What does the die show?`),
-        (p.problems || []).length ? el("p", { class: "muted small" }, p.problems.join("; ")) : null,
+        el("p", { class: "read" }, said.text, " What does the die show?"),
+        said.rest.length ? el("p", { class: "muted small" }, said.rest.join("; ")) : null,
         table ? el("div", { class: "row" }, [1, 2, 3, 4, 5, 6].map((f) => el("button", { type: "button", class: "act face",
           dataset: { answer: String(f) }, onclick: () => ui.answer({ prompt: p.id, face: f }, `Read as ${f}.`) }, f)),
           el("button", { type: "button", class: "act", onclick: () => ui.answer({ prompt: p.id, dismiss: true }, "Dismissed.") }, "Dismiss"))

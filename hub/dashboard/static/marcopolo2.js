@@ -29,8 +29,9 @@
     ["contract_points", "contract rewards"], ["other", "other"]];
 
   function status(v) {
-    return `Marco Polo II · round ${v.round} of ${v.rounds}` +
-      (v.pending_compensation.length ? ` · compensation: ${v.pending_compensation.join(", ")}` : "");
+    // short: a phone's bar holds about thirty letters (the game's name is the card's title)
+    return `Round ${v.round} of ${v.rounds}` +
+      (v.pending_compensation.length ? ` · to choose: ${v.pending_compensation.join(", ")}` : "");
   }
 
   const isTable = (ui) => ui.S.auth.role === "table" && ui.S.mode !== "archive";
@@ -114,16 +115,22 @@
     return el("table", { class: "grid-table stacks", id: "mp-round" }, el("thead", {}, head), el("tbody", {}, rows));
   }
 
+  /** The rounds played: each round one row, each player's total and the compensation taken.
+   * On a phone each round is one block, every player after their name (class "stacks",
+   * dashboard.css): four players' columns ran past the card, and the camel was an emoji a
+   * phone's font may lack. */
   function history(ui, v) {
     const { el } = ui;
     if (!v.history.length) return null;
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     return el("details", { id: "mp-history" }, el("summary", {}, "Earlier rounds"),
-      el("table", { class: "grid-table" }, el("thead", {}, el("tr", {}, el("th", {}, "round"), v.players.map((p) => el("th", {}, p)))),
-        el("tbody", {}, v.history.map((h) => el("tr", {}, el("td", {}, h.round), v.players.map((p) => {
-          const d = (h.dice || {})[p];
-          const c = (h.compensation || {})[p];
-          return el("td", {}, d ? `${d.total}${d.owed ? ` → ${c ? `${c.coins}c ${c.camels}🐪` : "?"}` : ""}` : "—");
-        }))))));
+      el("table", { class: "grid-table stacks" }, el("thead", {}, el("tr", {}, el("th", {}, "round"), v.players.map((p) => el("th", {}, p)))),
+        el("tbody", {}, v.history.map((h) => el("tr", { dataset: { round: h.round } }, el("td", { class: "name" }, `Round ${h.round}`),
+          v.players.map((p) => {
+            const d = (h.dice || {})[p];
+            const c = (h.compensation || {})[p];
+            return el("td", { dataset: { label: p } }, d ? `${d.total}${d.owed ? ` → ${c ? `${plural(c.coins, "coin")}, ${plural(c.camels, "camel")}` : "?"}` : ""}` : "—");
+          }))))));
   }
 
   /** One form per player; a sheet goes to the hub as score:<player>:entry=n,... */
@@ -213,7 +220,7 @@
       el("p", {}, p.players.length ? `Enter the dice of ${p.players.join(", ")} by hand (below): the camera could not read them all.`
         : "The camera could not place every die: check the totals below."),
       el("ul", { class: "muted small" }, (p.needs_person || []).map((n) =>
-        el("li", {}, n.board ? `${n.board}: ` : "", n.reason, n.colour ? ` (${n.colour}${n.face ? " " + n.face : ""})` : ""))),
+        el("li", {}, n.board ? `${n.board}: ` : "", ui.plainProblem(n.reason), n.colour ? ` (${n.colour}${n.face ? " " + n.face : ""})` : ""))),
       isTable(ui) ? el("button", { type: "button", class: "act", onclick: () => ui.answer({ prompt: p.id, dismiss: true }, "Dismissed.") }, "Dismiss") : null));
   }
 

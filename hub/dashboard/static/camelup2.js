@@ -169,8 +169,7 @@
     add(box, result(ui, v), track(ui, v), dice(ui, v), actions(ui, v), odds(ui), advice(ui),
       ui.el("h3", {}, "Players"), players(ui, v));
     if (ui.S.auth.role === "table" && ui.S.mode === "table" && !v.finished) {
-      add(box, ui.el("div", { class: "row" }, ui.el("button", { type: "button", class: "act warn", id: "undo",
-        onclick: async () => { if (await ui.post(`${ui.ROOT}api/undo`, {})) ui.showMessage("Undone.", "info"); } }, "↶ Undo last action")));
+      add(box, ui.undoRow());   // names the move it takes back, asks once more
     }
   }
 

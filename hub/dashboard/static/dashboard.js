@@ -538,7 +538,11 @@
   /** The move an undo would take back now, in words (null: nothing to undo). */
   function lastUndoable() {
     const log = activeLog();
-    for (let i = log.length - 1; i >= 0; i--) {
+    // the start is no move: the game's opening events (Marco Polo II's round 1, the horse
+    // race's first race and round) come with no player right after game_started
+    let start = log.findIndex((e) => e.type === "game_started");
+    while (start >= 0 && start + 1 < log.length && !log[start + 1].player) start++;
+    for (let i = log.length - 1; i > start; i--) {
       const e = log[i];
       if (e.type === "game_started") return null;
       if (ACTION_TYPES.has(e.type) || (e.player && !["die_released", "vision_uncertain", "action_refused", "camel_moved", "undo"].includes(e.type))) {
@@ -751,7 +755,9 @@
     if (S.auth.role === "table") box.append(undoRow());
   }
 
-  /** Undo names what it takes back and asks once more before it does. */
+  /** Undo names what it takes back and asks once more before it does (every game's: the other
+   * games' cards draw it with ui.undoRow, where a bare "Undo last action" took back a move
+   * on one tap without saying which). */
   function undoRow() {
     const row = el("div", { class: "row undo-row", id: "undo-row" });
     const last = lastUndoable();
@@ -1015,6 +1021,13 @@
 
   const cropUrl = (cropId) => `${ROOT}api/crops/${encodeURIComponent(cropId)}`;
 
+  /** What the camera had read of a die a person corrected: "camera read blue 2", or that it
+   * read nothing sure (a reading without colour or face said "camera read null null"). */
+  const cameraRead = (r) => {
+    if (!r || (!r.colour && !r.face)) return "the camera read nothing sure";
+    return `camera read ${r.colour || "?"} ${r.face || "?"}`;
+  };
+
   /** One row per die: the die as played, with the camera's crop (tap to enlarge) and, when a
    * person checked it, who and what the camera had read. */
   function renderDiceLog() {
@@ -1038,7 +1051,7 @@
       const crop = e.crop || (d && d.crop);
       if (e.type === "die_read") {
         text = [chip(e.colour, e.face), ` ${Cap(e.colour)} ${e.face}`, e.player ? ` · ${e.player}` : "",
-          f ? el("span", { class: "pill" }, f.changed ? `corrected${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"} (camera read ${f.read ? `${f.read.colour} ${f.read.face}` : "?"})` : `checked${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"}`)
+          f ? el("span", { class: "pill" }, f.changed ? `corrected${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"} (${cameraRead(f.read)})` : `checked${f.by && f.by !== "table" ? ` by ${f.by}` : " at the table"}`)
             : e.source === "confirmed" ? el("span", { class: "pill" }, "checked")
             : e.confidence !== undefined && e.confidence !== null ? el("span", { class: "muted small" }, ` camera ${pct(e.confidence)} sure`) : null];
       } else if (e.type === "vision_uncertain") {
@@ -1548,7 +1561,7 @@
 
   // what the other games' views use of this page (static/horserace.js, static/marcopolo2.js)
   const ui = { S, el, chip, ticket, camel, pct, post, doAction, answer, showMessage, showQr, canAct, ROOT, legal: () => S.legal,
-    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts, readSentence, plainProblem };
+    placesOf, podiumOf, revealed, nextGameRow, camelResult, cropUrl, enlarge, adviceParts, readSentence, plainProblem, undoRow };
   window.pyramid.ui = ui;
 
   wire();

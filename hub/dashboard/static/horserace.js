@@ -197,8 +197,7 @@
       el("h3", {}, "Bet columns"), columns(ui, v),
       el("h3", {}, "Players"), players(ui, v));
     if (S.auth.role === "table" && S.mode === "table" && !v.finished) {
-      add(box, el("div", { class: "row" }, el("button", { type: "button", class: "act warn", id: "undo",
-        onclick: async () => { if (await ui.post(`${ui.ROOT}api/undo`, {})) ui.showMessage("Undone.", "info"); } }, "↶ Undo last action")));
+      add(box, ui.undoRow());   // names the move it takes back, asks once more
     }
   }
 

@@ -207,8 +207,7 @@
     add(box, history(ui, v));
     if (v.round === v.rounds) add(box, calculator(ui, v));
     if (isTable(ui) && S.mode === "table") {
-      add(box, el("div", { class: "row" }, el("button", { type: "button", class: "act warn", id: "undo",
-        onclick: async () => { if (await ui.post(`${ui.ROOT}api/undo`, {})) ui.showMessage("Undone.", "info"); } }, "↶ Undo last action")));
+      add(box, ui.undoRow());   // names the move it takes back, asks once more
     }
   }
 

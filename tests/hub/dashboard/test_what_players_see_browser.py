@@ -280,3 +280,42 @@ def test_the_second_edition_s_status_at_game_over(browser: Any, tmp_path: Path) 
         synced(page, table)
         assert page.locator("#status-text").inner_text() == f"Game over — {' & '.join(winners)} won"
         close(page)
+
+
+@pytest.mark.parametrize(
+    ("game", "action", "words"),
+    [
+        ("camelup2", "leg:blue", "Ann took the blue 5 ticket"),
+        ("horserace", "bet:blue", "Ann bet a token on blue (2 left)"),
+        ("marcopolo2", "dice:Ann:1,2,3,4,5", "Ann's dice: 1 2 3 4 5 (total 15)"),
+    ],
+)
+def test_the_other_games_undo_names_the_move_and_asks_first(
+    browser: Any, tmp_path: Path, game: str, action: str, words: str
+) -> None:
+    """Their cards had a bare "Undo last action" that took a move back on one tap without
+    saying which; now, as on the first edition's page, it names it and asks once more."""
+    with serve_table(tmp_path, start=False) as table:
+        session = table.session
+        session.start_game(["Ann", "Bob", "Cy"], game=game, seed=3)
+        before = session.snapshot(log=False)["game"]
+        table.play(action, "Ann")
+        page = open_page(browser, table.url, viewport=NARROW, pin=PIN)
+        synced(page, table)
+        undo = page.locator("#game-view #undo")
+        assert undo.inner_text() == f"↶ Undo: {words}"
+        undo.click()
+        ask = page.locator("#undo-row .confirm-text")
+        assert ask.inner_text() == f"Take back “{words}”?"
+        page.click("#undo-no")  # not taken back
+        page.wait_for_timeout(300)
+        assert session.snapshot(log=False)["game"] != before
+        page.click("#game-view #undo")
+        seq = session.seq
+        page.click("#undo-yes")
+        wait_js(page, f"+document.body.dataset.seq > {seq}")
+        synced(page, table)
+        assert session.snapshot(log=False)["game"] == before
+        assert page.locator("#game-view #undo").count() == 0  # nothing left to take back
+        page.screenshot(path=str(shots() / f"{game}-undo-360.png"), full_page=True)
+        close(page)

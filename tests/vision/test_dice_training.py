@@ -110,3 +110,43 @@ def test_printed_pages_are_seeded_and_give_glyph_crops_labelled_not_a_die() -> N
     assert len(crops) >= 4  # two random windows per page at least, and the reader's glyphs
     assert set(labels) == {0} and set(tags) == {"page"}
     assert all(c.shape == (INPUT, INPUT, 3) for c in crops)
+
+
+def test_the_tray_look_is_seeded_keeps_grey_and_changes_about_half_a_batch() -> None:
+    """``tray_look``: the same seed gives the same batch; a grey crop stays grey (the hue turns
+    about the grey axis and the contrast about the crop's mean); about half the crops change,
+    the rest are left as they were; values stay on the net's input scale."""
+    torch = pytest.importorskip("torch")
+    from vision.dice.classifier import to_blob
+    from vision.train.train import tray_look
+
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 256, (64, INPUT, INPUT, 3), dtype=np.uint8)
+    xb = torch.from_numpy(to_blob(crops))
+    a = tray_look(xb, torch.Generator().manual_seed(1))
+    b = tray_look(xb, torch.Generator().manual_seed(1))
+    assert torch.equal(a, b) and a.shape == xb.shape
+    assert float(a.min()) >= -2.0 and float(a.max()) <= 127.0 / 64.0
+    same = [bool(torch.equal(a[i], xb[i])) for i in range(len(xb))]
+    assert 16 <= sum(same) <= 48
+    grey = torch.full((32, 3, INPUT, INPUT), 0.5)
+    assert float((tray_look(grey, torch.Generator().manual_seed(2)) - 0.5).abs().max()) < 1e-5
+
+
+@pytest.mark.slow
+def test_finder_crops_label_the_finders_boxes_with_the_faces_they_lie_on() -> None:
+    """``data.finder_crops`` on two train photos: crops of the hand finder's boxes, those on a
+    labelled die with its face (1..6), the others not a die; seeded."""
+    from vision.train import data, split
+
+    if not (split.real_root() / "byler-train" / "labels.json").is_file():
+        pytest.skip("real dice photos absent: they live in the shared data folder")
+    crops, labels, tags = data.finder_crops("train", np.random.default_rng(4), per_die=2, limit=2)
+    assert len(crops) == len(labels) == len(tags) and all(
+        c.shape == (INPUT, INPUT, 3) for c in crops
+    )
+    faces = [v for v, t in zip(labels, tags, strict=True) if t.endswith(":finder")]
+    assert faces and len(faces) % 2 == 0 and set(faces) <= {1, 2, 3, 4, 5, 6}
+    assert all(v == 0 for v, t in zip(labels, tags, strict=True) if t.endswith(":finder-false"))
+    again = data.finder_crops("train", np.random.default_rng(4), per_die=2, limit=2)
+    np.testing.assert_array_equal(np.stack(crops), np.stack(again[0]))

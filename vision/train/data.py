@@ -312,3 +312,58 @@ def page_crops(
             c = jitter_crop(page, float(rng.uniform(0, 480)), float(rng.uniform(0, 360)), s, rng)
             crops.append(photometric(c, rng))
     return crops, [0] * len(crops), ["page"] * len(crops)
+
+
+def finder_crops(
+    part: str,
+    rng: np.random.Generator,
+    *,
+    per_die: int,
+    limit: int | None = None,
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Crops of the boxes the hand-written finder (``reader.hand_proposals``, as ``read_dice``
+    runs it on a whole frame) draws on the photos of ``part``: each box that matches a
+    labelled die (``vision.eval.dice.match``) ``per_die`` times, jittered a little in place,
+    scale and turn, with the die's face; each box on no labelled die once, as not a die.
+
+    Why: the net is asked about the finder's boxes, not the label boxes it was trained on, and
+    a finder's box is often off-centre, too tight or too loose, or takes in a neighbour; on the
+    calibration photos most dice the reader found but did not answer were ones the net was
+    unsure of on such a crop (``vision.eval.dice_gates_causes``). Why the hand finder and not
+    the net's own detections: those come from a previous model, and the training data should
+    not depend on the weights it replaces."""
+    from vision.dice.reader import hand_proposals
+    from vision.eval.dice import match
+    from vision.palette import default_palette
+
+    pal = default_palette()
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    tags: list[str] = []
+    for k, (name, im, img) in enumerate(photos(part)):
+        if limit is not None and k >= limit:
+            break
+        dice = photo_dice(name, im)
+        found = hand_proposals(img, pal, None)
+        hit: set[int] = set()
+        for lab, r in match(im["dice"], found):
+            if r is None:
+                continue
+            hit.add(id(r))
+            x, y, w, h = r.box
+            for _ in range(per_die):
+                c = jitter_crop(
+                    img, x + w / 2, y + h / 2, max(w, h), rng, scale=(0.9, 1.12), shift=0.06
+                )
+                crops.append(photometric(c, rng))
+                labels.append(int(lab["face"]))
+                tags.append(name + ":finder")
+        for r in found:
+            x, y, w, h = r.box
+            if id(r) in hit or not _away_from(dice, x + w / 2, y + h / 2, 0.9):
+                continue
+            c = jitter_crop(img, x + w / 2, y + h / 2, max(w, h), rng, scale=(0.95, 1.05))
+            crops.append(photometric(c, rng))
+            labels.append(0)
+            tags.append(name + ":finder-false")
+    return crops, labels, tags

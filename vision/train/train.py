@@ -5,9 +5,12 @@
 Seeded end to end (numpy's generator for the data, torch's for the weights and batches, two
 threads), so the same command on the same data gives the same model. Steps:
 
-1. crops (``vision.train.data``) of the split's train photos, rendered dice and distractors;
+1. crops (``vision.train.data``) of the split's train photos (round the labelled dice and,
+   with ``--finder-per-die``, the hand finder's boxes as the reader cuts them:
+   ``data.finder_crops``), rendered dice and distractors;
 2. a small CNN (``model.DieNet``) trained with AdamW and a cosine schedule, each batch turned by
-   a random quarter turn and mirrored (a die's face reads the same);
+   a random quarter turn and mirrored (a die's face reads the same), and with ``--tray-aug``
+   half of it given a tray's look (``tray_look``: hue, contrast, a small die);
 3. a temperature fitted on the calibration photos (never the held-out ones), on the logits
    averaged over each crop's turned and mirrored views as the reader computes them
    (``classifier.dihedral``, ``VIEWS``), so that the softmax's confidence is as often right
@@ -51,6 +54,8 @@ WIDTHS = (12, 24, 48, 96)  # the net's channels per stage (``model.DieNet``)
 EPOCHS = 5
 PAGES = 0  # rendered printed pages whose hand-reader proposals are "not a die" crops
 COLOUR_AUG = False  # ``recolour`` every batch
+TRAY_AUG = False  # ``tray_look`` every batch
+FINDER_PER_DIE = 0  # crops of each finder box on a labelled train die (``data.finder_crops``)
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
 
 
@@ -59,7 +64,10 @@ def _log(msg: str) -> None:
 
 
 def build_data(
-    quick: bool, rng: np.random.Generator, pages: int = PAGES
+    quick: bool,
+    rng: np.random.Generator,
+    pages: int = PAGES,
+    finder_per_die: int = FINDER_PER_DIE,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N)."""
     limit = 6 if quick else None
@@ -77,6 +85,15 @@ def build_data(
             data.distractor_crops(60 if quick else 5000, rng),
             # its own stream, so that adding it left the other crops as they were
             data.page_crops(2 if quick else pages, np.random.default_rng([SEED, 1])),
+            # likewise its own stream: the crops above are those the November 2026 net had
+            data.finder_crops(
+                "train",
+                np.random.default_rng([SEED, 2]),
+                per_die=min(finder_per_die, 1) if quick else finder_per_die,
+                limit=2 if quick else None,
+            )
+            if finder_per_die > 0
+            else ([], [], []),
         ]
     )
     calib = data.stack(
@@ -139,6 +156,47 @@ def recolour(xb: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return (x.clamp(0.0, 255.0) - 128.0) / 64.0
 
 
+def tray_look(xb: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Half the crops of a batch (the net's input scale) made to look like dice the net was
+    least sure of on the calibration photos (dice in coloured trays, ``dice_gates_causes``):
+    the hue turned about the grey axis by up to a third of a turn (a purple or green tray, a
+    blue die), contrast lowered to 0.55-1, and half of those shrunk to a 26-40 px window and
+    blown back up (a small, soft die: the finder's crop of a 20 px die is 30 px). The stored
+    crops are untouched, so every epoch sees other looks of the same dice."""
+    import torch
+    import torch.nn.functional as F
+
+    n = xb.shape[0]
+    pick = torch.rand(n, generator=gen) < 0.5
+    if not bool(pick.any()):
+        return xb
+    x = xb[pick] * 64.0 + 128.0
+    m = x.shape[0]
+    a = (torch.rand(m, generator=gen) * 2 - 1) * (2 * np.pi / 3)
+    c, s = torch.cos(a), torch.sin(a)
+    k = 1.0 / 3.0
+    r3 = float(np.sqrt(k))
+    # Rodrigues' rotation about (1, 1, 1) / sqrt(3), one matrix per crop
+    rot = torch.empty(m, 3, 3)
+    for i in range(3):
+        for j in range(3):
+            base = c if i == j else torch.zeros(m)
+            sign = ((j - i) % 3 == 1) * -1.0 + ((j - i) % 3 == 2) * 1.0
+            rot[:, i, j] = base + k * (1 - c) + sign * r3 * s
+    x = torch.einsum("nij,njhw->nihw", rot, x)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.55 + 0.45 * torch.rand(m, 1, 1, 1, generator=gen)) + mean
+    small = torch.rand(m, generator=gen) < 0.5
+    if bool(small.any()):
+        side = int(torch.randint(26, 41, (1,), generator=gen))
+        full = x.shape[-1]
+        down = F.interpolate(x[small], size=(side, side), mode="area")
+        x[small] = F.interpolate(down, size=(full, full), mode="bilinear", align_corners=False)
+    out = xb.clone()
+    out[pick] = (x.clamp(0.0, 255.0) - 128.0) / 64.0
+    return out
+
+
 def train(
     epochs: int,
     quick: bool,
@@ -148,6 +206,8 @@ def train(
     *,
     widths: tuple[int, int, int, int] = WIDTHS,
     colour_aug: bool = COLOUR_AUG,
+    tray_aug: bool = TRAY_AUG,
+    finder_per_die: int = FINDER_PER_DIE,
     lr: float = 3e-3,
     views: int = VIEWS,
     pages: int = PAGES,
@@ -164,7 +224,7 @@ def train(
         with np.load(cache) as z:
             sets = {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
     else:
-        sets = build_data(quick, rng, pages)
+        sets = build_data(quick, rng, pages, finder_per_die)
         if cache is not None:
             arrays = {f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))}
             np.savez(
@@ -199,6 +259,8 @@ def train(
                 xb = torch.flip(xb, dims=(3,))
             if colour_aug:
                 xb = recolour(xb, gen)
+            if tray_aug:
+                xb = tray_look(xb, gen)
             opt.zero_grad()
             loss = loss_fn(net(xb).flatten(1), yb)
             loss.backward()
@@ -229,6 +291,8 @@ def train(
         "epochs": epochs,
         "widths": list(widths),
         "colour_aug": colour_aug,
+        "tray_aug": tray_aug,
+        "finder_per_die": finder_per_die,
         "quick": quick,
         "train_crops": int(len(y_tr)),
         "calibration_crops": int(len(y_ca)),
@@ -349,6 +413,19 @@ def main(argv: list[str] | None = None) -> int:
         help="write the reference crops and PyTorch logits the tests compare cv2.dnn with "
         "here (default: the tests' fixture when the model goes to the package's folder)",
     )
+    p.add_argument(
+        "--tray-aug",
+        action=argparse.BooleanOptionalAction,
+        default=TRAY_AUG,
+        help="turn the hue, lower the contrast and shrink half of every batch (tray_look)",
+    )
+    p.add_argument(
+        "--finder-per-die",
+        type=int,
+        default=FINDER_PER_DIE,
+        help="crops of each hand-finder box on a labelled train die (data.finder_crops; 0: "
+        "none; a --cache made with another number keeps its own)",
+    )
     p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument(
@@ -386,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         args.cache,
         widths=widths,
         colour_aug=args.colour_aug,
+        tray_aug=args.tray_aug,
+        finder_per_die=args.finder_per_die,
         lr=args.lr,
         views=args.views,
         pages=args.pages,

@@ -108,7 +108,7 @@
     const rows = roll.choices.map((c, i) => el("tr", { dataset: { choice: c.horse }, class: i === 0 ? "winner-row" : "" },
       el("td", {}, ui.chip(c.horse, c.horse)),
       v.players.map((p) => el("td", { class: "ev", title: `95 %: ${c.ci95[p][0]} to ${c.ci95[p][1]}` },
-        `${fmt(c.expected[p])} `, el("span", { class: "muted small" }, pm(c.stderr[p])))),
+        el("span", { class: "num" }, fmt(c.expected[p])), " ", el("span", { class: "muted small pm" }, pm(c.stderr[p])))),
       el("td", {}, act && legal.includes(c.action) ? button(ui, "give", c.action, "tiny") : null)));
     add(box, el("table", { class: "grid-table advice-table" }, el("thead", {}, head), el("tbody", {}, rows)),
       el("p", { class: "muted small" }, `Expected points after this race (${roll.samples} simulated races; ± is 1.96 standard errors; `,
@@ -124,7 +124,7 @@
     const rows = Object.keys(v.positions).map((horse) => {
       const val = bets ? bets[horse] : undefined;
       return el("tr", { dataset: { bet: horse } }, el("td", {}, ui.chip(horse, horse)),
-        el("td", { class: "ev" }, val ? [`${fmt(val.expected)} `, el("span", { class: "muted small" }, pm(val.stderr))]
+        el("td", { class: "ev" }, val ? [el("span", { class: "num" }, fmt(val.expected)), " ", el("span", { class: "muted small pm" }, pm(val.stderr))]
           : val === null ? "full" : "…"),
         el("td", {}, act && legal.includes(`bet:${horse}`) ? button(ui, "bet", `bet:${horse}`, `tiny c-${horse}`) : null));
     });

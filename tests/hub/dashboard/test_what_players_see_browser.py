@@ -319,3 +319,29 @@ def test_the_other_games_undo_names_the_move_and_asks_first(
         assert page.locator("#game-view #undo").count() == 0  # nothing left to take back
         page.screenshot(path=str(shots() / f"{game}-undo-360.png"), full_page=True)
         close(page)
+
+
+def test_the_horse_race_s_expected_points_are_never_cut_in_two(
+    browser: Any, tmp_path: Path
+) -> None:
+    """On a phone the roll's advice wrapped "42.3 ±" on one line and "0.7" on the next: the
+    number and its margin each stay whole, the margin under the number."""
+    with serve_table(tmp_path, start=False, odds=True) as table:
+        table.session.start_game(["Ann", "Bob", "Cy"], game="horserace", seed=3)
+        for who in ("Ann", "Bob", "Cy"):
+            table.play("pass", who)
+        table.play("roll")
+        page = open_page(browser, table.url, viewport=NARROW, pin=PIN)
+        synced(page, table)
+        page.wait_for_selector("#hr-roll .advice-table td.ev", timeout=60_000)
+        lines = page.locator("#hr-roll td.ev").evaluate_all(
+            """cs => cs.map(c => [c.querySelector('.num'), c.querySelector('.pm')]
+                 .map(s => s.getClientRects().length))"""
+        )
+        assert lines and all(n == [1, 1] for n in lines), lines
+        cell = page.locator("#hr-roll td.ev").first
+        num, pm = cell.locator(".num").bounding_box(), cell.locator(".pm").bounding_box()
+        assert pm["y"] >= num["y"] + num["height"] - 1  # the margin under the number
+        no_sideways_scroll(page)
+        page.locator("#hr-roll").screenshot(path=str(shots() / "horserace-roll-advice-360.png"))
+        close(page)

@@ -53,8 +53,9 @@ PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 
 def read_full_frame(
     img: np.ndarray, gray: np.ndarray, pal: Palette, white_gains: Sequence[float] | None
 ) -> list[DieReading]:
-    """DieReadings of every die in ``img`` (a whole frame, no zone)."""
-    pips = find_pips(img)
+    """DieReadings of every die in ``img`` (a whole frame, no zone); ``gray`` is its grey
+    (``cv2.COLOR_BGR2GRAY``)."""
+    pips = find_pips(img, gray=gray)  # the same grey: one frame-sized copy fewer (issue 14)
     bodies = find_bodies(img)
     cands: list[Cand] = []
     if pips:

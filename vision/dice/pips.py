@@ -36,15 +36,23 @@ _BAND = 128  # rows of a pip mask made at once
 
 
 def find_pips(
-    image_bgr: np.ndarray, *, min_r: float = 1.8, max_r: float = 40.0, min_contrast: float = 28.0
+    image_bgr: np.ndarray,
+    *,
+    min_r: float = 1.8,
+    max_r: float = 40.0,
+    min_contrast: float = 28.0,
+    gray: np.ndarray | None = None,
 ) -> list[Pip]:
     """Every pip-like blob of radius ``min_r``..``max_r`` px in the image, strongest first.
 
     A pixel is pip-like at window ``b`` if it is darker (or lighter) than the mean of the b x b
     window around it by a margin; connected components of such pixels whose size fits the window,
     and which are round and solid, become candidates, checked against a ring around them.
+    ``gray``: the image's grey if the caller has it (a whole frame's read peaks here, issue 14:
+    one frame-sized grey fewer).
     """
-    gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    if gray is None:
+        gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
     mask = np.empty((h, w), np.uint8)
     cands: list[tuple[float, float, float, float]] = []

@@ -39,7 +39,11 @@ class SetupDesk(Protocol):
     def snapshot(self) -> dict[str, Any]: ...
 
     def track(
-        self, snapshot: str, corners: list[list[float]] | None, occupied: list[int]
+        self,
+        snapshot: str,
+        corners: list[list[float]] | None,
+        occupied: list[int],
+        board_thickness: float | None = None,
     ) -> dict[str, Any]: ...
 
     def camels(self, order: list[str], first_space: int = 1) -> dict[str, Any]: ...
@@ -85,6 +89,17 @@ def _corners(value: Any) -> list[list[float]] | None:
             raise BadPayload("each corner is [x, y] in the snapshot's pixels")
         out.append([float(p[0]), float(p[1])])
     return out
+
+
+def _thickness(value: Any) -> float | None:
+    """The board's thickness in mm as the person typed it (None: the desk's default). Only its
+    form is checked here; whether a board can be that thick is the desk's to say (its refusal
+    names the range), so the page and `pyramid calibrate` refuse the same values alike."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BadPayload("the board's thickness is a number of millimetres")
+    return float(value)
 
 
 def _space(value: Any, what: str) -> int:
@@ -188,7 +203,8 @@ def add_setup_routes(
             if not isinstance(occupied, list):
                 raise BadPayload("occupied lists the spaces with pieces on them")
             spaces = [_space(s, "an occupied space") for s in occupied]
-            return d.track(sid, _corners(data.get("corners")), spaces)
+            thickness = _thickness(data.get("board_thickness"))
+            return d.track(sid, _corners(data.get("corners")), spaces, thickness)
 
         return guarded(step)
 

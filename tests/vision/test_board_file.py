@@ -16,6 +16,7 @@ import yaml
 from hub.cli import main
 from vision.board import BoardGeometry, load_geometry, locate_board
 from vision.render.table import make_table, render_table_scene
+from vision.table import BOARD_HEIGHT_MM
 
 POSITION = {2: ["blue"], 7: ["orange", "white"], 11: ["green"], 15: ["yellow"]}
 
@@ -123,3 +124,6 @@ def test_the_shipped_first_edition_file_is_version_2_with_cards_off_the_board():
     assert geo.width == side
     for x, y in geo.marker_centres.values():
         assert x < 0 or y < 0 or x > side or y > side
+    # the board's top above the cards' table, as the set-up's default (the page's and the
+    # command line's): a file without it would read board and cards as one plane
+    assert geo.board_height == BOARD_HEIGHT_MM == 2.0

@@ -36,7 +36,14 @@ from vision.cli.calibrate_steps import (
 )
 from vision.cli.frames import FrameSource, FrameSourceError, open_source
 from vision.palette import CAMEL_UP
-from vision.table import BOARD_MOVED, SetupRefused, TableProfile, load_profile, save_profile
+from vision.table import (
+    BOARD_HEIGHT_MM,
+    BOARD_MOVED,
+    SetupRefused,
+    TableProfile,
+    load_profile,
+    save_profile,
+)
 from vision.track import read_track
 
 __all__ = ["TableSetupDesk", "default_desk"]
@@ -61,6 +68,12 @@ def _refused(exc: Exception) -> dict[str, Any]:
         "code": "no_frame" if isinstance(exc, OSError) else "bad_input",
         "error": str(exc),
     }
+
+
+def _thickness_of(profile: TableProfile) -> float:
+    """The board's thickness this table was set up with (a board placed again keeps it unless
+    the person types another), or the default for a table not set up yet."""
+    return BOARD_HEIGHT_MM if profile.board is None else profile.geometry.board_height
 
 
 class TableSetupDesk:
@@ -118,7 +131,14 @@ class TableSetupDesk:
                 prof = self._profile()
             except SetupRefused as exc:
                 return {**_refused(exc), "table": str(self.path)}
-            board = None if prof.board is None else {"cell_mm": round(prof.geometry.cell, 1)}
+            board = (
+                None
+                if prof.board is None
+                else {
+                    "cell_mm": round(prof.geometry.cell, 1),
+                    "thickness_mm": round(prof.geometry.board_height, 2),
+                }
+            )
             return {
                 "ok": True,
                 "table": str(self.path),
@@ -170,10 +190,16 @@ class TableSetupDesk:
         }
 
     def track(
-        self, snapshot: str, corners: Sequence[Sequence[float]] | None, occupied: Sequence[int]
+        self,
+        snapshot: str,
+        corners: Sequence[Sequence[float]] | None,
+        occupied: Sequence[int],
+        board_thickness: float | None = None,
     ) -> dict[str, Any]:
         """Save the board as placed on ``snapshot``: at ``corners`` (a person's drag), or at
-        the proposal when ``corners`` is None."""
+        the proposal when ``corners`` is None. ``board_thickness``: mm of the board's top above
+        the table the cards lie on (None: the thickness saved before, else the default 2 mm);
+        out of 0-20 mm it is refused (``board_height``) and nothing is saved."""
         with self._lock:
             img = self._snaps.get(snapshot)
             if img is None:
@@ -185,7 +211,10 @@ class TableSetupDesk:
             try:
                 prof = self._profile()
                 c = None if corners is None else np.asarray(corners, np.float64).reshape(4, 2)
-                new, out = step_track(prof, img, self._geometry(), c, True, list(occupied))
+                height = _thickness_of(prof) if board_thickness is None else board_thickness
+                new, out = step_track(
+                    prof, img, self._geometry(), c, True, list(occupied), float(height)
+                )
                 save_profile(new, self.path)
             except (SetupRefused, ValueError, OSError) as exc:
                 return _refused(exc)

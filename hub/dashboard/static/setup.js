@@ -21,6 +21,7 @@
     corners: null,     // the handles now: [[x, y] x 4] in the snapshot's pixels
     dragged: false,
     drag: -1,
+    thicknessTouched: false,  // the person typed a thickness: a status answer keeps it
   };
 
   function headers() {
@@ -220,10 +221,14 @@
     // to a tenth of a pixel, as document.body.dataset.overlay shows them
     const corners = S.corners.map((p) => p.map((v) => +v.toFixed(1)));
     const payload = { snapshot: S.snap.snapshot, corners: S.dragged ? corners : null };
+    // the board's thickness as typed; an empty or unreadable field is sent as such and the
+    // hub says why it is refused (a blank field would otherwise silently mean 2 mm)
+    const thick = $("board-thickness").value.trim();
+    payload.board_thickness = thick === "" ? "" : Number(thick);
     const r = await call("POST", "api/table-setup/track", payload);
     busy(b, false);
     if (!r.ok) { say(r.message); document.body.dataset.state = "refused"; return; }
-    say(`The board is saved: spaces of ${r.cell_mm} mm.`, "info");
+    say(`The board is saved: spaces of ${r.cell_mm} mm, ${r.board_thickness_mm} mm thick.`, "info");
     document.body.dataset.moved = "";
     document.body.dataset.state = "saved";
     await status();
@@ -275,7 +280,10 @@
       li.textContent = text || "not yet";
       li.classList.toggle("yes", !!text);
     };
-    mark("board", r.board ? `placed, spaces of ${r.board.cell_mm} mm` : "");
+    mark("board", r.board
+      ? `placed, spaces of ${r.board.cell_mm} mm, ${r.board.thickness_mm} mm thick` : "");
+    // a board placed again keeps the thickness it was saved with unless the person types another
+    if (r.board && !S.thicknessTouched) $("board-thickness").value = String(r.board.thickness_mm);
     mark("camels", r.camels.length ? r.camels.join(", ") : "");
     mark("tiles", r.tiles.length ? r.tiles.join(", ") : "");
     document.body.dataset.ready = "1";
@@ -334,6 +342,7 @@
         box.scrollTo(cx - box.clientWidth / 2, cy - box.clientHeight / 2);
       }
     });
+    $("board-thickness").addEventListener("input", () => { S.thicknessTouched = true; });
     $("snap").addEventListener("click", snapshot);
     $("save-board").addEventListener("click", saveBoard);
     $("reset-corners").addEventListener("click", () => {

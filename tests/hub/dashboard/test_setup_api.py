@@ -30,8 +30,10 @@ class Desk:
         self.calls.append(("snapshot", None))
         return {"ok": False, "code": "no_frame", "error": "the watch service is not running"}
 
-    def track(self, snapshot: str, corners: Any, occupied: list[int]) -> dict[str, Any]:
-        self.calls.append(("track", (snapshot, corners, occupied)))
+    def track(
+        self, snapshot: str, corners: Any, occupied: list[int], board_thickness: Any = None
+    ) -> dict[str, Any]:
+        self.calls.append(("track", (snapshot, corners, occupied, board_thickness)))
         return {"ok": True, "cell_mm": 68.0}
 
     def camels(self, order: list[str], first_space: int = 1) -> dict[str, Any]:
@@ -86,6 +88,9 @@ def test_a_refused_step_is_the_desks_sentence(tmp_path: Path, desk: Desk) -> Non
         ("track", {"snapshot": "a", "corners": [[1, 2]] * 3}, "four [x, y]"),
         ("track", {"snapshot": "a", "corners": [[1, "x"]] * 4}, "each corner"),
         ("track", {"snapshot": "a", "corners": None, "occupied": [17]}, "1 to 16"),
+        ("track", {"snapshot": "a", "corners": None, "board_thickness": ""}, "millimetres"),
+        ("track", {"snapshot": "a", "corners": None, "board_thickness": "2"}, "millimetres"),
+        ("track", {"snapshot": "a", "corners": None, "board_thickness": True}, "millimetres"),
         ("camels", {"order": ["blue", "pink"]}, "each camel is one of"),
         ("camels", {"order": "blue"}, "order lists"),
         ("roll", {"stacks": {}}, "at least one"),
@@ -118,6 +123,8 @@ def test_good_payloads_reach_the_desk(tmp_path: Path, desk: Desk) -> None:
         ).status_code
         == 200
     )
+    thick = {"snapshot": "s2", "corners": None, "board_thickness": 3.5}
+    assert c.post("/api/table-setup/track", json=thick, headers=h).status_code == 200
     assert (
         c.post("/api/table-setup/camels", json={"order": ["white", "blue"]}, headers=h).status_code
         == 200
@@ -129,7 +136,8 @@ def test_good_payloads_reach_the_desk(tmp_path: Path, desk: Desk) -> None:
     roll = {"stacks": {"3": ["white", "blue"], "9": ["green"]}}
     assert c.post("/api/table-setup/roll", json=roll, headers=h).status_code == 200
     assert desk.calls == [
-        ("track", ("s1", [[10.0, 20.0], [30.5, 20.0], [30.0, 40.0], [10.0, 40.0]], [3])),
+        ("track", ("s1", [[10.0, 20.0], [30.5, 20.0], [30.0, 40.0], [10.0, 40.0]], [3], None)),
+        ("track", ("s2", None, [], 3.5)),
         ("camels", ["white", "blue"]),
         ("tiles", (8, 12)),
         ("roll", {3: ["white", "blue"], 9: ["green"]}),

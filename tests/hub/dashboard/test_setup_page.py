@@ -123,6 +123,8 @@ def take_snapshot(page: Any) -> str:
 
 def drag(page: Any, corner: int, to: np.ndarray) -> None:
     """Drag handle ``corner`` with the mouse to ``to`` (the snapshot's pixels)."""
+    # a person scrolls the picture into view first (the mouse only reaches the viewport)
+    page.locator("#stage-scroll").scroll_into_view_if_needed()
     box = page.locator("#shot").bounding_box()
     w, h = page.evaluate(
         "[document.getElementById('shot').naturalWidth, "
@@ -177,11 +179,17 @@ def test_a_table_set_up_from_the_page_by_dragging_the_corners(
         dragged = overlay(page)
         px_per_css = 1280 / page.locator("#shot").bounding_box()["width"]
         assert np.abs(dragged - s.corners).max() < 1.5 * px_per_css + 0.5
+        # the person measured the board's thickness and types it (the field offers 2 mm)
+        assert page.input_value("#board-thickness") == "2"
+        thick = round(s.table.thickness, 1)
+        page.fill("#board-thickness", str(thick))
         page.click("#save-board")
         wait_js(page, "document.body.dataset.state === 'saved'")
-        assert "spaces of" in page.locator("#setup-message").inner_text()
+        said = page.locator("#setup-message").inner_text()
+        assert "spaces of" in said and f"{thick:g} mm thick" in said, said
         saved = load_profile(profile)
         assert saved.geometry.cell == pytest.approx(cell, abs=2.0)
+        assert saved.geometry.board_height == pytest.approx(thick)
         # the same file as `pyramid calibrate track` from the same snapshot and corners
         shot = tmp_path / "empty.png"
         cv2.imwrite(str(shot), s.empty)
@@ -199,6 +207,8 @@ def test_a_table_set_up_from_the_page_by_dragging_the_corners(
                         str(cli_profile),
                         "--corners",
                         corners,
+                        "--board-thickness",
+                        str(thick),
                     ]
                 )
                 == 0
@@ -251,12 +261,22 @@ def test_refused_steps_say_why_on_the_page_and_change_nothing(
         wait_js(page, "document.body.dataset.state === 'refused'")
         assert "no square board" in page.locator("#setup-message").inner_text()
         assert not profile.exists()
-        # saved properly, then the camels asked for on an empty board: refused, file unchanged
+        # the corners right but a thickness no board has, or none at all: refused, nothing saved
         page.click("#reset-corners")
         for i in range(4):
             drag(page, i, s.corners[i])
+        for typed, says in (("25", "0-20 mm above the table"), ("", "number of millimetres")):
+            page.fill("#board-thickness", typed)
+            page.evaluate("document.body.dataset.state = ''")
+            page.click("#save-board")
+            wait_js(page, "document.body.dataset.state === 'refused'")
+            assert says in page.locator("#setup-message").inner_text()
+            assert not profile.exists()
+        # saved properly, then the camels asked for on an empty board: refused, file unchanged
+        page.fill("#board-thickness", "3")
         page.click("#save-board")
         wait_js(page, "document.body.dataset.state === 'saved'")
+        assert load_profile(profile).geometry.board_height == 3.0
         before = profile.read_bytes()
         assert learn(page, "camels") == "camels:refused"
         assert "camel" in page.locator("#setup-message").inner_text().lower()

@@ -58,6 +58,7 @@ from vision.render.table import (
     Table,
     TableTruth,
     make_table,
+    random_position_edition2,
     render_table_scene,
     sample_table_pose,
 )
@@ -72,9 +73,17 @@ from vision.table import (
 )
 from vision.track import TrackReading, read_track
 
-__all__ = ["CONDITIONS", "SCENES_PER_TABLE", "evaluate", "score_scene", "set_up_table"]
+__all__ = [
+    "CONDITIONS",
+    "EDITIONS",
+    "SCENES_PER_TABLE",
+    "evaluate",
+    "score_scene",
+    "set_up_table",
+]
 
 CONDITIONS = ("same", "other", "lamp", "nominal")
+EDITIONS = (1, 2)
 SCENES_PER_TABLE = 10
 TUNING_FIRST_SEED = 1_000_000
 HELD_OUT_FIRST_SEED = 7_000_000  # drawn once the reader was final (session 10)
@@ -88,7 +97,10 @@ def _setup_view(table: Table) -> tuple[Any, float, list[str], np.random.Generato
     srng = np.random.default_rng([table.seed, 2])
     pose = sample_table_pose(srng, table, FRAME)
     kelvin = float(srng.uniform(2700, 6500))
-    order = [str(c) for c in srng.permutation(list(CAMEL_UP))]
+    # the camels stand on spaces 1.. in an order the person is told: five, or the second
+    # edition's seven (the first edition's draw is as it always was)
+    names = list(CAMEL_UP) if table.edition == 1 else list(table.geometry.colours)
+    order = [str(c) for c in srng.permutation(names)]
     return pose, kelvin, order, srng
 
 
@@ -129,9 +141,9 @@ def set_up_table(
 
 @lru_cache(maxsize=4)
 def _profile(
-    table_seed: int, condition: str
+    table_seed: int, condition: str, edition: int = 1
 ) -> tuple[TableProfile | None, str | None, dict[str, float]]:
-    table = make_table(table_seed)
+    table = make_table(table_seed, edition=edition)
     if condition == "nominal":
         return None, None, {}
     try:
@@ -168,15 +180,42 @@ class Scene:
         return read_track(self.image, self.geometry, table=self.profile)
 
 
-def render_scene(seed: int, condition: str = "same", hands_probability: float = 0.25) -> Scene:
+def _position_edition2(
+    rng: np.random.Generator, geometry: BoardGeometry
+) -> tuple[dict[int, list[str]], dict[int, str]]:
+    """A second-edition position: the seven camels on one to six spaces, then 0-3 desert
+    tiles on free spaces, none beside another (as the first edition's positions draw them)."""
+    track = random_position_edition2(rng, geometry)
+    desert: dict[int, str] = {}
+    for _ in range(int(rng.integers(0, 4))):
+        free = [
+            s
+            for s in range(2, 17)
+            if s not in track and s not in desert and s - 1 not in desert and s + 1 not in desert
+        ]
+        if not free:
+            break
+        desert[int(rng.choice(free))] = "oasis" if rng.random() < 0.5 else "mirage"
+    return track, desert
+
+
+def render_scene(
+    seed: int, condition: str = "same", hands_probability: float = 0.25, edition: int = 1
+) -> Scene:
     """Scene ``seed`` of its table (``SCENES_PER_TABLE`` a table), after the set-up of
-    ``condition``: same camera and lamp, the lamp 1,000 K off, or the camera re-mounted."""
-    table = make_table(seed // SCENES_PER_TABLE)
-    prof, refused_setup, setup_ms = _profile(table.seed, condition)
+    ``condition``: same camera and lamp, the lamp 1,000 K off, or the camera re-mounted.
+    ``edition`` 2: the same table with the second edition's seven camels."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition {edition!r} is not one of {EDITIONS}")
+    table = make_table(seed // SCENES_PER_TABLE, edition=edition)
+    prof, refused_setup, setup_ms = _profile(table.seed, condition, edition)
     pose0, k0, _, _ = _setup_view(table)
     rng = np.random.default_rng([seed, 1])
     hands = int(rng.integers(1, 3)) if rng.random() < hands_probability else 0
-    track, desert = random_position(rng, table.geometry)
+    if edition == 1:
+        track, desert = random_position(rng, table.geometry)
+    else:
+        track, desert = _position_edition2(rng, table.geometry)
     other_pose = sample_table_pose(rng, table, FRAME)
     pose = other_pose if condition == "other" else pose0
     kelvin = k0 + (1000.0 if k0 < 5500 else -1000.0) if condition == "lamp" else k0
@@ -187,10 +226,10 @@ def render_scene(seed: int, condition: str = "same", hands_probability: float = 
 
 
 def score_scene(
-    seed: int, condition: str = "same", hands_probability: float = 0.25
+    seed: int, condition: str = "same", hands_probability: float = 0.25, edition: int = 1
 ) -> dict[str, Any]:
     """Render scene ``seed`` of its table, read it after the set-up of ``condition``."""
-    scene = render_scene(seed, condition, hands_probability)
+    scene = render_scene(seed, condition, hands_probability, edition)
     truth = scene.truth
     refused_setup, setup_ms = scene.setup_refused, scene.setup_ms
     out: dict[str, Any] = {
@@ -259,9 +298,11 @@ def _worker_init() -> None:
     cv2.setNumThreads(1)
 
 
-def _scores(n: int, seed: int, condition: str, jobs: int, hands: float) -> Iterator[dict[str, Any]]:
+def _scores(
+    n: int, seed: int, condition: str, jobs: int, hands: float, edition: int = 1
+) -> Iterator[dict[str, Any]]:
     seeds = range(seed, seed + n)
-    fn = partial(score_scene, condition=condition, hands_probability=hands)
+    fn = partial(score_scene, condition=condition, hands_probability=hands, edition=edition)
     if jobs <= 1 or n < 2 * SCENES_PER_TABLE:
         for s in seeds:
             yield fn(s)
@@ -271,11 +312,19 @@ def _scores(n: int, seed: int, condition: str, jobs: int, hands: float) -> Itera
 
 
 def evaluate(
-    n: int, seed: int = 0, condition: str = "same", jobs: int = 1, hands: float = 0.25
+    n: int,
+    seed: int = 0,
+    condition: str = "same",
+    jobs: int = 1,
+    hands: float = 0.25,
+    edition: int = 1,
 ) -> dict[str, Any]:
-    """Score ``n`` scenes (seeds seed..seed+n-1) under ``condition`` and sum the figures."""
+    """Score ``n`` scenes (seeds seed..seed+n-1) under ``condition`` and sum the figures
+    (``edition`` 2: the second edition's seven camels on the same tables)."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition {condition!r} is not one of {CONDITIONS}")
+    if edition not in EDITIONS:
+        raise ValueError(f"edition {edition!r} is not one of {EDITIONS}")
     tot: Counter[str] = Counter()
     refused: Counter[str] = Counter()
     setup_refused: Counter[str] = Counter()
@@ -283,7 +332,7 @@ def evaluate(
     times: list[float] = []
     steps: dict[str, list[float]] = {}
     examples: list[dict[str, Any]] = []
-    for r in _scores(n, seed, condition, jobs, hands):
+    for r in _scores(n, seed, condition, jobs, hands, edition):
         if r["setup_refused"]:
             setup_refused[r["setup_refused"][:60]] += 1
             continue
@@ -303,6 +352,7 @@ def evaluate(
     every = tot["clear"] + tot["covered"] + tot["grazed"]
     return {
         "condition": condition,
+        "edition": edition,
         "scenes": n,
         "seeds": [seed, seed + n - 1],
         "setup_refused": dict(setup_refused),
@@ -337,7 +387,8 @@ def evaluate(
 def _report(r: dict[str, Any]) -> None:
     a, b = r["seeds"]
     print(
-        f"track reader on realistic tables, condition {r['condition']}, {r['scenes']} scenes "
+        f"track reader on realistic tables, edition {r['edition']}, condition {r['condition']}, "
+        f"{r['scenes']} scenes "
         f"(seeds {a}..{b}, tables {a // SCENES_PER_TABLE}..{b // SCENES_PER_TABLE})"
     )
     print(f"  set-ups refused:           {sum(r['setup_refused'].values())} {r['setup_refused']}")
@@ -387,6 +438,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hands", type=float, default=0.25)
     ap.add_argument("--condition", choices=[*CONDITIONS, "all"], default="all")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument(
+        "--edition",
+        type=int,
+        choices=EDITIONS,
+        default=1,
+        help="2: the second edition's seven camels on the same tables (default 1)",
+    )
     ap.add_argument("--json", action="store_true")
     args, _ = ap.parse_known_args(argv)
     if (args.scenes is not None and args.scenes < 1) or args.jobs < 1:
@@ -394,7 +452,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     names = list(CONDITIONS) if args.condition == "all" else [args.condition]
     results = {
-        c: evaluate(args.scenes or DEFAULT_SCENES[c], args.seed, c, args.jobs, args.hands)
+        c: evaluate(
+            args.scenes or DEFAULT_SCENES[c], args.seed, c, args.jobs, args.hands, args.edition
+        )
         for c in names
     }
     if args.json:

@@ -15,10 +15,12 @@ it is put back only where it alone fits, else the spaces it might be hiding unde
 uncertain (every stack with room for it, when one camel fits nowhere: an upper camel set askew
 towards a steep camera can cover the one below it whole).
 
-Never completed: a space whose abstention is about something in front of it (a hand, a sleeve,
-a stack hiding it, glare), nor any space while a third one is uncertain. Vision stays pure: the
-rule is a fact of the game, not state from the hub; ``all_camels=False`` turns it off for a
-board being set up.
+Never completed with camels: a space whose abstention is about something in front of it (a
+hand, a sleeve, a stack hiding it, glare), nor any space while a third one is uncertain. But
+with every camel read, with confidence, on other spaces, any unsure space is empty, whatever
+covers it (a space abstaining on a desert tile's colour excepted: the tile may be unread).
+Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
+turns it off for a board being set up.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ MARGIN = 1.5  # a band must be this much nearer its colour than to any other cam
 REACH = 2.0  # ... and within this many acceptance radii of it
 SPREAD = 1.0  # ... and its samples spread around their mean by at most this many radii
 SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
+TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
 def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -329,6 +332,28 @@ def _complete_pair(
     return True
 
 
+def _empty_when_all_elsewhere(out: dict[int, SpaceReading], colours: list[str]) -> None:
+    """Every camel is read, with confidence, on some other space: an unsure space holds none.
+
+    Why: a space abstains on what covers it (the back of the stack in front, whose colours
+    reach over its base; a hand; the table seen behind it), but the game puts every camel on
+    the track exactly once, so with all of them accounted for elsewhere the space is empty
+    whatever covers it. Its pixels are not asked: this is the rule of the game, the way a
+    person reads a space half hidden behind the stack in front. Only when nothing is unsure
+    about those camels: a colour read twice has already made both spaces unsure, and a
+    stack still being laid out is read with ``all_camels=False``."""
+    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    if not set(colours) <= seen:
+        return
+    for s, r in list(out.items()):
+        # a tile's colour there may be a tile not read: empty of camels, but the reading says
+        # nothing of the desert for an unsure space, so it stays unsure
+        if r.uncertain and TILE_WORD not in (r.why or ""):
+            out[s] = SpaceReading(
+                [], 0.6, why="every camel is read on another space", inferred=True
+            )
+
+
 def resolve(
     spaces: dict[int, SpaceReading],
     colours: list[str],
@@ -351,8 +376,24 @@ def resolve(
     (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
     again, and with two unsure spaces the split of the missing colours that alone fits both
     (``_complete_pair``); last, a camel seen nowhere while no space is unsure is put back
-    where it alone fits.
+    where it alone fits. With every camel read elsewhere, an unsure space is empty
+    (``_empty_when_all_elsewhere``).
     """
+    out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels)
+    if all_camels:
+        _empty_when_all_elsewhere(out, colours)
+    return out
+
+
+def _resolve(
+    spaces: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    decode: Callable[[int, list[str]], list[list[str]]] | None,
+    no_camels: set[int] | frozenset[int],
+    max_stack: int,
+    all_camels: bool,
+) -> dict[int, SpaceReading]:
     out = dict(spaces)
     _duplicates(out)
     if all_camels and _complete_lone(out, colours, fits, max_stack):

@@ -48,3 +48,25 @@ def test_a_space_once_read_wrong_is_now_right_or_abstains(seed, space, why):
     else:
         assert reading.track.get(space, []) == track.get(space, [])
     assert reading.desert.get(space) == desert.get(space)
+
+
+@pytest.mark.parametrize(
+    ("seed", "space"),
+    [
+        # a red camel on the space in front reaches over this empty space's base: a person sees
+        # the sand behind it, the reader's look at the base saw a camel's paint
+        (1_600_024, 13),
+        # the same on another table: a red camel on space 14 over the front half of space 13
+        (1_600_131, 13),
+    ],
+)
+def test_an_empty_space_behind_a_camel_is_read_empty_when_every_camel_is_elsewhere(seed, space):
+    # before, "something not on the empty board covers it": an abstention on a space a person
+    # reads at a glance; all five camels are read on the other spaces, so it holds none
+    reading, track, _ = _read(seed)
+    assert track.get(space, []) == []
+    assert space not in reading.uncertain and space not in reading.track
+    assert reading.spaces[space].why == "every camel is read on another space"
+    assert sorted(c for st in reading.track.values() for c in st) == sorted(
+        c for st in track.values() for c in st
+    )

@@ -174,3 +174,40 @@ def test_a_camel_that_fits_nowhere_makes_every_stack_with_room_uncertain(ref):
     assert out[3].uncertain and out[7].uncertain and out[9].uncertain
     assert "white" in (out[3].why or "")
     assert not out[12].uncertain and not out[14].uncertain  # the empty spaces stay as read
+
+
+def _all_five_elsewhere(unsure_why: str) -> dict[int, SpaceReading]:
+    spaces = _readings(unsure_why, resolvable=False)
+    spaces[9] = SpaceReading(["yellow", "white"], 0.9)  # white read too: all five elsewhere
+    return spaces
+
+
+def test_an_unsure_space_is_empty_when_every_camel_is_read_elsewhere(ref):
+    # the back of the stack in front reaches over the space's base (or a hand lies on it):
+    # no pixel says empty, but the game puts all five camels on the other spaces
+    spaces = _all_five_elsewhere("something not on the empty board covers it")
+    out = resolve(spaces, list(ref.names), lambda s, st: None)
+    assert out[12].camels == [] and not out[12].uncertain and out[12].inferred
+    assert out[12].why == "every camel is read on another space"
+    assert {s: r for s, r in out.items() if s != 12} == {s: r for s, r in spaces.items() if s != 12}
+
+
+def test_an_unsure_space_stays_unsure_while_a_camel_is_unaccounted_for(ref):
+    # white is read nowhere: it may be the unread base under what covers space 12 (a
+    # white-under-blue stack must never come out empty)
+    out = resolve(
+        _readings("camel colours above an unread base", resolvable=False),
+        list(ref.names),
+        lambda s, st: None,
+    )
+    assert out[12].uncertain
+    # nor when a colour read twice makes its two spaces unsure: those camels are not placed
+    spaces = _all_five_elsewhere("something not on the empty board covers it")
+    spaces[14] = SpaceReading(["orange"], 0.9)
+    out = resolve(spaces, list(ref.names), lambda s, st: None)
+    assert out[12].uncertain and out[7].uncertain and out[14].uncertain
+    # nor on a board being set up, nor where a desert tile's colour was seen (a tile unread)
+    spaces = _all_five_elsewhere("something not on the empty board covers it")
+    assert resolve(spaces, list(ref.names), lambda s, st: None, all_camels=False)[12].uncertain
+    spaces = _all_five_elsewhere("a tile's colour on something standing: a camel of its colour?")
+    assert resolve(spaces, list(ref.names), lambda s, st: None)[12].uncertain

@@ -925,7 +925,10 @@ def _leg_gap(
     if hi - lo < 2:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
-    if board[label[lo:hi]].mean() < 0.9 or explained[lo:hi].mean() < 0.85:
+    share = float(board[label[lo:hi]].mean())
+    # the set-up's look is the weaker test from a re-mounted camera (its view of the empty
+    # board is warped onto this one): where every sample is the board's colour, less of it
+    if share < 0.9 or explained[lo:hi].mean() < (LEG_EXPLAINED_ALL if share >= 1.0 else 0.85):
         return False
     front = lin[int(max(base_idx - 0.8 * band, 0)) : int(max(base_idx - 0.2 * band, 0))]
     if len(front) < 2:
@@ -935,6 +938,9 @@ def _leg_gap(
     return y_gap >= 0.3 * y_front
 
 
+# a gap below the lowest band whose every sample is labelled the board's colour is the legs'
+# gap when this share of it (or more) also looks as the empty board did at set-up
+LEG_EXPLAINED_ALL = 0.7
 # a space's lowest camel colour that ends below this many bands above the base is a camel in
 # front (a bottom camel's band runs about a band up from the base)
 IN_FRONT_END = 0.4

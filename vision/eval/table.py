@@ -100,9 +100,12 @@ def _setup_view(table: Table) -> tuple[Any, float, list[str], np.random.Generato
     pose = sample_table_pose(srng, table, FRAME)
     kelvin = float(srng.uniform(2700, 6500))
     # the camels stand on spaces 1.. in an order the person is told: five, or the second
-    # edition's seven (the first edition's draw is as it always was)
-    names = list(CAMEL_UP) if table.edition == 1 else list(table.geometry.colours)
-    order = [str(c) for c in srng.permutation(names)]
+    # edition's seven from a draw of its own (``srng`` goes on as it always did: every
+    # snapshot drawn from it stays as it was, for either edition)
+    order = [str(c) for c in srng.permutation(list(CAMEL_UP))]
+    if table.edition == 2:
+        seven = list(table.geometry.colours)
+        order = [str(c) for c in np.random.default_rng([table.seed, 2, 7]).permutation(seven)]
     return pose, kelvin, order, srng
 
 

@@ -730,19 +730,28 @@ class WatchLoop:
         self.sink.track_read({**reading, "ts": time.time()})
         self._finish()
 
+    def _whole_frame_dice(
+        self, image: np.ndarray, **kw: Any
+    ) -> list[tuple[dict[str, Any], bytes | None]]:
+        """Every die of a whole still frame (the setup roll, a Marco Polo II frame), with the
+        camera paused meanwhile: a frame decoded during the read would sit in memory at its
+        peak, and nobody looks at it (``CameraSupervisor.paused``, issue 14's memory)."""
+        with self.camera.paused():
+            dice: list[tuple[dict[str, Any], bytes | None]] = self.readers.timed(
+                "dice",
+                self.readers.read_dice,
+                image,
+                white_gains=self.white_gains,
+                palette=self.palette.current(),
+                **kw,
+            )
+        return dice
+
     def _read_setup(self, frame: Frame) -> None:
         image = frame.image
         self._learn_white(image)
         try:
-            with self.camera.paused():  # no frame decoded meanwhile (CameraSupervisor.paused)
-                dice = self.readers.timed(
-                    "dice",
-                    self.readers.read_dice,
-                    image,
-                    white_gains=self.white_gains,
-                    expected_colours=list(SETUP_COLOURS),
-                    palette=self.palette.current(),
-                )
+            dice = self._whole_frame_dice(image, expected_colours=list(SETUP_COLOURS))
         except Exception as exc:
             dice = []
             self.health.error(f"setup roll not read: {type(exc).__name__}: {exc}")
@@ -784,14 +793,7 @@ class WatchLoop:
         image = frame.image
         self._learn_white(image)  # kept from before if this table shows no markers
         try:
-            with self.camera.paused():  # no frame decoded meanwhile (CameraSupervisor.paused)
-                dice = self.readers.timed(
-                    "dice",
-                    self.readers.read_dice,
-                    image,
-                    white_gains=self.white_gains,
-                    palette=self.palette.current(),
-                )
+            dice = self._whole_frame_dice(image)
         except Exception as exc:
             self.health.read_errors += 1
             self.health.error(f"dice not read: {type(exc).__name__}: {exc}")

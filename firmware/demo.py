@@ -781,6 +781,11 @@ class DemoTable:
         )
         if got is not None:
             self.stats.die_ms.append((time.monotonic() - t0) * 1000)
+        elif self.stop_event.is_set():
+            # Ctrl-C while the loop was reading: the move ends here. Entering the die by hand
+            # now would play a move after the person asked the table to stop (and warn of a
+            # watch loop that was only being stopped)
+            return
         how = self._settle_die(player, colour, face, got)
         if self.opt.moves:
             self.on_move(f"{player}: pyramid -> {colour} {face} ({how})")

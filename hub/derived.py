@@ -60,16 +60,22 @@ def _worker_start(parent: int) -> None:
 
 
 class DerivedWorker:
-    """One worker process shared by the sessions of a hub process."""
+    """One worker process shared by the sessions of a hub process.
+
+    Once :meth:`close` d it stays closed: a snapshot still being made by another thread while the
+    hub stops computes its odds in-process. Before, such a late call started a new worker as the
+    interpreter was exiting, which failed with a traceback on every Ctrl-C that came mid-move
+    ("cannot schedule new futures after interpreter shutdown")."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self.failed = False
+        self._closed = False
 
     def _get(self) -> ProcessPoolExecutor | None:
         with self._lock:
-            if self._pool is None and not self.failed:
+            if self._pool is None and not self.failed and not self._closed:
                 try:
                     ctx = multiprocessing.get_context("spawn")  # no forked threads or sockets
                     # the worker asks Linux to end it when the hub dies, even by kill -9: no
@@ -102,7 +108,11 @@ class DerivedWorker:
         pool = self._get()
         if pool is not None:
             try:
-                return pool.submit(compute, state, player, odds, advice, kind).result(timeout)
+                future = pool.submit(compute, state, player, odds, advice, kind)
+            except RuntimeError:  # shut down meanwhile (close(), or the interpreter exiting)
+                return compute(state, player, odds, advice, kind)
+            try:
+                return future.result(timeout)
             except BrokenProcessPool:
                 log.error("the odds worker died: odds run in-process from now on")
                 with self._lock:
@@ -111,6 +121,6 @@ class DerivedWorker:
 
     def close(self) -> None:
         with self._lock:
-            pool, self._pool = self._pool, None
+            pool, self._pool, self._closed = self._pool, None, True
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)

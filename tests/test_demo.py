@@ -244,6 +244,41 @@ def test_observing_session_keeps_the_hubs_answers(tmp_path) -> None:
         store.close()
 
 
+def test_ctrl_c_while_the_loop_reads_a_die_plays_no_move(tmp_path) -> None:
+    """Ctrl-C while the demo waits for the watch loop's die: the move ends there. It entered
+    the die by hand instead, a move played after the person asked the table to stop, with a
+    warning about a watch loop that was only being stopped."""
+    pytest.importorskip("vision.render.board")
+    from firmware.demo import DemoOptions, DemoTable
+    from hub.bus import EventBus
+    from hub.session import TableSession
+    from hub.store import Store
+
+    bus = EventBus("t")
+    store = Store(tmp_path / "hub.db")
+    stop = threading.Event()
+    table = None
+    try:
+        session = TableSession("t", store, bus, odds=False, advice=False)
+        session.start_game(["Ada", "Bo"], seed=1)
+        dice_left = list(session.game.state.dice_left)
+        seq = session.seq
+        options = DemoOptions(players=2, seed=1, pace_s=0.0, table="t", pin="")
+        table = DemoTable(session, options, stop=stop)  # the loop never started: no answer
+        threading.Timer(0.5, stop.set).start()  # Ctrl-C while the die is awaited
+        t0 = time.monotonic()
+        table._release(session.game.current_player)
+        assert time.monotonic() - t0 < 10.0, "the release did not end with the stop"
+        assert table.stats.entered_by_hand == 0
+        assert list(session.game.state.dice_left) == dice_left and session.seq == seq
+    finally:
+        stop.set()
+        if table is not None:
+            table.close()
+        bus.close()
+        store.close()
+
+
 @pytest.mark.parametrize("bad", [["--players", "9"], ["--speed", "fast"], ["--games", "0"]])
 def test_bad_options_exit_2_and_start_nothing(bad: list[str]) -> None:
     r = subprocess.run(

@@ -289,6 +289,27 @@ def test_odds_from_the_worker_process_equal_the_inline_ones(tables: Tables) -> N
         worker.close()
 
 
+def test_a_closed_odds_worker_starts_no_new_process_and_still_answers() -> None:
+    """A snapshot made while the hub stops (Ctrl-C mid-move) asks a closed worker: the odds
+    come in-process. It started a new worker process instead, which failed with a traceback
+    while the interpreter was exiting."""
+    import multiprocessing
+
+    from hub import derived
+    from hub.games.camelup import Game
+
+    game = Game.new(["Ann", "Bob"], seed=3)
+    worker = derived.DerivedWorker().start()
+    before = set(multiprocessing.active_children())
+    worker.close()
+    got = worker.compute(game.state, game.current_player, True, False)
+    assert got == derived.compute(game.state, game.current_player, True, False)
+    assert got["odds"] is not None
+    started = set(multiprocessing.active_children()) - before
+    assert not started, f"a closed worker started {started}"
+    assert not worker.failed
+
+
 def test_a_refused_bet_does_not_tell_the_table_which_card_was_played(tables: Tables) -> None:
     s = tables.session()
     start(s, players=("Ann", "Bob"))

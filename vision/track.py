@@ -52,7 +52,7 @@ from vision.board import (
 )
 from vision.board_light import gains_at, linear, sample, white_gains
 from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
-from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
+from vision.track_global import WEAK, Column, FitRef, SpaceReading, StackFit, resolve
 
 if TYPE_CHECKING:
     from vision.table import TableProfile
@@ -324,7 +324,6 @@ def read_track(
 # covers that one's whole band in the image. Hobbyists place camels a few mm askew, so where
 # ``hide_mm`` is this small a stack's count is not fixed by its pixels.
 THIN_HIDE_MM = 6.0
-WEAK = 0.7  # readings below this confidence came from a model, not from clear runs
 
 
 def _thin_guard(

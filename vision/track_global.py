@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, permutations
 
 import numpy as np
@@ -84,6 +85,8 @@ MARGIN = 1.5  # a band must be this much nearer its colour than to any other cam
 REACH = 2.0  # ... and within this many acceptance radii of it
 SPREAD = 1.0  # ... and its samples spread around their mean by at most this many radii
 SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
+STRONG_FIT = 2.0  # a read another space's leans on: its stack fits this many MARGINs clearly
+WEAK = 0.7  # readings below this confidence came from a model or a filled gap (vision.track)
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
@@ -332,8 +335,27 @@ def _complete_pair(
     return True
 
 
-def _empty_when_all_elsewhere(out: dict[int, SpaceReading], colours: list[str]) -> None:
-    """Every camel is read, with confidence, on some other space: an unsure space holds none.
+def _strong(r: SpaceReading, fit: Callable[[], float | None]) -> bool:
+    """Whether a reading is strong enough for another space's read to lean on it.
+
+    Strong: read from clear runs (confidence at least WEAK), or its stack fits its column's
+    bands by the band model with STRONG_FIT times the margin a fit needs (two reads of the
+    same pixels agree, by far). A read with a band far off a camel's height, or a gap filled
+    from its mean colour, whose stack the band model does not find clearly is weak: the sand
+    between a blue camel's legs, blurred with its shadow, averages white, and a run of it a
+    third of a camel high was read as a white camel under the blue one (confidence 0.63)."""
+    if r.confidence >= WEAK:
+        return True
+    margin = fit()
+    return margin is not None and margin >= STRONG_FIT * MARGIN
+
+
+def _empty_when_all_elsewhere(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None] | None = None,
+) -> None:
+    """Every camel is read, strongly, on some other space: an unsure space holds none.
 
     Why: a space abstains on what covers it (the back of the stack in front, whose colours
     reach over its base; a hand; the table seen behind it), but the game puts every camel on
@@ -341,8 +363,16 @@ def _empty_when_all_elsewhere(out: dict[int, SpaceReading], colours: list[str]) 
     whatever covers it. Its pixels are not asked: this is the rule of the game, the way a
     person reads a space half hidden behind the stack in front. Only when nothing is unsure
     about those camels: a colour read twice has already made both spaces unsure, and a
-    stack still being laid out is read with ``all_camels=False``."""
-    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    stack still being laid out is read with ``all_camels=False``. And only on strong reads
+    (``_strong``; ``fits`` None: every read counts as strong): a wrong read elsewhere (a
+    phantom white under blue) would make the space where that camel stands read empty, one
+    wrong read made two."""
+    seen = {
+        c
+        for s, r in out.items()
+        if not r.uncertain and r.camels and (fits is None or _strong(r, partial(fits, s, r.camels)))
+        for c in r.camels
+    }
     if not set(colours) <= seen:
         return
     for s, r in list(out.items()):
@@ -381,7 +411,7 @@ def resolve(
     """
     out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels)
     if all_camels:
-        _empty_when_all_elsewhere(out, colours)
+        _empty_when_all_elsewhere(out, colours, fits)
     return out
 
 

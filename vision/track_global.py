@@ -60,7 +60,9 @@ class Column:
     spread evenly over the column, so a thin band in pixels is a band read from few pixels);
     ``hide_mm``: how far (board mm) a camel placed nearer the camera than the one below it must
     stand to cover that one's whole band in the image (camel height x tan of the view's angle
-    from vertical): small for a steep view, where an upper camel askew can hide a lower one."""
+    from vertical): small for a steep view, where an upper camel askew can hide a lower one;
+    ``dark``: per sample, whether it is paint too dark for a hue, the second edition's black
+    camel (vision.track's ``_pitch``); None for the first edition's five camels."""
 
     lin: np.ndarray
     base: int
@@ -68,6 +70,7 @@ class Column:
     top_face: float
     band_px: float = 0.0
     hide_mm: float = float("inf")
+    dark: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class FitRef:
     camel: np.ndarray  # len(names) x 3
     radius: np.ndarray  # len(names)
     board: np.ndarray  # m x 3
+    black: int | None = None  # the index of the second edition's black camel in ``names``
 
 
 MARGIN = 1.5  # a band must be this much nearer its colour than to any other camel or the board
@@ -87,6 +91,7 @@ SPREAD = 1.0  # ... and its samples spread around their mean by at most this man
 SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
 STRONG_FIT = 2.0  # a read another space's leans on: its stack fits this many MARGINs clearly
 WEAK = 0.7  # readings below this confidence came from a model or a filled gap (vision.track)
+DARK_SHARE = 0.25  # a band with more of its samples read as black paint is no other colour
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
@@ -114,8 +119,12 @@ class StackFit:
         total = len(col.lin)
         ch, _ = _chroma(np.asarray(col.lin, np.float64))
         # running sums of colour, chromaticity and its square: any band's mean and spread
+        dark = np.zeros(total) if col.dark is None else np.asarray(col.dark, np.float64)
         cs = np.concatenate(
-            [np.zeros((1, 7)), np.cumsum(np.column_stack([col.lin, ch, (ch**2).sum(1)]), axis=0)]
+            [
+                np.zeros((1, 8)),
+                np.cumsum(np.column_stack([col.lin, ch, (ch**2).sum(1), dark]), axis=0),
+            ]
         )
         shift = np.arange(-0.5 * band, 0.5 * band + 1e-6, max(band / 8.0, 1.0))
         shifts = np.repeat(shift, len(SCALES))
@@ -131,6 +140,12 @@ class StackFit:
         self.top_ok, self.top_margin = self._table(
             cs, total, starts, ends + col.top_face, trim, ref
         )
+        # the band just above the top camel's top face: black paint there is a black camel
+        # on top of the stack (or the one above it), not the board behind
+        lo = np.clip(np.round(ends + col.top_face).astype(np.int64), 0, total)
+        hi = np.clip(np.round(ends + col.top_face + bands[:, None]).astype(np.int64), 0, total)
+        self.black_above = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1) > DARK_SHARE
+        self.black = None if ref.black is None else ref.names[ref.black]
 
     @staticmethod
     def _table(
@@ -161,6 +176,15 @@ class StackFit:
         margin = nearest_other / np.maximum(d, 1e-6)
         even = spread[..., None] <= SPREAD * ref.radius * dark
         ok = (inside & (y >= 0.003))[..., None] & (d <= limit) & (margin >= MARGIN) & even
+        if ref.black is not None:
+            # the second edition's black camel: its paint is too dark for a hue, so its band
+            # mixed into a neighbour's window leaves that window's mean colour as it was (a
+            # black camel on a white one, or under blue, went unseen: the stack was read
+            # without it). A window showing that much black paint is no other camel's
+            # colour; a black band shows mostly black paint
+            share = ((cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1))[..., None]
+            black = np.arange(k) == ref.black
+            ok &= np.where(black, share > 1.0 - DARK_SHARE, share <= DARK_SHARE)
         return ok, margin
 
     @staticmethod
@@ -179,7 +203,12 @@ class StackFit:
         ch, y = _chroma(mean[..., :3])
         d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
-        return np.asarray((hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board))
+        # black paint is no board, whatever its (unreadable) hue: a black camel under the
+        # lowest one read
+        share = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1)
+        return np.asarray(
+            (hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board) & (share <= DARK_SHARE)
+        )
 
     def fits(self, stack: list[str]) -> float | None:
         """How clearly the column shows ``stack`` (bottom to top): the smallest band margin,
@@ -194,6 +223,8 @@ class StackFit:
         lv = np.arange(n)
         # every camel's side band, the top one's also with its top face
         ok = self.top_ok[:, n - 1, idx[-1]] & self.side_ok[:, lv, idx].all(axis=1)
+        if self.black not in stack:
+            ok &= ~self.black_above[:, n - 1]
         if not ok.any():
             return None
         margin = np.minimum(
@@ -215,8 +246,12 @@ class StackFit:
                 side = mask & self.side_ok[:, j, c]
                 if not side.any():
                     continue
-                if (side & self.top_ok[:, j, c]).any():
-                    found.append([self.names[i] for i in prefix + [c]])
+                top = side & self.top_ok[:, j, c]
+                stack = [self.names[i] for i in prefix + [c]]
+                if self.black not in stack:
+                    top &= ~self.black_above[:, j]
+                if top.any():
+                    found.append(stack)
                 if j + 1 < levels:
                     grow(prefix + [c], side)
 

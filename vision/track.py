@@ -52,7 +52,7 @@ from vision.board import (
 )
 from vision.board_light import gains_at, linear, sample, white_gains
 from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
-from vision.track_global import Column, FitRef, SpaceReading, StackFit, resolve
+from vision.track_global import WEAK, Column, FitRef, SpaceReading, StackFit, resolve
 
 if TYPE_CHECKING:
     from vision.table import TableProfile
@@ -183,7 +183,7 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
         # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
         # that dark on the track and not strongly coloured is the black camel (the sand stays
         # far brighter in shade; a green camel in the shade of the one above stays green)
-        pitch = (y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE)
+        pitch = _pitch(lin)
         unknown = np.where(pitch, False, unknown)
         best = np.where(pitch, black, best)
     best = np.where(unknown, len(pal.names), best)
@@ -324,7 +324,6 @@ def read_track(
 # covers that one's whole band in the image. Hobbyists place camels a few mm askew, so where
 # ``hide_mm`` is this small a stack's count is not fixed by its pixels.
 THIN_HIDE_MM = 6.0
-WEAK = 0.7  # readings below this confidence came from a model, not from clear runs
 
 
 def _thin_guard(
@@ -353,7 +352,11 @@ def _thin_guard(
 def _fit_ref(pal: _Palette, n_camel: int) -> FitRef:
     boards = [i for i, n in enumerate(pal.names) if n.startswith(BOARD)]
     return FitRef(
-        pal.names[:n_camel], pal.chroma[:n_camel], pal.radius[:n_camel], pal.chroma[boards]
+        pal.names[:n_camel],
+        pal.chroma[:n_camel],
+        pal.radius[:n_camel],
+        pal.chroma[boards],
+        None if pal.neutral is None else pal.neutral[0],
     )
 
 
@@ -509,7 +512,13 @@ def _read_spaces(
     for i, s in enumerate(ids):
         top_face = float(top_px[i] / band_px[i]) * band_s
         columns[s] = Column(
-            lin[i], base_idx, band_s, top_face, float(band_px[i]), float(hide_mm[i])
+            lin[i],
+            base_idx,
+            band_s,
+            top_face,
+            float(band_px[i]),
+            float(hide_mm[i]),
+            None if pal.neutral is None else _pitch(lin[i]),
         )
         tile = tiles[i]
         if tile == TILE_NOT_FLAT:
@@ -549,6 +558,14 @@ def _read_spaces(
 
 # a dark sample further than this (chromaticity) from grey keeps a hue: not the black camel
 BLACK_HUE = 0.28
+
+
+def _pitch(lin: np.ndarray) -> np.ndarray:
+    """Per sample, paint too dark for a hue and not strongly coloured: on the track only the
+    second edition's black camel is that dark (the sand stays far brighter in shade, a white
+    camel in shade too). The samples the band model takes for black paint."""
+    ch, y = _chroma(lin)
+    return np.asarray((y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE))
 
 
 # the sand round a space, compared with the set-up's look of it: points further than this

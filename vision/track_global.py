@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, permutations
 
 import numpy as np
@@ -59,7 +60,9 @@ class Column:
     spread evenly over the column, so a thin band in pixels is a band read from few pixels);
     ``hide_mm``: how far (board mm) a camel placed nearer the camera than the one below it must
     stand to cover that one's whole band in the image (camel height x tan of the view's angle
-    from vertical): small for a steep view, where an upper camel askew can hide a lower one."""
+    from vertical): small for a steep view, where an upper camel askew can hide a lower one;
+    ``dark``: per sample, whether it is paint too dark for a hue, the second edition's black
+    camel (vision.track's ``_pitch``); None for the first edition's five camels."""
 
     lin: np.ndarray
     base: int
@@ -67,6 +70,7 @@ class Column:
     top_face: float
     band_px: float = 0.0
     hide_mm: float = float("inf")
+    dark: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -78,12 +82,16 @@ class FitRef:
     camel: np.ndarray  # len(names) x 3
     radius: np.ndarray  # len(names)
     board: np.ndarray  # m x 3
+    black: int | None = None  # the index of the second edition's black camel in ``names``
 
 
 MARGIN = 1.5  # a band must be this much nearer its colour than to any other camel or the board
 REACH = 2.0  # ... and within this many acceptance radii of it
 SPREAD = 1.0  # ... and its samples spread around their mean by at most this many radii
 SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
+STRONG_FIT = 2.0  # a read another space's leans on: its stack fits this many MARGINs clearly
+WEAK = 0.7  # readings below this confidence came from a model or a filled gap (vision.track)
+DARK_SHARE = 0.25  # a band with more of its samples read as black paint is no other colour
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
@@ -111,8 +119,12 @@ class StackFit:
         total = len(col.lin)
         ch, _ = _chroma(np.asarray(col.lin, np.float64))
         # running sums of colour, chromaticity and its square: any band's mean and spread
+        dark = np.zeros(total) if col.dark is None else np.asarray(col.dark, np.float64)
         cs = np.concatenate(
-            [np.zeros((1, 7)), np.cumsum(np.column_stack([col.lin, ch, (ch**2).sum(1)]), axis=0)]
+            [
+                np.zeros((1, 8)),
+                np.cumsum(np.column_stack([col.lin, ch, (ch**2).sum(1), dark]), axis=0),
+            ]
         )
         shift = np.arange(-0.5 * band, 0.5 * band + 1e-6, max(band / 8.0, 1.0))
         shifts = np.repeat(shift, len(SCALES))
@@ -128,6 +140,12 @@ class StackFit:
         self.top_ok, self.top_margin = self._table(
             cs, total, starts, ends + col.top_face, trim, ref
         )
+        # the band just above the top camel's top face: black paint there is a black camel
+        # on top of the stack (or the one above it), not the board behind
+        lo = np.clip(np.round(ends + col.top_face).astype(np.int64), 0, total)
+        hi = np.clip(np.round(ends + col.top_face + bands[:, None]).astype(np.int64), 0, total)
+        self.black_above = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1) > DARK_SHARE
+        self.black = None if ref.black is None else ref.names[ref.black]
 
     @staticmethod
     def _table(
@@ -158,6 +176,15 @@ class StackFit:
         margin = nearest_other / np.maximum(d, 1e-6)
         even = spread[..., None] <= SPREAD * ref.radius * dark
         ok = (inside & (y >= 0.003))[..., None] & (d <= limit) & (margin >= MARGIN) & even
+        if ref.black is not None:
+            # the second edition's black camel: its paint is too dark for a hue, so its band
+            # mixed into a neighbour's window leaves that window's mean colour as it was (a
+            # black camel on a white one, or under blue, went unseen: the stack was read
+            # without it). A window showing that much black paint is no other camel's
+            # colour; a black band shows mostly black paint
+            share = ((cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1))[..., None]
+            black = np.arange(k) == ref.black
+            ok &= np.where(black, share > 1.0 - DARK_SHARE, share <= DARK_SHARE)
         return ok, margin
 
     @staticmethod
@@ -176,7 +203,12 @@ class StackFit:
         ch, y = _chroma(mean[..., :3])
         d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
-        return np.asarray((hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board))
+        # black paint is no board, whatever its (unreadable) hue: a black camel under the
+        # lowest one read
+        share = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1)
+        return np.asarray(
+            (hi - lo >= 1) & (y >= 0.003) & (d >= MARGIN * d_board) & (share <= DARK_SHARE)
+        )
 
     def fits(self, stack: list[str]) -> float | None:
         """How clearly the column shows ``stack`` (bottom to top): the smallest band margin,
@@ -191,6 +223,8 @@ class StackFit:
         lv = np.arange(n)
         # every camel's side band, the top one's also with its top face
         ok = self.top_ok[:, n - 1, idx[-1]] & self.side_ok[:, lv, idx].all(axis=1)
+        if self.black not in stack:
+            ok &= ~self.black_above[:, n - 1]
         if not ok.any():
             return None
         margin = np.minimum(
@@ -212,8 +246,12 @@ class StackFit:
                 side = mask & self.side_ok[:, j, c]
                 if not side.any():
                     continue
-                if (side & self.top_ok[:, j, c]).any():
-                    found.append([self.names[i] for i in prefix + [c]])
+                top = side & self.top_ok[:, j, c]
+                stack = [self.names[i] for i in prefix + [c]]
+                if self.black not in stack:
+                    top &= ~self.black_above[:, j]
+                if top.any():
+                    found.append(stack)
                 if j + 1 < levels:
                     grow(prefix + [c], side)
 
@@ -332,8 +370,27 @@ def _complete_pair(
     return True
 
 
-def _empty_when_all_elsewhere(out: dict[int, SpaceReading], colours: list[str]) -> None:
-    """Every camel is read, with confidence, on some other space: an unsure space holds none.
+def _strong(r: SpaceReading, fit: Callable[[], float | None]) -> bool:
+    """Whether a reading is strong enough for another space's read to lean on it.
+
+    Strong: read from clear runs (confidence at least WEAK), or its stack fits its column's
+    bands by the band model with STRONG_FIT times the margin a fit needs (two reads of the
+    same pixels agree, by far). A read with a band far off a camel's height, or a gap filled
+    from its mean colour, whose stack the band model does not find clearly is weak: the sand
+    between a blue camel's legs, blurred with its shadow, averages white, and a run of it a
+    third of a camel high was read as a white camel under the blue one (confidence 0.63)."""
+    if r.confidence >= WEAK:
+        return True
+    margin = fit()
+    return margin is not None and margin >= STRONG_FIT * MARGIN
+
+
+def _empty_when_all_elsewhere(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None] | None = None,
+) -> None:
+    """Every camel is read, strongly, on some other space: an unsure space holds none.
 
     Why: a space abstains on what covers it (the back of the stack in front, whose colours
     reach over its base; a hand; the table seen behind it), but the game puts every camel on
@@ -341,8 +398,16 @@ def _empty_when_all_elsewhere(out: dict[int, SpaceReading], colours: list[str]) 
     whatever covers it. Its pixels are not asked: this is the rule of the game, the way a
     person reads a space half hidden behind the stack in front. Only when nothing is unsure
     about those camels: a colour read twice has already made both spaces unsure, and a
-    stack still being laid out is read with ``all_camels=False``."""
-    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    stack still being laid out is read with ``all_camels=False``. And only on strong reads
+    (``_strong``; ``fits`` None: every read counts as strong): a wrong read elsewhere (a
+    phantom white under blue) would make the space where that camel stands read empty, one
+    wrong read made two."""
+    seen = {
+        c
+        for s, r in out.items()
+        if not r.uncertain and r.camels and (fits is None or _strong(r, partial(fits, s, r.camels)))
+        for c in r.camels
+    }
     if not set(colours) <= seen:
         return
     for s, r in list(out.items()):
@@ -381,7 +446,7 @@ def resolve(
     """
     out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels)
     if all_camels:
-        _empty_when_all_elsewhere(out, colours)
+        _empty_when_all_elsewhere(out, colours, fits)
     return out
 
 

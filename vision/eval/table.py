@@ -18,17 +18,18 @@ Conditions (``--condition``):
 - ``nominal``: no set-up at all, the table's board file with board.yaml's nominal colours
   (what the reader did before the set-up existed): the "before" figure.
 
-Seeds, decided before tuning: the reader and the set-up are tuned on scenes 1,000,000 and up
-(tables 100,000 and up) only. Scenes 0..1999 were the held-out range until a choice was made
+Seeds, decided before tuning: the reader and the set-up are tuned on scenes 1,000,000..1,999,999
+(tables 100,000..199,999) only. Scenes 0..1999 were the held-out range until a choice was made
 after looking at them, and so are 3,000,000..3,001,999 (session 6's held-out run, looked at
 since), 4,000,000+ (session 8's) and 5,000,000..5,001,999 (session 9's first run; a choice was
 made after it), and 6,000,000+ (session 9's held-out run, superseded: the renderer's lamp
 changed after it), and 7,000,000+ (session 10's held-out run, spent: the reader changed
-after it). The held-out range now is 8,000,000 and up (tables 800,000 and up), run once after
-session 11's reader was final (docs/table-setup.md): 2,000 scenes with the same camera and
-lamp, 1,000 for each variant by default (``DEFAULT_SCENES``). The second edition
-(``--edition 2``) is held out on 9,000,000 and up, on the same kind of tables. ``make test``
-reads a small slice of session 8's range (tests/vision/test_table_eval.py).
+after it), 8,000,000+ (session 11's; the second edition's 9,000,000+), all spent. The held-out
+range now is 10,000,000 and up (tables 1,000,000 and up), run once after session 12's reader
+was final (docs/table-setup.md: 1,000 scenes with the same camera and lamp, 500 for each
+variant); by default 2,000 and 1,000 (``DEFAULT_SCENES``). The second edition (``--edition
+2``) is held out on 11,000,000 and up, on the same kind of tables (session 12: 300 scenes).
+``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read
 exactly), confidently wrong, abstained; spaces under a hand marked uncertain; spaces a hand's
@@ -88,7 +89,7 @@ CONDITIONS = ("same", "other", "lamp", "nominal")
 EDITIONS = (1, 2)
 SCENES_PER_TABLE = 10
 TUNING_FIRST_SEED = 1_000_000
-HELD_OUT_FIRST_SEED = 8_000_000  # drawn once the reader was final (session 11)
+HELD_OUT_FIRST_SEED = 10_000_000  # drawn once the reader was final (session 12)
 # scenes per condition when ``-n`` is not given: the issue's 2,000 for the main figure
 DEFAULT_SCENES = {"same": 2000, "other": 1000, "lamp": 1000, "nominal": 1000}
 SETUP_TILES = {8: "oasis", 12: "mirage"}

@@ -96,23 +96,26 @@ def _readings_at(image: str, box: tuple[float, float, float, float]) -> list:
     ]
 
 
+def _read_labelled(source: str, file: str) -> tuple[dict, list]:
+    """A labelled photo of ``source`` (its labels.json entry) and ``read_dice``'s readings."""
+    import cv2
+
+    from vision.dice import read_dice
+
+    folder = REAL / source
+    labels = json.loads((folder / "labels.json").read_text())["images"]
+    im = next(i for i in labels if i["file"] == file)
+    return im, read_dice(cv2.imread(str(folder / im["file"])))
+
+
 def test_a_die_boxed_twice_by_the_body_finder_is_one_die() -> None:
     """matteop65-train two_40 (a train photo of the split): the body finder boxes one large
     white die twice, the die whose pips read 2 and, about half a side away, its side face whose
     pips read nothing; the net passed both and the second was a false die. Every labelled die
     is found and none is read twice (``learned.one_body_per_die``)."""
-    import cv2
-
-    from vision.dice import read_dice
     from vision.eval.dice import match
 
-    folder = REAL / "matteop65-train"
-    im = next(
-        i
-        for i in json.loads((folder / "labels.json").read_text())["images"]
-        if i["file"] == "images/two_40.jpg"
-    )
-    readings = read_dice(cv2.imread(str(folder / im["file"])))
+    im, readings = _read_labelled("matteop65-train", "images/two_40.jpg")
     pairs = match(im["dice"], readings)
     assert all(r is not None for _, r in pairs), "every labelled die is found"
     assert len(readings) == len(im["dice"]), [r.box for r in readings]
@@ -125,18 +128,9 @@ def test_a_die_the_net_boxes_twice_by_halves_is_one_die() -> None:
     which by their own sides lie as far apart as touching dice; both were kept (a false die).
     Measured by the frame's die (``learned.frame_die_side``) they are one die: no reading
     matches no labelled die, and the dice found stay found."""
-    import cv2
-
-    from vision.dice import read_dice
     from vision.eval.dice import match
 
-    folder = REAL / "rune55-trays"
-    im = next(
-        i
-        for i in json.loads((folder / "labels.json").read_text())["images"]
-        if i["file"] == "images/PXL_20240219_191703482.jpg"
-    )
-    readings = read_dice(cv2.imread(str(folder / im["file"])))
+    im, readings = _read_labelled("rune55-trays", "images/PXL_20240219_191703482.jpg")
     pairs = match(im["dice"], readings)
     matched = {id(r) for _, r in pairs if r is not None}
     assert [r.box for r in readings if id(r) not in matched] == [], "no false die"

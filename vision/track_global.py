@@ -92,6 +92,7 @@ SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
 STRONG_FIT = 2.0  # a read another space's leans on: its stack fits this many MARGINs clearly
 WEAK = 0.7  # readings below this confidence came from a model or a filled gap (vision.track)
 DARK_SHARE = 0.25  # a band with more of its samples read as black paint is no other colour
+STRIP = 0.2  # bands of another camel's paint round the lowest band's lower edge: a camel under it
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
@@ -146,6 +147,10 @@ class StackFit:
         hi = np.clip(np.round(ends + col.top_face + bands[:, None]).astype(np.int64), 0, total)
         self.black_above = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1) > DARK_SHARE
         self.black = None if ref.black is None else ref.names[ref.black]
+        # the stretch where the lowest camel's band meets what is under it (the board's
+        # window below and the lowest band's trimmed edge): samples there clearly another
+        # camel's colour are a camel under the stack that shows only a strip
+        self.strip_other = self._strip(col, ch, ref, starts[:, 0], trim[:, 0], total)
 
     @staticmethod
     def _table(
@@ -186,6 +191,31 @@ class StackFit:
             black = np.arange(k) == ref.black
             ok &= np.where(black, share > 1.0 - DARK_SHARE, share <= DARK_SHARE)
         return ok, margin
+
+    @staticmethod
+    def _strip(
+        col: Column, ch: np.ndarray, ref: FitRef, start: np.ndarray, trim: np.ndarray, total: int
+    ) -> np.ndarray:
+        """(poses x colours) whether the stretch round the lowest band's lower edge (from the
+        top of the board's window below to the bottom of the band's own window) holds a strip
+        of another camel's paint, were that colour the lowest camel: STRIP bands or more of
+        samples each MARGIN times nearer another camel colour than to the rest and the board
+        (black paint: too dark for a hue, the black camel's)."""
+        d = np.linalg.norm(ch[:, None, :] - ref.camel, axis=-1)  # samples x colours
+        d_board = np.linalg.norm(ch[:, None, :] - ref.board, axis=-1).min(axis=-1)
+        k = d.shape[1]
+        others = np.where(np.eye(k, dtype=bool), np.inf, d[:, None, :]).min(axis=-1)
+        _, y = _chroma(np.asarray(col.lin, np.float64))
+        clear = (MARGIN * d <= np.minimum(others, d_board[:, None])) & (y >= 0.003)[:, None]
+        if ref.black is not None and col.dark is not None:
+            dark = np.asarray(col.dark, bool)
+            clear[dark] = np.arange(k) == ref.black
+        cs = np.concatenate([np.zeros((1, k)), np.cumsum(clear, axis=0)])
+        lo = np.clip(np.round(start - trim).astype(np.int64), 0, total)
+        hi = np.clip(np.round(start + trim).astype(np.int64), 0, total)
+        count = cs[hi] - cs[lo]  # poses x colours
+        other = count.sum(axis=1, keepdims=True) - count
+        return np.asarray(other >= STRIP * col.band)
 
     @staticmethod
     def _board(
@@ -233,7 +263,15 @@ class StackFit:
         return float(margin[ok].max())
 
     def decode(self, free: list[str]) -> list[list[str]]:
-        """Every stack of one or more of the ``free`` colours (each at most once) that fits."""
+        """Every stack of one or more of the ``free`` colours (each at most once) that fits.
+
+        A lone stack found is also checked for a strip of another camel's paint round its
+        lowest band's lower edge (``strip_other``): a lower camel the one above covers but for
+        a strip a quarter of a band high (an upper camel set askew towards the camera) falls
+        in the trimmed edges of the windows, and the band model read the stack without it.
+        With no pose free of such a strip it returns no stack (the space stays unsure), never
+        the stacks that remain: a check that only dropped poses would let a second candidate,
+        which made the read ambiguous, become the one read."""
         idx = [self.names.index(c) for c in free]
         found: list[list[str]] = []
         levels = self.side_ok.shape[1]
@@ -256,7 +294,17 @@ class StackFit:
                     grow(prefix + [c], side)
 
         grow([], self.board_below.copy())
-        return found
+        if len(found) != 1:
+            return found
+        # the one stack found must also fit with nothing of another camel's colour right
+        # under its lowest band; else a lower camel showing only a strip was missed: none
+        n = len(found[0])
+        ids = [self.names.index(c) for c in found[0]]
+        ok = self.board_below & ~self.strip_other[:, ids[0]]
+        ok &= self.top_ok[:, n - 1, ids[-1]] & self.side_ok[:, np.arange(n), ids].all(axis=1)
+        if self.black not in found[0]:
+            ok &= ~self.black_above[:, n - 1]
+        return found if ok.any() else []
 
 
 def fit_stack(col: Column, stack: list[str], ref: FitRef) -> float | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from itertools import combinations, permutations
 
 import numpy as np
@@ -147,10 +147,16 @@ class StackFit:
         hi = np.clip(np.round(ends + col.top_face + bands[:, None]).astype(np.int64), 0, total)
         self.black_above = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1) > DARK_SHARE
         self.black = None if ref.black is None else ref.names[ref.black]
-        # the stretch where the lowest camel's band meets what is under it (the board's
-        # window below and the lowest band's trimmed edge): samples there clearly another
-        # camel's colour are a camel under the stack that shows only a strip
-        self.strip_other = self._strip(col, ch, ref, starts[:, 0], trim[:, 0], total)
+        # what strip_other reads, kept for the one case that asks (a lone stack decoded)
+        self._strip_args = (col, ch, ref, starts[:, 0], trim[:, 0], total)
+
+    @cached_property
+    def strip_other(self) -> np.ndarray:
+        """(poses x colours) the stretch where the lowest camel's band meets what is under it
+        (the board's window below and the lowest band's trimmed edge) holds samples clearly
+        another camel's colour: a camel under the stack that shows only a strip. Made only
+        when :meth:`decode` finds a lone stack, not for every column (about 1 ms a frame)."""
+        return self._strip(*self._strip_args)
 
     @staticmethod
     def _table(

@@ -40,6 +40,17 @@ class LabelledDie:
     face: int
 
 
+def labelled_photos(
+    part: str, limit: int | None = None
+) -> Iterator[tuple[str, dict[str, Any], np.ndarray, list[LabelledDie]]]:
+    """(set, image record, BGR image, its labelled dice) of the first ``limit`` photos (all:
+    None) of ``part``: what every kind of real crop is cut from."""
+    for k, (name, im, img) in enumerate(photos(part)):
+        if limit is not None and k >= limit:
+            break
+        yield name, im, img, photo_dice(name, im)
+
+
 def photo_dice(set_name: str, im: dict[str, Any]) -> list[LabelledDie]:
     """The labelled dice of one photo with their centre and the die's side (whole die)."""
     dice = im["dice"]
@@ -150,10 +161,7 @@ def real_crops(
     crops: list[np.ndarray] = []
     labels: list[int] = []
     tags: list[str] = []
-    for k, (name, im, img) in enumerate(photos(part)):
-        if limit is not None and k >= limit:
-            break
-        dice = photo_dice(name, im)
+    for name, _, img, dice in labelled_photos(part, limit):
         for d in dice:
             for _ in range(per_die):
                 c = (
@@ -340,10 +348,7 @@ def finder_crops(
     crops: list[np.ndarray] = []
     labels: list[int] = []
     tags: list[str] = []
-    for k, (name, im, img) in enumerate(photos(part)):
-        if limit is not None and k >= limit:
-            break
-        dice = photo_dice(name, im)
+    for name, im, img, dice in labelled_photos(part, limit):
         found = hand_proposals(img, pal, None)
         hit: set[int] = set()
         for lab, r in match(im["dice"], found):

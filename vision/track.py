@@ -183,7 +183,7 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
         # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
         # that dark on the track and not strongly coloured is the black camel (the sand stays
         # far brighter in shade; a green camel in the shade of the one above stays green)
-        pitch = _pitch(lin)
+        pitch = _pitch(ch, y)
         unknown = np.where(pitch, False, unknown)
         best = np.where(pitch, black, best)
     best = np.where(unknown, len(pal.names), best)
@@ -518,7 +518,7 @@ def _read_spaces(
             top_face,
             float(band_px[i]),
             float(hide_mm[i]),
-            None if pal.neutral is None else _pitch(lin[i]),
+            None if pal.neutral is None else _pitch(*_chroma(lin[i])),
         )
         tile = tiles[i]
         if tile == TILE_NOT_FLAT:
@@ -560,11 +560,11 @@ def _read_spaces(
 BLACK_HUE = 0.28
 
 
-def _pitch(lin: np.ndarray) -> np.ndarray:
-    """Per sample, paint too dark for a hue and not strongly coloured: on the track only the
-    second edition's black camel is that dark (the sand stays far brighter in shade, a white
-    camel in shade too). The samples the band model takes for black paint."""
-    ch, y = _chroma(lin)
+def _pitch(ch: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per sample (chromaticity ``ch`` and brightness ``y``, ``_chroma``), paint too dark for a
+    hue and not strongly coloured: on the track only the second edition's black camel is that
+    dark (the sand stays far brighter in shade, a white camel in shade too). The samples the
+    band model takes for black paint."""
     return np.asarray((y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE))
 
 

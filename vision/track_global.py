@@ -118,7 +118,7 @@ class StackFit:
         self.names = ref.names
         band = col.band
         total = len(col.lin)
-        ch, _ = _chroma(np.asarray(col.lin, np.float64))
+        ch, y = _chroma(np.asarray(col.lin, np.float64))
         # running sums of colour, chromaticity and its square: any band's mean and spread
         dark = np.zeros(total) if col.dark is None else np.asarray(col.dark, np.float64)
         cs = np.concatenate(
@@ -148,7 +148,7 @@ class StackFit:
         self.black_above = (cs[hi, 7] - cs[lo, 7]) / np.maximum(hi - lo, 1) > DARK_SHARE
         self.black = None if ref.black is None else ref.names[ref.black]
         # what strip_other reads, kept for the one case that asks (a lone stack decoded)
-        self._strip_args = (col, ch, ref, starts[:, 0], trim[:, 0], total)
+        self._strip_args = (col, ch, y, ref, starts[:, 0], trim[:, 0], total)
 
     @cached_property
     def strip_other(self) -> np.ndarray:
@@ -200,7 +200,13 @@ class StackFit:
 
     @staticmethod
     def _strip(
-        col: Column, ch: np.ndarray, ref: FitRef, start: np.ndarray, trim: np.ndarray, total: int
+        col: Column,
+        ch: np.ndarray,
+        y: np.ndarray,
+        ref: FitRef,
+        start: np.ndarray,
+        trim: np.ndarray,
+        total: int,
     ) -> np.ndarray:
         """(poses x colours) whether the stretch round the lowest band's lower edge (from the
         top of the board's window below to the bottom of the band's own window) holds a strip
@@ -211,7 +217,6 @@ class StackFit:
         d_board = np.linalg.norm(ch[:, None, :] - ref.board, axis=-1).min(axis=-1)
         k = d.shape[1]
         others = np.where(np.eye(k, dtype=bool), np.inf, d[:, None, :]).min(axis=-1)
-        _, y = _chroma(np.asarray(col.lin, np.float64))
         clear = (MARGIN * d <= np.minimum(others, d_board[:, None])) & (y >= 0.003)[:, None]
         if ref.black is not None and col.dark is not None:
             dark = np.asarray(col.dark, bool)
@@ -257,16 +262,24 @@ class StackFit:
             return None
         idx = [self.names.index(c) for c in stack]
         lv = np.arange(n)
-        # every camel's side band, the top one's also with its top face
-        ok = self.top_ok[:, n - 1, idx[-1]] & self.side_ok[:, lv, idx].all(axis=1)
-        if self.black not in stack:
-            ok &= ~self.black_above[:, n - 1]
+        ok = self._poses(stack)
         if not ok.any():
             return None
         margin = np.minimum(
             self.top_margin[:, n - 1, idx[-1]], self.side_margin[:, lv, idx].min(axis=1)
         )
         return float(margin[ok].max())
+
+    def _poses(self, stack: list[str]) -> np.ndarray:
+        """The poses in which the column shows the non-empty ``stack`` (bottom to top):
+        every camel's side band, the top one's also with its top face, and no black paint
+        above it unless the black camel is in it."""
+        n = len(stack)
+        idx = [self.names.index(c) for c in stack]
+        ok = self.top_ok[:, n - 1, idx[-1]] & self.side_ok[:, np.arange(n), idx].all(axis=1)
+        if self.black not in stack:
+            ok &= ~self.black_above[:, n - 1]
+        return np.asarray(ok)
 
     def decode(self, free: list[str]) -> list[list[str]]:
         """Every stack of one or more of the ``free`` colours (each at most once) that fits.
@@ -304,12 +317,8 @@ class StackFit:
             return found
         # the one stack found must also fit with nothing of another camel's colour right
         # under its lowest band; else a lower camel showing only a strip was missed: none
-        n = len(found[0])
-        ids = [self.names.index(c) for c in found[0]]
-        ok = self.board_below & ~self.strip_other[:, ids[0]]
-        ok &= self.top_ok[:, n - 1, ids[-1]] & self.side_ok[:, np.arange(n), ids].all(axis=1)
-        if self.black not in found[0]:
-            ok &= ~self.black_above[:, n - 1]
+        lowest = self.names.index(found[0][0])
+        ok = self._poses(found[0]) & self.board_below & ~self.strip_other[:, lowest]
         return found if ok.any() else []
 
 

@@ -79,7 +79,7 @@ bench: deps venv venv-pi
 eval-vision: venv
 	$(PY) -m vision.eval
 
-# the die classifier: seeded, ~15 min on 2 cores; writes vision/dice/models/die_classifier.*
+# the die classifier: seeded, ~18 min on 2 cores (5 of it the crops, 30 epochs of ~25 s); writes vision/dice/models/die_classifier.*
 train-vision: venv
 	$(PY) -m vision.train.train
 

@@ -726,13 +726,105 @@ def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
+def _join_fragments(
+    runs: list[tuple[int, int, int]],
+    band: float,
+    unknown: int,
+    n_camel: int,
+    shortest: float,
+    base_idx: int,
+    explained: np.ndarray | None,
+) -> list[tuple[int, int, int]]:
+    """A camel colour's band joined with the short pieces of the same colour that only
+    unknown stretches split from it, when that colour is most of the stretch they span.
+
+    Why: a camel's side is not flat (neck, hump, legs, the grooves of a wooden dromedary), so
+    under a lamp part of it falls in its own shade or the shade of the camel above, and those
+    samples leave the colour's acceptance radius (a white camel's shaded side turns a grey
+    that is no class). Its band then shows as a run of its colour with pieces a few samples
+    long beside it between unknown ones; each piece, too short for a band (``shortest``), was
+    dropped as a blur seam, and the band that was left started or ended a third of a band or
+    more from where the camel's side does ("an unreadable band between two camels", "below
+    the lowest camel"). A colour exists once on the track, so pieces of it this close to its
+    band are that camel. Only what is no evidence of another thing joins:
+    - only unknown seams: pieces of a colour near the sand's (yellow, orange) among board
+      samples are the sand, not a camel;
+    - a band must be read already (a run of ``shortest`` or more): pieces alone make none;
+    - no piece the set-up saw on the empty board there (the white pebbles printed along the
+      track's edges beside a white camel), nor one starting in the lowest ``IN_FRONT_END``
+      band over the base, where the camel on the space in front shows as well (a piece of
+      its colour there joined to its band made that camel this stack's bottom one)."""
+    seam = JOIN_SEAM * band
+    low = base_idx + IN_FRONT_END * band
+    crumb = JOIN_PIECE * band
+
+    def piece(k: int) -> bool:
+        cl, st, ln = runs[k]
+        if ln >= shortest:
+            return True
+        if st < low or ln < crumb:
+            return False
+        return explained is None or float(explained[st : st + ln].mean()) < 0.5
+
+    out: list[tuple[int, int, int]] = []
+    i = 0
+    while i < len(runs):
+        cl, st, ln = runs[i]
+        j = i  # the last piece joined
+        if cl < n_camel and piece(i):
+            k, gap = i + 1, 0
+            # a seam: unknown samples, and crumbs of the colour too short to count as pieces
+            while k < len(runs) and gap <= seam:
+                c2, _, l2 = runs[k]
+                if c2 == cl and l2 >= crumb:
+                    if not piece(k):
+                        break
+                    j, gap = k, 0
+                elif c2 == unknown or (c2 == cl and l2 < crumb):
+                    gap += l2
+                else:
+                    break
+                k += 1
+        if j > i:
+            own = sum(r[2] for r in runs[i : j + 1] if r[0] == cl and r[2] >= crumb)
+            end = runs[j][1] + runs[j][2]
+            banded = any(r[0] == cl and r[2] >= shortest for r in runs[i : j + 1])
+            if banded and own >= JOIN_SHARE * (end - st):
+                out.append((cl, st, end - st))
+                i = j + 1
+                continue
+        out.append(runs[i])
+        i += 1
+    return out
+
+
+# a camel colour's pieces split from its band by unknown stretches of at most this many bands
+# (in all, between two pieces) are that band when the colour is at least this share of the
+# span they cover; a piece shorter than JOIN_PIECE bands is a crumb, counted as seam
+JOIN_SEAM = 0.5
+JOIN_SHARE = 0.5
+JOIN_PIECE = 0.1
+
+
 def _clean_runs(
-    label: np.ndarray, band: float, unknown: int, n_camel: int, px: float = 1.0
+    label: np.ndarray,
+    band: float,
+    unknown: int,
+    n_camel: int,
+    px: float = 1.0,
+    base_idx: int = 0,
+    explained: np.ndarray | None = None,
 ) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
-    become gaps, and a class split by a gap is joined. Returns [class, start, end) lists."""
-    runs = [r for r in _runs(label) if r[2] >= max(0.34 * band, 2.0 / px)]
+    become gaps, and a class split by a gap is joined. Returns [class, start, end) lists.
+
+    First a camel colour's short pieces beside its band are joined to it (``_join_fragments``:
+    its shaded parts broke it up); ``base_idx`` and ``explained`` (the set-up's look of the
+    empty board, if any) say which pieces may not join."""
+    shortest = max(0.34 * band, 2.0 / px)
+    joined = _join_fragments(_runs(label), band, unknown, n_camel, shortest, base_idx, explained)
+    runs = [r for r in joined if r[2] >= shortest]
     kept = []
     for i, (cl, st, ln) in enumerate(runs):
         if cl == unknown:
@@ -1078,7 +1170,7 @@ def _decode(
     spans: list[list[float]] = []
     started = False
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
-    runs = _clean_runs(label, band, unknown, n_camel, px)
+    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained)
     for cl, st, en in runs:
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of

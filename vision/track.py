@@ -957,10 +957,11 @@ def _another_camel_between(
     return d_free < BETWEEN_RATIO * d_blend
 
 
-def _unread(why: str) -> SpaceReading:
+def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
-    five-camel rule (vision.track_global) may complete it from the other spaces."""
-    return SpaceReading([], 0.0, True, why, resolvable=True)
+    five-camel rule (vision.track_global) may complete it from the other spaces.
+    ``bands_read``: the camels the runs read, when the only doubt is a camel more."""
+    return SpaceReading([], 0.0, True, why, resolvable=True, bands_read=tuple(bands_read or ()))
 
 
 def _base_as_at_setup(
@@ -1252,6 +1253,16 @@ def _decode(
             return _unread("something not the empty board stands on the space, in no camel colour")
         return SpaceReading([], 0.9)
     conf = 0.95
+    filled = False  # a band read from its mean colour (``_fill_gap``), not from the runs
+    # a camel more than the runs read may be here (unread below, between two, hidden in the
+    # height): the space abstains on the first such doubt, but the stack's other checks still
+    # run, and only a stack that passes them all tells the five-camel rule which camels its
+    # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
+    doubt: str | None = None
+
+    def stop(r: SpaceReading) -> SpaceReading:
+        return _unread(doubt) if doubt is not None else r
+
     # anything not board just below the lowest band is an unread camel, or something in front
     is_board = np.array([n.startswith(BOARD) for n in names] + [False])
     below_lo = int(max(base_idx - 0.3 * band, 0))
@@ -1271,28 +1282,33 @@ def _decode(
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
-                    return _unread("an unreadable band below the lowest camel")
-                camels = extra + camels
-                step = (spans[0][0] - lo) / len(extra)
-                spans = [[lo + j * step, lo + (j + 1) * step] for j in range(len(extra))] + spans
-                conf = 0.6
+                    doubt = "an unreadable band below the lowest camel"
+                else:
+                    camels = extra + camels
+                    step = (spans[0][0] - lo) / len(extra)
+                    spans = [
+                        [lo + j * step, lo + (j + 1) * step] for j in range(len(extra))
+                    ] + spans
+                    conf = 0.6
+                    filled = True
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
-        return _unread("the lowest band is below the space's front")
+        return stop(_unread("the lowest band is below the space's front"))
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels, label)
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
         if extra is None:
-            return _unread("the lowest band starts too high: a camel unread below?")
-        if extra:
+            doubt = doubt or "the lowest band starts too high: a camel unread below?"
+        elif extra:
             step = (spans[0][0] - base_idx) / len(extra)
             spans = [
                 [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))
             ] + spans
             camels = extra + camels
             conf = 0.6
+            filled = True
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
@@ -1300,7 +1316,9 @@ def _decode(
             pal, lin, gap_st, gap_en, n_camel, camels, i
         ):
             # too thin for a band of its own, too unlike both neighbours for their blend
-            return _unread("a thin band of another camel's colour between two camels")
+            doubt = doubt or "a thin band of another camel's colour between two camels"
+            i += 1
+            continue
         if gap_en - gap_st > 0.55 * band:
             extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels, label)
             if (
@@ -1313,41 +1331,48 @@ def _decode(
                 i += 1
                 continue
             if extra is None:
-                return _unread("an unreadable band between two camels")
+                doubt = doubt or "an unreadable band between two camels"
+                i += 1
+                continue
             step = (gap_en - gap_st) / len(extra)
             spans[i + 1 : i + 1] = [
                 [gap_st + j * step, gap_st + (j + 1) * step] for j in range(len(extra))
             ]
             camels[i + 1 : i + 1] = extra
             conf = 0.6
+            filled = True
             i += len(extra)
         i += 1
     if len(camels) > geo.max_stack or len(set(camels)) != len(camels):
-        return _unread("the bands do not make a legal stack")
+        return stop(_unread("the bands do not make a legal stack"))
+    read_only = None if filled or doubt is not None else camels
     if pal.neutral is not None and spans[-1][1] - base_idx > (len(camels) + 0.7) * band + top_face:
         # seven camels make tall stacks, where a middle band blended into its neighbours
         # goes unseen: a stack taller than its camels read holds one more
-        return _unread("the stack stands taller than the camels read in it")
+        return stop(_unread("the stack stands taller than the camels read in it", read_only))
     lengths = [en - st for st, en in spans]
     for ln in lengths[:-1]:
         ratio = ln / band
         if ratio < 0.3 or ratio > 1.9:
-            return _unread(f"a band {ratio:.1f} camels high")
+            return stop(_unread(f"a band {ratio:.1f} camels high"))
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
     # the top camel shows its side and its top face: a run much shorter than both is a lower
     # camel whose upper neighbours were not read; much longer, two camels read as one
     if top < 0.5 * (band + top_face):
-        return _unread("the top band is too short to be the top camel")
+        return stop(_unread("the top band is too short to be the top camel"))
     if top > 1.22 * (band + top_face):
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
     if top > 1.22 * (band + top_face):
-        return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
+        return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
         # above it (a camel leaning forward covers a thin band whole). Not resolvable: the
         # band model, blind to the height, re-read such a stack one camel short
-        return SpaceReading([], 0.0, True, "the stack stands taller than the camels read in it")
+        why = "the stack stands taller than the camels read in it"
+        return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
+    if doubt is not None:
+        return _unread(doubt, None if filled else camels)
     return SpaceReading(camels, max(conf, 0.3))
 
 

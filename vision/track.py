@@ -957,6 +957,40 @@ def _another_camel_between(
     return d_free < BETWEEN_RATIO * d_blend
 
 
+def _another_camel_run(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    start: float,
+    end: float,
+    band: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> bool:
+    """Whether a thin gap between camels ``i`` and ``i + 1`` holds a run (0.15 band or more)
+    labelled a camel colour not in the stack, whose own samples are that camel rather than a
+    blend of the two neighbours (``_another_camel_between`` on the run alone).
+
+    Why: the gap's mean is diluted by the unknown samples round such a run: a thin orange band
+    under a yellow camel set askew over it, between white and yellow, averaged near their
+    blend, and once the white band's shaded pieces were joined to it (``_join_fragments``) the
+    gap was thin enough to pass as a seam: the stack read a camel short."""
+    lo, hi = int(np.ceil(start)), int(np.floor(end))
+    best: tuple[int, int] | None = None
+    for cl, st, ln in _runs(label[lo:hi]) if hi > lo else []:
+        if cl < n_camel and pal.names[cl] not in camels and ln >= max(THIRD_RUN * band, 3.0):
+            if best is None or ln > best[1] - best[0]:
+                best = (lo + st, lo + st + ln)
+    if best is None:
+        return False
+    return _another_camel_between(pal, lin, best[0], best[1], n_camel, camels, i)
+
+
+# a run this many bands long (or more) of a camel colour not in the stack, inside a thin gap
+THIRD_RUN = 0.15
+
+
 def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
@@ -1312,8 +1346,9 @@ def _decode(
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
-        if 0.3 * band < gap_en - gap_st <= 0.55 * band and _another_camel_between(
-            pal, lin, gap_st, gap_en, n_camel, camels, i
+        if 0.3 * band < gap_en - gap_st <= 0.55 * band and (
+            _another_camel_between(pal, lin, gap_st, gap_en, n_camel, camels, i)
+            or _another_camel_run(pal, label, lin, gap_st, gap_en, band, n_camel, camels, i)
         ):
             # too thin for a band of its own, too unlike both neighbours for their blend
             doubt = doubt or "a thin band of another camel's colour between two camels"

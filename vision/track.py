@@ -726,13 +726,105 @@ def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
+def _join_fragments(
+    runs: list[tuple[int, int, int]],
+    band: float,
+    unknown: int,
+    n_camel: int,
+    shortest: float,
+    base_idx: int,
+    explained: np.ndarray | None,
+) -> list[tuple[int, int, int]]:
+    """A camel colour's band joined with the short pieces of the same colour that only
+    unknown stretches split from it, when that colour is most of the stretch they span.
+
+    Why: a camel's side is not flat (neck, hump, legs, the grooves of a wooden dromedary), so
+    under a lamp part of it falls in its own shade or the shade of the camel above, and those
+    samples leave the colour's acceptance radius (a white camel's shaded side turns a grey
+    that is no class). Its band then shows as a run of its colour with pieces a few samples
+    long beside it between unknown ones; each piece, too short for a band (``shortest``), was
+    dropped as a blur seam, and the band that was left started or ended a third of a band or
+    more from where the camel's side does ("an unreadable band between two camels", "below
+    the lowest camel"). A colour exists once on the track, so pieces of it this close to its
+    band are that camel. Only what is no evidence of another thing joins:
+    - only unknown seams: pieces of a colour near the sand's (yellow, orange) among board
+      samples are the sand, not a camel;
+    - a band must be read already (a run of ``shortest`` or more): pieces alone make none;
+    - no piece the set-up saw on the empty board there (the white pebbles printed along the
+      track's edges beside a white camel), nor one starting in the lowest ``IN_FRONT_END``
+      band over the base, where the camel on the space in front shows as well (a piece of
+      its colour there joined to its band made that camel this stack's bottom one)."""
+    seam = JOIN_SEAM * band
+    low = base_idx + IN_FRONT_END * band
+    crumb = JOIN_PIECE * band
+
+    def piece(k: int) -> bool:
+        cl, st, ln = runs[k]
+        if ln >= shortest:
+            return True
+        if st < low or ln < crumb:
+            return False
+        return explained is None or float(explained[st : st + ln].mean()) < 0.5
+
+    out: list[tuple[int, int, int]] = []
+    i = 0
+    while i < len(runs):
+        cl, st, ln = runs[i]
+        j = i  # the last piece joined
+        if cl < n_camel and piece(i):
+            k, gap = i + 1, 0
+            # a seam: unknown samples, and crumbs of the colour too short to count as pieces
+            while k < len(runs) and gap <= seam:
+                c2, _, l2 = runs[k]
+                if c2 == cl and l2 >= crumb:
+                    if not piece(k):
+                        break
+                    j, gap = k, 0
+                elif c2 == unknown or (c2 == cl and l2 < crumb):
+                    gap += l2
+                else:
+                    break
+                k += 1
+        if j > i:
+            own = sum(r[2] for r in runs[i : j + 1] if r[0] == cl and r[2] >= crumb)
+            end = runs[j][1] + runs[j][2]
+            banded = any(r[0] == cl and r[2] >= shortest for r in runs[i : j + 1])
+            if banded and own >= JOIN_SHARE * (end - st):
+                out.append((cl, st, end - st))
+                i = j + 1
+                continue
+        out.append(runs[i])
+        i += 1
+    return out
+
+
+# a camel colour's pieces split from its band by unknown stretches of at most this many bands
+# (in all, between two pieces) are that band when the colour is at least this share of the
+# span they cover; a piece shorter than JOIN_PIECE bands is a crumb, counted as seam
+JOIN_SEAM = 0.5
+JOIN_SHARE = 0.5
+JOIN_PIECE = 0.1
+
+
 def _clean_runs(
-    label: np.ndarray, band: float, unknown: int, n_camel: int, px: float = 1.0
+    label: np.ndarray,
+    band: float,
+    unknown: int,
+    n_camel: int,
+    px: float = 1.0,
+    base_idx: int = 0,
+    explained: np.ndarray | None = None,
 ) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
-    become gaps, and a class split by a gap is joined. Returns [class, start, end) lists."""
-    runs = [r for r in _runs(label) if r[2] >= max(0.34 * band, 2.0 / px)]
+    become gaps, and a class split by a gap is joined. Returns [class, start, end) lists.
+
+    First a camel colour's short pieces beside its band are joined to it (``_join_fragments``:
+    its shaded parts broke it up); ``base_idx`` and ``explained`` (the set-up's look of the
+    empty board, if any) say which pieces may not join."""
+    shortest = max(0.34 * band, 2.0 / px)
+    joined = _join_fragments(_runs(label), band, unknown, n_camel, shortest, base_idx, explained)
+    runs = [r for r in joined if r[2] >= shortest]
     kept = []
     for i, (cl, st, ln) in enumerate(runs):
         if cl == unknown:
@@ -865,10 +957,45 @@ def _another_camel_between(
     return d_free < BETWEEN_RATIO * d_blend
 
 
-def _unread(why: str) -> SpaceReading:
+def _another_camel_run(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    start: float,
+    end: float,
+    band: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> bool:
+    """Whether a thin gap between camels ``i`` and ``i + 1`` holds a run (0.15 band or more)
+    labelled a camel colour not in the stack, whose own samples are that camel rather than a
+    blend of the two neighbours (``_another_camel_between`` on the run alone).
+
+    Why: the gap's mean is diluted by the unknown samples round such a run: a thin orange band
+    under a yellow camel set askew over it, between white and yellow, averaged near their
+    blend, and once the white band's shaded pieces were joined to it (``_join_fragments``) the
+    gap was thin enough to pass as a seam: the stack read a camel short."""
+    lo, hi = int(np.ceil(start)), int(np.floor(end))
+    best: tuple[int, int] | None = None
+    for cl, st, ln in _runs(label[lo:hi]) if hi > lo else []:
+        if cl < n_camel and pal.names[cl] not in camels and ln >= max(THIRD_RUN * band, 3.0):
+            if best is None or ln > best[1] - best[0]:
+                best = (lo + st, lo + st + ln)
+    if best is None:
+        return False
+    return _another_camel_between(pal, lin, best[0], best[1], n_camel, camels, i)
+
+
+# a run this many bands long (or more) of a camel colour not in the stack, inside a thin gap
+THIRD_RUN = 0.15
+
+
+def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
-    five-camel rule (vision.track_global) may complete it from the other spaces."""
-    return SpaceReading([], 0.0, True, why, resolvable=True)
+    five-camel rule (vision.track_global) may complete it from the other spaces.
+    ``bands_read``: the camels the runs read, when the only doubt is a camel more."""
+    return SpaceReading([], 0.0, True, why, resolvable=True, bands_read=tuple(bands_read or ()))
 
 
 def _base_as_at_setup(
@@ -1078,7 +1205,7 @@ def _decode(
     spans: list[list[float]] = []
     started = False
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
-    runs = _clean_runs(label, band, unknown, n_camel, px)
+    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained)
     for cl, st, en in runs:
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of
@@ -1160,6 +1287,16 @@ def _decode(
             return _unread("something not the empty board stands on the space, in no camel colour")
         return SpaceReading([], 0.9)
     conf = 0.95
+    filled = False  # a band read from its mean colour (``_fill_gap``), not from the runs
+    # a camel more than the runs read may be here (unread below, between two, hidden in the
+    # height): the space abstains on the first such doubt, but the stack's other checks still
+    # run, and only a stack that passes them all tells the five-camel rule which camels its
+    # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
+    doubt: str | None = None
+
+    def stop(r: SpaceReading) -> SpaceReading:
+        return _unread(doubt) if doubt is not None else r
+
     # anything not board just below the lowest band is an unread camel, or something in front
     is_board = np.array([n.startswith(BOARD) for n in names] + [False])
     below_lo = int(max(base_idx - 0.3 * band, 0))
@@ -1179,36 +1316,44 @@ def _decode(
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
-                    return _unread("an unreadable band below the lowest camel")
-                camels = extra + camels
-                step = (spans[0][0] - lo) / len(extra)
-                spans = [[lo + j * step, lo + (j + 1) * step] for j in range(len(extra))] + spans
-                conf = 0.6
+                    doubt = "an unreadable band below the lowest camel"
+                else:
+                    camels = extra + camels
+                    step = (spans[0][0] - lo) / len(extra)
+                    spans = [
+                        [lo + j * step, lo + (j + 1) * step] for j in range(len(extra))
+                    ] + spans
+                    conf = 0.6
+                    filled = True
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
-        return _unread("the lowest band is below the space's front")
+        return stop(_unread("the lowest band is below the space's front"))
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels, label)
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
         if extra is None:
-            return _unread("the lowest band starts too high: a camel unread below?")
-        if extra:
+            doubt = doubt or "the lowest band starts too high: a camel unread below?"
+        elif extra:
             step = (spans[0][0] - base_idx) / len(extra)
             spans = [
                 [base_idx + j * step, base_idx + (j + 1) * step] for j in range(len(extra))
             ] + spans
             camels = extra + camels
             conf = 0.6
+            filled = True
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
-        if 0.3 * band < gap_en - gap_st <= 0.55 * band and _another_camel_between(
-            pal, lin, gap_st, gap_en, n_camel, camels, i
+        if 0.3 * band < gap_en - gap_st <= 0.55 * band and (
+            _another_camel_between(pal, lin, gap_st, gap_en, n_camel, camels, i)
+            or _another_camel_run(pal, label, lin, gap_st, gap_en, band, n_camel, camels, i)
         ):
             # too thin for a band of its own, too unlike both neighbours for their blend
-            return _unread("a thin band of another camel's colour between two camels")
+            doubt = doubt or "a thin band of another camel's colour between two camels"
+            i += 1
+            continue
         if gap_en - gap_st > 0.55 * band:
             extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels, label)
             if (
@@ -1221,41 +1366,48 @@ def _decode(
                 i += 1
                 continue
             if extra is None:
-                return _unread("an unreadable band between two camels")
+                doubt = doubt or "an unreadable band between two camels"
+                i += 1
+                continue
             step = (gap_en - gap_st) / len(extra)
             spans[i + 1 : i + 1] = [
                 [gap_st + j * step, gap_st + (j + 1) * step] for j in range(len(extra))
             ]
             camels[i + 1 : i + 1] = extra
             conf = 0.6
+            filled = True
             i += len(extra)
         i += 1
     if len(camels) > geo.max_stack or len(set(camels)) != len(camels):
-        return _unread("the bands do not make a legal stack")
+        return stop(_unread("the bands do not make a legal stack"))
+    read_only = None if filled or doubt is not None else camels
     if pal.neutral is not None and spans[-1][1] - base_idx > (len(camels) + 0.7) * band + top_face:
         # seven camels make tall stacks, where a middle band blended into its neighbours
         # goes unseen: a stack taller than its camels read holds one more
-        return _unread("the stack stands taller than the camels read in it")
+        return stop(_unread("the stack stands taller than the camels read in it", read_only))
     lengths = [en - st for st, en in spans]
     for ln in lengths[:-1]:
         ratio = ln / band
         if ratio < 0.3 or ratio > 1.9:
-            return _unread(f"a band {ratio:.1f} camels high")
+            return stop(_unread(f"a band {ratio:.1f} camels high"))
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
     # the top camel shows its side and its top face: a run much shorter than both is a lower
     # camel whose upper neighbours were not read; much longer, two camels read as one
     if top < 0.5 * (band + top_face):
-        return _unread("the top band is too short to be the top camel")
+        return stop(_unread("the top band is too short to be the top camel"))
     if top > 1.22 * (band + top_face):
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
     if top > 1.22 * (band + top_face):
-        return SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)")
+        return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
         # above it (a camel leaning forward covers a thin band whole). Not resolvable: the
         # band model, blind to the height, re-read such a stack one camel short
-        return SpaceReading([], 0.0, True, "the stack stands taller than the camels read in it")
+        why = "the stack stands taller than the camels read in it"
+        return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
+    if doubt is not None:
+        return _unread(doubt, None if filled else camels)
     return SpaceReading(camels, max(conf, 0.3))
 
 

@@ -8,7 +8,10 @@ stack is one ordering of them. That is still only a hypothesis until the space's
 agree: ``fit_stack`` checks each camel-high band of its column against the colour the ordering
 puts there (nearer that colour than every other camel colour and the board, by a margin), and a
 completion is made only when exactly one ordering fits. With two such spaces, the missing
-colours are split between them, made only when exactly one split fits both columns. The rule
+colours are split between them, made only when exactly one split fits both columns. A lone
+unsure space whose only doubt was a camel more than its runs read (one unread below it, in a
+gap, or hidden in the stack's height), and whose runs read exactly the colours seen nowhere
+else, holds those as read, when every other read is strong (``_no_camel_more``). The rule
 also works the other way: a colour read on two spaces is wrong on at least one (both become
 uncertain), and a colour read nowhere while no space abstains means some stack lost a camel —
 it is put back only where it alone fits, else the spaces it might be hiding under become
@@ -40,7 +43,9 @@ class SpaceReading:
     """One space: camels bottom to top, how sure, and why not if unsure.
 
     ``resolvable``: the abstention is about the colour of bands in the stack itself, so the
-    five-camel rule may complete it; ``inferred``: the camels were completed that way."""
+    five-camel rule may complete it; ``inferred``: the camels were completed that way;
+    ``bands_read``: an abstention whose doubt is only a camel more than the runs read (one
+    unread below, between or hidden in the stack's height), those camels bottom to top."""
 
     camels: list[str]
     confidence: float
@@ -48,6 +53,7 @@ class SpaceReading:
     why: str | None = None
     resolvable: bool = False
     inferred: bool = False
+    bands_read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -359,15 +365,20 @@ def _complete_lone(
     max_stack: int,
 ) -> bool:
     """All five camels are on the track: with exactly one space unsure, the colours seen
-    nowhere else are on it. Completes it when exactly one ordering of them fits its column;
-    True when it did."""
+    nowhere else are on it. Completes it as its runs read it when they read just those
+    (``_no_camel_more``), else when exactly one ordering of them fits its column; True when
+    it did."""
     unsure = [s for s, r in out.items() if r.uncertain]
-    if len(unsure) != 1 or not out[unsure[0]].resolvable:
+    if len(unsure) != 1:
         return False
     s = unsure[0]
     seen = {c for r in out.values() if not r.uncertain for c in r.camels}
     missing = [c for c in colours if c not in seen]
-    if len(missing) > max_stack:
+    if _no_camel_more(out, s, missing, fits):
+        why = "its bands as read: every other camel is read elsewhere"
+        out[s] = SpaceReading(list(out[s].bands_read), 0.5, why=why, inferred=True)
+        return True
+    if not out[s].resolvable or len(missing) > max_stack:
         return False
     found = [st for st in _orderings([], missing) if fits(s, st) is not None]
     if len(found) != 1:
@@ -375,6 +386,32 @@ def _complete_lone(
     why = "the camel colours seen nowhere else" if found[0] else "all five camels elsewhere"
     out[s] = SpaceReading(found[0], 0.5, why=why, inferred=True)
     return True
+
+
+def _no_camel_more(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> bool:
+    """Whether space ``s`` abstained only for fear of a camel more than its runs read, and the
+    game leaves no camel for it: the colours seen nowhere else are exactly those its runs read,
+    and every other space's camels are strong reads (``_strong``).
+
+    Why: a lone white camel standing at the back of its space, its shaded legs read as no
+    colour, starts too high for a camel on its legs, and the reader abstained ("a camel unread
+    below?"); so did a stack with a gap it could not name. The band model, which tells colours
+    by hue, seldom confirms a white camel, so the lone-space rule left it. But with the other
+    camels all read elsewhere there is no camel left to be under it or in the gap: the space
+    holds exactly the camels its own runs read, two reads (the runs and the game) agreeing.
+    Strong reads only: a wrong read elsewhere (a phantom white under blue) would otherwise
+    take its colour from this space's candidates and make a second wrong read."""
+    r = out[s]
+    if not r.bands_read or sorted(r.bands_read) != sorted(missing):
+        return False
+    return all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    )
 
 
 def _splits(missing: list[str]) -> Iterator[tuple[list[str], list[str]]]:
@@ -499,7 +536,8 @@ def resolve(
     ``no_camels``: spaces that cannot hold a camel (a desert tile lies there).
 
     Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
-    on the track, a lone unsure space is completed (``_complete_lone``); otherwise each unsure
+    on the track, a lone unsure space is completed (``_complete_lone``; as its runs read it
+    when no camel is left for its doubt, ``_no_camel_more``); otherwise each unsure
     space whose bands were unread is decoded on its own from the colours no other space holds
     (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
     again, and with two unsure spaces the split of the missing colours that alone fits both

@@ -232,3 +232,38 @@ def test_an_unsure_space_is_not_emptied_on_a_weak_read_elsewhere(ref):
     out = resolve(spaces, list(ref.names), _fits(cols, ref))
     assert not out[12].uncertain and out[12].camels == []
     assert out[12].why == "every camel is read on another space"
+
+
+def _lone_white(bands_read: tuple[str, ...]) -> dict[int, SpaceReading]:
+    spaces = _readings("the lowest band starts too high: a camel unread below?")
+    spaces[12] = SpaceReading([], 0.0, True, spaces[12].why, resolvable=True, bands_read=bands_read)
+    return spaces
+
+
+def test_a_lone_unsure_space_holds_the_bands_its_runs_read_when_no_camel_is_left(ref):
+    # a lone white camel standing at the back of its space (tuning scene 1,640,062): its runs
+    # read white, but it starts too high for a camel on its legs ("a camel unread below?"),
+    # and the band model, which tells colours by hue, does not find it. Every other camel is
+    # read elsewhere: none is left to be under it
+    cols = {12: _column([], ref)}  # the band model finds no white here
+    out = resolve(_readings(), list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain  # the band model alone leaves it
+    out = resolve(_lone_white(("white",)), list(ref.names), _fits(cols, ref))
+    assert out[12].camels == ["white"] and not out[12].uncertain and out[12].inferred
+    assert out[12].why == "its bands as read: every other camel is read elsewhere"
+
+
+def test_no_completion_from_the_runs_unless_they_read_just_the_missing_camels(ref):
+    cols = {12: _column([], ref), 7: _column([], ref)}
+    # the runs read another colour than the one seen nowhere
+    out = resolve(_lone_white(("green",)), list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain
+    # the runs read nothing the rule may lean on (a gap filled, or a later check failed)
+    out = resolve(_lone_white(()), list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain
+    # a weak read elsewhere (a band far off a camel's height, its stack not found by the band
+    # model): one wrong read there would make a second one here
+    spaces = _lone_white(("white",))
+    spaces[7] = SpaceReading(["orange"], 0.6)
+    out = resolve(spaces, list(ref.names), _fits(cols, ref))
+    assert out[12].uncertain

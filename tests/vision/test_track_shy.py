@@ -29,6 +29,10 @@ def _read(seed: int) -> tuple[TrackReading, dict[int, list[str]]]:
         # a lone green camel on its legs: its blurred lower edge (read as the oasis) was cut
         # off, so its band seemed to start 1.3 bands above the base
         (1_000_003, (1,)),
+        # a lone white camel at the back of its space, 1.5 bands above the base, its shaded
+        # legs no colour ("a camel unread below?"); every other camel is read elsewhere, so
+        # none is left to be under it (vision.track_global: its bands as read)
+        (1_640_062, (5,)),
     ],
 )
 def test_a_space_a_person_reads_is_read(seed, spaces):
@@ -77,3 +81,17 @@ def test_a_thin_band_of_another_camel_between_two_is_not_taken_for_their_blend()
     assert track[16] == ["white", "green", "blue", "yellow", "orange"]
     assert 16 in reading.uncertain
     assert "thin band" in (reading.spaces[16].why or "")
+
+
+def test_a_stack_whose_runs_fail_a_later_check_is_not_completed_as_read():
+    # re-mounted tuning scene 1,680,195: all five camels on space 8, the thin white band
+    # between blue and orange unread, and the white border of a marker card behind the stack
+    # read as a white camel on top. Completed as its runs read it (every camel is on that
+    # space, so none is "left" for the gap), it read yellow, green, blue, orange, white; the
+    # runs' stack fails a later check (the orange band, the white border above it, is three
+    # bands high), so they are not leant on
+    scene = et.render_scene(1_680_195, "other")
+    reading = scene.read()
+    assert reading.ok, reading.reason
+    assert scene.truth.track[8] == ["yellow", "green", "blue", "white", "orange"]
+    assert 8 in reading.uncertain or reading.track[8] == scene.truth.track[8]

@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.board import BoardGeometry, BoardLocation
 
-__all__ = ["chromaticity", "gains_at", "linear", "sample", "white_gains"]
+__all__ = ["chroma_brightness", "chromaticity", "gains_at", "linear", "sample", "white_gains"]
 
 
 def linear(bgr: np.ndarray) -> np.ndarray:
@@ -79,4 +79,11 @@ def gains_at(points: np.ndarray, gains: dict[int, np.ndarray], geo: BoardGeometr
 def chromaticity(lin: np.ndarray) -> np.ndarray:
     """The b, g, r shares of each colour's sum (... x 3): shading multiplies all three alike,
     so the shares do not change in shadow."""
-    return np.asarray(lin / (lin.sum(axis=-1, keepdims=True) + 1e-6))
+    return chroma_brightness(lin)[0]
+
+
+def chroma_brightness(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``chromaticity`` and the brightness (the mean of the three linear channels) at once:
+    the track reader tells camels by the first and black paint or shade by the second."""
+    s = lin.sum(axis=-1, keepdims=True) + 1e-6
+    return np.asarray(lin / s), np.asarray(s[..., 0] / 3.0)

@@ -50,7 +50,14 @@ from vision.board import (
     locate_board,
     reveal_zone_in_image,
 )
-from vision.board_light import gains_at, linear, sample, white_gains
+from vision.board_light import (
+    chroma_brightness,
+    chromaticity,
+    gains_at,
+    linear,
+    sample,
+    white_gains,
+)
 from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
 from vision.track_global import WEAK, Column, FitRef, SpaceReading, StackFit, resolve
 
@@ -95,14 +102,6 @@ class TrackReading:
 
 
 # --- colour ----------------------------------------------------------------------------------
-def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Chromaticity (b, g, r shares of the sum, ... x 3) and brightness (mean, linear).
-
-    Shading multiplies all three channels alike, so the shares do not change in shadow."""
-    s = lin.sum(axis=-1, keepdims=True) + 1e-6
-    return lin / s, s[..., 0] / 3.0
-
-
 @dataclass(frozen=True)
 class _Palette:
     names: list[str]  # camel colours, then "board", then tile sides
@@ -118,13 +117,13 @@ def _palette(
 ) -> _Palette:
     names = list(geo.colours)
     rgb = np.array([geo.colours[n] for n in names], np.float32)
-    ch, _ = _chroma(linear(rgb[:, ::-1]))
+    ch = chromaticity(linear(rgb[:, ::-1]))
     learnt = table.colours() if table is not None else {}
     spreads = table.spreads() if table is not None else {}
     for i, n in enumerate(names):
         if n in learnt:  # this table's own paint under its lamp (vision.table)
             ch[i] = np.asarray(learnt[n], np.float32)
-    board_ch, _ = _chroma(np.array(board_lin, np.float32))
+    board_ch = chromaticity(np.array(board_lin, np.float32))
     # a margin or field colour that came out the same as the spaces' (its sample points fell
     # on sand, or the light washes them together) is no colour of its own: a space's sand
     # must not be read as "the margin's colour in front of a stack"
@@ -133,7 +132,7 @@ def _palette(
         + [i for i in range(1, len(board_ch)) if np.linalg.norm(board_ch[i] - board_ch[0]) > 0.06]
     ]
     tiles = list(geo.tile_colours)
-    tch, _ = _chroma(linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
+    tch = chromaticity(linear(np.array([geo.tile_colours[t] for t in tiles], np.float32)[:, ::-1]))
     for i, t in enumerate(tiles):
         if t in learnt:
             tch[i] = np.asarray(learnt[t], np.float32)
@@ -165,7 +164,7 @@ def _palette(
 
 def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
     """Class index per sample (len(names) = unknown) and the distance to the nearest class."""
-    ch, y = _chroma(lin)
+    ch, y = chroma_brightness(lin)
     d = np.linalg.norm(ch[..., None, :] - pal.chroma, axis=-1)  # ... x classes
     best = d.argmin(axis=-1)
     dist = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
@@ -209,7 +208,7 @@ def _board_corrected(
     pts = np.column_stack([gx.ravel(), gy.ravel()])
     vals, inside = sample(image, loc.to_image(pts), box=True)
     lin = linear(vals) * gains_at(pts, gains, geo)
-    now, y = _chroma(lin)
+    now, y = chroma_brightness(lin)
     want, known = background.lookup(pts)
     ok = inside & known & (y > 0.02) & (np.linalg.norm(now - want, axis=1) < 0.15)
     if ok.sum() < 100:
@@ -490,7 +489,7 @@ def _read_spaces(
     known = None
     if background is not None:
         # what the set-up saw at the same spot of the board (or table) with nothing on it
-        seen, _ = _chroma(lin)
+        seen = chromaticity(lin)
         seen = seen - _background_offset(image, loc, geo, gains, background, c)[:, None, :]
         dist, known = background.distance(ground, seen, reach=1)
         explained = known & (dist < 0.045)
@@ -518,7 +517,7 @@ def _read_spaces(
             top_face,
             float(band_px[i]),
             float(hide_mm[i]),
-            None if pal.neutral is None else _pitch(*_chroma(lin[i])),
+            None if pal.neutral is None else _pitch(*chroma_brightness(lin[i])),
         )
         tile = tiles[i]
         if tile == TILE_NOT_FLAT:
@@ -561,10 +560,10 @@ BLACK_HUE = 0.28
 
 
 def _pitch(ch: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per sample (chromaticity ``ch`` and brightness ``y``, ``_chroma``), paint too dark for a
-    hue and not strongly coloured: on the track only the second edition's black camel is that
-    dark (the sand stays far brighter in shade, a white camel in shade too). The samples the
-    band model takes for black paint."""
+    """Per sample (chromaticity ``ch`` and brightness ``y``: ``chroma_brightness``), paint too
+    dark for a hue and not strongly coloured: on the track only the second edition's black camel
+    is that dark (the sand stays far brighter in shade, a white camel in shade too). The samples
+    the band model takes for black paint."""
     return np.asarray((y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE))
 
 
@@ -600,7 +599,7 @@ def _background_offset(
     pts = (centres[:, None, :] + grid[None]).reshape(-1, 2)
     vals, inside = sample(image, loc.to_image(pts), box=True)
     lin = linear(vals) * gains_at(pts, gains, geo)
-    now, y = _chroma(lin)
+    now, y = chroma_brightness(lin)
     want, known = background.lookup(pts)
     diff = (now - want).reshape(k, len(grid), 3)
     ok = (inside & known & (y > 0.01)).reshape(k, len(grid)) & (
@@ -625,7 +624,7 @@ def _align_lines(lines: np.ndarray, reach: int) -> np.ndarray:
     if reach < 1:
         return lines
     k, _, n, _ = lines.shape
-    ch, _ = _chroma(lines)
+    ch = chromaticity(lines)
     mid = ch[:, 1]
     out = lines.copy()
     core = slice(reach, n - reach)
@@ -668,7 +667,7 @@ def _local_board(
     vals, inside = sample(image, loc.to_image(pts.reshape(-1, 2)), box=True)
     ref_lin = linear(vals).reshape(k, len(offs), 3) * gains_at(centres, gains, geo)[:, None]
     ref = np.median(ref_lin, axis=1)
-    ref_ch, _ = _chroma(ref)
+    ref_ch = chromaticity(ref)
     board = pal.names.index(BOARD)
     near = np.linalg.norm(ref_ch - pal.chroma[board], axis=1) < 2.0 * pal.radius[board]
     # a hand whose skin is the colour of the sand would pass that test; it also hides the line
@@ -676,7 +675,7 @@ def _local_board(
     ok = (
         near & inside.reshape(k, len(offs)).all(axis=1) & (_front_line_seen(image, loc, geo) >= 0.7)
     )
-    ch, _ = _chroma(lin)
+    ch = chromaticity(lin)
     match = np.linalg.norm(ch - ref_ch[:, None, :], axis=-1) < pal.radius[board]
     relabel = ok[:, None] & match & (labels == len(pal.names))
     return np.where(relabel, board, labels)
@@ -759,7 +758,7 @@ def _join_fragments(
     crumb = JOIN_PIECE * band
 
     def piece(k: int) -> bool:
-        cl, st, ln = runs[k]
+        _, st, ln = runs[k]
         if ln >= shortest:
             return True
         if st < low or ln < crumb:
@@ -862,7 +861,7 @@ def _band_colour(
     lo, hi = int(np.floor(a)), int(np.ceil(b))
     if hi - lo < 2 or lo < 0 or hi > len(lin):
         return None
-    ch, y = _chroma(lin[lo:hi].mean(axis=0))
+    ch, y = chroma_brightness(lin[lo:hi].mean(axis=0))
     if y < 0.003:
         return None
     free = [i for i in range(n_camel) if pal.names[i] not in used]
@@ -943,7 +942,7 @@ def _another_camel_between(
     lo, hi = int(np.floor(start)), int(np.ceil(end))
     if hi - lo < 1 or lo < 0 or hi > len(lin):
         return False
-    ch, y = _chroma(lin[lo:hi].mean(axis=0))
+    ch, y = chroma_brightness(lin[lo:hi].mean(axis=0))
     if y < 0.001:
         return False
     free = [k for k in range(n_camel) if pal.names[k] not in camels]
@@ -1130,7 +1129,7 @@ def _lower_edge(
     top = int(min(start + max(0.5 * band, 2.0), len(label)))
     if lin is None or hi_f - lo_f < 2 or top - start < 2:
         return float(start)
-    ch, _ = _chroma(lin)
+    ch = chromaticity(lin)
     sand = np.median(ch[lo_f:hi_f], axis=0)
     d = np.median(ch[start:top], axis=0) - sand
     dd = float(d @ d)

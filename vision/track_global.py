@@ -35,6 +35,8 @@ from itertools import combinations, permutations
 
 import numpy as np
 
+from vision.board_light import chroma_brightness
+
 __all__ = ["Column", "FitRef", "SpaceReading", "fit_stack", "resolve"]
 
 
@@ -102,11 +104,6 @@ STRIP = 0.2  # bands of another camel's paint round the lowest band's lower edge
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
 
-def _chroma(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = lin.sum(axis=-1, keepdims=True) + 1e-6
-    return lin / s, s[..., 0] / 3.0
-
-
 class StackFit:
     """How one space's column fits candidate stacks: every band of every pose, once.
 
@@ -124,7 +121,7 @@ class StackFit:
         self.names = ref.names
         band = col.band
         total = len(col.lin)
-        ch, y = _chroma(np.asarray(col.lin, np.float64))
+        ch, y = chroma_brightness(np.asarray(col.lin, np.float64))
         # running sums of colour, chromaticity and its square: any band's mean and spread
         dark = np.zeros(total) if col.dark is None else np.asarray(col.dark, np.float64)
         cs = np.concatenate(
@@ -179,7 +176,7 @@ class StackFit:
         inside = (lo >= 0) & (hi - lo >= 1)
         lo, hi = np.clip(lo, 0, total), np.clip(hi, 0, total)
         mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
-        ch, y = _chroma(mean[..., :3])
+        ch, y = chroma_brightness(mean[..., :3])
         # a band must be one colour throughout, not a mix whose mean happens to look like one
         # (blue over orange averages to grey, which is white's chromaticity)
         spread = np.sqrt(np.maximum(mean[..., 6] - (mean[..., 3:6] ** 2).sum(-1), 0.0))
@@ -247,7 +244,7 @@ class StackFit:
         lo = np.clip(np.round(starts + trim).astype(np.int64), 0, total)
         hi = np.clip(np.round(ends - trim).astype(np.int64), 0, total)
         mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
-        ch, y = _chroma(mean[..., :3])
+        ch, y = chroma_brightness(mean[..., :3])
         d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
         # black paint is no board, whatever its (unreadable) hue: a black camel under the

@@ -40,6 +40,7 @@ from vision.dice.colour import classify_face_colour
 from vision.dice.detect import Detection, detect_dice_verdicts
 from vision.dice.reading import DieReading
 from vision.dice.reasons import Reason, Why
+from vision.dice.zone import ZoneDie
 from vision.palette import Palette
 
 GATES_FILE = Path(__file__).resolve().parent / "gates.json"
@@ -372,24 +373,37 @@ def detection_base(
     )
 
 
-def settle_zone(r: DieReading, v: CropClass, gates: Gates, faces: Sequence[int]) -> DieReading:
-    """The reveal zone's die (``zone``) after the net's verdict ``v`` on its box.
+def settle_zone(zd: ZoneDie, v: CropClass, gates: Gates, faces: Sequence[int]) -> DieReading | None:
+    """The reveal zone's die (``zone.zone_die``) after the net's verdict ``v`` on its box.
 
     The zone reader's body (what changed against the empty zone) is its own proposal step and
     is kept; its face is settled as a frame's are: the same face stands (at the surer of the
     two confidences); where the zone reader abstained the net's face is taken at
     ``Gates.answer`` (not on a die under ``UNREAD_MIN_PX``, a blob to the net); where they
     differ the net's face is taken at ``Gates.overrule``, else the face abstains. A die whose
-    colour is None is never sure (``NO_COLOUR_CAP``)."""
+    colour is None is never sure (``NO_COLOUR_CAP``).
+
+    A face the net answers where the pips read none vouches for the body as a die's top face:
+    the colour the unread face withheld (``ZoneDie.unread_colour``) is named again, and a body
+    without a single pip (``ZoneDie.pipless``: blur or a streak of glare hid them) is that die.
+    A pipless body the net does not answer stays what the pips made of it: no die (None)."""
+    r = zd.reading
     face, prob = face_verdict(v, faces)
+    net_answers = r.face is None and prob >= gates.answer and max(r.box[2:]) >= UNREAD_MIN_PX
+    if zd.pipless and not net_answers:
+        return None
     face_conf = r.face_confidence
     reasons = r.reasons
     new_face = r.face
+    colour = r.colour
     if r.face == face:
         face_conf = max(face_conf, hub_scale(prob, gates.agree))
-    elif r.face is None and prob >= gates.answer and max(r.box[2:]) >= UNREAD_MIN_PX:
+    elif net_answers:
         new_face, face_conf = face, hub_scale(prob, gates.answer)
-        reasons = tuple(x for x in r.reasons if x.code in COLOUR_CODES)
+        if colour is None and zd.unread_colour is not None:
+            colour = zd.unread_colour
+        withheld = Why.COLOUR_UNTRUSTED if colour is not None else None
+        reasons = tuple(x for x in r.reasons if x.code in COLOUR_CODES and x.code != withheld)
     elif r.face is not None and prob >= gates.overrule:
         new_face, face_conf = face, hub_scale(prob, gates.overrule)
     elif r.face is not None:
@@ -402,15 +416,16 @@ def settle_zone(r: DieReading, v: CropClass, gates: Gates, faces: Sequence[int])
             ),
         )
     colour_conf = r.colour_confidence
-    if r.colour is None:
+    if colour is None:
         colour_conf = min(colour_conf, NO_COLOUR_CAP)
-    parts = [c for c, named in ((face_conf, new_face), (colour_conf, r.colour)) if named]
+    parts = [c for c, named in ((face_conf, new_face), (colour_conf, colour)) if named]
     overall = min(parts) if new_face is not None else 0.0
-    if r.colour is None:
+    if colour is None:
         overall = min(overall, NO_COLOUR_CAP)
     return replace(
         r,
         face=new_face,
+        colour=colour,
         face_confidence=face_conf,
         colour_confidence=colour_conf,
         confidence=float(overall),

@@ -31,7 +31,7 @@ from vision.dice.learned import Gates, decide, load_gates, propose, settle_zone
 from vision.dice.pippath import read_pips
 from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
 from vision.dice.reasons import Reason, Why
-from vision.dice.zone import read_die_in_zone as read_zone_die
+from vision.dice.zone import zone_die
 from vision.palette import Palette, default_palette
 
 __all__ = [
@@ -170,9 +170,10 @@ def read_die_in_zone(
     die_px: float | None = None,
 ) -> DieReading | None:
     """The one die in the reveal zone, or None (``zone.read_die_in_zone``: its body and pips),
-    its face settled with the learned net (``learned.settle_zone``)."""
+    its face settled with the learned net (``learned.settle_zone``), which may also vouch for a
+    body the pips did not (``zone.zone_die``)."""
     clf, gates = check_model()
-    r = read_zone_die(
+    zd = zone_die(
         image_bgr,
         zone,
         palette=palette,
@@ -182,10 +183,10 @@ def read_die_in_zone(
         faces=faces,
         die_px=die_px,
     )
-    if r is None:
+    if zd is None:
         return None
-    verdict = clf.classify_boxes(as_bgr(image_bgr), [r.box])[0]
-    return settle_zone(r, verdict, gates, tuple(int(f) for f in faces))
+    verdict = clf.classify_boxes(as_bgr(image_bgr), [zd.reading.box])[0]
+    return settle_zone(zd, verdict, gates, tuple(int(f) for f in faces))
 
 
 def read_dice(

@@ -22,7 +22,9 @@ So:
 
 Anything that does not fit abstains (face or colour None, with a reason): the hub asks a
 person rather than trust a doubtful reading. A face that does not read withholds the colour too
-(the body found may not be the die's top face).
+(the body found may not be the die's top face), and a body without a single pip is no die. Both
+are kept aside (``zone_die``) for the learned net: where it answers the face, it vouches for the
+body (``vision.dice.learned.settle_zone``).
 
 Confidence, calibrated for the hub: the raw scores above (the face's gap score, the colour's
 palette margin) are mapped by :func:`calibrated` so that the hub's threshold, 0.80
@@ -63,6 +65,7 @@ PIP_REL_R = 0.095  # a pip's radius as a share of the top face's side (renderer:
 COLOUR_MIN_CONF = 0.4  # 0.3 let a glinting blue die through as white (eval seed 300180)
 FIND_PX = 320  # the zone is searched for the body at most this many pixels wide
 MIN_BODY_PX = 40  # fewer changed pixels than this (at frame scale): no die in the zone
+NEUTRAL_CHROMA = 20.0  # Lab chroma below which a palette colour is neutral (white 1, blue 52)
 MIN_DIE_SIDE_PX = 14.0  # a die narrower than this in the frame is not read (pips ~2 px)
 #: the raw score (the lower of face and colour) that maps to CALIBRATED_AT: see the module doc
 ACCEPT_RAW = 0.55
@@ -480,6 +483,25 @@ class ZoneRead:
     face_bgr: BGR
     reasons: tuple[Reason, ...]
     side_px: float
+    #: the colour the body showed when its face did not read, if ``chromatic`` (``colour`` is
+    #: then None: the body may not be a die's top face); a second reader that vouches for the
+    #: face may name it again
+    unread_colour: str | None = None
+    #: a change in the zone with not a single pip: no die to the pips alone (a shadow, a card)
+    pipless: bool = False
+
+
+@dataclass(frozen=True)
+class ZoneDie:
+    """The zone's die as the pips alone read it (``reading``), with what they could not vouch
+    for: ``unread_colour`` and ``pipless`` as in ``ZoneRead``. Why apart from the reading: a
+    second opinion on the body (the learned net, ``vision.dice.learned.settle_zone``) can tell
+    a die whose pips the counter missed (blur, a streak of glare) from a shadow, and only then
+    are the withheld colour and the pipless body worth anything."""
+
+    reading: DieReading
+    unread_colour: str | None = None
+    pipless: bool = False
 
 
 def read_zone(
@@ -551,13 +573,16 @@ def read_zone(
         dark = dark_pips(colour, face_bgr)
         gray = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
         fr = count_face(gray, mbig, side, dark, faces)
-    if fr.pips == 0 and fr.face is None and body.side_px >= MIN_DIE_SIDE_PX:
-        return None  # a change in the zone without a single pip: not a die (a shadow, a card)
+    # a change in the zone without a single pip: not a die to the pips (a shadow, a card)
+    pipless = fr.pips == 0 and fr.face is None and body.side_px >= MIN_DIE_SIDE_PX
     if fr.why:
         reasons.append(fr.why)
+    unread_colour = None
     if fr.face is None and colour is not None:
         # a body whose pips do not read may not be the die's top face at all (the board's own
-        # pattern, a glint, a die half found): its colour is not trusted either
+        # pattern, a glint, a die half found): its colour is not trusted either. It is kept
+        # aside for a second reader only if glare could not have made it (``chromatic``)
+        unread_colour = colour if chromatic(palette, colour) else None
         colour = None
         reasons.append(Reason(Why.COLOUR_UNTRUSTED, "no readable face: colour not trusted"))
     return ZoneRead(
@@ -570,7 +595,18 @@ def read_zone(
         face_bgr,
         tuple(reasons),
         body.side_px,
+        unread_colour,
+        pipless,
     )
+
+
+def chromatic(palette: Palette, name: str) -> bool:
+    """Whether the palette's ``name`` is a colour glare cannot make. Why: glare that hides a
+    face's pips also washes the face towards white, so a face whose pips did not read, named a
+    neutral colour (white, grey, black: Lab chroma under ``NEUTRAL_CHROMA``), may be any die
+    under glare (rendered zones: six blue, green, orange and yellow dice named white so)."""
+    _, a, b = palette.colours[name]
+    return bool(np.hypot(a, b) >= NEUTRAL_CHROMA)
 
 
 def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None) -> Palette:
@@ -602,6 +638,33 @@ def read_die_in_zone(
     ``white_gains`` from the board's markers (``vision.dice.colour.gains_from_mask``).
     A die found but not readable comes back with face and/or colour None and a ``reason``.
     """
+    zd = zone_die(
+        image_bgr,
+        zone,
+        palette=palette,
+        expected_colours=expected_colours,
+        white_gains=white_gains,
+        background=background,
+        faces=faces,
+        die_px=die_px,
+    )
+    return None if zd is None or zd.pipless else zd.reading
+
+
+def zone_die(
+    image_bgr: np.ndarray,
+    zone: object,
+    *,
+    palette: Palette | None = None,
+    expected_colours: Sequence[str] | None = None,
+    white_gains: Sequence[float] | None = None,
+    background: np.ndarray | None = None,
+    faces: Sequence[int] = (1, 2, 3),
+    die_px: float | None = None,
+) -> ZoneDie | None:
+    """``read_die_in_zone``'s die with what its pips could not vouch for (``ZoneDie``): a
+    pipless body too, and the colour an unread face withheld. None: nothing changed in the
+    zone that could be a die."""
     img = as_bgr(image_bgr)
     faces = tuple(int(f) for f in faces)
     if not faces or any(f not in range(1, 7) for f in faces):
@@ -625,7 +688,7 @@ def read_die_in_zone(
     colour_conf = calibrated(r.colour_confidence)
     parts = [c for c, v in ((face_conf, r.face), (colour_conf, r.colour)) if v is not None]
     x, y, w, h = r.box
-    return DieReading(
+    reading = DieReading(
         box=(int(x), int(y), int(w), int(h)),
         face=r.face,
         colour=r.colour,
@@ -636,3 +699,4 @@ def read_die_in_zone(
         face_bgr=r.face_bgr,
         reasons=r.reasons,
     )
+    return ZoneDie(reading, r.unread_colour, r.pipless)

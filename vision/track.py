@@ -1398,6 +1398,8 @@ def _decode(
     if top > 1.22 * (band + top_face):
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
     if top > 1.22 * (band + top_face):
+        top = _seen_behind_cut(explained, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
+    if top > 1.22 * (band + top_face):
         return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
@@ -1424,6 +1426,32 @@ def _board_cut(label: np.ndarray, names: list[str], start: int, end: int, expect
         if cl < len(names) and names[cl].startswith(BOARD):
             return float(i - start)
     return float(end - start)
+
+
+def _seen_behind_cut(explained: np.ndarray | None, start: int, end: int, expect: float) -> float:
+    """The top run's length up to where the rest of it, past 0.6 of ``expect`` (the top
+    camel's side and top face), looks as the empty board or table did there at set-up; its
+    whole length when no such stretch ends it.
+
+    Why: above the top camel the column sees what stands behind the stack. On an edge space
+    that is the table, and a grey or white cloth is labelled the white camel's colour (a sand
+    table, yellow's): the camel's run goes on into it, too tall for a camel, and the space
+    abstained as if a sleeve stood on it. A sleeve or hand was not there at set-up, so it is
+    not explained and is never cut away; the camel's own side, in front of the board, is not
+    explained either (it hides what the set-up saw)."""
+    if explained is None:
+        return float(end - start)
+    lo = start + int(np.ceil(0.6 * expect))
+    for i in range(max(lo, start), min(end, len(explained)) - SEEN_BEHIND_MIN + 1):
+        if explained[i] and float(explained[i:end].mean()) >= SEEN_BEHIND_SHARE:
+            return float(i - start)
+    return float(end - start)
+
+
+# the top run is cut where the rest of it (this many samples or more) looks, for this share
+# of its samples or more, as the empty board or table did there at set-up
+SEEN_BEHIND_MIN = 3
+SEEN_BEHIND_SHARE = 0.9
 
 
 def _read_tiles(

@@ -484,6 +484,7 @@ def _read_spaces(
         | (ground[..., 1] > geo.height - 1.0)
     )
     labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
+    cell_end = _cell_end(ground, c, u, d, across, geo.cell)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     explained = None
     known = None
@@ -540,6 +541,7 @@ def _read_spaces(
             px_per_sample,
             lin[i],
             None if explained is None else explained[i],
+            float(cell_end[i]),
         )
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
@@ -712,6 +714,26 @@ def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) 
         edge = np.abs(g[:, 1] - g[:, 2]) / np.maximum(np.maximum(g[:, 1], g[:, 2]), 1.0) > 0.08
         dark = dark | light | edge
     return np.asarray((dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1))
+
+
+def _cell_end(
+    ground: np.ndarray,
+    centre: np.ndarray,
+    u: np.ndarray,
+    d: np.ndarray,
+    across: np.ndarray,
+    cell: float,
+) -> np.ndarray:
+    """Per column (k x n ``ground``: where each sample's ray meets the board, mm), the first
+    sample whose ray meets it behind the back edge of the space's cell (seen from the camera,
+    ``u`` pointing from the cell's ``centre`` towards it; ``d``/``across`` the cell's axes), or
+    ``n`` when none does. Up to there the column may show a camel standing on this space; past
+    it, only the ground beyond the space and what stands there."""
+    behind = ((centre[:, None, :] - ground) * u[:, None, :]).sum(-1)
+    half = cell / 2 / np.maximum(np.abs((u * d).sum(1)), np.abs((u * across).sum(1)))
+    past = behind > half[:, None]
+    end: np.ndarray = np.where(past.any(axis=1), np.argmax(past, axis=1), ground.shape[1])
+    return end.astype(np.float64)
 
 
 def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
@@ -1004,6 +1026,7 @@ def _base_as_at_setup(
     base_idx: int,
     start: int,
     band: float,
+    cell_end: float | None = None,
 ) -> bool:
     """Whether a column shows, from the space's front up to ``start``, the board just as the
     set-up saw it with nothing on it: then a camel colour starting there is seen beyond the
@@ -1012,14 +1035,26 @@ def _base_as_at_setup(
     Why: a lower camel left unread is read as board only where its paint is the sand's
     colour; the set-up's look of the empty board (within 0.045 in chromaticity, after the
     local cast) tells sand from such paint, so a base that is board and explained all the way
-    up holds no camel."""
+    up holds no camel.
+
+    The quarter band under ``start`` is not counted where it is seen beyond the space's cell
+    (``cell_end``: the first sample whose ground lies behind the cell's back edge): there it
+    is the far camel's lower edge blurred into the sand (a few samples no class), while the
+    cell itself was seen empty all the way back. A camel on this space shows its lower edge
+    over the cell's own ground, so there the edge still counts (a steep view sees the side
+    of a camel set back on its space well over a band above the space's front)."""
     if explained is None:
         return False
-    lo, hi = int(max(base_idx - 0.25 * band, 0)), int(start)
+    edge = start - 0.25 * band
+    lo = int(max(base_idx - 0.25 * band, 0))
+    hi = int(edge) if cell_end is not None and edge >= cell_end else int(start)
     if hi - lo < band:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
-    return bool(board[label[lo:hi]].mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
+    # a sample the set-up saw just so is the empty board, whatever its class (the white
+    # pebbles printed along the track are labelled the white camel's colour)
+    empty = board[label[lo:hi]] | explained[lo:hi]
+    return bool(empty.mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
 
 
 def _clear_above(
@@ -1191,12 +1226,14 @@ def _decode(
     px: float = 1.0,
     lin: np.ndarray | None = None,
     explained: np.ndarray | None = None,
+    cell_end: float | None = None,
 ) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column.
 
     ``lin`` (white-balanced linear colour per sample) lets a band the runs missed be read from
     the expected band height: a gap below or between camels that is a whole number of bands
-    high, each clearly one free camel colour, is read as those camels (lower confidence)."""
+    high, each clearly one free camel colour, is read as those camels (lower confidence).
+    ``cell_end``: the first sample seen beyond the back of the space's cell on the ground."""
     names = pal.names
     n_camel = len(geo.colours)
     unknown = len(names)
@@ -1216,7 +1253,7 @@ def _decode(
                 and st < reach
                 and en - st >= 0.5 * band
                 and not (explained is not None and float(explained[st:en].mean()) > 0.6)
-                and not _base_as_at_setup(label, names, explained, base_idx, st, band)
+                and not _base_as_at_setup(label, names, explained, base_idx, st, band, cell_end)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up

@@ -30,3 +30,25 @@ def test_a_camel_before_a_table_of_its_colour_is_not_a_sleeve(seed, condition, s
     # the camel's run went on into it, and the space abstained ("the top band is too tall for
     # a camel (a sleeve?)"); the cloth looks as the set-up saw it, the camel does not
     _check(seed, condition, space, stack)
+
+
+@pytest.mark.parametrize(
+    ("seed", "condition", "space"),
+    [(1_200_082, "same", 12), (1_200_155, "other", 10), (1_200_459, "same", 15)],
+)
+def test_an_empty_space_before_a_far_stack_is_read_empty(seed, condition, space):
+    # the sand of the space is seen as on the empty board all the way to its back edge, then a
+    # stack on a space further back; the far camel's lower edge blurred into the sand (and the
+    # white pebbles printed on the board) made the space abstain ("camel colours above an
+    # unread base")
+    _check(seed, condition, space, [])
+
+
+def test_a_camel_set_back_in_a_steep_view_is_not_read_empty():
+    # a white camel at the back of its space, seen from nearly overhead: its side starts well
+    # over a band above the space's front, over the cell's own sand; its shaded lower edge
+    # there is evidence of it and still keeps the space from an empty read
+    scene = et.render_scene(1_200_526, "other")
+    reading = scene.read()
+    assert scene.truth.track[13] == ["white"]
+    assert 13 in reading.uncertain or reading.track.get(13) == ["white"]

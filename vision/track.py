@@ -755,6 +755,7 @@ def _join_fragments(
     shortest: float,
     base_idx: int,
     explained: np.ndarray | None,
+    tiles: frozenset[int] = frozenset(),
 ) -> list[tuple[int, int, int]]:
     """A camel colour's band joined with the short pieces of the same colour that only
     unknown stretches split from it, when that colour is most of the stretch they span.
@@ -769,7 +770,10 @@ def _join_fragments(
     the lowest camel"). A colour exists once on the track, so pieces of it this close to its
     band are that camel. Only what is no evidence of another thing joins:
     - only unknown seams: pieces of a colour near the sand's (yellow, orange) among board
-      samples are the sand, not a camel;
+      samples are the sand, not a camel. A crumb (under ``JOIN_PIECE`` band) of a desert
+      tile's colour (``tiles``) is seam too: no tile stands inside a stack, so a sample or
+      two of it there is a blend (a green camel's shaded side passes through the oasis's
+      colour), and it had split a green band in two;
     - a band must be read already (a run of ``shortest`` or more): pieces alone make none;
     - no piece the set-up saw on the empty board there (the white pebbles printed along the
       track's edges beside a white camel), nor one starting in the lowest ``IN_FRONT_END``
@@ -801,7 +805,7 @@ def _join_fragments(
                     if not piece(k):
                         break
                     j, gap = k, 0
-                elif c2 == unknown or (c2 == cl and l2 < crumb):
+                elif c2 == unknown or (l2 < crumb and (c2 == cl or c2 in tiles)):
                     gap += l2
                 else:
                     break
@@ -835,6 +839,7 @@ def _clean_runs(
     px: float = 1.0,
     base_idx: int = 0,
     explained: np.ndarray | None = None,
+    tiles: frozenset[int] = frozenset(),
 ) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
@@ -842,9 +847,11 @@ def _clean_runs(
 
     First a camel colour's short pieces beside its band are joined to it (``_join_fragments``:
     its shaded parts broke it up); ``base_idx`` and ``explained`` (the set-up's look of the
-    empty board, if any) say which pieces may not join."""
+    empty board, if any) say which pieces may not join; ``tiles``: the desert tiles' classes."""
     shortest = max(0.34 * band, 2.0 / px)
-    joined = _join_fragments(_runs(label), band, unknown, n_camel, shortest, base_idx, explained)
+    joined = _join_fragments(
+        _runs(label), band, unknown, n_camel, shortest, base_idx, explained, tiles
+    )
     runs = [r for r in joined if r[2] >= shortest]
     kept = []
     for i, (cl, st, ln) in enumerate(runs):
@@ -1241,7 +1248,8 @@ def _decode(
     spans: list[list[float]] = []
     started = False
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
-    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained)
+    tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
+    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
     for cl, st, en in runs:
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of

@@ -546,15 +546,46 @@ def _read_spaces(
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
             # set-up; a hand the colour of the sand over a camel does not
-            lo, hi = int(base_idx - 0.6 * band_s), int(base_idx + 0.6 * band_s)
-            k_win = known[i, max(lo, 0) : hi]
-            if k_win.mean() >= 0.5 and explained[i, max(lo, 0) : hi][k_win].mean() < 0.5:
+            if _sand_unlike_setup(
+                labels[i], known[i], explained[i], base_idx, band_s, len(geo.colours)
+            ):
                 r = SpaceReading([], 0.0, True, "something not on the empty board covers it")
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+def _sand_unlike_setup(
+    label: np.ndarray,
+    known: np.ndarray,
+    explained: np.ndarray,
+    base_idx: int,
+    band: float,
+    n_camel: int,
+) -> bool:
+    """Does the sand round the base of a space read empty look unlike the empty board there?
+
+    Why: a hand the colour of the sand over a camel is labelled the board, and only the
+    set-up's look of the empty board (``explained``) tells it from the sand. Within 0.6 band
+    of the base, where the set-up saw the board (``known``, at least half the window), most
+    samples must look as it did. A camel on the space in front, whose back reaches over this
+    space's front, is left out of that share: a run of a camel colour a third of a band long
+    or more (a band, not a blend) that ends below ``IN_FRONT_END`` band over the base, as
+    the decoder takes such a run (no hand the sand's colour); counted, it made an empty space
+    behind a camel abstain. A shorter strip of a camel colour still counts against the sand:
+    it may be a camel showing under a hand."""
+    lo, hi = max(int(base_idx - 0.6 * band), 0), int(base_idx + 0.6 * band)
+    in_front = np.zeros(len(label), bool)
+    for cl, st, ln in _runs(label):
+        if cl < n_camel and ln >= 0.34 * band and st + ln < base_idx + IN_FRONT_END * band:
+            in_front[st : st + ln] = True
+    k_win = known[lo:hi]
+    sand = k_win & ~in_front[lo:hi]
+    if k_win.mean() < 0.5 or not sand.any():
+        return False
+    return bool(explained[lo:hi][sand].mean() < 0.5)
 
 
 # a dark sample further than this (chromaticity) from grey keeps a hue: not the black camel

@@ -1,6 +1,7 @@
 """Abstentions on readable spaces, where what the column sees behind the space's stack (the
-table, a stack on a space further back) looked like part of this space's stack; each now read
-right, using how the set-up saw the empty board there.
+table, a stack on a space further back) looked like part of this space's stack, or a camel in
+front of an empty space looked like something over its sand; each now read right, using how
+the set-up saw the empty board there.
 
 Each scene is rendered by ``vision.render.table`` exactly as ``python -m vision.eval.table``
 draws it (tuning range, seeds below 2,000,000), and read after its table's set-up."""
@@ -52,3 +53,22 @@ def test_a_camel_set_back_in_a_steep_view_is_not_read_empty():
     reading = scene.read()
     assert scene.truth.track[13] == ["white"]
     assert 13 in reading.uncertain or reading.track.get(13) == ["white"]
+
+
+@pytest.mark.parametrize(
+    ("seed", "condition", "space"), [(1_200_530, "other", 7), (1_200_606, "same", 10)]
+)
+def test_an_empty_space_behind_a_camel_in_front_is_read_empty(seed, condition, space):
+    # the back of a camel on the space in front reaches over this empty space's front: its
+    # paint does not look as the empty board did there, and counted with the sand it made
+    # the space abstain ("something not on the empty board covers it")
+    _check(seed, condition, space, [])
+
+
+def test_a_camel_strip_under_a_hand_still_counts_against_the_sand():
+    # a hand over a white camel: a few samples of the camel's white show at the base, too few
+    # for a band; they are no camel on the space in front, and keep the space uncertain
+    scene = et.render_scene(1_200_741, "other")
+    reading = scene.read()
+    assert scene.truth.track[2] == ["white"] and 2 in scene.truth.covered
+    assert 2 in reading.uncertain

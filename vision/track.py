@@ -1254,6 +1254,50 @@ def _stands_unexplained(
     return bool(odd.sum() >= UNEXPLAINED_BANDS * band)
 
 
+def _outline_dip(
+    runs: list[list[int]],
+    k: int,
+    names: list[str],
+    camels: list[str],
+    spans: list[list[float]],
+    band: float,
+    expect: float,
+    explained: np.ndarray | None,
+) -> bool:
+    """Is the board run ``runs[k]``, above the top camel read so far, the sand seen through a
+    dip in that camel's outline (between its head and hump), with the same camel above it?
+
+    Why: a camel's outline is not a block. A column through the dip between its neck and its
+    hump meets its side, then the sand behind it, then its hump and top face: the stack
+    seemed to end at the dip, its top band too short for a camel, and the space abstained
+    ("the top band is too short to be the top camel"). A colour exists once on the track, so
+    the same colour again just above a short stretch of sand is that camel when: the stretch
+    is at most ``DIP_BANDS`` band and looks as the empty board did behind (it is seen past
+    the camel), the colour's run starts within the camel's expected side and top face
+    (``expect``) from its band's start and ends within the top band's greatest height
+    (``TOP_TALL``: a dark hand labelled a camel's colour runs on above), and the set-up did
+    not see that colour there on the empty board (the white pebbles printed on it, a cloth
+    behind)."""
+    if explained is None or not camels or k + 1 >= len(runs):
+        return False
+    if not names[runs[k][0]].startswith(BOARD) or runs[k][2] - runs[k][1] > DIP_BANDS * band:
+        return False
+    cl, st, en = runs[k + 1]
+    if cl >= len(names) or names[cl] != camels[-1]:
+        return False
+    top = spans[-1][0]
+    if st >= top + expect or en > top + TOP_TALL * expect:
+        return False
+    dip = float(explained[runs[k][1] : runs[k][2]].mean())
+    return dip >= 0.5 and float(explained[st:en].mean()) < 0.5
+
+
+# the sand seen through a dip in the top camel's outline: at most this many bands of it
+DIP_BANDS = 0.6
+# the top camel's run (its side and top face) is at most this share of their expected height
+TOP_TALL = 1.22
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -1281,7 +1325,7 @@ def _decode(
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
     runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
-    for cl, st, en in runs:
+    for k, (cl, st, en) in enumerate(runs):
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of
             # a neighbour's stack reaching into this column (a band of ours ends above there)
@@ -1355,6 +1399,10 @@ def _decode(
         ):
             # the margin's colour right in front of a stack cannot be there: skin looks like it
             return SpaceReading([], 0.0, True, "something the colour of the margin covers the base")
+        if started and _outline_dip(
+            runs, k, names, camels, spans, band, band + top_face, explained
+        ):
+            continue  # the sand seen through a dip in the top camel's outline
         if started:
             break  # the board behind the stack: the stack ends here
     if not camels:
@@ -1471,11 +1519,11 @@ def _decode(
     # camel whose upper neighbours were not read; much longer, two camels read as one
     if top < 0.5 * (band + top_face):
         return stop(_unread("the top band is too short to be the top camel"))
-    if top > 1.22 * (band + top_face):
+    if top > TOP_TALL * (band + top_face):
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
-    if top > 1.22 * (band + top_face):
+    if top > TOP_TALL * (band + top_face):
         top = _seen_behind_cut(explained, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
-    if top > 1.22 * (band + top_face):
+    if top > TOP_TALL * (band + top_face):
         return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one

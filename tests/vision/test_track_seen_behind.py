@@ -72,3 +72,23 @@ def test_a_camel_strip_under_a_hand_still_counts_against_the_sand():
     reading = scene.read()
     assert scene.truth.track[2] == ["white"] and 2 in scene.truth.covered
     assert 2 in reading.uncertain
+
+
+@pytest.mark.parametrize(("seed", "space"), [(1_200_671, 4), (1_201_037, 16)])
+def test_the_sand_seen_through_a_dip_in_a_camel_is_not_the_stack_s_end(seed, space):
+    # a lone white camel; the column passes the dip between its neck and its hump, sees its
+    # side, the sand behind, then its hump and top face: the stack seemed to end at the dip
+    # ("the top band is too short to be the top camel")
+    _check(seed, "same", space, ["white"])
+
+
+def test_a_dark_hand_of_a_camel_colour_above_a_dip_is_no_top_camel():
+    # a dark hand over a green camel, labelled yellow above a stretch of sand: its colour runs
+    # on far above any camel's top, so it is no hump seen past a dip (taken for one, the
+    # space read green, yellow, and yellow stood on another space)
+    scene = et.render_scene(1_202_467, "other")
+    reading = scene.read()
+    assert scene.truth.track[16] == ["green"]
+    assert 16 in reading.uncertain or reading.track.get(16) == ["green"]
+    assert 12 in reading.uncertain or reading.track.get(12) == scene.truth.track[12]
+    assert reading.spaces[12].why != "yellow seen on spaces [12, 16]"

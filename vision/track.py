@@ -484,6 +484,7 @@ def _read_spaces(
         | (ground[..., 1] > geo.height - 1.0)
     )
     labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
+    cell_end = _cell_end(ground, c, u, d, across, geo.cell)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     explained = None
     known = None
@@ -540,19 +541,51 @@ def _read_spaces(
             px_per_sample,
             lin[i],
             None if explained is None else explained[i],
+            float(cell_end[i]),
         )
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
             # set-up; a hand the colour of the sand over a camel does not
-            lo, hi = int(base_idx - 0.6 * band_s), int(base_idx + 0.6 * band_s)
-            k_win = known[i, max(lo, 0) : hi]
-            if k_win.mean() >= 0.5 and explained[i, max(lo, 0) : hi][k_win].mean() < 0.5:
+            if _sand_unlike_setup(
+                labels[i], known[i], explained[i], base_idx, band_s, len(geo.colours)
+            ):
                 r = SpaceReading([], 0.0, True, "something not on the empty board covers it")
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+def _sand_unlike_setup(
+    label: np.ndarray,
+    known: np.ndarray,
+    explained: np.ndarray,
+    base_idx: int,
+    band: float,
+    n_camel: int,
+) -> bool:
+    """Does the sand round the base of a space read empty look unlike the empty board there?
+
+    Why: a hand the colour of the sand over a camel is labelled the board, and only the
+    set-up's look of the empty board (``explained``) tells it from the sand. Within 0.6 band
+    of the base, where the set-up saw the board (``known``, at least half the window), most
+    samples must look as it did. A camel on the space in front, whose back reaches over this
+    space's front, is left out of that share: a run of a camel colour a third of a band long
+    or more (a band, not a blend) that ends below ``IN_FRONT_END`` band over the base, as
+    the decoder takes such a run (no hand the sand's colour); counted, it made an empty space
+    behind a camel abstain. A shorter strip of a camel colour still counts against the sand:
+    it may be a camel showing under a hand."""
+    lo, hi = max(int(base_idx - 0.6 * band), 0), int(base_idx + 0.6 * band)
+    in_front = np.zeros(len(label), bool)
+    for cl, st, ln in _runs(label):
+        if cl < n_camel and ln >= 0.34 * band and st + ln < base_idx + IN_FRONT_END * band:
+            in_front[st : st + ln] = True
+    k_win = known[lo:hi]
+    sand = k_win & ~in_front[lo:hi]
+    if k_win.mean() < 0.5 or not sand.any():
+        return False
+    return bool(explained[lo:hi][sand].mean() < 0.5)
 
 
 # a dark sample further than this (chromaticity) from grey keeps a hue: not the black camel
@@ -714,6 +747,26 @@ def _front_line_seen(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) 
     return np.asarray((dark & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1))
 
 
+def _cell_end(
+    ground: np.ndarray,
+    centre: np.ndarray,
+    u: np.ndarray,
+    d: np.ndarray,
+    across: np.ndarray,
+    cell: float,
+) -> np.ndarray:
+    """Per column (k x n ``ground``: where each sample's ray meets the board, mm), the first
+    sample whose ray meets it behind the back edge of the space's cell (seen from the camera,
+    ``u`` pointing from the cell's ``centre`` towards it; ``d``/``across`` the cell's axes), or
+    ``n`` when none does. Up to there the column may show a camel standing on this space; past
+    it, only the ground beyond the space and what stands there."""
+    behind = ((centre[:, None, :] - ground) * u[:, None, :]).sum(-1)
+    half = cell / 2 / np.maximum(np.abs((u * d).sum(1)), np.abs((u * across).sum(1)))
+    past = behind > half[:, None]
+    end: np.ndarray = np.where(past.any(axis=1), np.argmax(past, axis=1), ground.shape[1])
+    return end.astype(np.float64)
+
+
 def _runs(label: np.ndarray) -> list[tuple[int, int, int]]:
     """(class, start, length) runs of a label sequence."""
     out = []
@@ -733,6 +786,7 @@ def _join_fragments(
     shortest: float,
     base_idx: int,
     explained: np.ndarray | None,
+    tiles: frozenset[int] = frozenset(),
 ) -> list[tuple[int, int, int]]:
     """A camel colour's band joined with the short pieces of the same colour that only
     unknown stretches split from it, when that colour is most of the stretch they span.
@@ -747,7 +801,10 @@ def _join_fragments(
     the lowest camel"). A colour exists once on the track, so pieces of it this close to its
     band are that camel. Only what is no evidence of another thing joins:
     - only unknown seams: pieces of a colour near the sand's (yellow, orange) among board
-      samples are the sand, not a camel;
+      samples are the sand, not a camel. A crumb (under ``JOIN_PIECE`` band) of a desert
+      tile's colour (``tiles``) is seam too: no tile stands inside a stack, so a sample or
+      two of it there is a blend (a green camel's shaded side passes through the oasis's
+      colour), and it had split a green band in two;
     - a band must be read already (a run of ``shortest`` or more): pieces alone make none;
     - no piece the set-up saw on the empty board there (the white pebbles printed along the
       track's edges beside a white camel), nor one starting in the lowest ``IN_FRONT_END``
@@ -779,7 +836,7 @@ def _join_fragments(
                     if not piece(k):
                         break
                     j, gap = k, 0
-                elif c2 == unknown or (c2 == cl and l2 < crumb):
+                elif c2 == unknown or (l2 < crumb and (c2 == cl or c2 in tiles)):
                     gap += l2
                 else:
                     break
@@ -813,6 +870,7 @@ def _clean_runs(
     px: float = 1.0,
     base_idx: int = 0,
     explained: np.ndarray | None = None,
+    tiles: frozenset[int] = frozenset(),
 ) -> list[list[int]]:
     """Runs with seams removed: very short runs (two colours blended by blur) and unknown runs
     between two camel colours no longer than a band (the dark edge between two blocks, blurred)
@@ -820,9 +878,11 @@ def _clean_runs(
 
     First a camel colour's short pieces beside its band are joined to it (``_join_fragments``:
     its shaded parts broke it up); ``base_idx`` and ``explained`` (the set-up's look of the
-    empty board, if any) say which pieces may not join."""
+    empty board, if any) say which pieces may not join; ``tiles``: the desert tiles' classes."""
     shortest = max(0.34 * band, 2.0 / px)
-    joined = _join_fragments(_runs(label), band, unknown, n_camel, shortest, base_idx, explained)
+    joined = _join_fragments(
+        _runs(label), band, unknown, n_camel, shortest, base_idx, explained, tiles
+    )
     runs = [r for r in joined if r[2] >= shortest]
     kept = []
     for i, (cl, st, ln) in enumerate(runs):
@@ -1004,6 +1064,7 @@ def _base_as_at_setup(
     base_idx: int,
     start: int,
     band: float,
+    cell_end: float | None = None,
 ) -> bool:
     """Whether a column shows, from the space's front up to ``start``, the board just as the
     set-up saw it with nothing on it: then a camel colour starting there is seen beyond the
@@ -1012,14 +1073,26 @@ def _base_as_at_setup(
     Why: a lower camel left unread is read as board only where its paint is the sand's
     colour; the set-up's look of the empty board (within 0.045 in chromaticity, after the
     local cast) tells sand from such paint, so a base that is board and explained all the way
-    up holds no camel."""
+    up holds no camel.
+
+    The quarter band under ``start`` is not counted where it is seen beyond the space's cell
+    (``cell_end``: the first sample whose ground lies behind the cell's back edge): there it
+    is the far camel's lower edge blurred into the sand (a few samples no class), while the
+    cell itself was seen empty all the way back. A camel on this space shows its lower edge
+    over the cell's own ground, so there the edge still counts (a steep view sees the side
+    of a camel set back on its space well over a band above the space's front)."""
     if explained is None:
         return False
-    lo, hi = int(max(base_idx - 0.25 * band, 0)), int(start)
+    edge = start - 0.25 * band
+    lo = int(max(base_idx - 0.25 * band, 0))
+    hi = int(edge) if cell_end is not None and edge >= cell_end else int(start)
     if hi - lo < band:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
-    return bool(board[label[lo:hi]].mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
+    # a sample the set-up saw just so is the empty board, whatever its class (the white
+    # pebbles printed along the track are labelled the white camel's colour)
+    empty = board[label[lo:hi]] | explained[lo:hi]
+    return bool(empty.mean() >= 0.95 and explained[lo:hi].mean() >= 0.85)
 
 
 def _clear_above(
@@ -1181,6 +1254,50 @@ def _stands_unexplained(
     return bool(odd.sum() >= UNEXPLAINED_BANDS * band)
 
 
+def _outline_dip(
+    runs: list[list[int]],
+    k: int,
+    names: list[str],
+    camels: list[str],
+    spans: list[list[float]],
+    band: float,
+    expect: float,
+    explained: np.ndarray | None,
+) -> bool:
+    """Is the board run ``runs[k]``, above the top camel read so far, the sand seen through a
+    dip in that camel's outline (between its head and hump), with the same camel above it?
+
+    Why: a camel's outline is not a block. A column through the dip between its neck and its
+    hump meets its side, then the sand behind it, then its hump and top face: the stack
+    seemed to end at the dip, its top band too short for a camel, and the space abstained
+    ("the top band is too short to be the top camel"). A colour exists once on the track, so
+    the same colour again just above a short stretch of sand is that camel when: the stretch
+    is at most ``DIP_BANDS`` band and looks as the empty board did behind (it is seen past
+    the camel), the colour's run starts within the camel's expected side and top face
+    (``expect``) from its band's start and ends within the top band's greatest height
+    (``TOP_TALL``: a dark hand labelled a camel's colour runs on above), and the set-up did
+    not see that colour there on the empty board (the white pebbles printed on it, a cloth
+    behind)."""
+    if explained is None or not camels or k + 1 >= len(runs):
+        return False
+    if not names[runs[k][0]].startswith(BOARD) or runs[k][2] - runs[k][1] > DIP_BANDS * band:
+        return False
+    cl, st, en = runs[k + 1]
+    if cl >= len(names) or names[cl] != camels[-1]:
+        return False
+    top = spans[-1][0]
+    if st >= top + expect or en > top + TOP_TALL * expect:
+        return False
+    dip = float(explained[runs[k][1] : runs[k][2]].mean())
+    return dip >= 0.5 and float(explained[st:en].mean()) < 0.5
+
+
+# the sand seen through a dip in the top camel's outline: at most this many bands of it
+DIP_BANDS = 0.6
+# the top camel's run (its side and top face) is at most this share of their expected height
+TOP_TALL = 1.22
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -1191,12 +1308,14 @@ def _decode(
     px: float = 1.0,
     lin: np.ndarray | None = None,
     explained: np.ndarray | None = None,
+    cell_end: float | None = None,
 ) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column.
 
     ``lin`` (white-balanced linear colour per sample) lets a band the runs missed be read from
     the expected band height: a gap below or between camels that is a whole number of bands
-    high, each clearly one free camel colour, is read as those camels (lower confidence)."""
+    high, each clearly one free camel colour, is read as those camels (lower confidence).
+    ``cell_end``: the first sample seen beyond the back of the space's cell on the ground."""
     names = pal.names
     n_camel = len(geo.colours)
     unknown = len(names)
@@ -1204,8 +1323,9 @@ def _decode(
     spans: list[list[float]] = []
     started = False
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
-    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained)
-    for cl, st, en in runs:
+    tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
+    runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
+    for k, (cl, st, en) in enumerate(runs):
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of
             # a neighbour's stack reaching into this column (a band of ours ends above there)
@@ -1216,7 +1336,7 @@ def _decode(
                 and st < reach
                 and en - st >= 0.5 * band
                 and not (explained is not None and float(explained[st:en].mean()) > 0.6)
-                and not _base_as_at_setup(label, names, explained, base_idx, st, band)
+                and not _base_as_at_setup(label, names, explained, base_idx, st, band, cell_end)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up
@@ -1279,6 +1399,10 @@ def _decode(
         ):
             # the margin's colour right in front of a stack cannot be there: skin looks like it
             return SpaceReading([], 0.0, True, "something the colour of the margin covers the base")
+        if started and _outline_dip(
+            runs, k, names, camels, spans, band, band + top_face, explained
+        ):
+            continue  # the sand seen through a dip in the top camel's outline
         if started:
             break  # the board behind the stack: the stack ends here
     if not camels:
@@ -1395,9 +1519,11 @@ def _decode(
     # camel whose upper neighbours were not read; much longer, two camels read as one
     if top < 0.5 * (band + top_face):
         return stop(_unread("the top band is too short to be the top camel"))
-    if top > 1.22 * (band + top_face):
+    if top > TOP_TALL * (band + top_face):
         top = _board_cut(label, names, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
-    if top > 1.22 * (band + top_face):
+    if top > TOP_TALL * (band + top_face):
+        top = _seen_behind_cut(explained, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
+    if top > TOP_TALL * (band + top_face):
         return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
@@ -1424,6 +1550,32 @@ def _board_cut(label: np.ndarray, names: list[str], start: int, end: int, expect
         if cl < len(names) and names[cl].startswith(BOARD):
             return float(i - start)
     return float(end - start)
+
+
+def _seen_behind_cut(explained: np.ndarray | None, start: int, end: int, expect: float) -> float:
+    """The top run's length up to where the rest of it, past 0.6 of ``expect`` (the top
+    camel's side and top face), looks as the empty board or table did there at set-up; its
+    whole length when no such stretch ends it.
+
+    Why: above the top camel the column sees what stands behind the stack. On an edge space
+    that is the table, and a grey or white cloth is labelled the white camel's colour (a sand
+    table, yellow's): the camel's run goes on into it, too tall for a camel, and the space
+    abstained as if a sleeve stood on it. A sleeve or hand was not there at set-up, so it is
+    not explained and is never cut away; the camel's own side, in front of the board, is not
+    explained either (it hides what the set-up saw)."""
+    if explained is None:
+        return float(end - start)
+    lo = start + int(np.ceil(0.6 * expect))
+    for i in range(max(lo, start), min(end, len(explained)) - SEEN_BEHIND_MIN + 1):
+        if explained[i] and float(explained[i:end].mean()) >= SEEN_BEHIND_SHARE:
+            return float(i - start)
+    return float(end - start)
+
+
+# the top run is cut where the rest of it (this many samples or more) looks, for this share
+# of its samples or more, as the empty board or table did there at set-up
+SEEN_BEHIND_MIN = 3
+SEEN_BEHIND_SHARE = 0.9
 
 
 def _read_tiles(
@@ -1466,7 +1618,16 @@ TILE_NOT_FLAT = "?"
 
 
 def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: BoardGeometry) -> None:
-    """A tall stack between the camera and a space may hide that space's lower camels."""
+    """A tall stack between the camera and a space may hide that space's lower camels.
+
+    Unless the space's camels share no colour with that stack: then the column at its base
+    showed its own bottom camel, not the stack in front. Were that stack over the base, its
+    colours would show there, and the decoder either reads them as this space's (a colour
+    read on both spaces) or abstains on them ("a camel in front hides the base"); a lower
+    camel hidden above them leaves its band's height unexplained ("the lowest band starts
+    too high"). Where both stacks were read with no colour in common, the space is read as
+    it is (tuning seeds: 48 such spaces, all read right; every space read wrong under a stack
+    in front shared a colour with it)."""
     cam = loc.pose.centre
     for s, r in list(spaces.items()):
         if r.uncertain or not r.camels:
@@ -1490,6 +1651,6 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
             # height of the sight line above the board where it passes the other stack's back
             back = along - 0.5 * geo.camel_length - 4
             sight = max(back, 0.0) * (-cam[2]) / dist
-            if len(other.camels) * geo.camel_height > sight:
+            if len(other.camels) * geo.camel_height > sight and set(other.camels) & set(r.camels):
                 spaces[s] = SpaceReading([], 0.0, True, f"may be hidden by the stack on space {o}")
                 break

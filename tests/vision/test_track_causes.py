@@ -62,11 +62,13 @@ def test_a_space_once_read_wrong_is_now_right_or_abstains(seed, space, why):
 )
 def test_an_empty_space_behind_a_camel_is_read_empty_when_every_camel_is_elsewhere(seed, space):
     # before, "something not on the empty board covers it": an abstention on a space a person
-    # reads at a glance; all five camels are read on the other spaces, so it holds none
+    # reads at a glance; all five camels are read on the other spaces, so it holds none. The
+    # camel in front is no longer counted against the sand, so the space may read empty on its
+    # own pixels before the rule is needed
     reading, track, _ = _read(seed)
     assert track.get(space, []) == []
     assert space not in reading.uncertain and space not in reading.track
-    assert reading.spaces[space].why == "every camel is read on another space"
+    assert reading.spaces[space].why in (None, "every camel is read on another space")
     assert sorted(c for st in reading.track.values() for c in st) == sorted(
         c for st in track.values() for c in st
     )

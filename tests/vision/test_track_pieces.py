@@ -74,6 +74,34 @@ def test_a_piece_the_empty_board_showed_is_not_joined():
     assert [r for r in _runs(label) if r[0] == WHITE] == [[WHITE, 20, 46]]
 
 
+def test_a_tile_colour_crumb_between_pieces_is_a_seam():
+    # a green band's shaded lower piece, split from it by unknown samples and one sample of
+    # the oasis's colour (green blended with its shade): no tile stands inside a stack
+    label = _label(
+        (BOARD, 20), (BLUE, 20), (UNKNOWN, 6), (GREEN, 5), (OASIS, 1), (GREEN, 40), (BOARD, 50)
+    )  # fmt: skip
+    tiles = frozenset({6, OASIS})
+    joined = _clean_runs(label, BAND, UNKNOWN, N_CAMEL, 1.0, BASE, None, tiles)
+    assert [r for r in joined if r[0] == GREEN] == [[GREEN, 46, 92]]
+    assert [r for r in _runs(label) if r[0] == GREEN] == [[GREEN, 52, 92]]
+    # a longer stretch of a tile's colour is no crumb: it keeps the pieces apart
+    label = _label(
+        (BOARD, 20), (BLUE, 20), (UNKNOWN, 6), (GREEN, 5), (OASIS, 3), (GREEN, 40), (BOARD, 50)
+    )  # fmt: skip
+    joined = _clean_runs(label, BAND, UNKNOWN, N_CAMEL, 1.0, BASE, None, tiles)
+    assert [r for r in joined if r[0] == GREEN] == [[GREEN, 54, 94]]
+
+
+def test_a_green_band_split_by_an_oasis_coloured_sample_is_read():
+    # blue, green after the camera was re-mounted: one sample of the oasis's colour split the
+    # green band's shaded lower piece from it ("an unreadable band between two camels")
+    scene = et.render_scene(1_200_641, "other")
+    reading = scene.read()
+    assert reading.ok, reading.reason
+    assert 12 not in reading.uncertain, reading.spaces[12].why
+    assert reading.track[12] == scene.truth.track[12] == ["blue", "green"]
+
+
 @pytest.mark.parametrize(
     ("seed", "space"),
     [

@@ -12,8 +12,7 @@ from vision.dice.colour import gains_from_mask
 from vision.dice.learned import Gates, settle_zone
 from vision.dice.reading import DieReading
 from vision.dice.reasons import Reason
-from vision.dice.zone import ZoneDie, chromatic
-from vision.dice.zone import read_die_in_zone as pips_only
+from vision.dice.zone import ZoneDie, chromatic, zone_die
 from vision.eval.dice_zone import COLOURS
 from vision.palette import default_palette
 from vision.render.zone import render_zone_scene
@@ -78,7 +77,9 @@ def _full(seed: int):  # type: ignore[no-untyped-def]
     gains = gains_from_mask(z.preview, marker_white_mask(z.preview.shape, loc))
     box = (0, 0, z.zone.shape[1], z.zone.shape[0])
     kw = {"white_gains": gains, "background": z.zone_empty}
-    return colour, face, pips_only(z.zone, box, **kw), read_die_in_zone(z.zone, box, **kw)
+    zd = zone_die(z.zone, box, **kw)
+    pips = None if zd is None or zd.pipless else zd.reading  # what the pips alone make of it
+    return colour, face, pips, read_die_in_zone(z.zone, box, **kw)
 
 
 def test_rendered_dice_the_pips_alone_miss_are_read_with_the_net() -> None:

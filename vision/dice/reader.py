@@ -169,9 +169,9 @@ def read_die_in_zone(
     faces: Sequence[int] = (1, 2, 3),
     die_px: float | None = None,
 ) -> DieReading | None:
-    """The one die in the reveal zone, or None (``zone.read_die_in_zone``: its body and pips),
-    its face settled with the learned net (``learned.settle_zone``), which may also vouch for a
-    body the pips did not (``zone.zone_die``)."""
+    """The one die in the reveal zone, or None (``zone.zone_die``: its body and pips), its face
+    settled with the learned net (``learned.settle_zone``), which may also vouch for a body the
+    pips did not."""
     clf, gates = check_model()
     zd = zone_die(
         image_bgr,

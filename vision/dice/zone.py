@@ -472,7 +472,7 @@ def _upscaled(body: Body, k: float, shape: tuple[int, ...]) -> Body:
 
 @dataclass(frozen=True)
 class ZoneRead:
-    """The zone's die before calibration (``read_die_in_zone`` maps its scores): raw scores."""
+    """The zone's die before calibration (``zone_die`` maps its scores): raw scores."""
 
     box: Box
     face: int | None
@@ -618,39 +618,6 @@ def zone_palette(palette: Palette | None, expected_colours: Sequence[str] | None
     return pal.restricted(expected_colours)
 
 
-def read_die_in_zone(
-    image_bgr: np.ndarray,
-    zone: object,
-    *,
-    palette: Palette | None = None,
-    expected_colours: Sequence[str] | None = None,
-    white_gains: Sequence[float] | None = None,
-    background: np.ndarray | None = None,
-    faces: Sequence[int] = (1, 2, 3),
-    die_px: float | None = None,
-) -> DieReading | None:
-    """The one die in the reveal zone, or None when the zone holds none.
-
-    ``zone``: a box (x, y, w, h) or a polygon (its bounding box is read: a standing die reaches
-    above the zone's floor polygon). ``background``: the empty zone (the whole frame or the
-    zone's crop) from before the die landed; without it the empty surface is estimated from the
-    crop. ``expected_colours`` default to Camel Up's five; ``faces`` to Camel Up's 1..3.
-    ``white_gains`` from the board's markers (``vision.dice.colour.gains_from_mask``).
-    A die found but not readable comes back with face and/or colour None and a ``reason``.
-    """
-    zd = zone_die(
-        image_bgr,
-        zone,
-        palette=palette,
-        expected_colours=expected_colours,
-        white_gains=white_gains,
-        background=background,
-        faces=faces,
-        die_px=die_px,
-    )
-    return None if zd is None or zd.pipless else zd.reading
-
-
 def zone_die(
     image_bgr: np.ndarray,
     zone: object,
@@ -662,9 +629,19 @@ def zone_die(
     faces: Sequence[int] = (1, 2, 3),
     die_px: float | None = None,
 ) -> ZoneDie | None:
-    """``read_die_in_zone``'s die with what its pips could not vouch for (``ZoneDie``): a
-    pipless body too, and the colour an unread face withheld. None: nothing changed in the
-    zone that could be a die."""
+    """The one die in the reveal zone as its body and pips read it, or None when nothing that
+    could be a die changed in the zone.
+
+    ``zone``: a box (x, y, w, h) or a polygon (its bounding box is read: a standing die reaches
+    above the zone's floor polygon). ``background``: the empty zone (the whole frame or the
+    zone's crop) from before the die landed; without it the empty surface is estimated from the
+    crop. ``expected_colours`` default to Camel Up's five; ``faces`` to Camel Up's 1..3.
+    ``white_gains`` from the board's markers (``vision.dice.colour.gains_from_mask``).
+    A die found but not readable comes back with face and/or colour None and a ``reason``; what
+    the pips could not vouch for comes with it (``ZoneDie``): a body without a single pip (no
+    die to the pips alone) and the colour an unread face withheld. The product path,
+    ``vision.dice.read_die_in_zone``, settles both with the learned net.
+    """
     img = as_bgr(image_bgr)
     faces = tuple(int(f) for f in faces)
     if not faces or any(f not in range(1, 7) for f in faces):

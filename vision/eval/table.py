@@ -27,10 +27,12 @@ changed after it), and 7,000,000+ (session 10's held-out run, spent: the reader 
 after it), 8,000,000+ (session 11's; the second edition's 9,000,000+), 10,000,000+ (session
 12's; the second edition's 11,000,000+), 12,000,000+ and 13,000,000+ (session 12's second
 round), and 14,000,000+ (session 13's), all spent. The held-out range now is 15,000,000 and
-up (tables 1,500,000 and up; the re-mounted camera's run starts at 15,100,000, the changed
-lamp's at 15,300,000), run once after session 14's reader was final (docs/table-setup.md: 600
-scenes with the same camera and lamp, 400 re-mounted, 400 under the changed lamp); by default
-2,000 and 1,000 (``DEFAULT_SCENES``). Fresh ranges left: 16,000,000 and up.
+up (tables 1,500,000 and up; the re-mounted camera's run starts at 15,100,000, the second
+edition's at 15,200,000, the changed lamp's at 15,300,000), run after session 14's reader was
+final (docs/table-setup.md: 600 scenes with the same camera and lamp, 400 re-mounted, 400
+under the changed lamp, then 2,000, 1,000 and 1,000 of the same ranges; 300 of the second
+edition); by default 2,000 and 1,000 (``DEFAULT_SCENES``). Fresh ranges left: 16,000,000 and
+up.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read

@@ -579,7 +579,7 @@ def _sand_unlike_setup(
     lo, hi = max(int(base_idx - 0.6 * band), 0), int(base_idx + 0.6 * band)
     in_front = np.zeros(len(label), bool)
     for cl, st, ln in _runs(label):
-        if cl < n_camel and ln >= 0.34 * band and st + ln < base_idx + IN_FRONT_END * band:
+        if ln >= 0.34 * band and _camel_in_front(cl, st + ln, n_camel, base_idx, band):
             in_front[st : st + ln] = True
     k_win = known[lo:hi]
     sand = k_win & ~in_front[lo:hi]
@@ -1160,6 +1160,15 @@ LEG_EXPLAINED_ALL = 0.7
 # a space's lowest camel colour that ends below this many bands above the base is a camel in
 # front (a bottom camel's band runs about a band up from the base)
 IN_FRONT_END = 0.4
+
+
+def _camel_in_front(cl: int, end: float, n_camel: int, base_idx: int, band: float) -> bool:
+    """Whether a run of class ``cl`` ending at ``end`` is the back of a camel on the space in
+    front: a camel colour that ends below ``IN_FRONT_END`` band over this space's base. One
+    test for the decoder (a camel too many at the base) and the empty space's sand check."""
+    return cl < n_camel and end < base_idx + IN_FRONT_END * band
+
+
 # a stack whose top stands this many bands (or more) above its camels' height plus the top
 # face holds a camel not read (tuning scenes: right reads stood up to about +0.7 band over)
 TALLER_BANDS = 0.85
@@ -1343,7 +1352,7 @@ def _decode(
                 # saw that very colour there on the empty board (a palm, the table).
                 return _unread("camel colours above an unread base")
             break  # nothing camel-coloured at the base: an empty space
-        if cl < n_camel and not started and en < base_idx + IN_FRONT_END * band:
+        if not started and _camel_in_front(cl, en, n_camel, base_idx, band):
             # the lowest camel colour ends at the space's front base: a bottom camel's band
             # runs a whole band up from there, so this is a camel on a space in front, whose
             # back hides the base of this stack (read as this stack's bottom camel, it was

@@ -138,7 +138,7 @@ def test_a_sure_crop_is_judged_on_one_view_and_an_unsure_one_on_all(tmp_path: Pa
     cx, cy, side = x + w / 2, y + h / 2, max(w, h)
     clean = die_crop(img, cx, cy, side)
     shifted = die_crop(img, cx + side / 4, cy, side)  # a quarter of the die out of its crop
-    # blurred past reading (the model of December 2026 still reads this 2 at a blur of 5 px)
+    # blurred past reading (the model of late November 2026 still reads this 2 at a blur of 5 px)
     blurred = die_crop(cv2.GaussianBlur(img, (0, 0), 7), cx, cy, side)
     plain = np.full_like(clean, 140)
     crops = np.stack([clean, plain, shifted, blurred])

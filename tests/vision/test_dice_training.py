@@ -150,3 +150,34 @@ def test_finder_crops_label_the_finders_boxes_with_the_faces_they_lie_on() -> No
     assert all(v == 0 for v, t in zip(labels, tags, strict=True) if t.endswith(":finder-false"))
     again = data.finder_crops("train", np.random.default_rng(4), per_die=2, limit=2)
     np.testing.assert_array_equal(np.stack(crops), np.stack(again[0]))
+
+
+def _crops(n: int, label: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.full((n, INPUT, INPUT, 3), label, np.uint8), np.full(n, label, np.int64)
+
+
+def test_a_crop_cache_is_reused_only_for_the_options_that_built_it(tmp_path: Path) -> None:
+    """``--cache`` once reused crops built with other options, and the model's metadata then
+    misstated what it was trained on. A cache now records its options: the same ones read it
+    back; others (or none recorded) are refused with the file and the option named, and the
+    file is left as it was."""
+    from vision.train.train import CacheMismatch, data_options, load_cache, save_cache
+
+    cache = tmp_path / "crops.npz"
+    sets = {"train": _crops(3, 1), "calibration": _crops(2, 4)}
+    built = data_options(quick=False, pages=0, finder_per_die=2)
+    save_cache(cache, sets, built)
+    back = load_cache(cache, built)
+    assert {k: (x.tolist(), y.tolist()) for k, (x, y) in back.items()} == {
+        k: (x.tolist(), y.tolist()) for k, (x, y) in sets.items()
+    }
+    before = cache.read_bytes()
+    with pytest.raises(CacheMismatch, match=r"crops\.npz.*finder_per_die 2 \(asked: 0\)"):
+        load_cache(cache, data_options(quick=False, pages=0, finder_per_die=0))
+    assert cache.read_bytes() == before
+    old = tmp_path / "old.npz"  # the format before the options were recorded
+    np.savez(
+        old, **{f"{k}_{a}": v for k, xy in sets.items() for a, v in zip("xy", xy, strict=True)}
+    )
+    with pytest.raises(CacheMismatch, match="does not record"):
+        load_cache(old, built)

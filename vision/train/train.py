@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 SEED = 11
 VIEWS = 8  # views of a crop a verdict averages (``classifier.dihedral``; 1 is the crop alone)
 WIDTHS = (12, 24, 48, 96)  # the net's channels per stage (``model.DieNet``)
-EPOCHS = 30  # 5 until December 2026: the loss was still falling (0.41; 0.22 at 30)
+EPOCHS = 30  # 5 until late November 2026: the loss was still falling (0.41; 0.22 at 30)
 THREADS = 2  # torch's threads; 1 where another job shares the cores (two then wait on each other)
 PAGES = 0  # rendered printed pages whose hand-reader proposals are "not a die" crops
 COLOUR_AUG = False  # ``recolour`` every batch
@@ -226,17 +226,13 @@ def train(
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(SEED)
     t0 = time.time()
+    options = data_options(quick, pages, finder_per_die)
     if cache is not None and cache.is_file():
-        with np.load(cache) as z:
-            sets = {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
+        sets = load_cache(cache, options)
     else:
         sets = build_data(quick, rng, pages, finder_per_die)
         if cache is not None:
-            arrays = {f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))}
-            np.savez(
-                cache,
-                **arrays,  # type: ignore[arg-type]
-            )
+            save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
     x_ca, y_ca = sets["calibration"]
     _log(
@@ -320,6 +316,60 @@ def train(
         f"{time.time() - t0:.0f} s"
     )
     return meta
+
+
+class CacheMismatch(ValueError):
+    """A ``--cache`` file holds crops built with other data options than those asked for."""
+
+
+def data_options(quick: bool, pages: int, finder_per_die: int) -> dict[str, object]:
+    """What decides the crops ``build_data`` makes, besides the code: the seed, the split
+    (by its file's hash) and the options. A cache records them so that it is never reused
+    for a run that would have built other crops (and whose metadata would then misstate them)."""
+    import hashlib
+
+    from vision.train.split import SPLIT_FILE
+
+    return {
+        "seed": SEED,
+        "split_sha256": hashlib.sha256(SPLIT_FILE.read_bytes()).hexdigest(),
+        "quick": quick,
+        "pages": pages,
+        "finder_per_die": finder_per_die,
+    }
+
+
+def save_cache(
+    path: Path, sets: dict[str, tuple[np.ndarray, np.ndarray]], options: dict[str, object]
+) -> None:
+    """The crops and the options that built them, in one .npz."""
+    arrays = {f"{k}_{a}": v for k, (x, y) in sets.items() for a, v in (("x", x), ("y", y))}
+    np.savez(
+        path,
+        options=np.array(json.dumps(options, sort_keys=True)),
+        **arrays,  # type: ignore[arg-type]
+    )
+
+
+def load_cache(path: Path, options: dict[str, object]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The crops of a cache built with ``options``; ``CacheMismatch`` naming the file and the
+    options that differ otherwise (a cache from before the options were recorded included),
+    and the file is left as it is: it may have taken a quarter of an hour to build."""
+    with np.load(path, allow_pickle=False) as z:
+        saved = json.loads(str(z["options"])) if "options" in z.files else None
+        if saved != options:
+            if saved is None:
+                why = "it does not record the options it was built with"
+            else:
+                diff = sorted(
+                    k for k in options.keys() | saved.keys() if saved.get(k) != options.get(k)
+                )
+                why = ", ".join(f"{k} {saved.get(k)!r} (asked: {options.get(k)!r})" for k in diff)
+            raise CacheMismatch(
+                f"{path}: its crops were built with other data options: {why}; "
+                "delete it or pass another --cache"
+            )
+        return {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
 
 
 def calibration_logits(
@@ -431,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=FINDER_PER_DIE,
         help="crops of each hand-finder box on a labelled train die (data.finder_crops; 0: "
-        "none; a --cache made with another number keeps its own)",
+        "none; a --cache made with another number is refused)",
     )
     p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
     p.add_argument("--lr", type=float, default=3e-3)
@@ -447,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=PAGES,
         help="rendered printed pages whose hand-reader proposals become not-a-die crops "
-        "(a --cache made with another number keeps its own)",
+        "(a --cache made with another number is refused)",
     )
     p.add_argument(
         "--colour-aug",
@@ -470,21 +520,24 @@ def main(argv: list[str] | None = None) -> int:
     if len(w) != 4:
         p.error("--widths takes four numbers")
     widths = (w[0], w[1], w[2], w[3])
-    train(
-        epochs,
-        args.quick,
-        args.out,
-        ref,
-        args.cache,
-        widths=widths,
-        colour_aug=args.colour_aug,
-        tray_aug=args.tray_aug,
-        finder_per_die=args.finder_per_die,
-        lr=args.lr,
-        views=args.views,
-        pages=args.pages,
-        threads=args.threads,
-    )
+    try:
+        train(
+            epochs,
+            args.quick,
+            args.out,
+            ref,
+            args.cache,
+            widths=widths,
+            colour_aug=args.colour_aug,
+            tray_aug=args.tray_aug,
+            finder_per_die=args.finder_per_die,
+            lr=args.lr,
+            views=args.views,
+            pages=args.pages,
+            threads=args.threads,
+        )
+    except CacheMismatch as e:
+        p.error(str(e))
     return 0
 
 

@@ -75,6 +75,33 @@ def test_colour_is_named_among_the_colours_with_such_pips() -> None:
     assert classify_bgr((75, 42, 10), pal, True)[0] is None
 
 
+@pytest.mark.parametrize(
+    "seed",
+    [
+        100179,  # the mask kept two shaded scraps of the die: not found at all
+        100286,  # the mask kept the middle pip: boxed 16 x 12, the net read 2 on that crop
+        100242,  # the mask kept two thirds of the die: the net, on that crop, saw no die
+    ],
+)
+def test_white_three_on_a_light_table_is_boxed_by_its_face_not_a_scrap_of_it(seed: int) -> None:
+    """A white die on a light wooden table under a warm lamp hardly stands out by colour, so
+    the body mask keeps only a scrap of it. The scrap owned the die's clear 3 and gave it its
+    box; the net, cropping that box, missed or doubted the die. Now a scrap under half the face
+    owns no face (it is read loose, on its fitted square), and a body's box holds the face read
+    on it (``fullframe.may_own``, ``fullframe.holding_face``)."""
+    want, got = _scene_reads(seed)
+    assert (3, "white") in want and got == want
+
+
+def test_a_body_that_took_in_the_table_is_boxed_by_the_face_it_holds() -> None:
+    """Seed 100140: the white 2's outline took in a patch of the wooden table beside it, so
+    its box was half table. The pips' square read the 2 (``crossread.on_the_square``) but the
+    box stayed the outline's, and the net, cropping it, saw a die off its centre and no die.
+    The die is where its face is: the reading now takes the face's square for its box."""
+    want, got = _scene_reads(100140)
+    assert (2, "white") in want and got == want
+
+
 def test_dim_scene_colours_right() -> None:
     """Seed 100073: a dim lamp (every face read 'between palette entries' before the pips
     told the exposure); now all five dice read."""

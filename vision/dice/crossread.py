@@ -147,11 +147,9 @@ def on_the_square(
     g, fit = cand
     if fit is None or fit.confidence < 0.5 or len(g) != fit.face:
         return r
-    face_doubt = (
-        r.face is None
-        and has_any(r.reasons, GEOMETRY_DOUBTS)
-        and (extra_is_table(img, body, fit) or body_is_partial(img, body, fit))
-    )
+    geometry_doubt = r.face is None and has_any(r.reasons, GEOMETRY_DOUBTS)
+    took_in_table = geometry_doubt and extra_is_table(img, body, fit)
+    face_doubt = took_in_table or (geometry_doubt and body_is_partial(img, body, fit))
     colour_doubt = c is not None and c.face != fit.face and r.face in (None, fit.face)
     if not face_doubt and not colour_doubt:
         return r
@@ -184,6 +182,9 @@ def on_the_square(
     reasons = () if face is not None and sq.colour is not None else (r.reasons or sq.reasons)
     return replace(
         r,
+        # an outline that took in a patch of table boxed the table too: the net, cropping that
+        # box, saw the die off its centre (and the die is where its face is)
+        box=square_body(fit).box if took_in_table and face is not None else r.box,
         face=face,
         face_confidence=float(fconf),
         confidence=float(min(parts)) if parts else 0.0,

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.dice.bodies import Body, find_bodies
 from vision.dice.crossread import on_the_square, with_crop_read
-from vision.dice.face import group_pips
+from vision.dice.face import FaceFit, group_pips
 from vision.dice.loose import lone_pip_die, loose_reading, may_be_loose_face
 from vision.dice.marks import abstain, body_colour, read_marks
 from vision.dice.overlap import one_per_die, squareness, two_faces
@@ -48,6 +48,10 @@ from vision.dice.vetoes import face_too_small, pip_nearby, stray_pips
 from vision.palette import Palette
 
 PIP_BODY_RATIO = 2.6  # a die's side is ~10 pip radii, a pip's ~2: a body under 2.6 is the pip
+# a body under this share of the face fitted to its pips is a fragment (a pip, a glint, a patch
+# of shade), not the die: a die's top face is at most its body, and a body seen from above is
+# rarely under 0.8 of the face it carries
+FRAGMENT_OF_FACE = 0.5
 
 
 def read_full_frame(
@@ -64,7 +68,11 @@ def read_full_frame(
     for g, fit in cands:
         x0, y0, x1, y1 = extent(g, fit)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        hit = [i for i, b in enumerate(bodies) if b.contains(cx, cy, margin=0.1 * b.side)]
+        hit = [
+            i
+            for i, b in enumerate(bodies)
+            if b.contains(cx, cy, margin=0.1 * b.side) and may_own(b, g, fit)
+        ]
         owner.append(min(hit, key=lambda i: _dist2(bodies[i], cx, cy)) if hit else None)
     # the dice of one frame are about one size: the median body's side (unknown below three)
     die_side = float(np.median([b.side for b in bodies])) if len(bodies) >= 3 else 0.0
@@ -82,6 +90,8 @@ def read_full_frame(
         r, c = with_crop_read(img, body, r, pal, white_gains, pip_count=count, dark=dark)
         if r is not None and best is not None:
             r = on_the_square(img, r, c, best, body, pal, white_gains)
+            if count is not None:
+                r = holding_face(r, best, img.shape)
         if (
             r is not None
             and r.face is None
@@ -153,6 +163,36 @@ def body_reading(
             box, colour_bgr, pal, gains, Reason(Why.FACE_OUTSIDE_FRAME, "face outside the frame")
         )
     return replace(r, box=box)
+
+
+def may_own(body: Body, group: list[Pip], fit: FaceFit | None) -> bool:
+    """Whether ``body`` may own the face of ``group`` (fitted as ``fit``): not when the body is a
+    fragment of that face (``FRAGMENT_OF_FACE``). Why: a white die on a light wooden table
+    does not stand out by colour, so the body mask keeps only a pip or a shaded corner of it;
+    that fragment owned the face, the reading took the fragment's box, and the net, cropping
+    that box, saw one blob of a die three times its size and overruled or doubted a clear 3.
+    Left to no body, the face is read as a loose one, boxed by its fitted square. A lone pip
+    keeps its own rule (``PIP_BODY_RATIO`` in ``read_full_frame``): its fitted face is implied
+    by one pip's size."""
+    return fit is None or len(group) < 2 or body.side >= FRAGMENT_OF_FACE * fit.side_px
+
+
+def holding_face(r: DieReading, cand: Cand, shape: tuple[int, ...]) -> DieReading:
+    """``r`` boxed so that its box holds its top face (``cand``, two or more pips that fit the
+    face of their count), within the frame. Why: a white die on a light table keeps only part
+    of its body in the mask; the box of that part cut the die, and the net, reading the crop
+    of that box, saw a die cut in half, and dropped the die or doubted its face."""
+    g, fit = cand
+    if fit is None or len(g) < 2:
+        return r
+    fx0, fy0, fx1, fy1 = extent(g, fit)
+    x, y, w, h = r.box
+    x0, y0 = max(0, int(np.floor(min(x, fx0)))), max(0, int(np.floor(min(y, fy0))))
+    x1 = min(shape[1], int(np.ceil(max(x + w, fx1))))
+    y1 = min(shape[0], int(np.ceil(max(y + h, fy1))))
+    if (x0, y0, x1 - x0, y1 - y0) == (x, y, w, h):
+        return r
+    return replace(r, box=(x0, y0, x1 - x0, y1 - y0))
 
 
 def _dist2(b: Body, x: float, y: float) -> float:

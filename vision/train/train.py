@@ -25,6 +25,7 @@ the same model. Steps:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -45,6 +46,7 @@ from vision.dice.classifier import (
     view_mean,
 )
 from vision.train import data
+from vision.train.split import SPLIT_FILE
 
 if TYPE_CHECKING:
     import torch
@@ -326,10 +328,6 @@ def data_options(quick: bool, pages: int, finder_per_die: int) -> dict[str, obje
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
     for a run that would have built other crops (and whose metadata would then misstate them)."""
-    import hashlib
-
-    from vision.train.split import SPLIT_FILE
-
     return {
         "seed": SEED,
         "split_sha256": hashlib.sha256(SPLIT_FILE.read_bytes()).hexdigest(),

@@ -1050,6 +1050,107 @@ def _another_camel_run(
 THIRD_RUN = 0.15
 
 
+def _lone_free_colour(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    lo: int,
+    hi: int,
+    band: float,
+    n_camel: int,
+    camels: list[str],
+) -> tuple[int, int, int] | None:
+    """The one camel colour not in ``camels`` whose samples in ``label[lo:hi]`` make a band
+    seen in pieces, as (class, start, end) of its longest run; None when there is none, or
+    more than one colour could be it.
+
+    Why: a camel squeezed between two others (or under the lowest one read) often shows only
+    part of its side: the camel above it, set a little askew, covers the rest, and its own
+    shade breaks what is left into runs just under the third of a band the run cleaner keeps.
+    Its averaged colour (``_fill_gap``) is then a mix of those pieces and the unknown samples
+    round them, and the space abstained. The pieces still name it: a colour exists once on the
+    track, and is this one when its run is ``LONE_RUN`` band long, or its pieces add up to
+    ``LONE_TOTAL`` band; no other free colour shows ``LONE_OTHER`` band there; and it is at
+    least ``LONE_SHARE`` of the stretch. The black crazy camel is labelled from lightness
+    alone (a white camel in deep shade is "black" sample by sample too), so it counts only
+    with ``PITCH_MIN`` samples or more of paint too dark for any hue (``_pitch``) among them:
+    a shaded white is never that dark."""
+    if hi <= lo:
+        return None
+    total: dict[int, int] = {}
+    longest: dict[int, tuple[int, int]] = {}
+    for cl, st, ln in _runs(label[lo:hi]):
+        if cl < n_camel and pal.names[cl] not in camels:
+            total[cl] = total.get(cl, 0) + ln
+            if cl not in longest or ln > longest[cl][1] - longest[cl][0]:
+                longest[cl] = (lo + st, lo + st + ln)
+    seen = [
+        cl
+        for cl, (a, b) in longest.items()
+        if b - a >= LONE_RUN * band or (total[cl] >= LONE_TOTAL * band and b - a >= 3)
+    ]
+    if len(seen) != 1:
+        return None
+    cl = seen[0]
+    if any(c != cl and n >= LONE_OTHER * band for c, n in total.items()):
+        return None
+    if total[cl] < LONE_SHARE * (hi - lo):
+        return None
+    if pal.neutral is not None and cl == pal.neutral[0]:
+        if lin is None or int(_pitch(*chroma_brightness(lin[lo:hi])).sum()) < PITCH_MIN:
+            return None
+    return cl, longest[cl][0], longest[cl][1]
+
+
+# a free colour's pieces are a camel's band with a run this many bands long, or pieces this
+# many bands in all (the longest three samples or more); another free colour with this many
+# bands of samples there makes it no longer the one; and it is this share of the stretch
+LONE_RUN = 0.2
+LONE_TOTAL = 0.3
+LONE_OTHER = 0.1
+LONE_SHARE = 0.25
+# the black camel's pieces count with this many samples of paint too dark for a hue
+PITCH_MIN = 3
+
+
+def _camel_in_gap(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    spans: list[list[float]],
+    band: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> list[str] | None:
+    """The camel between camels ``i`` and ``i + 1`` that ``_fill_gap`` could not read from its
+    mean colour, read from its pieces (``_lone_free_colour``); None when unsure.
+
+    Only where the two camels' bands start far enough apart for exactly one camel between
+    them (``GAP_ROOM``: closer, the gap is their blend; further, two may hide there), and
+    where the piece's colour is nearer that camel's than any blend of its neighbours (as
+    ``_another_camel_between`` asks of a thin gap): a blue camel's shaded top over white
+    blends through no camel's colour. A colour read on two spaces still makes both unsure
+    (vision.track_global), and the band counts as read from its mean colour (a lower
+    confidence, which the steep view's guard refuses)."""
+    room = spans[i + 1][0] - spans[i][0]
+    if not GAP_ROOM[0] * band < room <= GAP_ROOM[1] * band:
+        return None
+    lo, hi = int(np.ceil(spans[i][1])), int(np.floor(spans[i + 1][0]))
+    found = _lone_free_colour(pal, label, lin, lo, hi, band, n_camel, camels)
+    if found is None:
+        return None
+    cl, st, en = found
+    if not _another_camel_between(pal, lin, st, en, n_camel, camels, i):
+        return None
+    return [pal.names[cl]]
+
+
+# two camels whose bands start this many bands apart (above the first, up to the second) have
+# room for exactly one camel between them; closer, the gap is their blend (see ``_decode``)
+GAP_ROOM = (1.35, 2.5)
+
+
 def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
@@ -1497,6 +1598,8 @@ def _decode(
                 # at its top (blue under orange turns brown), not a missing camel
                 i += 1
                 continue
+            if extra is None:
+                extra = _camel_in_gap(pal, label, lin, spans, band, n_camel, camels, i)
             if extra is None:
                 doubt = doubt or "an unreadable band between two camels"
                 i += 1

@@ -1151,6 +1151,60 @@ def _camel_in_gap(
 GAP_ROOM = (1.35, 2.5)
 
 
+def _camel_below(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    base_idx: int,
+    spans: list[list[float]],
+    band: float,
+    n_camel: int,
+    camels: list[str],
+) -> list[str] | None:
+    """The bottom camel under the lowest band read, from its colour's pieces between the
+    space's base and that band (``_lone_free_colour``); None when unsure.
+
+    Only where the lowest band starts ``BELOW_ROOM`` bands above the base (room for exactly
+    one camel under it); where the pieces reach above the lowest ``IN_FRONT_END`` band (there
+    the camel on the space in front shows as well); and where their colour is no blend of the
+    sand in front of the space and the lowest band's colour (a green camel's shaded lower
+    edge passes through yellow on its way to the sand)."""
+    if lin is None:
+        return None
+    room = spans[0][0] - base_idx
+    if not BELOW_ROOM[0] * band <= room <= BELOW_ROOM[1] * band:
+        return None
+    found = _lone_free_colour(pal, label, lin, base_idx, int(spans[0][0]), band, n_camel, camels)
+    if found is None:
+        return None
+    cl, st, en = found
+    if en < base_idx + IN_FRONT_END * band or _sand_blend(lin, base_idx, band, spans[0], st, en):
+        return None
+    return [pal.names[cl]]
+
+
+# a lowest band starting this many bands above the base has room for one camel under it
+BELOW_ROOM = (0.5, 1.6)
+
+
+def _sand_blend(
+    lin: np.ndarray, base_idx: int, band: float, lowest: list[float], start: int, end: int
+) -> bool:
+    """Whether the mean colour of samples ``start:end`` lies on the line between the sand in
+    front of the space and the lowest band's colour (within ``BLEND_OFF_LINE``): a blend of
+    the two, as a band's blurred lower edge in its shadow is, not a camel of its own. True
+    when the sand in front is not seen (nothing to tell a blend by)."""
+    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
+    if hi_f - lo_f < 2 or int(lowest[1]) - int(lowest[0]) < 1:
+        return True
+    ch = chromaticity(lin)
+    sand = np.median(ch[lo_f:hi_f], axis=0)
+    d = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0) - sand
+    v = ch[start:end].mean(axis=0) - sand
+    t = float(np.clip((v @ d) / max(float(d @ d), 1e-9), 0.0, 1.0))
+    return float(np.linalg.norm(v - t * d)) <= BLEND_OFF_LINE
+
+
 def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
@@ -1549,6 +1603,9 @@ def _decode(
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
+                    extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
+                    lo = float(base_idx)
+                if extra is None:
                     doubt = "an unreadable band below the lowest camel"
                 else:
                     camels = extra + camels
@@ -1566,6 +1623,8 @@ def _decode(
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
+        if extra is None:
+            extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
         if extra is None:
             doubt = doubt or "the lowest band starts too high: a camel unread below?"
         elif extra:

@@ -85,3 +85,39 @@ def test_a_shaded_white_labelled_black_is_no_black_camel():
     pitch = np.full((len(label), 3), 0.002, np.float32)  # black paint in the stack's shade
     found = _lone_free_colour(_palette(), label, pitch, 0, len(label), BAND, 7, ["blue"])
     assert found is not None and found[0] == 5
+
+
+@pytest.mark.parametrize(
+    ("seed", "space", "stack", "edition"),
+    [
+        # a green camel under yellow: a run of five green samples between unknown ones
+        (1_400_861, 16, ["green", "yellow", "white"], 1),
+        # the black crazy camel under yellow: runs of one, three and seven samples
+        (1_500_316, 11, ["black", "yellow"], 2),
+        (1_500_177, 14, ["black", "yellow", "green", "red", "blue"], 2),
+    ],
+)
+def test_a_camel_seen_in_pieces_under_the_lowest_band_is_read(seed, space, stack, edition):
+    _check(seed, space, stack, edition=edition)
+
+
+def test_a_white_camel_in_deep_shade_is_no_black_camel_under_its_neighbour():
+    # a white camel under blue, in the shade of blue: grey darker than the black/white split,
+    # labelled black sample by sample but never too dark for a hue; read as black, the stack
+    # was [black, blue] (the black camel stands on space 12)
+    scene = et.render_scene(1_500_238, "same", edition=2)
+    reading = scene.read()
+    assert scene.truth.track[10] == ["white", "blue"]
+    assert "black" not in reading.track.get(10, [])
+    assert reading.track.get(12) == ["black", "yellow"]
+
+
+def test_the_shaded_lower_edge_of_a_camel_is_no_camel_under_it():
+    # a lone green camel whose lower edge blends through yellow into the sand: four yellow
+    # samples under it are that blend, not a yellow camel (yellow stands on space 9)
+    scene = et.render_scene(1_500_131, "same", edition=2)
+    reading = scene.read()
+    assert scene.truth.track[16] == ["green"]
+    assert reading.track.get(16) in (None, ["green"])
+    # read as yellow and green, the yellow camel's own space lost its reading too
+    assert reading.track.get(9) == scene.truth.track[9] == ["yellow"]

@@ -1382,6 +1382,52 @@ def _lower_edge(
     return float(i)
 
 
+def _blend_edge(
+    label: np.ndarray, lin: np.ndarray, n_camel: int, start: int, base_idx: int, band: float
+) -> float:
+    """Where the lowest band's colour really begins, by colour alone: ``start`` lowered over
+    the samples below it that lie on the line from the sand in front of the space towards
+    that colour, at least ``EDGE_T_MIN`` of the way (a blend, not the sand itself), at most
+    ``EDGE_REACH`` band, whatever their label but another camel's colour.
+
+    Why: a lone camel set back on its space, its legs and belly in its own shadow, shows a
+    stretch under its side that blends into the sand; a white camel's turns a grey that is no
+    class, partly labelled the board. ``_lower_edge`` stops at the first board sample, so the
+    band seemed to start a band and more above the base and the space abstained ("the
+    lowest band starts too high: a camel unread below?"). A camel of another colour hidden
+    there is off that line (its own colour, in shade or not); a paint near the sand (yellow,
+    orange) lies short of ``EDGE_T_MIN`` towards the colour, or beyond the sand, and stops
+    the edge. The gap left below is still checked sample by sample as the legs' gap."""
+    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
+    top = int(min(start + max(0.5 * band, 2.0), len(label)))
+    if hi_f - lo_f < 2 or top - start < 2:
+        return float(start)
+    ch = chromaticity(lin)
+    sand = np.median(ch[lo_f:hi_f], axis=0)
+    d = np.median(ch[start:top], axis=0) - sand
+    dd = float(d @ d)
+    if dd < 1e-6:
+        return float(start)
+    own = int(label[start])
+    i = start
+    while i - 1 >= base_idx and start - (i - 1) <= EDGE_REACH * band:
+        cl = int(label[i - 1])
+        if cl < n_camel and cl != own:
+            break
+        v = ch[i - 1] - sand
+        t = float(v @ d) / dd
+        if not EDGE_T_MIN <= t <= 1.1 or float(np.linalg.norm(v - t * d)) > BLEND_OFF_LINE:
+            break
+        i -= 1
+    return float(i)
+
+
+# a sample this share of the way from the sand towards the lowest band's colour (or more),
+# and on that line, is the band's blurred edge; followed down at most this many bands
+EDGE_T_MIN = 0.15
+EDGE_REACH = 0.8
+
+
 # the stretch under a camel's band read as its blurred, shaded lower edge: at most this many
 # bands, and only under a colour this far (chromaticity) from the sand, so that a camel of
 # another colour hidden there cannot lie on the line between them (yellow and orange are near
@@ -1623,6 +1669,11 @@ def _decode(
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
+        if extra is None and lin is not None:
+            # the band's blurred edge followed down by colour alone, through board samples
+            low = _blend_edge(label, lin, n_camel, int(spans[0][0]), base_idx, band)
+            if low < edge and _leg_gap(label, names, lin, explained, base_idx, low, band):
+                extra = []
         if extra is None:
             extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
         if extra is None:

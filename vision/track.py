@@ -1050,6 +1050,161 @@ def _another_camel_run(
 THIRD_RUN = 0.15
 
 
+def _lone_free_colour(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    lo: int,
+    hi: int,
+    band: float,
+    n_camel: int,
+    camels: list[str],
+) -> tuple[int, int, int] | None:
+    """The one camel colour not in ``camels`` whose samples in ``label[lo:hi]`` make a band
+    seen in pieces, as (class, start, end) of its longest run; None when there is none, or
+    more than one colour could be it.
+
+    Why: a camel squeezed between two others (or under the lowest one read) often shows only
+    part of its side: the camel above it, set a little askew, covers the rest, and its own
+    shade breaks what is left into runs just under the third of a band the run cleaner keeps.
+    Its averaged colour (``_fill_gap``) is then a mix of those pieces and the unknown samples
+    round them, and the space abstained. The pieces still name it: a colour exists once on the
+    track, and is this one when its run is ``LONE_RUN`` band long, or its pieces add up to
+    ``LONE_TOTAL`` band; no other free colour shows ``LONE_OTHER`` band there; and it is at
+    least ``LONE_SHARE`` of the stretch. The black crazy camel is labelled from lightness
+    alone (a white camel in deep shade is "black" sample by sample too), so it counts only
+    with ``PITCH_MIN`` samples or more of paint too dark for any hue (``_pitch``) among them:
+    a shaded white is never that dark."""
+    if hi <= lo:
+        return None
+    total: dict[int, int] = {}
+    longest: dict[int, tuple[int, int]] = {}
+    for cl, st, ln in _runs(label[lo:hi]):
+        if cl < n_camel and pal.names[cl] not in camels:
+            total[cl] = total.get(cl, 0) + ln
+            if cl not in longest or ln > longest[cl][1] - longest[cl][0]:
+                longest[cl] = (lo + st, lo + st + ln)
+    seen = [
+        cl
+        for cl, (a, b) in longest.items()
+        if b - a >= LONE_RUN * band or (total[cl] >= LONE_TOTAL * band and b - a >= 3)
+    ]
+    if len(seen) != 1:
+        return None
+    cl = seen[0]
+    if any(c != cl and n >= LONE_OTHER * band for c, n in total.items()):
+        return None
+    if total[cl] < LONE_SHARE * (hi - lo):
+        return None
+    if pal.neutral is not None and cl == pal.neutral[0]:
+        if lin is None or int(_pitch(*chroma_brightness(lin[lo:hi])).sum()) < PITCH_MIN:
+            return None
+    return cl, longest[cl][0], longest[cl][1]
+
+
+# a free colour's pieces are a camel's band with a run this many bands long, or pieces this
+# many bands in all (the longest three samples or more); another free colour with this many
+# bands of samples there makes it no longer the one; and it is this share of the stretch
+LONE_RUN = 0.2
+LONE_TOTAL = 0.3
+LONE_OTHER = 0.1
+LONE_SHARE = 0.25
+# the black camel's pieces count with this many samples of paint too dark for a hue
+PITCH_MIN = 3
+
+
+def _camel_in_gap(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    spans: list[list[float]],
+    band: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> list[str] | None:
+    """The camel between camels ``i`` and ``i + 1`` that ``_fill_gap`` could not read from its
+    mean colour, read from its pieces (``_lone_free_colour``); None when unsure.
+
+    Only where the two camels' bands start far enough apart for exactly one camel between
+    them (``GAP_ROOM``: closer, the gap is their blend; further, two may hide there), and
+    where the piece's colour is nearer that camel's than any blend of its neighbours (as
+    ``_another_camel_between`` asks of a thin gap): a blue camel's shaded top over white
+    blends through no camel's colour. A colour read on two spaces still makes both unsure
+    (vision.track_global), and the band counts as read from its mean colour (a lower
+    confidence, which the steep view's guard refuses)."""
+    room = spans[i + 1][0] - spans[i][0]
+    if not GAP_ROOM[0] * band < room <= GAP_ROOM[1] * band:
+        return None
+    lo, hi = int(np.ceil(spans[i][1])), int(np.floor(spans[i + 1][0]))
+    found = _lone_free_colour(pal, label, lin, lo, hi, band, n_camel, camels)
+    if found is None:
+        return None
+    cl, st, en = found
+    if not _another_camel_between(pal, lin, st, en, n_camel, camels, i):
+        return None
+    return [pal.names[cl]]
+
+
+# two camels whose bands start this many bands apart (above the first, up to the second) have
+# room for exactly one camel between them; closer, the gap is their blend (see ``_decode``)
+GAP_ROOM = (1.35, 2.5)
+
+
+def _camel_below(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    base_idx: int,
+    spans: list[list[float]],
+    band: float,
+    n_camel: int,
+    camels: list[str],
+) -> list[str] | None:
+    """The bottom camel under the lowest band read, from its colour's pieces between the
+    space's base and that band (``_lone_free_colour``); None when unsure.
+
+    Only where the lowest band starts ``BELOW_ROOM`` bands above the base (room for exactly
+    one camel under it); where the pieces reach above the lowest ``IN_FRONT_END`` band (there
+    the camel on the space in front shows as well); and where their colour is no blend of the
+    sand in front of the space and the lowest band's colour (a green camel's shaded lower
+    edge passes through yellow on its way to the sand)."""
+    if lin is None:
+        return None
+    room = spans[0][0] - base_idx
+    if not BELOW_ROOM[0] * band <= room <= BELOW_ROOM[1] * band:
+        return None
+    found = _lone_free_colour(pal, label, lin, base_idx, int(spans[0][0]), band, n_camel, camels)
+    if found is None:
+        return None
+    cl, st, en = found
+    if en < base_idx + IN_FRONT_END * band or _sand_blend(lin, base_idx, band, spans[0], st, en):
+        return None
+    return [pal.names[cl]]
+
+
+# a lowest band starting this many bands above the base has room for one camel under it
+BELOW_ROOM = (0.5, 1.6)
+
+
+def _sand_blend(
+    lin: np.ndarray, base_idx: int, band: float, lowest: list[float], start: int, end: int
+) -> bool:
+    """Whether the mean colour of samples ``start:end`` lies on the line between the sand in
+    front of the space and the lowest band's colour (within ``BLEND_OFF_LINE``): a blend of
+    the two, as a band's blurred lower edge in its shadow is, not a camel of its own. True
+    when the sand in front is not seen (nothing to tell a blend by)."""
+    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
+    if hi_f - lo_f < 2 or int(lowest[1]) - int(lowest[0]) < 1:
+        return True
+    ch = chromaticity(lin)
+    sand = np.median(ch[lo_f:hi_f], axis=0)
+    d = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0) - sand
+    v = ch[start:end].mean(axis=0) - sand
+    t = float(np.clip((v @ d) / max(float(d @ d), 1e-9), 0.0, 1.0))
+    return float(np.linalg.norm(v - t * d)) <= BLEND_OFF_LINE
+
+
 def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
@@ -1225,6 +1380,52 @@ def _lower_edge(
             return float(start)
         i -= 1
     return float(i)
+
+
+def _blend_edge(
+    label: np.ndarray, lin: np.ndarray, n_camel: int, start: int, base_idx: int, band: float
+) -> float:
+    """Where the lowest band's colour really begins, by colour alone: ``start`` lowered over
+    the samples below it that lie on the line from the sand in front of the space towards
+    that colour, at least ``EDGE_T_MIN`` of the way (a blend, not the sand itself), at most
+    ``EDGE_REACH`` band, whatever their label but another camel's colour.
+
+    Why: a lone camel set back on its space, its legs and belly in its own shadow, shows a
+    stretch under its side that blends into the sand; a white camel's turns a grey that is no
+    class, partly labelled the board. ``_lower_edge`` stops at the first board sample, so the
+    band seemed to start a band and more above the base and the space abstained ("the
+    lowest band starts too high: a camel unread below?"). A camel of another colour hidden
+    there is off that line (its own colour, in shade or not); a paint near the sand (yellow,
+    orange) lies short of ``EDGE_T_MIN`` towards the colour, or beyond the sand, and stops
+    the edge. The gap left below is still checked sample by sample as the legs' gap."""
+    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
+    top = int(min(start + max(0.5 * band, 2.0), len(label)))
+    if hi_f - lo_f < 2 or top - start < 2:
+        return float(start)
+    ch = chromaticity(lin)
+    sand = np.median(ch[lo_f:hi_f], axis=0)
+    d = np.median(ch[start:top], axis=0) - sand
+    dd = float(d @ d)
+    if dd < 1e-6:
+        return float(start)
+    own = int(label[start])
+    i = start
+    while i - 1 >= base_idx and start - (i - 1) <= EDGE_REACH * band:
+        cl = int(label[i - 1])
+        if cl < n_camel and cl != own:
+            break
+        v = ch[i - 1] - sand
+        t = float(v @ d) / dd
+        if not EDGE_T_MIN <= t <= 1.1 or float(np.linalg.norm(v - t * d)) > BLEND_OFF_LINE:
+            break
+        i -= 1
+    return float(i)
+
+
+# a sample this share of the way from the sand towards the lowest band's colour (or more),
+# and on that line, is the band's blurred edge; followed down at most this many bands
+EDGE_T_MIN = 0.15
+EDGE_REACH = 0.8
 
 
 # the stretch under a camel's band read as its blurred, shaded lower edge: at most this many
@@ -1448,6 +1649,9 @@ def _decode(
                 lo = float(min(first, base_idx))
                 extra = _fill_gap(pal, lin, lo, spans[0][0], band, n_camel, camels, label)
                 if extra is None:
+                    extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
+                    lo = float(base_idx)
+                if extra is None:
                     doubt = "an unreadable band below the lowest camel"
                 else:
                     camels = extra + camels
@@ -1465,6 +1669,13 @@ def _decode(
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
+        if extra is None and lin is not None:
+            # the band's blurred edge followed down by colour alone, through board samples
+            low = _blend_edge(label, lin, n_camel, int(spans[0][0]), base_idx, band)
+            if low < edge and _leg_gap(label, names, lin, explained, base_idx, low, band):
+                extra = []
+        if extra is None:
+            extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
         if extra is None:
             doubt = doubt or "the lowest band starts too high: a camel unread below?"
         elif extra:
@@ -1497,6 +1708,8 @@ def _decode(
                 # at its top (blue under orange turns brown), not a missing camel
                 i += 1
                 continue
+            if extra is None:
+                extra = _camel_in_gap(pal, label, lin, spans, band, n_camel, camels, i)
             if extra is None:
                 doubt = doubt or "an unreadable band between two camels"
                 i += 1

@@ -102,6 +102,14 @@ def test_a_body_that_took_in_the_table_is_boxed_by_the_face_it_holds() -> None:
     assert (2, "white") in want and got == want
 
 
+def test_a_lone_pip_that_took_in_the_table_keeps_its_outline_box() -> None:
+    """Seed 101470: the blue 1's outline took in the table too, but a lone pip's square is
+    implied by the pip's size (here 36 px for a 64 px die): boxed by it, the net saw half a
+    die and dropped it. A lone pip keeps the outline's box."""
+    want, got = _scene_reads(101470)
+    assert (1, "blue") in want and got == want
+
+
 def test_dim_scene_colours_right() -> None:
     """Seed 100073: a dim lamp (every face read 'between palette entries' before the pips
     told the exposure); now all five dice read."""

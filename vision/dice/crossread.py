@@ -183,8 +183,9 @@ def on_the_square(
     return replace(
         r,
         # an outline that took in a patch of table boxed the table too: the net, cropping that
-        # box, saw the die off its centre (and the die is where its face is)
-        box=square_body(fit).box if took_in_table and face is not None else r.box,
+        # box, saw the die off its centre (and the die is where its face is). Not a lone pip's:
+        # its square is implied by the pip's size, and often half the die's
+        box=square_body(fit).box if took_in_table and face is not None and len(g) > 1 else r.box,
         face=face,
         face_confidence=float(fconf),
         confidence=float(min(parts)) if parts else 0.0,

@@ -284,8 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         help=f"first seed of the rendered scenes, five dice and zone alike (default "
         f"{RENDERED_SEED0:,}, the last fresh range measured; 100,000 (five dice) and 300,000 "
-        "(zone) were tuned on; 5,000,000-8,001,999, 9,000,000-9,000,999 (five dice) and "
-        "9,100,000-9,101,999 (zone) are spent: 9,102,000+ are fresh)",
+        "(zone) were tuned on; 5,000,000-8,001,999, 9,000,000-9,000,999 and "
+        "9,200,000-9,201,999 (five dice) and 9,100,000-9,101,999 (zone) are spent: "
+        "9,202,000+ are fresh)",
     )
     args, _ = parser.parse_known_args(argv)
     seed0 = RENDERED_SEED0 if args.seed0 is None else args.seed0

@@ -13,18 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.eval import table as et
+from tests.vision._trackkit import assert_space_read
 from vision.track import _blend_edge
 
 
 @pytest.mark.parametrize(("seed", "space"), [(1_400_484, 9), (1_400_898, 8), (1_400_450, 13)])
 def test_a_lone_white_camel_set_back_is_read(seed, space):
-    scene = et.render_scene(seed, "same")
-    reading = scene.read()
-    assert reading.ok, reading.reason
-    assert scene.truth.track[space] == ["white"]
-    assert space not in reading.uncertain, reading.spaces[space].why
-    assert reading.track[space] == ["white"]
+    assert_space_read(seed, space, ["white"])
 
 
 BAND = 20.0

@@ -13,19 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.vision._trackkit import assert_space_read
 from vision.eval import table as et
 from vision.track import _lone_free_colour, _Palette
 
 BAND = 20.0
-
-
-def _check(seed: int, space: int, stack: list[str], condition: str = "same", edition: int = 1):
-    scene = et.render_scene(seed, condition, edition=edition)
-    reading = scene.read()
-    assert reading.ok, reading.reason
-    assert scene.truth.track.get(space, []) == stack
-    assert space not in reading.uncertain, reading.spaces[space].why
-    assert reading.track.get(space, []) == stack
 
 
 @pytest.mark.parametrize(
@@ -40,7 +32,7 @@ def _check(seed: int, space: int, stack: list[str], condition: str = "same", edi
     ],
 )
 def test_a_camel_seen_in_pieces_between_two_is_read(seed, space, stack, edition):
-    _check(seed, space, stack, edition=edition)
+    assert_space_read(seed, space, stack, edition=edition)
 
 
 def _palette() -> _Palette:
@@ -98,7 +90,7 @@ def test_a_shaded_white_labelled_black_is_no_black_camel():
     ],
 )
 def test_a_camel_seen_in_pieces_under_the_lowest_band_is_read(seed, space, stack, edition):
-    _check(seed, space, stack, edition=edition)
+    assert_space_read(seed, space, stack, edition=edition)
 
 
 def test_a_white_camel_in_deep_shade_is_no_black_camel_under_its_neighbour():

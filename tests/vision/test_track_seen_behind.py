@@ -10,16 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.vision._trackkit import assert_space_read
 from vision.eval import table as et
-
-
-def _check(seed: int, condition: str, space: int, stack: list[str]) -> None:
-    scene = et.render_scene(seed, condition)
-    reading = scene.read()
-    assert reading.ok, reading.reason
-    assert scene.truth.track.get(space, []) == stack
-    assert space not in reading.uncertain, reading.spaces[space].why
-    assert reading.track.get(space, []) == stack
 
 
 @pytest.mark.parametrize(
@@ -30,7 +22,7 @@ def test_a_camel_before_a_table_of_its_colour_is_not_a_sleeve(seed, condition, s
     # a lone white camel on an edge space, a grey cloth behind it: the cloth is labelled white,
     # the camel's run went on into it, and the space abstained ("the top band is too tall for
     # a camel (a sleeve?)"); the cloth looks as the set-up saw it, the camel does not
-    _check(seed, condition, space, stack)
+    assert_space_read(seed, space, stack, condition)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +34,7 @@ def test_an_empty_space_before_a_far_stack_is_read_empty(seed, condition, space)
     # stack on a space further back; the far camel's lower edge blurred into the sand (and the
     # white pebbles printed on the board) made the space abstain ("camel colours above an
     # unread base")
-    _check(seed, condition, space, [])
+    assert_space_read(seed, space, [], condition)
 
 
 def test_a_camel_set_back_in_a_steep_view_is_not_read_empty():
@@ -62,7 +54,7 @@ def test_an_empty_space_behind_a_camel_in_front_is_read_empty(seed, condition, s
     # the back of a camel on the space in front reaches over this empty space's front: its
     # paint does not look as the empty board did there, and counted with the sand it made
     # the space abstain ("something not on the empty board covers it")
-    _check(seed, condition, space, [])
+    assert_space_read(seed, space, [], condition)
 
 
 def test_a_camel_strip_under_a_hand_still_counts_against_the_sand():
@@ -79,7 +71,7 @@ def test_the_sand_seen_through_a_dip_in_a_camel_is_not_the_stack_s_end(seed, spa
     # a lone white camel; the column passes the dip between its neck and its hump, sees its
     # side, the sand behind, then its hump and top face: the stack seemed to end at the dip
     # ("the top band is too short to be the top camel")
-    _check(seed, "same", space, ["white"])
+    assert_space_read(seed, space, ["white"])
 
 
 def test_a_dark_hand_of_a_camel_colour_above_a_dip_is_no_top_camel():

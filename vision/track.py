@@ -1187,6 +1187,19 @@ def _camel_below(
 BELOW_ROOM = (0.5, 1.6)
 
 
+def _front(base_idx: int, band: float) -> slice:
+    """The samples of the sand just in front of a space's base (0.2 to 0.8 band before it):
+    what a camel's blurred lower edge blends into, and what its legs' gap is compared with."""
+    return slice(int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0)))
+
+
+def _front_sand(ch: np.ndarray, base_idx: int, band: float) -> np.ndarray | None:
+    """The median chromaticity of the sand in front of the space (``_front``), or None where
+    fewer than two of its samples are in the column."""
+    front = ch[_front(base_idx, band)]
+    return np.median(front, axis=0) if len(front) >= 2 else None
+
+
 def _sand_blend(
     lin: np.ndarray, base_idx: int, band: float, lowest: list[float], start: int, end: int
 ) -> bool:
@@ -1194,11 +1207,12 @@ def _sand_blend(
     front of the space and the lowest band's colour (within ``BLEND_OFF_LINE``): a blend of
     the two, as a band's blurred lower edge in its shadow is, not a camel of its own. True
     when the sand in front is not seen (nothing to tell a blend by)."""
-    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
-    if hi_f - lo_f < 2 or int(lowest[1]) - int(lowest[0]) < 1:
+    if int(lowest[1]) - int(lowest[0]) < 1:
         return True
     ch = chromaticity(lin)
-    sand = np.median(ch[lo_f:hi_f], axis=0)
+    sand = _front_sand(ch, base_idx, band)
+    if sand is None:
+        return True
     d = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0) - sand
     v = ch[start:end].mean(axis=0) - sand
     t = float(np.clip((v @ d) / max(float(d @ d), 1e-9), 0.0, 1.0))
@@ -1301,7 +1315,7 @@ def _leg_gap(
     # board is warped onto this one): where every sample is the board's colour, less of it
     if share < 0.9 or explained[lo:hi].mean() < (LEG_EXPLAINED_ALL if share >= 1.0 else 0.85):
         return False
-    front = lin[int(max(base_idx - 0.8 * band, 0)) : int(max(base_idx - 0.2 * band, 0))]
+    front = lin[_front(base_idx, band)]
     if len(front) < 2:
         return False
     y_gap = float(np.median(lin[lo:hi].sum(axis=-1)))
@@ -1362,12 +1376,13 @@ def _lower_edge(
     (chromaticity on the line between them) lowers it: a strip of another colour there is a
     camel under a leaning one (a sliver of green under a white camel), and keeps the gap. The
     gap below the edge is still checked sample by sample as legs (``_leg_gap``)."""
-    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
     top = int(min(start + max(0.5 * band, 2.0), len(label)))
-    if lin is None or hi_f - lo_f < 2 or top - start < 2:
+    if lin is None or top - start < 2:
         return float(start)
     ch = chromaticity(lin)
-    sand = np.median(ch[lo_f:hi_f], axis=0)
+    sand = _front_sand(ch, base_idx, band)
+    if sand is None:
+        return float(start)
     d = np.median(ch[start:top], axis=0) - sand
     dd = float(d @ d)
     if dd < max(1e-6, min_contrast**2):
@@ -1398,12 +1413,13 @@ def _blend_edge(
     there is off that line (its own colour, in shade or not); a paint near the sand (yellow,
     orange) lies short of ``EDGE_T_MIN`` towards the colour, or beyond the sand, and stops
     the edge. The gap left below is still checked sample by sample as the legs' gap."""
-    lo_f, hi_f = int(max(base_idx - 0.8 * band, 0)), int(max(base_idx - 0.2 * band, 0))
     top = int(min(start + max(0.5 * band, 2.0), len(label)))
-    if hi_f - lo_f < 2 or top - start < 2:
+    if top - start < 2:
         return float(start)
     ch = chromaticity(lin)
-    sand = np.median(ch[lo_f:hi_f], axis=0)
+    sand = _front_sand(ch, base_idx, band)
+    if sand is None:
+        return float(start)
     d = np.median(ch[start:top], axis=0) - sand
     dd = float(d @ d)
     if dd < 1e-6:

@@ -15,6 +15,14 @@ from vision.board import BoardGeometry, BoardLocation
 
 __all__ = ["chroma_brightness", "chromaticity", "gains_at", "linear", "sample", "white_gains"]
 
+#: up to this many points, ``sample(box=True)`` sums nine lookups per point instead of box
+#: filtering the points' bounding box. Why: the track reader's smaller point sets (a space's
+#: front line, the sand in front of the stacks: 80-1,300 points) span much of the board, and
+#: the filter over that span cost 1.0-2.5 ms a call against 0.3-0.7 ms for the lookups; a
+#: frame's 8,500 column points are cheaper filtered (2.1 ms against 2.8). Measured on
+#: realistic tables at 1280 x 720, one thread; the means agree to 2e-5.
+NINE_LOOKUPS_MAX = 4000
+
 
 def linear(bgr: np.ndarray) -> np.ndarray:
     """sRGB-ish 8-bit -> linear light (gamma 2.2 is close enough for chromaticity)."""
@@ -32,14 +40,30 @@ def sample(image: np.ndarray, pts: np.ndarray, box: bool = False) -> tuple[np.nd
     yi = np.clip(yi, 1, h - 2)
     if not box:
         return image[yi, xi], inside
+    if xi.size <= NINE_LOOKUPS_MAX:
+        return _nine_mean(image, xi, yi), inside
     # one box filter over the points' bounding box, then one lookup: cheaper than nine
-    # lookups once there are more than a few hundred points (a frame's columns: ~15,000)
+    # lookups once the points are many (a frame's columns: ~15,000)
     x0, x1 = int(xi.min()) - 1, int(xi.max()) + 2
     y0, y1 = int(yi.min()) - 1, int(yi.max()) + 2
     roi = cv2.boxFilter(
         image[y0:y1, x0:x1], cv2.CV_32F, (3, 3), normalize=True, borderType=cv2.BORDER_REPLICATE
     )
     return roi[yi - y0, xi - x0], inside
+
+
+def _nine_mean(image: np.ndarray, xi: np.ndarray, yi: np.ndarray) -> np.ndarray:
+    """The mean of the 3 x 3 pixels about each point (``xi``, ``yi`` at least 1 px inside the
+    frame), as float32: nine lookups of the points in the flattened frame, summed."""
+    h, w = image.shape[:2]
+    flat = image.reshape(h * w, -1)
+    idx = yi * w + xi
+    acc = np.zeros((*idx.shape, flat.shape[1]), np.float32)
+    for dy in (-w, 0, w):
+        for dx in (-1, 0, 1):
+            acc += flat[idx + (dy + dx)]
+    acc /= 9.0
+    return acc if image.ndim == 3 else acc[..., 0]
 
 
 def white_gains(image: np.ndarray, loc: BoardLocation, geo: BoardGeometry) -> dict[int, np.ndarray]:

@@ -12,7 +12,8 @@ several sources, judges a crop far better than it finds one on its own. So a rea
    dropped; a detection lying on no kept die is added when the net is sure enough it is one
    (``Gates.detect``); the face is the net's, answered at a calibrated probability that depends
    on what the pip path said: the same face (``Gates.agree``), nothing (``Gates.answer``), another
-   face (``Gates.overrule``), or no pip path at all (``Gates.alone``);
+   face (``Gates.overrule``), or no pip path at all (``Gates.alone``; or ``Gates.steady`` for
+   the least probability of its face over the crop sizes the net tried, ``steady``);
 3. **one confidence** (``hub_scale``): each case's gate maps to the hub's threshold (0.80), so a
    reading's ``confidence`` at or above 0.80 means it passed a gate whose wrong answers, on the
    calibration photos, stayed within the target (0.5 % of found dice), whichever path found it.
@@ -80,6 +81,9 @@ class Gates:
     overrule: float  # the pip path read another face: the net's face at this probability
     alone: float  # a die only the net found
     colour: float  # the palette's raw confidence of a named colour that maps to the hub's 0.80
+    #: a die only the net found whose crop reads its face at every size tried (``steady``):
+    #: answered when the least of those probabilities reaches this (1.0: never by this path)
+    steady: float = 1.0
 
     @staticmethod
     def from_json(text: str, source: str) -> tuple[Gates, str]:
@@ -275,10 +279,34 @@ def _inside_larger(
     return any(t >= LARGER * s and abs(x - u) < t / 2 and abs(y - v) < t / 2 for u, v, t in others)
 
 
+def steady(d: Detection, face: int, faces: Sequence[int] | None) -> float:
+    """The least probability of ``face`` over the net's verdicts on a detection's crop at each
+    size tried (``Detection.tried``), or 0 when one of them reads another face.
+
+    Why a second witness for a die only the net found: its box is the net's guess of the die's
+    size and place, and on a tray of touching dice a crop too small shows part of a face (the
+    middle four pips of a 6) and one astride two dice a mix, each read surely. The die's own
+    face reads the same whether its crop is a fifth larger or smaller; a part or a mix does
+    not. On the calibration photos, the dice only the net found that were read wrong above
+    0.9 were mostly such crops (a 6 boxed at 0.6 of its side read 4 at 0.99)."""
+    if not d.tried:
+        return 0.0
+    reads = [face_verdict(v, faces) for v in d.tried]
+    if any(f != face for f, _ in reads):
+        return 0.0
+    return min(p for _, p in reads)
+
+
 def face_case(p: Proposal, gates: Gates, faces: Sequence[int] | None) -> tuple[int, float, float]:
-    """(the net's face, its probability, the gate of this proposal's case)."""
+    """(the net's face, its probability, the gate of this proposal's case). A die only the net
+    found is answered by its verdict (``Gates.alone``) or by its steadiness over the sizes
+    tried (``Gates.steady``), whichever is the surer on the hub's scale."""
     face, prob = face_verdict(p.verdict, faces)
     if p.hand is None:
+        assert p.det is not None
+        sure = steady(p.det, face, faces)
+        if gates.steady < 1.0 and hub_scale(sure, gates.steady) > hub_scale(prob, gates.alone):
+            return face, sure, gates.steady
         gate = gates.alone
     elif p.hand.face is None:
         gate = gates.answer

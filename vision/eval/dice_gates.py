@@ -52,6 +52,7 @@ import numpy as np
 from vision.dice.classifier import load_classifier
 from vision.dice.learned import (
     GATES_FILE,
+    WINDOW_FLOOR,
     Gates,
     Proposal,
     detection_base,
@@ -65,7 +66,7 @@ from vision.dice.reader import hand_proposals
 from vision.eval.dice import match
 from vision.palette import CAMEL_UP, default_palette
 
-DETECT_FLOOR = 0.3
+DETECT_FLOOR = WINDOW_FLOOR  # the reader's own floor: the grid sees what it proposes
 FALSE_COST = 2.0
 WRONG_SHARE = 0.004  # likewise under 0.5 % of found
 MIN_COUNT = 250  # answers at or above a gate: 1 / WRONG_SHARE, the fewest that can show it

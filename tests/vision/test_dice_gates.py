@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.eval.dice_gates import MIN_COUNT, WRONG_SHARE, colour_gate, face_gates, share_gate
+from vision.eval.dice_gates import (
+    MIN_COUNT,
+    WRONG_SHARE,
+    answered,
+    colour_gate,
+    face_gates,
+    share_gate,
+)
 
 
 def _answers(n: int, seed: int, lo: float = 0.5) -> list[tuple[float, bool]]:
@@ -45,3 +52,19 @@ def test_a_case_with_few_answers_stays_above_its_highest_wrong_one() -> None:
     assert gates["agree"] < 0.6 and "share rule" in source["agree"]
     assert 0.95 < gates["overrule"] <= 0.99 and "too few" in source["overrule"]
     assert gates["answer"] == gates["alone"] == 1.0  # no answers at all: never answered
+
+
+def test_a_die_only_the_net_found_is_answered_once_by_either_gate() -> None:
+    """Its "steady" item follows its "alone" one: it answers the die when the verdict does not,
+    and a die is never counted twice."""
+    gates = {"agree": 0.5, "answer": 0.9, "overrule": 0.9, "alone": 0.999, "steady": 0.97}
+    items = [
+        ("agree", 0.8, True),
+        ("alone", 0.9995, True),  # answered by its verdict ...
+        ("steady", 0.99, True),  # ... and steady too: still one die
+        ("alone", 0.99, False),  # not by its verdict ...
+        ("steady", 0.98, False),  # ... but steady: answered, wrong
+        ("alone", 0.99, True),
+        ("steady", 0.0, True),  # neither: not answered
+    ]
+    assert answered(items, gates) == [True, True, False]

@@ -13,8 +13,19 @@ import pytest
 
 from vision.dice import Why, read_dice, read_dice_report
 from vision.dice import classifier as classifier_mod
-from vision.dice.classifier import ModelError
-from vision.dice.learned import GATES_FILE, HUB_AT, Gates, hub_scale, load_gates, model_hashes
+from vision.dice.classifier import CropClass, ModelError
+from vision.dice.detect import Detection
+from vision.dice.learned import (
+    GATES_FILE,
+    HUB_AT,
+    Gates,
+    Proposal,
+    face_case,
+    hub_scale,
+    load_gates,
+    model_hashes,
+    steady,
+)
 from vision.render.dice import draw_die, make_background
 
 
@@ -294,4 +305,44 @@ def test_gates_are_a_dataclass_of_every_case() -> None:
         "overrule",
         "alone",
         "colour",
+        "steady",
     }
+
+
+def _verdict(face: int, p: float) -> CropClass:
+    """A crop's verdict: ``face`` at ``p``, the rest spread over the other classes."""
+    rest = (1.0 - p) / 6
+    return CropClass(tuple(p if i == face else rest for i in range(7)))
+
+
+def _alone(chosen: CropClass, tried: tuple[CropClass, ...]) -> Proposal:
+    det = Detection(100.0, 80.0, 40.0, chosen.probs, tried=tried)
+    return Proposal(chosen, det=det)
+
+
+def test_a_face_read_at_every_size_tried_is_steady_and_a_part_of_one_is_not() -> None:
+    """A die only the net found: the least probability of its face over the sizes tried, or
+    nothing when one size reads another face (a crop too small reads the middle of a 6 as 4)."""
+    sure4 = _verdict(4, 0.999)
+    d = _alone(sure4, (_verdict(4, 0.97), sure4, _verdict(4, 0.995))).det
+    assert d is not None and steady(d, 4, None) == pytest.approx(0.97)
+    d = _alone(sure4, (_verdict(4, 0.97), sure4, _verdict(6, 0.9))).det
+    assert d is not None and steady(d, 4, None) == 0.0
+    d = _alone(sure4, ()).det
+    assert d is not None and steady(d, 4, None) == 0.0  # no sizes tried: no witness
+    # among Camel Up's faces 1..3, a size that reads 5 is no witness for a 2 either
+    d = _alone(_verdict(2, 0.99), (_verdict(2, 0.99), _verdict(5, 0.6))).det
+    assert d is not None and steady(d, 2, (1, 2, 3)) == 0.0
+
+
+def test_a_steady_die_only_the_net_found_is_answered_at_the_steady_gate() -> None:
+    gates = Gates(0.5, 0.5, 0.5, 0.9, 0.9, alone=0.9999, colour=0.3, steady=0.97)
+    chosen = _verdict(3, 0.995)  # under the alone gate
+    steady_one = _alone(chosen, (_verdict(3, 0.98), chosen, _verdict(3, 0.99)))
+    face, prob, gate = face_case(steady_one, gates, None)
+    assert (face, gate) == (3, 0.97) and prob == pytest.approx(0.98)
+    unsteady = _alone(chosen, (_verdict(1, 0.98), chosen, _verdict(3, 0.99)))
+    face, prob, gate = face_case(unsteady, gates, None)
+    assert (face, gate) == (3, 0.9999) and prob == pytest.approx(0.995)
+    never = Gates(0.5, 0.5, 0.5, 0.9, 0.9, alone=0.9999, colour=0.3)  # steady 1.0: unused
+    assert face_case(steady_one, never, None)[2] == 0.9999

@@ -35,7 +35,11 @@ STRIDE = 8  # the net's output step, in pixels of its input
 WORK_SIDE = 480  # the short side, in pixels, the frame is brought to for detection
 SCALES = (0.055, 0.08, 0.115, 0.165)  # die sides tried, as shares of the frame's short side
 DETECT_MIN = 0.6  # a peak's probability of a die, to be a die (chosen on the calibration split)
-APART = 0.6  # two dice nearer than this many die sides (the larger's) are one die ...
+#: two dice nearer than this many die sides (the smaller's) are one die ... Why the smaller's:
+#: a window sized at twice a die (astride two touching dice of a tray) reached, by its own
+#: side, the dice beside it, and removed them when it was surer; on the calibration photos,
+#: the larger's side found 648 dice with 15 false, the smaller's 652 with 13
+APART = 0.6
 APART_SCALE = 0.5  # ... and two windows of one scale nearer than this many of its sides
 RESIZE = (0.8, 1.0, 1.25)  # a window's crop is classified at these shares of its scale's side
 
@@ -147,6 +151,9 @@ class Detection:
     cy: float
     side: float
     probs: tuple[float, ...]
+    #: the verdicts on its crop at each of the sizes tried (``RESIZE``), the chosen one among
+    #: them: whether they agree says whether the face is the die's or a size's (``learned``)
+    tried: tuple[CropClass, ...] = ()
 
     @property
     def p_die(self) -> float:
@@ -229,7 +236,7 @@ def detect_dice_verdicts(
        side, the size whose likeliest face is surest kept (a scale is a guess within a factor
        of 1.45; the crop is what the net was trained on, the dense pass only sees it through
        its padding);
-    3. one per place across the scales, surest first (``APART`` die sides apart).
+    3. one per place across the scales, surest first (``APART`` of the smaller side apart).
     """
     clf = classifier or load_classifier()
     h, w = image.shape[:2]
@@ -256,11 +263,11 @@ def detect_dice_verdicts(
             for k, v in zip(RESIZE, verdicts[i * len(RESIZE) : (i + 1) * len(RESIZE)], strict=True)
         ]
         s, k, v = max(tried, key=lambda t: t[0])
-        sized.append((s, replace(d, side=k * d.side), v))
+        sized.append((s, replace(d, side=k * d.side, tried=tuple(t[2] for t in tried)), v))
     sized.sort(key=lambda t: -t[0])
     kept: list[tuple[Detection, CropClass]] = []
     for _, d, v in sized:
-        if all(np.hypot(d.cx - k.cx, d.cy - k.cy) > APART * max(d.side, k.side) for k, _ in kept):
+        if all(np.hypot(d.cx - k.cx, d.cy - k.cy) > APART * min(d.side, k.side) for k, _ in kept):
             kept.append((d, v))
     return kept
 

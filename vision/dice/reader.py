@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.dice.classifier import DieClassifier, load_classifier
 from vision.dice.fullframe import read_full_frame
-from vision.dice.learned import Gates, decide, load_gates, propose, settle_zone
+from vision.dice.learned import WINDOW_FLOOR, Gates, decide, load_gates, propose, settle_zone
 from vision.dice.pippath import read_pips
 from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
 from vision.dice.reasons import Reason, Why
@@ -114,7 +114,7 @@ def read_dice_report(
         report = read_pips(img, gray, pal, white_gains, ox, oy, poly)
         hand, why = report.dice, report.why
     del gray  # not needed past the proposals: a whole frame's read peaks in the net's pass
-    props = propose(img, hand, clf, detect_min=gates.detect, box_offset=(ox, oy))
+    props = propose(img, hand, clf, detect_min=WINDOW_FLOOR, box_offset=(ox, oy))
     dice = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
     if poly is not None:
         dice = [

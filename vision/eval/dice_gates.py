@@ -52,6 +52,7 @@ import numpy as np
 from vision.dice.classifier import load_classifier
 from vision.dice.learned import (
     GATES_FILE,
+    WINDOW_FLOOR,
     Gates,
     Proposal,
     detection_base,
@@ -59,12 +60,13 @@ from vision.dice.learned import (
     kept,
     model_hashes,
     propose,
+    steady,
 )
 from vision.dice.reader import hand_proposals
 from vision.eval.dice import match
 from vision.palette import CAMEL_UP, default_palette
 
-DETECT_FLOOR = 0.3
+DETECT_FLOOR = WINDOW_FLOOR  # the reader's own floor: the grid sees what it proposes
 FALSE_COST = 2.0
 WRONG_SHARE = 0.004  # likewise under 0.5 % of found
 MIN_COUNT = 250  # answers at or above a gate: 1 / WRONG_SHARE, the fewest that can show it
@@ -73,7 +75,7 @@ COLOUR_FLOOR = 0.3
 KEEP_GRID = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 DETECT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01)
 COLOUR_SEED0 = 300_000
-CASES = ("agree", "answer", "overrule", "alone")
+CASES = ("agree", "answer", "overrule", "alone", "steady")
 
 
 @dataclass
@@ -126,7 +128,9 @@ def _box(p: Proposal) -> tuple[int, int, int, int]:
 def found_and_false(
     photos: Sequence[Photo], gates: Gates
 ) -> tuple[int, int, list[tuple[str, float, bool]]]:
-    """Dice found, readings on no labelled die, and every found die's (case, p, right)."""
+    """Dice found, readings on no labelled die, and every found die's (case, p, right); a die
+    only the net found gives two: its verdict ("alone") and its steadiness over the crop sizes
+    tried ("steady", ``learned.steady``), either of which may answer it (``answered``)."""
     found = false = 0
     items: list[tuple[str, float, bool]] = []
     for ph in photos:
@@ -141,8 +145,23 @@ def found_and_false(
             found += 1
             p = ks[b.i]  # type: ignore[attr-defined]
             face, prob, _ = face_case(p, gates, None)
-            items.append((_case(p, face), prob, face == int(lab["face"])))
+            right = face == int(lab["face"])
+            items.append((_case(p, face), prob, right))
+            if p.det is not None and p.hand is None:
+                items.append(("steady", steady(p.det, face, None), right))
     return found, false, items
+
+
+def answered(items: Sequence[tuple[str, float, bool]], gates: dict[str, float]) -> list[bool]:
+    """Whether each found die is answered at ``gates`` (by case), and right: a die's "steady"
+    item follows its "alone" one (``found_and_false``) and answers it too when it passes."""
+    out: list[bool | None] = []  # per die: right, wrong, or None (not answered)
+    for k, p, r in items:
+        if k != "steady":
+            out.append(r if p >= gates[k] else None)
+        elif p >= gates[k] and out and out[-1] is None:
+            out[-1] = r
+    return [r for r in out if r is not None]
 
 
 def _case(p: Proposal, face: int) -> str:
@@ -251,14 +270,14 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
     found, false, items = found_and_false(photos, g)
     gates, source = face_gates(items)
     chosen = Gates(keep=keep, detect=det, colour=colour, **gates)
-    answered = [(p, r) for k, p, r in items if p >= gates[k]]
+    answers = answered(items, gates)
     stats = {
         "photos": n,
         "dice": sum(len(p.labels) for p in photos),
         "found": found,
         "false": false,
-        "answered": len(answered),
-        "wrong": sum(not r for _, r in answered),
+        "answered": len(answers),
+        "wrong": sum(not r for r in answers),
         "per_case": {c: sum(k == c for k, _, _ in items) for c in CASES},
         "gate_from": source,
         "per_set": per_set(photos, chosen),
@@ -277,7 +296,7 @@ def per_set(photos: Sequence[Photo], gates: Gates) -> dict[str, dict[str, int]]:
             "dice": sum(len(p.labels) for p in mine),
             "found": found,
             "false": false,
-            "answered": sum(p >= getattr(gates, k) for k, p, _ in items),
+            "answered": len(answered(items, {k: getattr(gates, k) for k in CASES})),
         }
     return out
 

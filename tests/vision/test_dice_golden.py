@@ -149,6 +149,48 @@ def test_the_golden_file_covers_every_reader_and_some_reasons() -> None:
     assert len(codes) >= 5, codes  # abstentions as well as readings are guarded
 
 
+def _readings_in(o: Any) -> list[dict[str, Any]]:
+    """Every stored reading (a dict with a box, a face and reasons) anywhere in ``o``."""
+    if isinstance(o, dict):
+        if {"box", "face", "reasons"} <= set(o):
+            return [o]
+        return [r for v in o.values() for r in _readings_in(v)]
+    if isinstance(o, list):
+        return [r for v in o for r in _readings_in(v)]
+    return []
+
+
+def test_a_reading_names_no_colour_exactly_when_a_colour_doubt_says_why() -> None:
+    """Every golden reading: a colour and no colour doubt, or no colour and a doubt saying why.
+    Both were broken: the pip path's "between palette entries" stayed beside the crop's named
+    colour, and a colour the face's square withheld, or a die found unread, went without one."""
+    from vision.dice.reasons import COLOUR_CODES
+
+    codes = {c.value for c in COLOUR_CODES}
+    readings = _readings_in(json.loads(DATA.read_text()))
+    assert len(readings) > 100
+    for r in readings:
+        doubted = any(code in codes for code, _ in r["reasons"])
+        assert (r["colour"] is None) == doubted, r
+
+
+def test_a_colour_named_on_a_tuning_scene_carries_no_doubt_of_it() -> None:
+    """Rendered tuning scene 101,066: a blurred orange 2 whose face abstains is named white
+    from the crop while the pip path had found its colour between palette entries; the
+    reading said both."""
+    from vision.dice import read_dice
+    from vision.render.dice import render_dice_scene
+    from vision.whitebalance import gains_from_patch
+
+    img, truth = render_dice_scene(np.random.default_rng(101066))
+    assert truth.white_patch is not None
+    got = read_dice(
+        img, white_gains=gains_from_patch(img, truth.white_patch), expected_colours=CAMEL_UP
+    )
+    doubted = [r for r in got if any(x.code.value == "colour_ambiguous" for x in r.reasons)]
+    assert len(got) == 5 and all(r.colour is None for r in doubted)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python -m tests.vision.test_dice_golden --write")

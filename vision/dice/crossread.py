@@ -20,7 +20,7 @@ from vision.dice.cropread import CropRead
 from vision.dice.face import FaceFit
 from vision.dice.pippath import Cand
 from vision.dice.reading import BGR, DieReading
-from vision.dice.reasons import Reason, Why, has_any
+from vision.dice.reasons import COLOUR_CODES, Reason, Why, has_any
 from vision.palette import Palette
 
 #: the pip path's vetoes about where the pips lie on the face, which the crop read checks its own
@@ -101,7 +101,13 @@ def with_crop_read(
     ):
         face, fconf = c.face, c.face_confidence
     elif face is None:
-        reasons.extend(r.reasons or c.reasons or (Reason(Why.NO_FACE, "no face"),))
+        # the face's doubts only: the colour is settled below, from either reading, and says
+        # its own doubt (the pip path's "between palette entries" stood beside the crop's named
+        # colour)
+        reasons.extend(
+            [x for x in r.reasons or c.reasons if x.code not in COLOUR_CODES]
+            or (Reason(Why.NO_FACE, "no face"),)
+        )
     colour, cconf = c.colour, c.colour_confidence
     bgr: BGR | None = c.face_bgr
     if colour is not None and colour == r.colour:
@@ -113,6 +119,12 @@ def with_crop_read(
         reasons.extend(
             c.reasons or (Reason(Why.COLOUR_AMBIGUOUS, "colour is between palette entries"),)
         )
+        if not has_any(reasons, COLOUR_CODES):  # the crop's doubts were of its face only
+            src = r if c.pips == 0 else c
+            reasons.extend(
+                [x for x in src.reasons if x.code in COLOUR_CODES]
+                or [Reason(Why.COLOUR_AMBIGUOUS, "colour is between palette entries")]
+            )
     parts = [v for v, k in ((fconf, face), (cconf, colour)) if k is not None]
     return replace(
         r,
@@ -179,7 +191,16 @@ def on_the_square(
     if face_doubt:
         face, fconf = fit.face, min(fit.confidence, sq.face_confidence)
     parts = [v for v, k in ((fconf, face), (sq.colour_confidence, sq.colour)) if k is not None]
-    reasons = () if face is not None and sq.colour is not None else (r.reasons or sq.reasons)
+    # each doubt from the reading that settled it: the face's from the outline's reading, the
+    # colour's from the square's (a doubt of a colour the square does not name stood beside
+    # the square's colour, and a colour it withheld went without its doubt)
+    reasons: tuple[Reason, ...] = ()
+    if face is None:
+        reasons = tuple(x for x in r.reasons or sq.reasons if x.code not in COLOUR_CODES)
+    if sq.colour is None:
+        reasons += tuple(x for x in sq.reasons if x.code in COLOUR_CODES) or (
+            Reason(Why.COLOUR_AMBIGUOUS, "colour is between palette entries"),
+        )
     return replace(
         r,
         # an outline that took in a patch of table boxed the table too: the net, cropping that

@@ -40,7 +40,7 @@ from vision.dice.classifier import META_FILE, MODEL_FILE, CropClass, DieClassifi
 from vision.dice.colour import classify_face_colour
 from vision.dice.detect import Detection, detect_dice_verdicts
 from vision.dice.reading import DieReading
-from vision.dice.reasons import Reason, Why
+from vision.dice.reasons import COLOUR_CODES, Reason, Why
 from vision.dice.zone import ZoneDie
 from vision.palette import Palette
 
@@ -64,16 +64,6 @@ UNREAD_MIN_PX = 18
 WINDOW_FLOOR = 0.3
 HUB_AT = 0.80  # the hub's threshold (hub.observations.DIE_CONFIDENCE_THRESHOLD; no hub import)
 NO_COLOUR_CAP = 0.5  # a reading without a colour is at most this sure: the hub asks a person
-COLOUR_CODES = frozenset(
-    {
-        Why.COLOUR_AMBIGUOUS,
-        Why.NO_FACE_PIXELS,
-        Why.FACE_TOO_DARK,
-        Why.COLOUR_POLARITY,
-        Why.COLOUR_FAR,
-        Why.COLOUR_UNTRUSTED,
-    }
-)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def abstain(
         colour_confidence=float(conf),
         pips=0,
         face_bgr=(float(balanced[0]), float(balanced[1]), float(balanced[2])),
-        reasons=() if why is None else (why,),
+        reasons=(*(() if why is None else (why,)), *_colour_doubt(colour, conf)),
     )
 
 
@@ -232,4 +232,14 @@ def _read_blobs(
         reasons=()
         if r.colour
         else (Reason(Why.COLOUR_AMBIGUOUS, "colour is between palette entries"),),
+    )
+
+
+def _colour_doubt(colour: str | None, conf: float) -> tuple[Reason, ...]:
+    """Why a die found has no colour named, when it has none: a reading names no colour
+    exactly when a colour doubt says why (``reasons.COLOUR_CODES``)."""
+    if colour is not None:
+        return ()
+    return (
+        Reason(Why.COLOUR_AMBIGUOUS, f"colour is between palette entries (confidence {conf:.2f})"),
     )

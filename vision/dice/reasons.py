@@ -93,6 +93,19 @@ class Reason:
 
 Reasons = tuple[Reason, ...]
 
+#: the codes that doubt a die's colour, not its face: a reading names no colour exactly when
+#: one of them says why (``DieReading.reasons``)
+COLOUR_CODES = frozenset(
+    {
+        Why.COLOUR_AMBIGUOUS,
+        Why.NO_FACE_PIXELS,
+        Why.FACE_TOO_DARK,
+        Why.COLOUR_POLARITY,
+        Why.COLOUR_FAR,
+        Why.COLOUR_UNTRUSTED,
+    }
+)
+
 
 def sentence_of(reasons: Iterable[Reason]) -> str | None:
     """The reasons as one sentence, "; "-joined (None when there are none): what people read."""

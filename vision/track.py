@@ -28,7 +28,7 @@ mirage sides are printed in clearly different colours); a hand over a tile makes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -293,11 +293,21 @@ def read_track(
             fitters[s] = StackFit(columns[s], ref, geo.max_stack)
         return fitters[s]
 
+    read = dict(spaces)
+
+    def decode(s: int, free: list[str]) -> list[list[str]]:
+        # a lone stack the band model finds must hold the camels the runs read within its
+        # height (``StackFit.holds_runs``)
+        found = fitter(s).decode(free)
+        if len(found) == 1 and not fitter(s).holds_runs(found[0], read[s].runs_seen):
+            return []
+        return found
+
     spaces = resolve(
         spaces,
         list(geo.colours),
         lambda s, stack: fitter(s).fits(stack),
-        lambda s, free: fitter(s).decode(free),
+        decode,
         no_camels=set(desert),
         max_stack=geo.max_stack,
         all_camels=all_camels,
@@ -1536,12 +1546,38 @@ def _decode(
     explained: np.ndarray | None = None,
     cell_end: float | None = None,
 ) -> SpaceReading:
+    """Camels bottom to top from the classified samples of one space's column
+    (``_decode_stack``); an abstention the band model may re-read also names the camels its
+    runs read and where their runs start (``runs_seen``): a read of the band model must hold
+    those within its height (``StackFit.holds_runs``)."""
+    seen: list[tuple[str, float]] = []
+    r = _decode_stack(label, pal, band, top_face, base_idx, geo, px, lin, explained, cell_end, seen)
+    if r.uncertain and r.resolvable and seen:
+        r = replace(r, runs_seen=tuple(seen))
+    return r
+
+
+def _decode_stack(
+    label: np.ndarray,
+    pal: _Palette,
+    band: float,
+    top_face: float,
+    base_idx: int,
+    geo: BoardGeometry,
+    px: float = 1.0,
+    lin: np.ndarray | None = None,
+    explained: np.ndarray | None = None,
+    cell_end: float | None = None,
+    seen: list[tuple[str, float]] | None = None,
+) -> SpaceReading:
     """Camels bottom to top from the classified samples of one space's column.
 
     ``lin`` (white-balanced linear colour per sample) lets a band the runs missed be read from
     the expected band height: a gap below or between camels that is a whole number of bands
     high, each clearly one free camel colour, is read as those camels (lower confidence).
-    ``cell_end``: the first sample seen beyond the back of the space's cell on the ground."""
+    ``cell_end``: the first sample seen beyond the back of the space's cell on the ground;
+    ``seen``: filled with the camels the runs read and the sample each run starts at, before
+    any band is filled in."""
     names = pal.names
     n_camel = len(geo.colours)
     unknown = len(names)
@@ -1595,6 +1631,8 @@ def _decode(
             else:
                 camels.append(names[cl])
                 spans.append([st, en])
+                if seen is not None:
+                    seen.append((names[cl], float(st)))
             started = True
             continue
         if (

@@ -945,6 +945,12 @@ def _band_colour(
     # near enough to one camel colour, and clearly nearer it than to any other free one
     if d1 > 1.3 * pal.radius[best] * (1.0 + 0.01 / max(float(y), 0.002)) or d2 < 1.8 * d1:
         return None
+    if pal.neutral is not None and best == pal.neutral[0]:
+        # black is told from white by lightness, not by this mean's hue: without black paint
+        # in its middle the band is not the black camel (a white camel's shaded lower part
+        # averaged grey under it: a lone white camel was read as black and white)
+        if int(_pitch(*chroma_brightness(lin[lo:hi])).sum()) < PITCH_MIN:
+            return None
     # and not better explained as the board (a gap in the stack shows the board)
     nb = min(
         float(np.linalg.norm(pal.chroma[j] - ch))
@@ -1534,6 +1540,64 @@ DIP_BANDS = 0.6
 TOP_TALL = 1.22
 
 
+def _longest(mask: np.ndarray) -> int:
+    """The length of the longest stretch of True in ``mask``."""
+    best = cur = 0
+    for v in mask.tolist():
+        cur = cur + 1 if v else 0
+        best = max(best, cur)
+    return best
+
+
+def _grey_in_black(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    camels: list[str],
+    spans: list[list[float]],
+    band: float,
+) -> bool:
+    """Does a band read as the black camel hold a stretch of grey (labelled black, but too
+    light for black paint) while the stack has no white camel read, or with no black paint in
+    that band at all?
+
+    Why: black and white are told apart by lightness alone (``NEUTRAL_SPLIT_Y``), and a white
+    camel in a stack's shade, or under a lamp at its dimmest, turns a grey darker than the
+    split: labelled black sample by sample, it joined the black camel's band beside it (a
+    stack read a white camel short) or made a black camel of its own (a white at a stack's
+    base read as the black camel standing on another space, both spaces lost). Black paint
+    stays far darker: on the second edition's tuning scenes 1,900,000..1,900,399 no stack
+    without a white camel showed such a stretch longer than 0.11 band; the white camels in
+    shade showed 0.35-0.85 band. With the white camel read above it, a band of grey with no
+    sample dark enough for black paint (``_pitch``) is that white camel's shaded lower part,
+    labelled black just under the split (a lone white camel read as black and white). Only
+    the second edition, whose palette has the neutral pair."""
+    if pal.neutral is None or lin is None:
+        return False
+    black, white = pal.neutral
+    ch, y = chroma_brightness(lin)
+    pitch = _pitch(ch, y)
+    for name, (st, en) in zip(camels, spans, strict=True):
+        if name != pal.names[black]:
+            continue
+        a, b = int(st), int(en)
+        grey = (label[a:b] == black) & (y[a:b] > GREY_Y)
+        if _longest(grey) < GREY_BAND * band:
+            continue
+        if pal.names[white] not in camels or int(pitch[a:b].sum()) < PITCH_MIN:
+            return True
+    return False
+
+
+# a sample labelled black but lighter than this is grey: a white camel in shade, not black
+# paint (tuning scenes 1,900,000+: black paint's stretches stayed under 0.02 but for a sample
+# or two, the shaded whites that were read black lay at 0.05-0.09)
+GREY_Y = 0.03
+# a stretch of grey this many bands long inside a black band is a white camel's side
+GREY_BAND = 0.25
+GREY_WHY = "a grey stretch in the black camel's band: the white camel in shade?"
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -1669,6 +1733,8 @@ def _decode_stack(
             continue  # the sand seen through a dip in the top camel's outline
         if started:
             break  # the board behind the stack: the stack ends here
+    if _grey_in_black(pal, label, lin, camels, spans, band):
+        return _unread(GREY_WHY)
     if not camels:
         if _stands_unexplained(label, names, explained, base_idx, band):
             return _unread("something not the empty board stands on the space, in no camel colour")
@@ -1903,7 +1969,13 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
     camel hidden above them leaves its band's height unexplained ("the lowest band starts
     too high"). Where both stacks were read with no colour in common, the space is read as
     it is (tuning seeds: 48 such spaces, all read right; every space read wrong under a stack
-    in front shared a colour with it)."""
+    in front shared a colour with it).
+
+    A stack in front that abstained only on a grey stretch in its black band (``GREY_WHY``:
+    black or white, which) still stands there, as tall as its runs read (``runs_seen``):
+    counted as read, or the empty space behind it showed that stack's yellow camel at its base
+    and was read as yellow (tuning scene 1,900,009; counting every abstaining stack in front
+    that way cost 13 right reads on 2,000 tuning scenes for 3 wrong ones)."""
     cam = loc.pose.centre
     for s, r in list(spaces.items()):
         if r.uncertain or not r.camels:
@@ -1917,7 +1989,12 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
         u /= max(dist, 1e-6)
         foot = c + u * 0.5 * geo.camel_width
         for o, other in spaces.items():
-            if o == s or not other.camels:
+            # a stack in front whose only doubt is black or white still stands there: the
+            # camels its runs read
+            theirs = other.camels
+            if other.why == GREY_WHY:
+                theirs = [c for c, _ in other.runs_seen]
+            if o == s or not theirs:
                 continue
             oc = np.asarray(geo.space_centres[o])
             along = (oc - foot) @ u
@@ -1927,6 +2004,6 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
             # height of the sight line above the board where it passes the other stack's back
             back = along - 0.5 * geo.camel_length - 4
             sight = max(back, 0.0) * (-cam[2]) / dist
-            if len(other.camels) * geo.camel_height > sight and set(other.camels) & set(r.camels):
+            if len(theirs) * geo.camel_height > sight and set(theirs) & set(r.camels):
                 spaces[s] = SpaceReading([], 0.0, True, f"may be hidden by the stack on space {o}")
                 break

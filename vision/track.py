@@ -1235,6 +1235,56 @@ def _sand_blend(
     return float(np.linalg.norm(v - t * d)) <= BLEND_OFF_LINE
 
 
+def _grey_strip_below(
+    pal: _Palette,
+    label: np.ndarray,
+    lin: np.ndarray | None,
+    explained: np.ndarray | None,
+    base_idx: int,
+    lowest: list[float],
+    band: float,
+    camels: list[str],
+) -> bool:
+    """Does a strip of grey or white, no blend of the sand and the lowest band, show between
+    the space's base and its lowest band when the stack holds no white camel?
+
+    Why: a white camel under a camel set askew over it shows a strip a fifth to a third of a
+    band high, grey in the shade of the camel above (labelled black, white or no class) or
+    white: too short for the stretch under the lowest band to be asked about (0.35 band), the
+    stack was read a white camel short. The sand in shade keeps its hue; a blend of the sand
+    and the band's colour lies on the line between them and is no brighter than both (blue
+    over sand blurs through a grey). Only samples the set-up did not see there (the white
+    pebbles printed along the track are)."""
+    if lin is None or explained is None or "white" not in pal.names or "white" in camels:
+        return False
+    lo, hi = int(base_idx), int(lowest[0])
+    if hi - lo < 2 or int(lowest[1]) - int(lowest[0]) < 1:
+        return False
+    ch, y = chroma_brightness(lin)
+    sand = _front_sand(ch, base_idx, band)
+    if sand is None:
+        return False
+    white = pal.names.index("white")
+    grey = (np.linalg.norm(ch[lo:hi] - 1.0 / 3.0, axis=-1) < GREY_CHROMA) & (y[lo:hi] > GREY_Y)
+    grey = (grey | (label[lo:hi] == white)) & ~explained[lo:hi]
+    colour = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0)
+    d = colour - sand
+    dd = max(float(d @ d), 1e-9)
+    v = ch[lo:hi] - sand
+    t = np.clip((v @ d) / dd, 0.0, 1.0)
+    off = np.linalg.norm(v - t[:, None] * d[None, :], axis=-1)
+    y_sand = float(np.median(y[_front(base_idx, band)]))
+    y_band = float(np.median(y[int(lowest[0]) : int(lowest[1])]))
+    blend = (off <= BLEND_OFF_LINE) & (y[lo:hi] <= max(y_sand, y_band))
+    return int((grey & ~blend).sum()) >= STRIP_BAND * band
+
+
+# a sample this near grey (chromaticity) and lighter than GREY_Y is a white camel's paint in
+# shade; a strip of this many bands of it under the lowest band is a white camel under it
+GREY_CHROMA = 0.06
+STRIP_BAND = 0.2
+
+
 def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
@@ -1806,6 +1856,12 @@ def _decode_stack(
             camels = extra + camels
             conf = 0.6
             filled = True
+    if doubt is None and _grey_strip_below(
+        pal, label, lin, explained, base_idx, spans[0], band, camels
+    ):
+        # after the lowest band is followed down and a camel under it read: a white camel
+        # read there is in ``camels`` by now
+        doubt = "a grey strip under the lowest camel: the white camel under it?"
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]

@@ -4,8 +4,9 @@ The black and white crazy camels are told apart by lightness alone, and a white 
 stack's shade turns a grey darker than the split: labelled black, it joined the black camel's
 band or made a black camel of its own. The band model re-read a tall stack whose middle band
 was unreadable as its three lowest camels, and stacks without the black camel hidden in them.
-The scene tests read tuning scenes (seeds 1,900,000..1,949,999) that were read wrong before;
-each space must be read right or marked uncertain."""
+A white camel under a camel set askew over it showed only a grey strip. The scene tests read
+tuning scenes (seeds 1,900,000..1,949,999) that were read wrong before; each space must be
+read right or marked uncertain."""
 
 from __future__ import annotations
 
@@ -113,6 +114,14 @@ def test_grey_in_black_with_white_read_needs_no_black_paint_in_the_band():
     assert _grey_in_black(_palette(), label, lin, ["black", "white"], spans, band)
     lin[0:4] = 0.004  # black paint: the black camel, its grey a shaded white above it
     assert not _grey_in_black(_palette(), label, lin, ["black", "white"], spans, band)
+
+
+def test_a_grey_strip_under_the_lowest_camel_is_a_white_camel_under_it():
+    # a white camel under purple, yellow and black, the purple camel set askew over it: a grey
+    # strip a third of a band high shows under purple, the stack was read without white
+    scene, reading = _read(1_900_300)
+    assert scene.truth.track[5] == ["white", "purple", "yellow", "black"]
+    _right_or_unsure(scene, reading, 5)
 
 
 def test_a_band_model_read_misses_no_black_paint_when_black_is_nowhere_else():

@@ -47,7 +47,10 @@ class SpaceReading:
     ``resolvable``: the abstention is about the colour of bands in the stack itself, so the
     five-camel rule may complete it; ``inferred``: the camels were completed that way;
     ``bands_read``: an abstention whose doubt is only a camel more than the runs read (one
-    unread below, between or hidden in the stack's height), those camels bottom to top."""
+    unread below, between or hidden in the stack's height), those camels bottom to top;
+    ``runs_seen``: the camels the runs read in an abstaining stack, whatever its doubt, each
+    with the sample its run starts at (a read of its column by the band model must hold those
+    within its height, ``StackFit.holds_runs``)."""
 
     camels: list[str]
     confidence: float
@@ -56,6 +59,7 @@ class SpaceReading:
     resolvable: bool = False
     inferred: bool = False
     bands_read: tuple[str, ...] = ()
+    runs_seen: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,9 @@ SCALES = (0.94, 0.97, 1.0, 1.03)  # band heights tried, as shares of the model's
 STRONG_FIT = 2.0  # a read another space's leans on: its stack fits this many MARGINs clearly
 WEAK = 0.7  # readings below this confidence came from a model or a filled gap (vision.track)
 DARK_SHARE = 0.25  # a band with more of its samples read as black paint is no other colour
+# black paint this many bands long within a stack without the black camel: it is hidden there
+DARK_INSIDE = 0.2
+DARK_FREE = 0.12  # ... this many when no other space holds the black camel
 STRIP = 0.2  # bands of another camel's paint round the lowest band's lower edge: a camel under it
 TILE_WORD = "tile's colour"  # in the reasons of an abstention about a desert tile (vision.track)
 
@@ -152,6 +159,7 @@ class StackFit:
         self.black = None if ref.black is None else ref.names[ref.black]
         # what strip_other reads, kept for the one case that asks (a lone stack decoded)
         self._strip_args = (col, ch, y, ref, starts[:, 0], trim[:, 0], total)
+        self.col = col
 
     @cached_property
     def strip_other(self) -> np.ndarray:
@@ -322,7 +330,50 @@ class StackFit:
         # under its lowest band; else a lower camel showing only a strip was missed: none
         lowest = self.names.index(found[0][0])
         ok = self._poses(found[0]) & self.board_below & ~self.strip_other[:, lowest]
+        if self._black_inside(found[0], self.black in free):
+            return []
         return found if ok.any() else []
+
+    def holds_runs(self, stack: list[str], seen: tuple[tuple[str, float], ...]) -> bool:
+        """Whether ``stack``, read by the band model, holds every camel the runs read (``seen``:
+        colour and the sample its run starts at) whose run starts within its height (its bands
+        and the top camel's top face over the base).
+
+        Why: the band model checks the bands of the stack it proposes, and the top one with
+        its top face, but not what stands above: a tall stack of the second edition whose
+        middle band was unreadable was decoded as its lowest three camels, a fourth read
+        clearly by the runs inside the third's top face left out. A run that starts above the
+        proposed stack's height is often no camel of it (the stack behind, seen over it), so
+        only those within count (tuning scenes 1,900,000..1,901,999: counting every run
+        refused 15 right band-model reads for 3 wrong ones; counting those within, none of
+        those 15)."""
+        col = self.col
+        top = col.base + len(stack) * col.band + col.top_face
+        return all(c in stack for c, start in seen if start < top)
+
+    def _black_inside(self, stack: list[str], black_free: bool = False) -> bool:
+        """Whether the column shows black paint (``Column.dark``), ``DARK_INSIDE`` band of
+        samples or more, within the height of ``stack`` (its bands and the top
+        camel's top face over the base) when the black camel is not in it; ``DARK_FREE``
+        band when no other space holds the black camel (``black_free``).
+
+        Why: each band's window is trimmed a quarter band at both ends, and the windows of a
+        stack one camel short can fall on its neighbours' paint: a black camel set back
+        between two, or under one, showed only in the trimmed edges, and the band model read
+        the stack without it (tuning scenes 1,900,000..1,901,999: five of 316 band-model reads
+        without black were such stacks, with 0.22-0.56 band of black paint; of the right ones
+        one showed 0.28 band, refused too, the rest 0.17 or less). Nothing else on the track
+        is that dark. The black camel is on the track: read on no other space, it is here or
+        hidden somewhere, and less of its paint names it (two more wrong reads, 0.13 and 0.14
+        band, refused; the right reads with 0.10-0.17 band had black read elsewhere, or
+        showed 0.10)."""
+        col = self.col
+        if col.dark is None or self.black is None or self.black in stack:
+            return False
+        lo = max(int(col.base), 0)
+        hi = int(col.base + len(stack) * col.band + col.top_face)
+        least = DARK_FREE if black_free else DARK_INSIDE
+        return int(np.asarray(col.dark[lo:hi], bool).sum()) >= least * col.band
 
 
 def fit_stack(col: Column, stack: list[str], ref: FitRef) -> float | None:

@@ -269,6 +269,15 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
     g = Gates(keep, det, 1, 1, 1, 1, colour)
     found, false, items = found_and_false(photos, g)
     gates, source = face_gates(items)
+    if gates["overrule"] < gates["alone"]:
+        # the net overrules a face the pips read only as surely as it answers a die with no
+        # pip path at all: a contradicting witness is no evidence for the net's face, and the
+        # overrule case has too few answers here to set a gate of its own (5 in November 2026,
+        # none wrong, so "above the highest wrong one" was its lowest answer, 0.79). On fresh
+        # rendered starting rolls (9,202,000+, session 16) a white 1 boxed at 0.6 of its side,
+        # its pips read as another face, was overruled to 2 at 0.90: a face the hub would play
+        gates["overrule"] = gates["alone"]
+        source["overrule"] += "; raised to the alone gate"
     chosen = Gates(keep=keep, detect=det, colour=colour, **gates)
     answers = answered(items, gates)
     stats = {

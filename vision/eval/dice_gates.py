@@ -17,12 +17,15 @@ part) read as ``read_dice`` reads a frame:
    than a missed one: the hub asks a person about a die it does not see, but may play a
    phantom). The target, 0.1 false dice per photo, is not reachable on these photos without
    losing a sixth of the dice (keep 0.9 and no detection: 71 % found, 0.08 false per photo,
-   with the model of November 2026), so the trade is made by this cost instead;
-3. the four face gates, one per case (the pip path read the same face, abstained, read another
+   with the model of November 2026), so the trade is made by this cost instead. (Since a
+   detection is judged by its own crop's verdict, session 16, the cost's choice, keep 0.8 and
+   detect 0.9, makes 8 false dice on the 103 photos, 0.08 per photo, with 657 found);
+3. the face gates, one per case (the pip path read the same face, abstained, read another
    face, or there was no pip path): each the lowest probability above which that case's answers
    on the calibration photos are wrong at most ``WRONG_SHARE`` of the time (and never below
    ``GATE_FLOOR``), so that the hub's threshold means the same share of wrong answers whichever
-   case a reading came from;
+   case a reading came from; a die only the net found also by its steadiness over the crop
+   sizes tried ("steady"); and the net overrules the pips at no less than its alone gate;
 4. ``colour``: the palette's raw confidence above which at most ``WRONG_SHARE`` of the named
    colours (Camel Up's five) were wrong, in rendered scenes of the tuning seeds
    (``COLOUR_SEED0``; the eval's rendered scenes start at 100,000).

@@ -541,6 +541,7 @@ def _read_spaces(
             desert[s] = tile
             continue
         px_per_sample = float(length_px[i]) / (n - 1)
+        runs: list[tuple[str, float]] = []
         r = _decode(
             labels[i],
             pal,
@@ -552,7 +553,13 @@ def _read_spaces(
             lin[i],
             None if explained is None else explained[i],
             float(cell_end[i]),
+            runs,
         )
+        if r.uncertain and r.resolvable and runs:
+            # an abstention the band model may re-read names the camels its runs read and where
+            # their runs start: a read of the band model must hold those within its height
+            # (``StackFit.holds_runs``)
+            r = replace(r, runs_seen=tuple(runs))
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
             # set-up; a hand the colour of the sand over a camel does not
@@ -1233,10 +1240,17 @@ def _sand_blend(
     sand = _front_sand(ch, base_idx, band)
     if sand is None:
         return True
-    d = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0) - sand
-    v = ch[start:end].mean(axis=0) - sand
-    t = float(np.clip((v @ d) / max(float(d @ d), 1e-9), 0.0, 1.0))
-    return float(np.linalg.norm(v - t * d)) <= BLEND_OFF_LINE
+    band_colour = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0)
+    return float(_off_blend(ch[start:end].mean(axis=0), sand, band_colour)) <= BLEND_OFF_LINE
+
+
+def _off_blend(ch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each chromaticity of ``ch`` (... x 3) lies from the line between colours ``a``
+    and ``b``, ends included: 0 for every blend of the two."""
+    d = b - a
+    v = ch - a
+    t = np.clip((v @ d) / max(float(d @ d), 1e-9), 0.0, 1.0)
+    return np.asarray(np.linalg.norm(v - np.asarray(t)[..., None] * d, axis=-1))
 
 
 def _grey_strip_below(
@@ -1271,12 +1285,7 @@ def _grey_strip_below(
     white = pal.names.index("white")
     grey = (np.linalg.norm(ch[lo:hi] - 1.0 / 3.0, axis=-1) < GREY_CHROMA) & (y[lo:hi] > GREY_Y)
     grey = (grey | (label[lo:hi] == white)) & ~explained[lo:hi]
-    colour = np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0)
-    d = colour - sand
-    dd = max(float(d @ d), 1e-9)
-    v = ch[lo:hi] - sand
-    t = np.clip((v @ d) / dd, 0.0, 1.0)
-    off = np.linalg.norm(v - t[:, None] * d[None, :], axis=-1)
+    off = _off_blend(ch[lo:hi], sand, np.median(ch[int(lowest[0]) : int(lowest[1])], axis=0))
     y_sand = float(np.median(y[_front(base_idx, band)]))
     y_band = float(np.median(y[int(lowest[0]) : int(lowest[1])]))
     blend = (off <= BLEND_OFF_LINE) & (y[lo:hi] <= max(y_sand, y_band))
@@ -1596,11 +1605,7 @@ TOP_TALL = 1.22
 
 def _longest(mask: np.ndarray) -> int:
     """The length of the longest stretch of True in ``mask``."""
-    best = cur = 0
-    for v in mask.tolist():
-        cur = cur + 1 if v else 0
-        best = max(best, cur)
-    return best
+    return max((n for on, _, n in _runs(np.asarray(mask, np.int64)) if on), default=0)
 
 
 def _grey_in_black(
@@ -1653,29 +1658,6 @@ GREY_WHY = "a grey stretch in the black camel's band: the white camel in shade?"
 
 
 def _decode(
-    label: np.ndarray,
-    pal: _Palette,
-    band: float,
-    top_face: float,
-    base_idx: int,
-    geo: BoardGeometry,
-    px: float = 1.0,
-    lin: np.ndarray | None = None,
-    explained: np.ndarray | None = None,
-    cell_end: float | None = None,
-) -> SpaceReading:
-    """Camels bottom to top from the classified samples of one space's column
-    (``_decode_stack``); an abstention the band model may re-read also names the camels its
-    runs read and where their runs start (``runs_seen``): a read of the band model must hold
-    those within its height (``StackFit.holds_runs``)."""
-    seen: list[tuple[str, float]] = []
-    r = _decode_stack(label, pal, band, top_face, base_idx, geo, px, lin, explained, cell_end, seen)
-    if r.uncertain and r.resolvable and seen:
-        r = replace(r, runs_seen=tuple(seen))
-    return r
-
-
-def _decode_stack(
     label: np.ndarray,
     pal: _Palette,
     band: float,

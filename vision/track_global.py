@@ -347,9 +347,13 @@ class StackFit:
         only those within count (tuning scenes 1,900,000..1,901,999: counting every run
         refused 15 right band-model reads for 3 wrong ones; counting those within, none of
         those 15)."""
-        col = self.col
-        top = col.base + len(stack) * col.band + col.top_face
+        top = self._top(stack)
         return all(c in stack for c, start in seen if start < top)
+
+    def _top(self, stack: list[str]) -> float:
+        """The sample where ``stack``'s height ends: its bands and the top camel's top face
+        over the column's base."""
+        return self.col.base + len(stack) * self.col.band + self.col.top_face
 
     def _black_inside(self, stack: list[str], black_free: bool = False) -> bool:
         """Whether the column shows black paint (``Column.dark``), ``DARK_INSIDE`` band of
@@ -371,7 +375,7 @@ class StackFit:
         if col.dark is None or self.black is None or self.black in stack:
             return False
         lo = max(int(col.base), 0)
-        hi = int(col.base + len(stack) * col.band + col.top_face)
+        hi = int(self._top(stack))
         least = DARK_FREE if black_free else DARK_INSIDE
         return int(np.asarray(col.dark[lo:hi], bool).sum()) >= least * col.band
 

@@ -28,7 +28,7 @@ def _right_or_unsure(scene: et.Scene, reading: TrackReading, space: int) -> None
         assert reading.track.get(space, []) == scene.truth.track.get(space, [])
 
 
-def test_a_white_camel_in_shade_does_not_join_the_black_band_below_it():
+def test_a_white_camel_in_shade_does_not_join_the_black_band_below_it() -> None:
     # green, yellow, black, white, blue, red: the white camel's grey side (lightness 0.06-0.08)
     # was labelled black and read as the top of the black camel's band, the stack a camel short
     scene, reading = _read(1_900_240)
@@ -36,7 +36,7 @@ def test_a_white_camel_in_shade_does_not_join_the_black_band_below_it():
     _right_or_unsure(scene, reading, 7)
 
 
-def test_a_white_camel_in_shade_at_the_base_is_no_black_camel():
+def test_a_white_camel_in_shade_at_the_base_is_no_black_camel() -> None:
     # the white camel under red, yellow and green read as the black camel: black on two
     # spaces, both lost; the black camel on space 6 is read now
     scene, reading = _read(1_900_009)
@@ -45,7 +45,7 @@ def test_a_white_camel_in_shade_at_the_base_is_no_black_camel():
     assert reading.track.get(6) == scene.truth.track[6] == ["black"]
 
 
-def test_a_stack_in_front_that_abstained_still_hides_the_space_behind():
+def test_a_stack_in_front_that_abstained_still_hides_the_space_behind() -> None:
     # space 13 is empty behind the stack on 14; the yellow camel of that stack shows at its
     # base. With 14 unsure (the grey stretch above), the space behind was read as yellow
     scene, reading = _read(1_900_009)
@@ -53,7 +53,7 @@ def test_a_stack_in_front_that_abstained_still_hides_the_space_behind():
     _right_or_unsure(scene, reading, 13)
 
 
-def test_a_band_model_read_holds_the_camels_its_runs_read():
+def test_a_band_model_read_holds_the_camels_its_runs_read() -> None:
     # seven camels on one space, white unreadable between red and blue: the band model read
     # red, white, blue, leaving out purple, green, yellow and black read clearly above
     scene, reading = _read(1_900_383)
@@ -61,7 +61,7 @@ def test_a_band_model_read_holds_the_camels_its_runs_read():
     _right_or_unsure(scene, reading, 7)
 
 
-def test_a_band_model_read_misses_no_black_paint_inside_it():
+def test_a_band_model_read_misses_no_black_paint_inside_it() -> None:
     # a white camel with the black camel on it, its top hidden: the band model read the white
     # camel alone, black paint (a stretch of 0.38 band) inside its height
     scene, reading = _read(1_901_519)
@@ -69,7 +69,7 @@ def test_a_band_model_read_misses_no_black_paint_inside_it():
     _right_or_unsure(scene, reading, 12)
 
 
-def test_a_white_camels_shaded_lower_part_is_no_black_camel_under_it():
+def test_a_white_camels_shaded_lower_part_is_no_black_camel_under_it() -> None:
     # a lone white camel whose lower part, in its own shade, is a grey just under the
     # black/white split: labelled black, a run of 0.35 band with no black paint in it
     scene, reading = _read(1_900_724)
@@ -77,7 +77,7 @@ def test_a_white_camels_shaded_lower_part_is_no_black_camel_under_it():
     _right_or_unsure(scene, reading, 4)
 
 
-def test_a_grey_gap_under_a_white_camel_is_not_filled_with_black():
+def test_a_grey_gap_under_a_white_camel_is_not_filled_with_black() -> None:
     # the gap under a lone white camel averages grey (its shaded legs and belly): filled by
     # its mean colour, with white read above, it was the black camel
     scene, reading = _read(1_900_747)
@@ -91,7 +91,7 @@ def _palette() -> _Palette:
     return _Palette(names, chroma, np.full(len(names), 0.1, np.float32), (5, 6))
 
 
-def test_grey_in_black_needs_a_stretch_too_light_for_black_paint():
+def test_grey_in_black_needs_a_stretch_too_light_for_black_paint() -> None:
     band = 20.0
     label = np.full(40, 5, np.int64)  # all labelled black
     lin = np.full((40, 3), 0.004, np.float32)  # black paint in shade
@@ -106,7 +106,7 @@ def test_grey_in_black_needs_a_stretch_too_light_for_black_paint():
     assert not _grey_in_black(_palette(), label, lin, ["black"], spans, band)
 
 
-def test_grey_in_black_with_white_read_needs_no_black_paint_in_the_band():
+def test_grey_in_black_with_white_read_needs_no_black_paint_in_the_band() -> None:
     band = 20.0
     label = np.full(40, 5, np.int64)
     lin = np.full((40, 3), 0.085, np.float32)  # grey just under the split: no black paint
@@ -116,7 +116,7 @@ def test_grey_in_black_with_white_read_needs_no_black_paint_in_the_band():
     assert not _grey_in_black(_palette(), label, lin, ["black", "white"], spans, band)
 
 
-def test_a_grey_strip_under_the_lowest_camel_is_a_white_camel_under_it():
+def test_a_grey_strip_under_the_lowest_camel_is_a_white_camel_under_it() -> None:
     # a white camel under purple, yellow and black, the purple camel set askew over it: a grey
     # strip a third of a band high shows under purple, the stack was read without white
     scene, reading = _read(1_900_300)
@@ -124,7 +124,7 @@ def test_a_grey_strip_under_the_lowest_camel_is_a_white_camel_under_it():
     _right_or_unsure(scene, reading, 5)
 
 
-def test_a_band_model_read_misses_no_black_paint_when_black_is_nowhere_else():
+def test_a_band_model_read_misses_no_black_paint_when_black_is_nowhere_else() -> None:
     # red, black, blue: the black camel set back between two shows 0.14 band of its paint;
     # read on no other space, that is enough: the band model read red and blue
     scene, reading = _read(1_900_934)

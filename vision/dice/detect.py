@@ -156,10 +156,6 @@ class Detection:
     tried: tuple[CropClass, ...] = ()
 
     @property
-    def p_die(self) -> float:
-        return 1.0 - self.probs[0]
-
-    @property
     def box(self) -> tuple[int, int, int, int]:
         h = self.side / 2
         return (

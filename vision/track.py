@@ -1298,11 +1298,22 @@ GREY_CHROMA = 0.06
 STRIP_BAND = 0.2
 
 
-def _unread(why: str, bands_read: list[str] | None = None) -> SpaceReading:
+def _unread(
+    why: str, bands_read: list[str] | None = None, unread_at: int | None = None
+) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
-    ``bands_read``: the camels the runs read, when the only doubt is a camel more."""
-    return SpaceReading([], 0.0, True, why, resolvable=True, bands_read=tuple(bands_read or ()))
+    ``bands_read``: the camels the runs read, when the only doubt is a camel more;
+    ``unread_at``: when that doubt is one unread band, where it lies among them."""
+    return SpaceReading(
+        [],
+        0.0,
+        True,
+        why,
+        resolvable=True,
+        bands_read=tuple(bands_read or ()),
+        unread_at=unread_at,
+    )
 
 
 def _base_as_at_setup(
@@ -1782,6 +1793,10 @@ def _decode(
     # run, and only a stack that passes them all tells the five-camel rule which camels its
     # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
     doubt: str | None = None
+    # where in the camels read each doubt puts the camel it fears (0: under the lowest; i + 1:
+    # between camels i and i + 1): a lone doubt tells the five-camel rule where the one camel
+    # the game leaves for this space stands (``unread_at``)
+    unread_at: list[int] = []
 
     def stop(r: SpaceReading) -> SpaceReading:
         return _unread(doubt) if doubt is not None else r
@@ -1809,6 +1824,7 @@ def _decode(
                     lo = float(base_idx)
                 if extra is None:
                     doubt = "an unreadable band below the lowest camel"
+                    unread_at.append(0)
                 else:
                     camels = extra + camels
                     step = (spans[0][0] - lo) / len(extra)
@@ -1834,6 +1850,7 @@ def _decode(
             extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
         if extra is None:
             doubt = doubt or "the lowest band starts too high: a camel unread below?"
+            unread_at.append(0)
         elif extra:
             step = (spans[0][0] - base_idx) / len(extra)
             spans = [
@@ -1848,6 +1865,7 @@ def _decode(
         # after the lowest band is followed down and a camel under it read: a white camel
         # read there is in ``camels`` by now
         doubt = "a grey strip under the lowest camel: the white camel under it?"
+        unread_at.append(0)
     i = 0
     while i + 1 < len(spans):
         gap_st, gap_en = spans[i][1], spans[i + 1][0]
@@ -1857,6 +1875,7 @@ def _decode(
         ):
             # too thin for a band of its own, too unlike both neighbours for their blend
             doubt = doubt or "a thin band of another camel's colour between two camels"
+            unread_at.append(i + 1)
             i += 1
             continue
         if gap_en - gap_st > 0.55 * band:
@@ -1874,6 +1893,7 @@ def _decode(
                 extra = _camel_in_gap(pal, label, lin, spans, band, n_camel, camels, i)
             if extra is None:
                 doubt = doubt or "an unreadable band between two camels"
+                unread_at.append(i + 1)
                 i += 1
                 continue
             step = (gap_en - gap_st) / len(extra)
@@ -1916,7 +1936,9 @@ def _decode(
         why = "the stack stands taller than the camels read in it"
         return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
     if doubt is not None:
-        return _unread(doubt, None if filled else camels)
+        # two doubts about the band under the lowest camel are one place
+        at = unread_at[0] if len(set(unread_at)) == 1 and not filled else None
+        return _unread(doubt, None if filled else camels, at)
     return SpaceReading(camels, max(conf, 0.3))
 
 

@@ -50,7 +50,9 @@ class SpaceReading:
     unread below, between or hidden in the stack's height), those camels bottom to top;
     ``runs_seen``: the camels the runs read in an abstaining stack, whatever its doubt, each
     with the sample its run starts at (a read of its column by the band model must hold those
-    within its height, ``StackFit.holds_runs``)."""
+    within its height, ``StackFit.holds_runs``); ``unread_at``: with ``bands_read``, when
+    the only doubt is one unread band, where it lies among them (0: under the lowest, i:
+    between camels i - 1 and i)."""
 
     camels: list[str]
     confidence: float
@@ -60,6 +62,7 @@ class SpaceReading:
     inferred: bool = False
     bands_read: tuple[str, ...] = ()
     runs_seen: tuple[tuple[str, float], ...] = ()
+    unread_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -430,6 +433,11 @@ def _complete_lone(
         why = "its bands as read: every other camel is read elsewhere"
         out[s] = SpaceReading(list(out[s].bands_read), 0.5, why=why, inferred=True)
         return True
+    in_band = _camel_in_unread_band(out, s, missing, fits, max_stack)
+    if in_band is not None:
+        why = "the one camel seen nowhere else, in the band its runs did not read"
+        out[s] = SpaceReading(in_band, 0.5, why=why, inferred=True)
+        return True
     if not out[s].resolvable or len(missing) > max_stack:
         return False
     found = [st for st in _orderings([], missing) if fits(s, st) is not None]
@@ -464,6 +472,73 @@ def _no_camel_more(
     return all(
         _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
     )
+
+
+def _camel_in_unread_band(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    max_stack: int,
+) -> list[str] | None:
+    """The stack of the lone unsure space ``s`` when its only doubt is one unread band (under
+    its lowest camel or between two, ``unread_at``) and the game leaves exactly one camel
+    for it: the camels its runs read, with that one in the unread band. None when not so.
+
+    Why: a camel squeezed between two others, set back or in their shade, shows a sliver of
+    its side that neither its mean colour nor its pieces name, and the stack abstained ("an
+    unreadable band between two camels"; tuning scenes: most were stacks of four or five);
+    so did a bottom camel in the shade of the one above ("a camel unread below?"). The runs
+    read every other band, the unread one had room for one camel (a gap whose neighbours'
+    bands start more than a band and a third apart; a lowest band starting high) and nothing
+    else in the column was in doubt. With every other space read, strongly (``_strong``),
+    and one camel seen nowhere, that camel stands on this space, and the only place the
+    column leaves for it is that band. The band model is not asked: it is what fails there."""
+    r = out[s]
+    if r.unread_at is None or not r.bands_read or len(r.bands_read) >= max_stack:
+        return None
+    extra = [c for c in missing if c not in r.bands_read]
+    if len(extra) != 1 or not set(r.bands_read) <= set(missing):
+        return None
+    if not all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    ):
+        return None
+    k = r.unread_at
+    return [*r.bands_read[:k], *extra, *r.bands_read[k:]]
+
+
+def _no_camel_left(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> None:
+    """Read as its runs read it each unsure space whose only doubt is a camel more, when the
+    game leaves no camel for that doubt: every colour its runs did not read is read strongly
+    (``_strong``) on another space, whatever other spaces are unsure.
+
+    Why: ``_no_camel_more`` asks this of a lone unsure space only; a hand over other spaces
+    (unsure, holding no camel the count leaves) kept a stack whose five bands, or four with
+    the fifth read elsewhere, were all read from its runs abstaining for fear of a camel
+    more ("an unreadable band between two camels" where a blend of two neighbours looked
+    like no camel). The camels it may fear are all accounted for: each exists once. Not when
+    another unsure space's runs read one of its colours too (two claims on one camel)."""
+    for s, r in list(out.items()):
+        if not (r.uncertain and r.bands_read):
+            continue
+        mine = set(r.bands_read)
+        certain = {c for o, q in out.items() if o != s and not q.uncertain for c in q.camels}
+        strong = {
+            c
+            for o, q in out.items()
+            if o != s and not q.uncertain and q.camels and _strong(q, partial(fits, o, q.camels))
+            for c in q.camels
+        }
+        claimed = {c for o, q in out.items() if o != s and q.uncertain for c in q.bands_read}
+        if mine & certain or mine & claimed or mine | strong != set(colours):
+            continue
+        why = "its bands as read: every other camel is read elsewhere"
+        out[s] = SpaceReading(list(r.bands_read), 0.5, why=why, inferred=True)
 
 
 def _splits(missing: list[str]) -> Iterator[tuple[list[str], list[str]]]:
@@ -614,6 +689,8 @@ def _resolve(
 ) -> dict[int, SpaceReading]:
     out = dict(spaces)
     _duplicates(out)
+    if all_camels:
+        _no_camel_left(out, colours, fits)
     if all_camels and _complete_lone(out, colours, fits, max_stack):
         return out
     if decode is not None:

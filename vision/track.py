@@ -1695,6 +1695,8 @@ def _decode(
     camels: list[str] = []
     spans: list[list[float]] = []
     started = False
+    # an upper camel colour the set-up saw right there ends the stack read so far in doubt
+    seen_above: str | None = None
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
     runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
@@ -1737,8 +1739,12 @@ def _decode(
                 and float(explained[st:en].mean()) > EXPLAINED_UPPER
             ):
                 # an upper camel's colour that the set-up saw right there on the empty board
-                # or table (a green cloth behind an edge space's stack): no evidence of a camel
-                return _unread("a camel colour the empty board showed there: the table behind?")
+                # or table (a green cloth behind an edge space's stack): no evidence of a camel,
+                # nor of none (a camel the table's colour hides nothing the set-up saw). The
+                # stack ends in doubt: its camels below are checked on, and if they pass, the
+                # five-camel rule may keep them when that colour is read on another space
+                seen_above = "a camel colour the empty board showed there: the table behind?"
+                break
             else:
                 camels.append(names[cl])
                 spans.append([st, en])
@@ -1792,10 +1798,11 @@ def _decode(
     # height): the space abstains on the first such doubt, but the stack's other checks still
     # run, and only a stack that passes them all tells the five-camel rule which camels its
     # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
-    doubt: str | None = None
+    # (or on top: an upper colour the set-up saw there, ``seen_above``)
+    doubt: str | None = seen_above
     # where in the camels read each doubt puts the camel it fears (0: under the lowest; i + 1:
     # between camels i and i + 1): a lone doubt tells the five-camel rule where the one camel
-    # the game leaves for this space stands (``unread_at``)
+    # the game leaves for this space stands (``unread_at``; none for a doubt on top)
     unread_at: list[int] = []
 
     def stop(r: SpaceReading) -> SpaceReading:
@@ -1937,7 +1944,8 @@ def _decode(
         return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
     if doubt is not None:
         # two doubts about the band under the lowest camel are one place
-        at = unread_at[0] if len(set(unread_at)) == 1 and not filled else None
+        lone = len(set(unread_at)) == 1 and seen_above is None and not filled
+        at = unread_at[0] if lone else None
         return _unread(doubt, None if filled else camels, at)
     return SpaceReading(camels, max(conf, 0.3))
 

@@ -663,7 +663,9 @@ def resolve(
     ``no_camels``: spaces that cannot hold a camel (a desert tile lies there).
 
     Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
-    on the track, a lone unsure space is completed (``_complete_lone``; as its runs read it
+    on the track, a space that fears only a camel more keeps its runs' camels when every
+    other colour is read strongly elsewhere (``_no_camel_left``, again after the band
+    model); a lone unsure space is completed (``_complete_lone``; as its runs read it
     when no camel is left for its doubt, ``_no_camel_more``); otherwise each unsure
     space whose bands were unread is decoded on its own from the colours no other space holds
     (each camel at most once), kept only when exactly one stack fits; then the lone-space rule
@@ -704,6 +706,8 @@ def _resolve(
         _duplicates(out)
     if not all_camels:
         return out
+    # a stack the band model found clearly accounts for its camels as well
+    _no_camel_left(out, colours, fits)
     if _complete_lone(out, colours, fits, max_stack):
         return out
     if _complete_pair(out, colours, fits, max_stack):

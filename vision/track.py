@@ -1695,8 +1695,11 @@ def _decode(
     camels: list[str] = []
     spans: list[list[float]] = []
     started = False
-    # an upper camel colour the set-up saw right there ends the stack read so far in doubt
+    # doubts that name no place for a camel more: an upper camel colour the set-up saw right
+    # there (it ends the stack read so far), a camel in front hiding the base (read above it)
     seen_above: str | None = None
+    in_front: str | None = None
+    front_end = 0.0  # where the camel in front ends: its samples are not this stack's
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
     runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
@@ -1729,7 +1732,12 @@ def _decode(
                 # but it ends low: a bottom camel here would show most of its band above it,
                 # and the column there is the empty board as the set-up saw it
                 continue
-            return _unread("a camel in front hides the base of the space")
+            # the camels above are read on, in doubt: the five-camel rule keeps them when the
+            # camel in front, and every other one, is read on another space (if not, it may be
+            # this stack's bottom camel, mostly hidden by the one above it leaning forward)
+            in_front = "a camel in front hides the base of the space"
+            front_end = float(en)
+            continue
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
                 spans[-1][1] = en  # the top face of the same camel
@@ -1788,6 +1796,8 @@ def _decode(
             break  # the board behind the stack: the stack ends here
     if _grey_in_black(pal, label, lin, camels, spans, band):
         return _unread(GREY_WHY)
+    if not camels and in_front is not None:
+        return _unread(in_front)
     if not camels:
         if _stands_unexplained(label, names, explained, base_idx, band):
             return _unread("something not the empty board stands on the space, in no camel colour")
@@ -1798,8 +1808,8 @@ def _decode(
     # height): the space abstains on the first such doubt, but the stack's other checks still
     # run, and only a stack that passes them all tells the five-camel rule which camels its
     # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
-    # (or on top: an upper colour the set-up saw there, ``seen_above``)
-    doubt: str | None = seen_above
+    # (or on top: an upper colour the set-up saw there, ``seen_above``; or in front)
+    doubt: str | None = in_front or seen_above
     # where in the camels read each doubt puts the camel it fears (0: under the lowest; i + 1:
     # between camels i and i + 1): a lone doubt tells the five-camel rule where the one camel
     # the game leaves for this space stands (``unread_at``; none for a doubt on top)
@@ -1810,7 +1820,7 @@ def _decode(
 
     # anything not board just below the lowest band is an unread camel, or something in front
     is_board = np.array([n.startswith(BOARD) for n in names] + [False])
-    below_lo = int(max(base_idx - 0.3 * band, 0))
+    below_lo = int(max(base_idx - 0.3 * band, front_end, 0))
     below_hi = int(spans[0][0] - max(0.25 * band, 3.0 / px))
     if below_hi > below_lo:
         nonboard = ~is_board[label[below_lo:below_hi]]
@@ -1944,7 +1954,8 @@ def _decode(
         return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
     if doubt is not None:
         # two doubts about the band under the lowest camel are one place
-        lone = len(set(unread_at)) == 1 and seen_above is None and not filled
+        lone = len(set(unread_at)) == 1 and seen_above is None and in_front is None
+        lone = lone and not filled
         at = unread_at[0] if lone else None
         return _unread(doubt, None if filled else camels, at)
     return SpaceReading(camels, max(conf, 0.3))

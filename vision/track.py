@@ -1299,12 +1299,16 @@ STRIP_BAND = 0.2
 
 
 def _unread(
-    why: str, bands_read: list[str] | None = None, unread_at: int | None = None
+    why: str,
+    bands_read: list[str] | None = None,
+    unread_at: int | None = None,
+    base_unread: bool = False,
 ) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
     ``bands_read``: the camels the runs read, when the only doubt is a camel more;
-    ``unread_at``: when that doubt is one unread band, where it lies among them."""
+    ``unread_at``: when that doubt is one unread band, where it lies among them;
+    ``base_unread``: those camels stand above an unread base."""
     return SpaceReading(
         [],
         0.0,
@@ -1313,6 +1317,7 @@ def _unread(
         resolvable=True,
         bands_read=tuple(bands_read or ()),
         unread_at=unread_at,
+        base_unread=base_unread,
     )
 
 
@@ -1699,6 +1704,8 @@ def _decode(
     # there (it ends the stack read so far), a camel in front hiding the base (read above it)
     seen_above: str | None = None
     in_front: str | None = None
+    # camel colours read above an unread base: a camel (or two) under them went unread
+    above_base: str | None = None
     front_end = 0.0  # where the camel in front ends: its samples are not this stack's
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
@@ -1718,9 +1725,12 @@ def _decode(
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
                 # camels are there but unread. Never call that space empty, unless the set-up
-                # saw that very colour there on the empty board (a palm, the table).
-                return _unread("camel colours above an unread base")
-            break  # nothing camel-coloured at the base: an empty space
+                # saw that very colour there on the empty board (a palm, the table). The
+                # camels above are read on, in doubt: with this space the only one unsure,
+                # the game may say which camel (or none) is under them
+                above_base = "camel colours above an unread base"
+            else:
+                break  # nothing camel-coloured at the base: an empty space
         if not started and _camel_in_front(cl, en, n_camel, base_idx, band):
             # the lowest camel colour ends at the space's front base: a bottom camel's band
             # runs a whole band up from there, so this is a camel on a space in front, whose
@@ -1808,12 +1818,13 @@ def _decode(
     # height): the space abstains on the first such doubt, but the stack's other checks still
     # run, and only a stack that passes them all tells the five-camel rule which camels its
     # runs read (``bands_read``: with every other camel read elsewhere, it holds just those)
-    # (or on top: an upper colour the set-up saw there, ``seen_above``; or in front)
-    doubt: str | None = in_front or seen_above
+    # (or on top: an upper colour the set-up saw there, ``seen_above``; or in front; or
+    # under camels read above an unread base, ``above_base``)
+    doubt: str | None = above_base or in_front or seen_above
     # where in the camels read each doubt puts the camel it fears (0: under the lowest; i + 1:
     # between camels i and i + 1): a lone doubt tells the five-camel rule where the one camel
     # the game leaves for this space stands (``unread_at``; none for a doubt on top)
-    unread_at: list[int] = []
+    unread_at: list[int] = [0] if above_base is not None else []
 
     def stop(r: SpaceReading) -> SpaceReading:
         return _unread(doubt) if doubt is not None else r
@@ -1840,7 +1851,7 @@ def _decode(
                     extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
                     lo = float(base_idx)
                 if extra is None:
-                    doubt = "an unreadable band below the lowest camel"
+                    doubt = doubt or "an unreadable band below the lowest camel"
                     unread_at.append(0)
                 else:
                     camels = extra + camels
@@ -1957,7 +1968,7 @@ def _decode(
         lone = len(set(unread_at)) == 1 and seen_above is None and in_front is None
         lone = lone and not filled
         at = unread_at[0] if lone else None
-        return _unread(doubt, None if filled else camels, at)
+        return _unread(doubt, None if filled else camels, at, above_base is not None)
     return SpaceReading(camels, max(conf, 0.3))
 
 

@@ -52,7 +52,9 @@ class SpaceReading:
     with the sample its run starts at (a read of its column by the band model must hold those
     within its height, ``StackFit.holds_runs``); ``unread_at``: with ``bands_read``, when
     the only doubt is one unread band, where it lies among them (0: under the lowest, i:
-    between camels i - 1 and i)."""
+    between camels i - 1 and i); ``base_unread``: those camels stand high above an unread
+    base, where a camel or two went unread (or a camel set back shows its side high): only the
+    game with no other space unsure may say which, if any (``_no_camel_left`` leaves it)."""
 
     camels: list[str]
     confidence: float
@@ -63,6 +65,7 @@ class SpaceReading:
     bands_read: tuple[str, ...] = ()
     runs_seen: tuple[tuple[str, float], ...] = ()
     unread_at: int | None = None
+    base_unread: bool = False
 
 
 @dataclass(frozen=True)
@@ -522,9 +525,11 @@ def _no_camel_left(
     the fifth read elsewhere, were all read from its runs abstaining for fear of a camel
     more ("an unreadable band between two camels" where a blend of two neighbours looked
     like no camel). The camels it may fear are all accounted for: each exists once. Not when
-    another unsure space's runs read one of its colours too (two claims on one camel)."""
+    another unsure space's runs read one of its colours too (two claims on one camel), nor
+    for camels read above an unread base (``base_unread``): with a hand over another space,
+    they may be that space's, seen past this one."""
     for s, r in list(out.items()):
-        if not (r.uncertain and r.bands_read):
+        if not (r.uncertain and r.bands_read) or r.base_unread:
             continue
         mine = set(r.bands_read)
         certain = {c for o, q in out.items() if o != s and not q.uncertain for c in q.camels}

@@ -68,3 +68,27 @@ def test_a_die_only_the_net_found_is_answered_once_by_either_gate() -> None:
         ("steady", 0.0, True),  # neither: not answered
     ]
     assert answered(items, gates) == [True, True, False]
+
+
+def test_a_found_dies_alone_item_is_its_verdicts_probability_whatever_the_gates() -> None:
+    """A die only the net found, steadier on the hub's scale than its verdict: at gates with a
+    steady gate (as ``per_set`` calls it) its "alone" item is still the verdict's probability,
+    and its steadiness is its "steady" item (once both were the steadiness)."""
+    from vision.dice.classifier import CropClass
+    from vision.dice.detect import Detection
+    from vision.dice.learned import Gates, Proposal
+    from vision.eval.dice_gates import Photo, found_and_false
+
+    def verdict(p: float) -> CropClass:
+        return CropClass(tuple(p if i == 3 else (1.0 - p) / 6 for i in range(7)))
+
+    chosen = verdict(0.995)
+    det = Detection(100.0, 80.0, 40.0, chosen.probs, tried=(verdict(0.98), chosen, verdict(0.99)))
+    photo = Photo([{"box": [80, 60, 40, 40], "face": 3}], [Proposal(chosen, det=det)])
+    gates = Gates(0.5, 0.5, 0.5, 0.9, 0.9, alone=0.9999, colour=0.3, steady=0.97)
+    found, false, items = found_and_false([photo], gates)
+    assert (found, false) == (1, 0)
+    assert [(k, round(p, 4), r) for k, p, r in items] == [
+        ("alone", 0.995, True),
+        ("steady", 0.98, True),
+    ]

@@ -181,3 +181,32 @@ def test_a_crop_cache_is_reused_only_for_the_options_that_built_it(tmp_path: Pat
     )
     with pytest.raises(CacheMismatch, match="does not record"):
         load_cache(old, built)
+
+
+def test_astride_points_lie_between_neighbouring_dice_only() -> None:
+    """``--astride-per-pair``'s windows: one on the midpoint of two touching dice; none for dice
+    farther apart than ``ASTRIDE_REACH`` sides, nor where a third die sits on the midpoint."""
+    from vision.train.data import ASTRIDE_REACH, LabelledDie, astride_points
+
+    a, b = LabelledDie(100, 100, 40, 3), LabelledDie(144, 100, 36, 5)
+    assert astride_points([a, b]) == [(122, 100, 38)]
+    far = LabelledDie(100 + ASTRIDE_REACH * 40 + 1, 100, 40, 2)
+    assert astride_points([a, far]) == []
+    c = LabelledDie(160, 100, 40, 1)
+    assert astride_points([a, c]) == [(130, 100, 40)]
+    middle = LabelledDie(130, 110, 40, 6)  # a third die on their midpoint
+    assert (130, 100, 40) not in astride_points([a, c, middle])
+
+
+def test_astride_crops_are_seeded_and_not_a_die() -> None:
+    """``data.astride_crops`` on a few train photos: crops labelled not a die, the same for the
+    same seed."""
+    from vision.train import data, split
+
+    if not (split.real_root() / "matteop65-train" / "labels.json").is_file():
+        pytest.skip("real dice photos absent: they live in the shared data folder")
+    crops, labels, tags = data.astride_crops("train", np.random.default_rng(5), per_pair=1, limit=3)
+    assert crops and all(c.shape == (INPUT, INPUT, 3) for c in crops)
+    assert set(labels) == {0} and all(t.endswith(":astride") for t in tags)
+    again = data.astride_crops("train", np.random.default_rng(5), per_pair=1, limit=3)
+    np.testing.assert_array_equal(np.stack(crops), np.stack(again[0]))

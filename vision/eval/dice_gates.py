@@ -59,7 +59,7 @@ from vision.dice.learned import (
     Gates,
     Proposal,
     detection_base,
-    face_case,
+    face_verdict,
     kept,
     model_hashes,
     propose,
@@ -147,7 +147,8 @@ def found_and_false(
                 continue
             found += 1
             p = ks[b.i]  # type: ignore[attr-defined]
-            face, prob, _ = face_case(p, gates, None)
+            # the verdict's own probability: face_case's may be the steadiness (its gates)
+            face, prob = face_verdict(p.verdict, None)
             right = face == int(lab["face"])
             items.append((_case(p, face), prob, right))
             if p.det is not None and p.hand is None:

@@ -372,3 +372,50 @@ def finder_crops(
             labels.append(0)
             tags.append(name + ":finder-false")
     return crops, labels, tags
+
+
+ASTRIDE_REACH = 1.6  # two dice whose centres are within this many sides are neighbours
+
+
+def astride_crops(
+    part: str,
+    rng: np.random.Generator,
+    *,
+    per_pair: int,
+    limit: int | None = None,
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Not-a-die crops of the photos of ``part``: ``per_pair`` die-sized windows on the midpoint
+    of each two neighbouring dice (centres at most ``ASTRIDE_REACH`` sides apart), each holding
+    half of both.
+
+    Why: the detector slides windows over the frame, and on a tray of touching dice a window
+    between two dice sees half of each; the net, trained on framed dice and on patches at least
+    0.7 of a side from every die (``real_crops``: "beside" only where no other die is near),
+    never saw such a window, and read some surely as a face on the calibration photos. Why not
+    a too-small or off-centre window on one die too (its middle four pips): the tray sets' labels
+    box a die loosely (its sides in perspective, its corners when turned), so such a window cut
+    by the label still frames the whole face often enough to contradict the dice."""
+    crops: list[np.ndarray] = []
+    tags: list[str] = []
+    for name, _, img, dice in labelled_photos(part, limit):
+        for x, y, side in astride_points(dice):
+            for _ in range(per_pair):
+                c = jitter_crop(img, x, y, side, rng, scale=(0.85, 1.2), shift=0.05)
+                crops.append(photometric(c, rng))
+                tags.append(name + ":astride")
+    return crops, [0] * len(crops), tags
+
+
+def astride_points(dice: list[LabelledDie]) -> list[tuple[float, float, float]]:
+    """(x, y, side) of the midpoint of each two neighbouring dice and their mean side, where no
+    third die sits (within 0.4 of its side)."""
+    out = []
+    for i, a in enumerate(dice):
+        for b in dice[i + 1 :]:
+            side = (a.side + b.side) / 2
+            if np.hypot(a.cx - b.cx, a.cy - b.cy) > ASTRIDE_REACH * side:
+                continue
+            x, y = (a.cx + b.cx) / 2, (a.cy + b.cy) / 2
+            if _away_from(dice, x, y, 0.4):
+                out.append((x, y, side))
+    return out

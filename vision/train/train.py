@@ -60,6 +60,7 @@ PAGES = 0  # rendered printed pages whose hand-reader proposals are "not a die" 
 COLOUR_AUG = False  # ``recolour`` every batch
 TRAY_AUG = False  # ``tray_look`` every batch
 FINDER_PER_DIE = 0  # crops of each finder box on a labelled train die (``data.finder_crops``)
+ASTRIDE_PER_PAIR = 0  # not-a-die crops between two neighbouring train dice (``astride_crops``)
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
 
 
@@ -72,6 +73,7 @@ def build_data(
     rng: np.random.Generator,
     pages: int = PAGES,
     finder_per_die: int = FINDER_PER_DIE,
+    astride_per_pair: int = ASTRIDE_PER_PAIR,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N)."""
     limit = 6 if quick else None
@@ -97,6 +99,14 @@ def build_data(
                 limit=2 if quick else None,
             )
             if finder_per_die > 0
+            else ([], [], []),
+            data.astride_crops(
+                "train",
+                np.random.default_rng([SEED, 3]),
+                per_pair=astride_per_pair,
+                limit=2 if quick else None,
+            )
+            if astride_per_pair > 0
             else ([], [], []),
         ]
     )
@@ -212,6 +222,7 @@ def train(
     colour_aug: bool = COLOUR_AUG,
     tray_aug: bool = TRAY_AUG,
     finder_per_die: int = FINDER_PER_DIE,
+    astride_per_pair: int = ASTRIDE_PER_PAIR,
     lr: float = 3e-3,
     views: int = VIEWS,
     pages: int = PAGES,
@@ -228,11 +239,11 @@ def train(
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(SEED)
     t0 = time.time()
-    options = data_options(quick, pages, finder_per_die)
+    options = data_options(quick, pages, finder_per_die, astride_per_pair)
     if cache is not None and cache.is_file():
         sets = load_cache(cache, options)
     else:
-        sets = build_data(quick, rng, pages, finder_per_die)
+        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair)
         if cache is not None:
             save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
@@ -298,6 +309,7 @@ def train(
         "colour_aug": colour_aug,
         "tray_aug": tray_aug,
         "finder_per_die": finder_per_die,
+        "astride_per_pair": astride_per_pair,
         "quick": quick,
         "train_crops": int(len(y_tr)),
         "calibration_crops": int(len(y_ca)),
@@ -324,7 +336,9 @@ class CacheMismatch(ValueError):
     """A ``--cache`` file holds crops built with other data options than those asked for."""
 
 
-def data_options(quick: bool, pages: int, finder_per_die: int) -> dict[str, object]:
+def data_options(
+    quick: bool, pages: int, finder_per_die: int, astride_per_pair: int = 0
+) -> dict[str, object]:
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
     for a run that would have built other crops (and whose metadata would then misstate them)."""
@@ -334,6 +348,7 @@ def data_options(quick: bool, pages: int, finder_per_die: int) -> dict[str, obje
         "quick": quick,
         "pages": pages,
         "finder_per_die": finder_per_die,
+        "astride_per_pair": astride_per_pair,
     }
 
 
@@ -481,6 +496,13 @@ def main(argv: list[str] | None = None) -> int:
         help="crops of each hand-finder box on a labelled train die (data.finder_crops; 0: "
         "none; a --cache made with another number is refused)",
     )
+    p.add_argument(
+        "--astride-per-pair",
+        type=int,
+        default=ASTRIDE_PER_PAIR,
+        help="not-a-die crops on the midpoint of each two neighbouring train dice "
+        "(data.astride_crops; 0: none; a --cache made with another number is refused)",
+    )
     p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument(
@@ -529,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
             colour_aug=args.colour_aug,
             tray_aug=args.tray_aug,
             finder_per_die=args.finder_per_die,
+            astride_per_pair=args.astride_per_pair,
             lr=args.lr,
             views=args.views,
             pages=args.pages,

@@ -53,7 +53,7 @@ def test_an_empty_space_behind_a_camel_reaching_its_front_is_never_read_wrongly(
     assert 8 in reading.uncertain or reading.track.get(8, []) == []
 
 
-def test_a_sliver_of_another_camel_under_the_lowest_band_still_abstains():
+def test_a_sliver_of_another_camel_under_the_lowest_band_is_never_read_as_white_alone():
     # green under a white camel leaning forward: a few samples of green under the white band,
     # the sand below. Lowering the white band's start over them read the green's legs as the
     # white camel's: "white" alone, a camel lost. The runs still doubt a camel under the

@@ -92,3 +92,31 @@ def test_a_found_dies_alone_item_is_its_verdicts_probability_whatever_the_gates(
         ("alone", 0.995, True),
         ("steady", 0.98, True),
     ]
+
+
+def test_cross_fitting_counts_the_wrong_answers_a_gate_hides_on_its_own_photos() -> None:
+    """Dice only the net found, two of them read wrong very surely: on its own photos the rule
+    puts the gate above them (no wrong answer), but a half that holds neither lets the other
+    half's pass, and the cross-fit counts them."""
+    from vision.dice.classifier import CropClass
+    from vision.dice.detect import Detection
+    from vision.dice.learned import Proposal
+    from vision.eval.dice_gates import Photo, choose, cross_fit, found_and_false
+
+    def photo(p: float, right: bool) -> Photo:
+        probs = tuple(0.0 if i == 0 else p if i == 3 else (1.0 - p) / 5 for i in range(7))
+        v = CropClass(probs)
+        det = Detection(100.0, 80.0, 40.0, probs, tried=(v,))
+        return Photo([{"box": [80, 60, 40, 40], "face": 3 if right else 4}], [Proposal(v, det=det)])
+
+    ps = np.linspace(0.9, 0.99999, 40)
+    photos = [photo(float(p), True) for p in ps] + [photo(0.99995, False), photo(0.99996, False)]
+    gates, stats = choose(photos, 0.3)
+    assert (stats["found"], stats["wrong"]) == (42, 0)
+    assert gates.alone > 0.99996
+    cf = cross_fit(photos, rounds=6)
+    assert cf.found == 6 * 2 * 21  # every photo counted once per round, in the half it was not in
+    assert cf.wrong > 0 and cf.per_case["alone"][1] + cf.per_case["steady"][1] == cf.wrong
+    assert cf.answered == sum(a for a, _ in cf.per_case.values())
+    _, _, items = found_and_false(photos, gates)
+    assert len(items) == 2 * 42  # each die gives its verdict and its steadiness

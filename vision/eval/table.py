@@ -61,6 +61,7 @@ import numpy as np
 from vision.board import BoardGeometry
 from vision.palette import CAMEL_UP
 from vision.render.board import random_position
+from vision.render.probes import Probe, apply_probe
 from vision.render.table import (
     Table,
     TableTruth,
@@ -115,10 +116,11 @@ def _setup_view(table: Table) -> tuple[Any, float, list[str], np.random.Generato
 
 
 def set_up_table(
-    table: Table, pose: Any = None, kelvin: float | None = None
+    table: Table, pose: Any = None, kelvin: float | None = None, probe: Probe = Probe.NONE
 ) -> tuple[TableProfile, dict[str, float]]:
     """Set ``table`` up from its set-up snapshot as a person would; returns the profile and
-    each step's time (ms). ``pose``/``kelvin`` override the snapshot's camera and lamp."""
+    each step's time (ms). ``pose``/``kelvin`` override the snapshot's camera and lamp;
+    ``probe``, the camera's look (``vision.render.probes``), is that of both snapshots."""
     p0, k0, order, srng = _setup_view(table)
     pose = p0 if pose is None else pose
     kelvin = k0 if kelvin is None else kelvin
@@ -128,6 +130,9 @@ def set_up_table(
     img, _ = render_table_scene(
         table, srng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose, size=FRAME
     )
+    if probe is not Probe.NONE:
+        prng = np.random.default_rng([table.seed, 3])
+        empty, img = apply_probe(empty, probe, prng), apply_probe(img, probe, prng)
     ms: dict[str, float] = {}
     t0 = time.perf_counter()
     layout = solve_markers(empty, table.geometry)
@@ -151,13 +156,13 @@ def set_up_table(
 
 @lru_cache(maxsize=4)
 def _profile(
-    table_seed: int, condition: str, edition: int = 1
+    table_seed: int, condition: str, edition: int = 1, probe: Probe = Probe.NONE
 ) -> tuple[TableProfile | None, str | None, dict[str, float]]:
     table = make_table(table_seed, edition=edition)
     if condition == "nominal":
         return None, None, {}
     try:
-        prof, ms = set_up_table(table)
+        prof, ms = set_up_table(table, probe=probe)
     except SetupRefused as exc:
         return None, f"{exc.code.value}: {exc.sentence}", {}
     return prof, None, ms
@@ -210,15 +215,20 @@ def _position_edition2(
 
 
 def render_scene(
-    seed: int, condition: str = "same", hands_probability: float = 0.25, edition: int = 1
+    seed: int,
+    condition: str = "same",
+    hands_probability: float = 0.25,
+    edition: int = 1,
+    probe: Probe = Probe.NONE,
 ) -> Scene:
     """Scene ``seed`` of its table (``SCENES_PER_TABLE`` a table), after the set-up of
     ``condition``: same camera and lamp, the lamp 1,000 K off, or the camera re-mounted.
-    ``edition`` 2: the same table with the second edition's seven camels."""
+    ``edition`` 2: the same table with the second edition's seven camels. ``probe``: every
+    frame of the table, set-up snapshots included, through that camera's look."""
     if edition not in EDITIONS:
         raise ValueError(f"edition {edition!r} is not one of {EDITIONS}")
     table = make_table(seed // SCENES_PER_TABLE, edition=edition)
-    prof, refused_setup, setup_ms = _profile(table.seed, condition, edition)
+    prof, refused_setup, setup_ms = _profile(table.seed, condition, edition, probe)
     pose0, k0, _, _ = _setup_view(table)
     rng = np.random.default_rng([seed, 1])
     hands = int(rng.integers(1, 3)) if rng.random() < hands_probability else 0
@@ -232,14 +242,20 @@ def render_scene(
     image, truth = render_table_scene(
         table, rng, track, desert, kelvin=kelvin, pose=pose, hands=hands, size=FRAME
     )
+    if probe is not Probe.NONE:
+        image = apply_probe(image, probe, np.random.default_rng([seed, 4]))
     return Scene(seed, table, prof, refused_setup, setup_ms, image, truth)
 
 
 def score_scene(
-    seed: int, condition: str = "same", hands_probability: float = 0.25, edition: int = 1
+    seed: int,
+    condition: str = "same",
+    hands_probability: float = 0.25,
+    edition: int = 1,
+    probe: Probe = Probe.NONE,
 ) -> dict[str, Any]:
     """Render scene ``seed`` of its table, read it after the set-up of ``condition``."""
-    scene = render_scene(seed, condition, hands_probability, edition)
+    scene = render_scene(seed, condition, hands_probability, edition, probe)
     truth = scene.truth
     refused_setup, setup_ms = scene.setup_refused, scene.setup_ms
     out: dict[str, Any] = {
@@ -309,10 +325,18 @@ def _worker_init() -> None:
 
 
 def _scores(
-    n: int, seed: int, condition: str, jobs: int, hands: float, edition: int = 1
+    n: int,
+    seed: int,
+    condition: str,
+    jobs: int,
+    hands: float,
+    edition: int = 1,
+    probe: Probe = Probe.NONE,
 ) -> Iterator[dict[str, Any]]:
     seeds = range(seed, seed + n)
-    fn = partial(score_scene, condition=condition, hands_probability=hands, edition=edition)
+    fn = partial(
+        score_scene, condition=condition, hands_probability=hands, edition=edition, probe=probe
+    )
     if jobs <= 1 or n < 2 * SCENES_PER_TABLE:
         for s in seeds:
             yield fn(s)
@@ -328,9 +352,11 @@ def evaluate(
     jobs: int = 1,
     hands: float = 0.25,
     edition: int = 1,
+    probe: Probe = Probe.NONE,
 ) -> dict[str, Any]:
     """Score ``n`` scenes (seeds seed..seed+n-1) under ``condition`` and sum the figures
-    (``edition`` 2: the second edition's seven camels on the same tables)."""
+    (``edition`` 2: the second edition's seven camels on the same tables; ``probe``: every
+    frame through that camera's look, ``vision.render.probes``)."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition {condition!r} is not one of {CONDITIONS}")
     if edition not in EDITIONS:
@@ -342,7 +368,7 @@ def evaluate(
     times: list[float] = []
     steps: dict[str, list[float]] = {}
     examples: list[dict[str, Any]] = []
-    for r in _scores(n, seed, condition, jobs, hands, edition):
+    for r in _scores(n, seed, condition, jobs, hands, edition, probe):
         if r["setup_refused"]:
             setup_refused[r["setup_refused"][:60]] += 1
             continue
@@ -363,6 +389,7 @@ def evaluate(
     return {
         "condition": condition,
         "edition": edition,
+        "probe": probe.value,
         "scenes": n,
         "seeds": [seed, seed + n - 1],
         "setup_refused": dict(setup_refused),
@@ -398,7 +425,8 @@ def _report(r: dict[str, Any]) -> None:
     a, b = r["seeds"]
     print(
         f"track reader on realistic tables, edition {r['edition']}, condition {r['condition']}, "
-        f"{r['scenes']} scenes "
+        + (f"camera probe {r['probe']}, " if r.get("probe", "none") != "none" else "")
+        + f"{r['scenes']} scenes "
         f"(seeds {a}..{b}, tables {a // SCENES_PER_TABLE}..{b // SCENES_PER_TABLE})"
     )
     print(f"  set-ups refused:           {sum(r['setup_refused'].values())} {r['setup_refused']}")
@@ -455,6 +483,13 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="2: the second edition's seven camels on the same tables (default 1)",
     )
+    ap.add_argument(
+        "--probe",
+        choices=[p.value for p in Probe],
+        default=Probe.NONE.value,
+        help="every frame through one camera's look (vision.render.probes): does the reader "
+        "abstain rather than read wrong?",
+    )
     ap.add_argument("--json", action="store_true")
     args, _ = ap.parse_known_args(argv)
     if (args.scenes is not None and args.scenes < 1) or args.jobs < 1:
@@ -463,7 +498,13 @@ def main(argv: list[str] | None = None) -> int:
     names = list(CONDITIONS) if args.condition == "all" else [args.condition]
     results = {
         c: evaluate(
-            args.scenes or DEFAULT_SCENES[c], args.seed, c, args.jobs, args.hands, args.edition
+            args.scenes or DEFAULT_SCENES[c],
+            args.seed,
+            c,
+            args.jobs,
+            args.hands,
+            args.edition,
+            Probe(args.probe),
         )
         for c in names
     }

@@ -18,10 +18,13 @@ it is put back only where it alone fits, else the spaces it might be hiding unde
 uncertain (every stack with room for it, when one camel fits nowhere: an upper camel set askew
 towards a steep camera can cover the one below it whole).
 
-Never completed with camels: a space whose abstention is about something in front of it (a
-hand, a sleeve, a stack hiding it, glare), nor any space while a third one is uncertain. But
-with every camel read, with confidence, on other spaces, any unsure space is empty, whatever
-covers it (a space abstaining on a desert tile's colour excepted: the tile may be unread).
+Never completed with camels: a space whose abstention is about something in front of it (a hand,
+a sleeve, a stack hiding it, glare), nor any space while a third one is uncertain. A lone unsure
+stack whose runs saw the colours the game leaves it (or all but one, with one band unread) is
+read in the order its runs read them when the band model cannot order them
+(``_runs_and_the_game``). With every camel read, with confidence, on other spaces, any unsure
+space is empty, whatever covers it (a space abstaining on a desert tile's colour excepted: the
+tile may be unread).
 Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
 turns it off for a board being set up.
 """
@@ -54,7 +57,12 @@ class SpaceReading:
     the only doubt is one unread band, where it lies among them (0: under the lowest, i:
     between camels i - 1 and i); ``base_unread``: those camels stand high above an unread
     base, where a camel or two went unread (or a camel set back shows its side high): only the
-    game with no other space unsure may say which, if any (``_no_camel_left`` leaves it)."""
+    game with no other space unsure may say which, if any (``_no_camel_left`` leaves it);
+    ``front_colour``: the colour at the base whose band ends at the space's front, taken for
+    a camel on the space in front (its back hides this base): if the game puts that camel on
+    no other space, it is this stack's bottom camel, mostly hidden by the one above;
+    ``tall_band``: a band below the top one stood two camels high or more, where another
+    camel may hide, so the runs' order is not the stack's (``_runs_and_the_game`` leaves it)."""
 
     camels: list[str]
     confidence: float
@@ -66,6 +74,8 @@ class SpaceReading:
     runs_seen: tuple[tuple[str, float], ...] = ()
     unread_at: int | None = None
     base_unread: bool = False
+    front_colour: str | None = None
+    tall_band: bool = False
 
 
 @dataclass(frozen=True)
@@ -424,8 +434,9 @@ def _complete_lone(
 ) -> bool:
     """All five camels are on the track: with exactly one space unsure, the colours seen
     nowhere else are on it. Completes it as its runs read it when they read just those
-    (``_no_camel_more``), else when exactly one ordering of them fits its column; True when
-    it did."""
+    (``_no_camel_more``), with the one camel left in its one unread band
+    (``_camel_in_unread_band``), else when exactly one ordering of them fits its column, or
+    else in the order its runs read them (``_runs_and_the_game``); True when it did."""
     unsure = [s for s, r in out.items() if r.uncertain]
     if len(unsure) != 1:
         return False
@@ -445,7 +456,12 @@ def _complete_lone(
         return False
     found = [st for st in _orderings([], missing) if fits(s, st) is not None]
     if len(found) != 1:
-        return False
+        by_runs = _runs_and_the_game(out, s, missing, fits, max_stack)
+        if by_runs is None or (found and by_runs not in found):
+            return False
+        why = "the camels seen nowhere else, in the order its runs read them"
+        out[s] = SpaceReading(by_runs, 0.5, why=why, inferred=True)
+        return True
     why = "the camel colours seen nowhere else" if found[0] else "all five camels elsewhere"
     out[s] = SpaceReading(found[0], 0.5, why=why, inferred=True)
     return True
@@ -509,6 +525,62 @@ def _camel_in_unread_band(
         return None
     k = r.unread_at
     return [*r.bands_read[:k], *extra, *r.bands_read[k:]]
+
+
+def _runs_and_the_game(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    max_stack: int,
+) -> list[str] | None:
+    """The stack of the lone unsure space ``s`` from the camels its runs read (``runs_seen``,
+    bottom to top), when the game leaves it exactly those, or those and one more where the
+    column says one band is unread (``unread_at``); None when not so, or when another
+    space's read is not strong (``_strong``).
+
+    Why: a stack whose bands were read but for a doubt (a sliver between two camels, a
+    bottom camel in shade) and that then failed a check of its bands' heights keeps no
+    ``bands_read``; and the band model, which seldom confirms a shaded white or a sliver,
+    fitted no one ordering of the colours the game leaves it. But those colours must all be
+    on this space, and its runs saw each of them, each a band at its own height: the order
+    is the one the frame shows. With one colour more than the runs saw, it goes in the one
+    band the column leaves for it: a doubt that placed one unread band in a stack standing
+    just one camel taller than its runs read (vision.track). A stack whose doubt placed an
+    unread band while the game leaves no camel for it contradicts the one or the other, and
+    is left. The runs' lowest camels read on other spaces are the stack in front's, seen
+    over this base (each camel exists once); a colour taken for a camel in front that no
+    other space holds is this stack's bottom camel (``front_colour``). Asked only when the
+    band model does not find exactly one ordering, and kept only when it finds none or
+    this one among several. Tuning scenes: a white in shade above orange, a yellow between
+    blue and green, a bottom white under blue, a green under yellow taken for one in front."""
+    r = out[s]
+    if not r.resolvable or not r.runs_seen or r.tall_band:
+        # nor where a band stood two camels high (tuning scene 1,680,195 re-mounted: a white
+        # camel unread between blue and orange, whose band read three high, and a marker
+        # card's white border behind the stack read on top, in white's place)
+        return None
+    runs = [c for c, _ in sorted(r.runs_seen, key=lambda cs: cs[1])]
+    if r.front_colour in missing and r.front_colour not in runs:
+        # the camel taken for one in front stands on no other space: it is this stack's
+        # bottom camel, whose band the camel above it, leaning forward, leaves short
+        runs = [r.front_colour, *runs]
+    while runs and runs[0] not in missing:
+        # a camel read on another space at the base: the stack in front's, seen over it
+        runs = runs[1:]
+    if len(set(runs)) != len(runs) or not set(runs) <= set(missing):
+        return None
+    # one camel more where the column says one is unread (``unread_at``), else none: a stack
+    # whose doubt placed an unread band with no camel left for it contradicts the game
+    extra = [c for c in missing if c not in runs]
+    if len(extra) != int(r.unread_at is not None) or len(runs) + len(extra) > max_stack:
+        return None
+    if not all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    ):
+        return None
+    k = len(runs) if r.unread_at is None else r.unread_at
+    return [*runs[:k], *extra, *runs[k:]]
 
 
 def _no_camel_left(

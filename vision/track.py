@@ -283,7 +283,8 @@ def read_track(
     # a hand the colour of the sand passes for an empty space, but hides the space's front line
     for s, seen in zip(geo.spaces, _front_line_seen(image, loc, geo), strict=True):
         if seen < 0.25 and not spaces[s].uncertain and not spaces[s].camels and s not in desert:
-            spaces[s] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
+            why = "the line in front of the space is hidden"
+            spaces[s] = SpaceReading([], 0.0, True, why, read_empty=True)
     # each camel exists once, and all five are on the track: see vision.track_global
     ref = _fit_ref(pal, len(geo.colours))
     fitters: dict[int, StackFit] = {}
@@ -566,7 +567,8 @@ def _read_spaces(
             if _sand_unlike_setup(
                 labels[i], known[i], explained[i], base_idx, band_s, len(geo.colours)
             ):
-                r = SpaceReading([], 0.0, True, "something not on the empty board covers it")
+                why = "something not on the empty board covers it"
+                r = SpaceReading([], 0.0, True, why, read_empty=True)
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")

@@ -24,7 +24,8 @@ stack whose runs saw the colours the game leaves it (or all but one, with one ba
 read in the order its runs read them when the band model cannot order them
 (``_runs_and_the_game``). With every camel read, with confidence, on other spaces, any unsure
 space is empty, whatever covers it (a space abstaining on a desert tile's colour excepted: the
-tile may be unread).
+tile may be unread); a space whose runs read no camel is empty with every camel read elsewhere,
+weakly or not (``read_empty``).
 Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
 turns it off for a board being set up.
 """
@@ -61,6 +62,8 @@ class SpaceReading:
     ``front_colour``: the colour at the base whose band ends at the space's front, taken for
     a camel on the space in front (its back hides this base): if the game puts that camel on
     no other space, it is this stack's bottom camel, mostly hidden by the one above;
+    ``read_empty``: the runs read no camel on the space, which abstains only on the look of
+    its sand or its hidden front line (``_empty_when_all_elsewhere``);
     ``tall_band``: a band below the top one stood two camels high or more, where another
     camel may hide, so the runs' order is not the stack's (``_runs_and_the_game`` leaves it)."""
 
@@ -75,6 +78,7 @@ class SpaceReading:
     unread_at: int | None = None
     base_unread: bool = False
     front_colour: str | None = None
+    read_empty: bool = False
     tall_band: bool = False
 
 
@@ -705,7 +709,16 @@ def _empty_when_all_elsewhere(
     stack still being laid out is read with ``all_camels=False``. And only on strong reads
     (``_strong``; ``fits`` None: every read counts as strong): a wrong read elsewhere (a
     phantom white under blue) would make the space where that camel stands read empty, one
-    wrong read made two."""
+    wrong read made two.
+
+    But a space whose own runs read it empty (``read_empty``: it abstains only because the
+    sand round its base looks unlike the empty board, a shadow or a hand the sand's colour,
+    or because its front line is hidden) is empty with every camel read elsewhere, weak reads
+    included. Two reads agree there, its pixels and the game: for a camel to stand on it, a
+    hand the sand's colour would have to hide it whole and another space read a phantom of
+    its very colour. Tuning scenes: empty spaces in the shadow of a tall stack abstained
+    while a stack elsewhere was read from the band model (confidence 0.5), all camels read."""
+    read = {c for r in out.values() if not r.uncertain for c in r.camels}
     seen = {
         c
         for s, r in out.items()
@@ -713,6 +726,11 @@ def _empty_when_all_elsewhere(
         for c in r.camels
     }
     if not set(colours) <= seen:
+        if set(colours) <= read:
+            for s, r in list(out.items()):
+                if r.uncertain and r.read_empty:
+                    why = "its runs read no camel, and every camel is read on another space"
+                    out[s] = SpaceReading([], 0.6, why=why, inferred=True)
         return
     for s, r in list(out.items()):
         # a tile's colour there may be a tile not read: empty of camels, but the reading says

@@ -556,11 +556,12 @@ def _read_spaces(
             float(cell_end[i]),
             runs,
         )
-        if r.uncertain and r.resolvable and runs:
-            # an abstention the band model may re-read names the camels its runs read and where
-            # their runs start: a read of the band model must hold those within its height
-            # (``StackFit.holds_runs``), and the game may order them (vision.track_global)
-            r = replace(r, runs_seen=tuple(runs))
+        if runs:
+            # a reading names the camels its runs read and where their runs start: in an
+            # abstention, a read of the band model must hold those within its height
+            # (``StackFit.holds_runs``), and the game may leave the space one of them
+            # (vision.track_global), as it may a read later found hidden (``_mark_hidden``)
+            r = replace(r, runs_seen=tuple(runs), camel_reach=band_s + 0.5 * top_face)
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
             # set-up; a hand the colour of the sand over a camel does not
@@ -2120,5 +2121,8 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
             back = along - 0.5 * geo.camel_length - 4
             sight = max(back, 0.0) * (-cam[2]) / dist
             if len(theirs) * geo.camel_height > sight and set(theirs) & set(r.camels):
-                spaces[s] = SpaceReading([], 0.0, True, f"may be hidden by the stack on space {o}")
+                why = f"may be hidden by the stack on space {o}"
+                spaces[s] = SpaceReading(
+                    [], 0.0, True, why, runs_seen=r.runs_seen, camel_reach=r.camel_reach
+                )
                 break

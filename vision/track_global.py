@@ -19,13 +19,14 @@ uncertain (every stack with room for it, when one camel fits nowhere: an upper c
 towards a steep camera can cover the one below it whole).
 
 Never completed with camels: a space whose abstention is about something in front of it (a hand,
-a sleeve, a stack hiding it, glare), nor any space while a third one is uncertain. A lone unsure
-stack whose runs saw the colours the game leaves it (or all but one, with one band unread) is
-read in the order its runs read them when the band model cannot order them
-(``_runs_and_the_game``). With every camel read, with confidence, on other spaces, any unsure
-space is empty, whatever covers it (a space abstaining on a desert tile's colour excepted: the
-tile may be unread); a space whose runs read no camel is empty with every camel read elsewhere,
-weakly or not (``read_empty``).
+a sleeve, a stack hiding it, glare), unless it is the only unsure space, the game leaves it one
+camel and its own runs saw that camel there (``_the_one_camel_left``); nor any space while a
+third one is uncertain. A lone unsure stack whose runs saw the colours the game leaves it (or
+all but one, with one band unread) is read in the order its runs read them when the band model
+cannot order them (``_runs_and_the_game``). With every camel read, with confidence, on other
+spaces, any unsure space is empty, whatever covers it (a space abstaining on a desert tile's
+colour excepted: the tile may be unread); a space whose runs read no camel is empty with every
+camel read elsewhere, weakly or not (``read_empty``).
 Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
 turns it off for a board being set up.
 """
@@ -63,7 +64,9 @@ class SpaceReading:
     a camel on the space in front (its back hides this base): if the game puts that camel on
     no other space, it is this stack's bottom camel, mostly hidden by the one above;
     ``read_empty``: the runs read no camel on the space, which abstains only on the look of
-    its sand or its hidden front line (``_empty_when_all_elsewhere``);
+    its sand or its hidden front line (``_empty_when_all_elsewhere``); ``camel_reach``: the
+    samples a top camel spans up its column, its band and half its top face, in the units
+    of ``runs_seen``'s starts (a run starting within that above a camel's stands on it);
     ``tall_band``: a band below the top one stood two camels high or more, where another
     camel may hide, so the runs' order is not the stack's (``_runs_and_the_game`` leaves it)."""
 
@@ -79,6 +82,7 @@ class SpaceReading:
     base_unread: bool = False
     front_colour: str | None = None
     read_empty: bool = False
+    camel_reach: float = 0.0
     tall_band: bool = False
 
 
@@ -439,7 +443,8 @@ def _complete_lone(
     """All five camels are on the track: with exactly one space unsure, the colours seen
     nowhere else are on it. Completes it as its runs read it when they read just those
     (``_no_camel_more``), with the one camel left in its one unread band
-    (``_camel_in_unread_band``), else when exactly one ordering of them fits its column, or
+    (``_camel_in_unread_band``), as that one camel alone when its runs saw it
+    (``_the_one_camel_left``), else when exactly one ordering of them fits its column, or
     else in the order its runs read them (``_runs_and_the_game``); True when it did."""
     unsure = [s for s, r in out.items() if r.uncertain]
     if len(unsure) != 1:
@@ -455,6 +460,10 @@ def _complete_lone(
     if in_band is not None:
         why = "the one camel seen nowhere else, in the band its runs did not read"
         out[s] = SpaceReading(in_band, 0.5, why=why, inferred=True)
+        return True
+    if _the_one_camel_left(out, s, missing, fits):
+        why = "the one camel seen nowhere else, which its runs saw here"
+        out[s] = SpaceReading(list(missing), 0.5, why=why, inferred=True)
         return True
     if not out[s].resolvable or len(missing) > max_stack:
         return False
@@ -529,6 +538,41 @@ def _camel_in_unread_band(
         return None
     k = r.unread_at
     return [*r.bands_read[:k], *extra, *r.bands_read[k:]]
+
+
+def _the_one_camel_left(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> bool:
+    """Whether the lone unsure space ``s`` holds just the one camel seen nowhere else: every
+    other space's read is strong (``_strong``) and the space's own runs saw that camel's
+    colour (``runs_seen``), whatever its doubt.
+
+    Why: a lone yellow camel whose top band ran on into something yellow behind it abstained
+    ("a sleeve?"), as did a stack whose runs read a camel of the stack in front as well (its
+    base "hidden by the stack" there, or "below the space's front"): not resolvable, the band
+    model was not asked. But with every other camel read elsewhere, strongly, the game leaves
+    this space exactly that one camel, and its own runs saw it here: two reads agreeing. A
+    space whose runs saw no camel (a hand the sand's colour, a tile's colour) is not read so:
+    the camel may have been lost from a stack read elsewhere. Nor one whose runs saw another
+    colour start within ``camel_reach`` above that camel, where its top face would show: a
+    camel standing on it, which the read of another space claimed wrongly (a stack behind,
+    seen over a lone camel, starts above its top face). Colours seen above it further up,
+    or below it (the stack in front), are other spaces' camels."""
+    r = out[s]
+    if len(missing) != 1:
+        return False
+    starts = [st for c, st in r.runs_seen if c == missing[0]]
+    if not starts:
+        return False
+    low = min(starts)
+    if any(c != missing[0] and low < st < low + r.camel_reach for c, st in r.runs_seen):
+        return False
+    return all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    )
 
 
 def _runs_and_the_game(

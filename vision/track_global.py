@@ -23,10 +23,12 @@ a sleeve, a stack hiding it, glare), unless it is the only unsure space, the gam
 camel and its own runs saw that camel there (``_the_one_camel_left``); nor any space while a
 third one is uncertain. A lone unsure stack whose runs saw the colours the game leaves it (or
 all but one, with one band unread) is read in the order its runs read them when the band model
-cannot order them (``_runs_and_the_game``). With every camel read, with confidence, on other
-spaces, any unsure space is empty, whatever covers it (a space abstaining on a desert tile's
-colour excepted: the tile may be unread); a space whose runs read no camel is empty with every
-camel read elsewhere, weakly or not (``read_empty``).
+cannot order them (``_runs_and_the_game``). Two unsure stacks whose runs saw the colours seen
+nowhere else, each colour in one of them, are read so when the band model finds no split
+(``_runs_pair``). With every camel read, with confidence, on other spaces, any unsure space is
+empty, whatever covers it (a space abstaining on a desert tile's colour excepted: the tile may
+be unread); a space whose runs read no camel is empty with every camel read elsewhere, weakly or
+not (``read_empty``).
 Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
 turns it off for a board being set up.
 """
@@ -68,7 +70,7 @@ class SpaceReading:
     samples a top camel spans up its column, its band and half its top face, in the units
     of ``runs_seen``'s starts (a run starting within that above a camel's stands on it);
     ``tall_band``: a band below the top one stood two camels high or more, where another
-    camel may hide, so the runs' order is not the stack's (``_runs_and_the_game`` leaves it)."""
+    camel may hide, so the runs' order is not the stack's (``_own_runs`` leaves them)."""
 
     camels: list[str]
     confidence: float
@@ -603,20 +605,8 @@ def _runs_and_the_game(
     this one among several. Tuning scenes: a white in shade above orange, a yellow between
     blue and green, a bottom white under blue, a green under yellow taken for one in front."""
     r = out[s]
-    if not r.resolvable or not r.runs_seen or r.tall_band:
-        # nor where a band stood two camels high (tuning scene 1,680,195 re-mounted: a white
-        # camel unread between blue and orange, whose band read three high, and a marker
-        # card's white border behind the stack read on top, in white's place)
-        return None
-    runs = [c for c, _ in sorted(r.runs_seen, key=lambda cs: cs[1])]
-    if r.front_colour in missing and r.front_colour not in runs:
-        # the camel taken for one in front stands on no other space: it is this stack's
-        # bottom camel, whose band the camel above it, leaning forward, leaves short
-        runs = [r.front_colour, *runs]
-    while runs and runs[0] not in missing:
-        # a camel read on another space at the base: the stack in front's, seen over it
-        runs = runs[1:]
-    if len(set(runs)) != len(runs) or not set(runs) <= set(missing):
+    runs = _own_runs(r, missing, front=True)
+    if runs is None:
         return None
     # one camel more where the column says one is unread (``unread_at``), else none: a stack
     # whose doubt placed an unread band with no camel left for it contradicts the game
@@ -629,6 +619,69 @@ def _runs_and_the_game(
         return None
     k = len(runs) if r.unread_at is None else r.unread_at
     return [*runs[:k], *extra, *runs[k:]]
+
+
+def _own_runs(r: SpaceReading, missing: list[str], front: bool) -> list[str] | None:
+    """The camels an abstaining stack's runs read (``runs_seen``, bottom to top), as its own:
+    the lowest ones read on other spaces left out (the stack in front's, seen over this
+    base; each camel exists once), and with ``front`` a colour taken for a camel in front
+    that no other space holds put under them (``front_colour``: this stack's bottom camel).
+    None when the stack is not about its own bands, its runs read nothing, a colour twice,
+    or a colour read on another space above its lowest own camel, or one of its bands stood
+    two camels high (``tall_band``: tuning scene 1,680,195 re-mounted, a white camel unread
+    between blue and orange whose band was read three high, and a marker card's white
+    border behind the stack read on top, in white's place)."""
+    if not r.resolvable or not r.runs_seen or r.tall_band:
+        return None
+    runs = [c for c, _ in sorted(r.runs_seen, key=lambda cs: cs[1])]
+    if front and r.front_colour in missing and r.front_colour not in runs:
+        # the camel taken for one in front stands on no other space: it is this stack's
+        # bottom camel, whose band the camel above it, leaning forward, leaves short
+        runs = [r.front_colour, *runs]
+    while runs and runs[0] not in missing:
+        # a camel read on another space at the base: the stack in front's, seen over it
+        runs = runs[1:]
+    if not runs or len(set(runs)) != len(runs) or not set(runs) <= set(missing):
+        return None
+    return runs
+
+
+def _runs_pair(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> bool:
+    """All five camels are on the track: with exactly two spaces unsure, both about their own
+    bands and neither with a band its doubt placed (``unread_at``), each read as its own
+    runs read it (``_own_runs``) when those split the colours seen nowhere else between the
+    two exactly (each colour on one space, none left), every other read strong. True when
+    it did.
+
+    Why: two stacks abstained at once (a camel in front at one's base, a sliver in the
+    other), and the band model, which seldom confirms a shaded white, fitted no one split;
+    the lone-space rules wait for one unsure space. But the game leaves exactly those
+    colours for the two, and each was seen in exactly one of the two columns, each a band
+    at its own height: both reads agree with the game. A colour taken for a camel in front
+    is not put under either stack here: that camel may be the other unsure space's."""
+    unsure = [s for s, r in out.items() if r.uncertain]
+    if len(unsure) != 2 or any(out[s].unread_at is not None for s in unsure):
+        return False
+    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    missing = [c for c in colours if c not in seen]
+    own = [_own_runs(out[s], missing, front=False) for s in unsure]
+    a, b = own
+    if a is None or b is None or set(a) & set(b) or set(a) | set(b) != set(missing):
+        return False
+    if not all(
+        _strong(q, partial(fits, o, q.camels))
+        for o, q in out.items()
+        if o not in unsure and q.camels
+    ):
+        return False
+    why = "the camels seen nowhere else, split as the two unsure spaces' runs read them"
+    for s, stack in zip(unsure, (a, b), strict=True):
+        out[s] = SpaceReading(stack, 0.5, why=why, inferred=True)
+    return True
 
 
 def _no_camel_left(
@@ -849,7 +902,7 @@ def _resolve(
     _no_camel_left(out, colours, fits)
     if _complete_lone(out, colours, fits, max_stack):
         return out
-    if _complete_pair(out, colours, fits, max_stack):
+    if _complete_pair(out, colours, fits, max_stack) or _runs_pair(out, colours, fits):
         return out
     unsure = [s for s, r in out.items() if r.uncertain]
     seen = {c for r in out.values() if not r.uncertain for c in r.camels}

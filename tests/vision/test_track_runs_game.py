@@ -136,3 +136,37 @@ def test_the_camel_taken_for_one_in_front_is_the_bottom_one_when_seen_nowhere_el
     spaces[11] = SpaceReading(["white"], 0.95)
     spaces[3] = SpaceReading(["orange"], 0.95)
     assert resolve(spaces, COLOURS, _no_fit)[12].uncertain
+
+
+@pytest.mark.parametrize(("space", "stack"), [(1, ["white"]), (3, ["orange"])])
+def test_two_unsure_stacks_whose_runs_split_the_camels_left_are_read(space, stack):
+    # 1: a camel in front (yellow, read on 2) at its base; 3: the lowest band below its front
+    assert_space_read(2_100_418, space, stack)
+
+
+def test_two_unsure_stacks_take_the_colours_their_runs_saw():
+    spaces = {
+        3: SpaceReading(["orange", "green"], 0.95),
+        7: SpaceReading([], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("green", "white")),
+        12: SpaceReading([], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("blue", "yellow")),
+    }
+    out = resolve(spaces, COLOURS, _no_fit)
+    # 7's green is 3's, seen over its base: the split is white / blue and yellow
+    assert out[7].camels == ["white"] and out[12].camels == ["blue", "yellow"]
+    # both saw yellow: no split
+    spaces[7] = SpaceReading(
+        [], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("white", "yellow")
+    )
+    out = resolve(spaces, COLOURS, _no_fit)
+    assert out[7].uncertain and out[12].uncertain
+    # a colour seen in neither (blue): it may be under either
+    spaces[7] = SpaceReading([], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("white"))
+    spaces[12] = SpaceReading([], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("yellow"))
+    out = resolve(spaces, COLOURS, _no_fit)
+    assert out[7].uncertain and out[12].uncertain
+    # a band one doubt placed: a camel more there, which the split does not say
+    spaces[12] = SpaceReading(
+        [], 0.0, True, GAP, resolvable=True, runs_seen=_runs("blue", "yellow"), unread_at=1
+    )
+    out = resolve(spaces, COLOURS, _no_fit)
+    assert out[7].uncertain and out[12].uncertain

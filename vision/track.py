@@ -283,7 +283,8 @@ def read_track(
     # a hand the colour of the sand passes for an empty space, but hides the space's front line
     for s, seen in zip(geo.spaces, _front_line_seen(image, loc, geo), strict=True):
         if seen < 0.25 and not spaces[s].uncertain and not spaces[s].camels and s not in desert:
-            spaces[s] = SpaceReading([], 0.0, True, "the line in front of the space is hidden")
+            why = "the line in front of the space is hidden"
+            spaces[s] = SpaceReading([], 0.0, True, why, read_empty=True)
     # each camel exists once, and all five are on the track: see vision.track_global
     ref = _fit_ref(pal, len(geo.colours))
     fitters: dict[int, StackFit] = {}
@@ -560,18 +561,20 @@ def _read_spaces(
             float(cell_end[i]),
             runs,
         )
-        if r.uncertain and r.resolvable and runs:
-            # an abstention the band model may re-read names the camels its runs read and where
-            # their runs start: a read of the band model must hold those within its height
-            # (``StackFit.holds_runs``)
-            r = replace(r, runs_seen=tuple(runs))
+        if runs:
+            # a reading names the camels its runs read and where their runs start: in an
+            # abstention, a read of the band model must hold those within its height
+            # (``StackFit.holds_runs``), and the game may leave the space one of them
+            # (vision.track_global), as it may a read later found hidden (``_mark_hidden``)
+            r = replace(r, runs_seen=tuple(runs), camel_reach=band_s + 0.5 * top_face)
         if not r.camels and not r.uncertain and explained is not None and known is not None:
             # read empty: the space's own sand must look as it did on the empty board at
             # set-up; a hand the colour of the sand over a camel does not
             if _sand_unlike_setup(
                 labels[i], known[i], explained[i], base_idx, band_s, len(geo.colours)
             ):
-                r = SpaceReading([], 0.0, True, "something not on the empty board covers it")
+                why = "something not on the empty board covers it"
+                r = SpaceReading([], 0.0, True, why, read_empty=True)
         top = base_idx + (len(r.camels) + 1) * band_s
         if r.camels and float(clipped[i, base_idx : int(top)].mean()) > 0.15:
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
@@ -1308,12 +1311,14 @@ def _unread(
     bands_read: list[str] | None = None,
     unread_at: int | None = None,
     base_unread: bool = False,
+    front_colour: str | None = None,
 ) -> SpaceReading:
     """An abstention about the stack's own bands (not about something in front of it): the
     five-camel rule (vision.track_global) may complete it from the other spaces.
     ``bands_read``: the camels the runs read, when the only doubt is a camel more;
     ``unread_at``: when that doubt is one unread band, where it lies among them;
-    ``base_unread``: those camels stand above an unread base."""
+    ``base_unread``: those camels stand above an unread base; ``front_colour``: the colour
+    at the base taken for a camel in front, which may be this stack's bottom camel."""
     return SpaceReading(
         [],
         0.0,
@@ -1323,6 +1328,7 @@ def _unread(
         bands_read=tuple(bands_read or ()),
         unread_at=unread_at,
         base_unread=base_unread,
+        front_colour=front_colour,
     )
 
 
@@ -1709,6 +1715,7 @@ def _decode(
     # there (it ends the stack read so far), a camel in front hiding the base (read above it)
     seen_above: str | None = None
     in_front: str | None = None
+    front_colour: str | None = None  # the colour of that camel in front
     # camel colours read above an unread base: a camel (or two) under them went unread
     above_base: str | None = None
     front_end = 0.0  # where the camel in front ends: its samples are not this stack's
@@ -1751,6 +1758,7 @@ def _decode(
             # camel in front, and every other one, is read on another space (if not, it may be
             # this stack's bottom camel, mostly hidden by the one above it leaning forward)
             in_front = "a camel in front hides the base of the space"
+            front_colour = names[cl]
             front_end = float(en)
             continue
         if cl < n_camel:
@@ -1831,8 +1839,17 @@ def _decode(
     # the game leaves for this space stands (``unread_at``; none for a doubt on top)
     unread_at: list[int] = [0] if above_base is not None else []
 
+    def lone_at() -> int | None:
+        # where the one unread band lies, when every doubt names that place (two doubts about
+        # the band under the lowest camel are one place) and the camels are the runs' own
+        lone = len(set(unread_at)) == 1 and seen_above is None and in_front is None
+        return unread_at[0] if lone and not filled else None
+
     def stop(r: SpaceReading) -> SpaceReading:
-        return _unread(doubt) if doubt is not None else r
+        # a check failed after a doubt names a place of its own for a camel more (a band two
+        # camels high, a top band too short for the top camel): the doubt's is no longer the
+        # one place (``unread_at`` left unset)
+        return _unread(doubt, front_colour=front_colour) if doubt is not None else r
 
     # anything not board just below the lowest band is an unread camel, or something in front
     is_board = np.array([n.startswith(BOARD) for n in names] + [False])
@@ -1949,7 +1966,8 @@ def _decode(
     for ln in lengths[:-1]:
         ratio = ln / band
         if ratio < 0.3 or ratio > 1.9:
-            return stop(_unread(f"a band {ratio:.1f} camels high"))
+            # another camel may hide in a band that tall: the runs' order is not the stack's
+            return replace(stop(_unread(f"a band {ratio:.1f} camels high")), tall_band=True)
         conf = min(conf, 0.95 - 0.5 * abs(ratio - 1.0))
     top = lengths[-1]
     # the top camel shows its side and its top face: a run much shorter than both is a lower
@@ -1962,18 +1980,22 @@ def _decode(
         top = _seen_behind_cut(explained, int(spans[-1][0]), int(spans[-1][1]), band + top_face)
     if top > TOP_TALL * (band + top_face):
         return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
-    if spans[-1][0] + top - base_idx > (len(camels) + TALLER_BANDS) * band + top_face:
+    height = spans[-1][0] + top - base_idx
+    if height > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
         # above it (a camel leaning forward covers a thin band whole). Not resolvable: the
         # band model, blind to the height, re-read such a stack one camel short
+        at = lone_at() if doubt is not None else None
+        if at is not None and height <= (len(camels) + 1 + TALLER_BANDS) * band + top_face:
+            # unless one unread band the doubt placed is that camel more: the stack stands
+            # just one camel taller than its runs read, so the game's one camel left, if
+            # any, goes there (vision.track_global's ``_runs_and_the_game``)
+            return _unread(doubt or "", None, at, above_base is not None, front_colour)
         why = "the stack stands taller than the camels read in it"
         return stop(SpaceReading([], 0.0, True, why, bands_read=tuple(read_only or ())))
     if doubt is not None:
-        # two doubts about the band under the lowest camel are one place
-        lone = len(set(unread_at)) == 1 and seen_above is None and in_front is None
-        lone = lone and not filled
-        at = unread_at[0] if lone else None
-        return _unread(doubt, None if filled else camels, at, above_base is not None)
+        read = None if filled else camels
+        return _unread(doubt, read, lone_at(), above_base is not None, front_colour)
     return SpaceReading(camels, max(conf, 0.3))
 
 
@@ -2125,5 +2147,8 @@ def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: Board
             back = along - 0.5 * geo.camel_length - 4
             sight = max(back, 0.0) * (-cam[2]) / dist
             if len(theirs) * geo.camel_height > sight and set(theirs) & set(r.camels):
-                spaces[s] = SpaceReading([], 0.0, True, f"may be hidden by the stack on space {o}")
+                why = f"may be hidden by the stack on space {o}"
+                spaces[s] = SpaceReading(
+                    [], 0.0, True, why, runs_seen=r.runs_seen, camel_reach=r.camel_reach
+                )
                 break

@@ -18,10 +18,17 @@ it is put back only where it alone fits, else the spaces it might be hiding unde
 uncertain (every stack with room for it, when one camel fits nowhere: an upper camel set askew
 towards a steep camera can cover the one below it whole).
 
-Never completed with camels: a space whose abstention is about something in front of it (a
-hand, a sleeve, a stack hiding it, glare), nor any space while a third one is uncertain. But
-with every camel read, with confidence, on other spaces, any unsure space is empty, whatever
-covers it (a space abstaining on a desert tile's colour excepted: the tile may be unread).
+Never completed with camels: a space whose abstention is about something in front of it (a hand,
+a sleeve, a stack hiding it, glare), unless it is the only unsure space, the game leaves it one
+camel and its own runs saw that camel there (``_the_one_camel_left``); nor any space while a
+third one is uncertain. A lone unsure stack whose runs saw the colours the game leaves it (or
+all but one, with one band unread) is read in the order its runs read them when the band model
+cannot order them (``_runs_and_the_game``). Two unsure stacks whose runs saw the colours seen
+nowhere else, each colour in one of them, are read so when the band model finds no split
+(``_runs_pair``). With every camel read, with confidence, on other spaces, any unsure space is
+empty, whatever covers it (a space abstaining on a desert tile's colour excepted: the tile may
+be unread); a space whose runs read no camel is empty with every camel read elsewhere, weakly or
+not (``read_empty``).
 Vision stays pure: the rule is a fact of the game, not state from the hub; ``all_camels=False``
 turns it off for a board being set up.
 """
@@ -54,7 +61,16 @@ class SpaceReading:
     the only doubt is one unread band, where it lies among them (0: under the lowest, i:
     between camels i - 1 and i); ``base_unread``: those camels stand high above an unread
     base, where a camel or two went unread (or a camel set back shows its side high): only the
-    game with no other space unsure may say which, if any (``_no_camel_left`` leaves it)."""
+    game with no other space unsure may say which, if any (``_no_camel_left`` leaves it);
+    ``front_colour``: the colour at the base whose band ends at the space's front, taken for
+    a camel on the space in front (its back hides this base): if the game puts that camel on
+    no other space, it is this stack's bottom camel, mostly hidden by the one above;
+    ``read_empty``: the runs read no camel on the space, which abstains only on the look of
+    its sand or its hidden front line (``_empty_when_all_elsewhere``); ``camel_reach``: the
+    samples a top camel spans up its column, its band and half its top face, in the units
+    of ``runs_seen``'s starts (a run starting within that above a camel's stands on it);
+    ``tall_band``: a band below the top one stood two camels high or more, where another
+    camel may hide, so the runs' order is not the stack's (``_own_runs`` leaves them)."""
 
     camels: list[str]
     confidence: float
@@ -66,6 +82,10 @@ class SpaceReading:
     runs_seen: tuple[tuple[str, float], ...] = ()
     unread_at: int | None = None
     base_unread: bool = False
+    front_colour: str | None = None
+    read_empty: bool = False
+    camel_reach: float = 0.0
+    tall_band: bool = False
 
 
 @dataclass(frozen=True)
@@ -424,8 +444,10 @@ def _complete_lone(
 ) -> bool:
     """All five camels are on the track: with exactly one space unsure, the colours seen
     nowhere else are on it. Completes it as its runs read it when they read just those
-    (``_no_camel_more``), else when exactly one ordering of them fits its column; True when
-    it did."""
+    (``_no_camel_more``), with the one camel left in its one unread band
+    (``_camel_in_unread_band``), as that one camel alone when its runs saw it
+    (``_the_one_camel_left``), else when exactly one ordering of them fits its column, or
+    else in the order its runs read them (``_runs_and_the_game``); True when it did."""
     unsure = [s for s, r in out.items() if r.uncertain]
     if len(unsure) != 1:
         return False
@@ -441,11 +463,20 @@ def _complete_lone(
         why = "the one camel seen nowhere else, in the band its runs did not read"
         out[s] = SpaceReading(in_band, 0.5, why=why, inferred=True)
         return True
+    if _the_one_camel_left(out, s, missing, fits):
+        why = "the one camel seen nowhere else, which its runs saw here"
+        out[s] = SpaceReading(list(missing), 0.5, why=why, inferred=True)
+        return True
     if not out[s].resolvable or len(missing) > max_stack:
         return False
     found = [st for st in _orderings([], missing) if fits(s, st) is not None]
     if len(found) != 1:
-        return False
+        by_runs = _runs_and_the_game(out, s, missing, fits, max_stack)
+        if by_runs is None or (found and by_runs not in found):
+            return False
+        why = "the camels seen nowhere else, in the order its runs read them"
+        out[s] = SpaceReading(by_runs, 0.5, why=why, inferred=True)
+        return True
     why = "the camel colours seen nowhere else" if found[0] else "all five camels elsewhere"
     out[s] = SpaceReading(found[0], 0.5, why=why, inferred=True)
     return True
@@ -509,6 +540,148 @@ def _camel_in_unread_band(
         return None
     k = r.unread_at
     return [*r.bands_read[:k], *extra, *r.bands_read[k:]]
+
+
+def _the_one_camel_left(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> bool:
+    """Whether the lone unsure space ``s`` holds just the one camel seen nowhere else: every
+    other space's read is strong (``_strong``) and the space's own runs saw that camel's
+    colour (``runs_seen``), whatever its doubt.
+
+    Why: a lone yellow camel whose top band ran on into something yellow behind it abstained
+    ("a sleeve?"), as did a stack whose runs read a camel of the stack in front as well (its
+    base "hidden by the stack" there, or "below the space's front"): not resolvable, the band
+    model was not asked. But with every other camel read elsewhere, strongly, the game leaves
+    this space exactly that one camel, and its own runs saw it here: two reads agreeing. A
+    space whose runs saw no camel (a hand the sand's colour, a tile's colour) is not read so:
+    the camel may have been lost from a stack read elsewhere. Nor one whose runs saw another
+    colour start within ``camel_reach`` above that camel, where its top face would show: a
+    camel standing on it, which the read of another space claimed wrongly (a stack behind,
+    seen over a lone camel, starts above its top face). Colours seen above it further up,
+    or below it (the stack in front), are other spaces' camels."""
+    r = out[s]
+    if len(missing) != 1:
+        return False
+    starts = [st for c, st in r.runs_seen if c == missing[0]]
+    if not starts:
+        return False
+    low = min(starts)
+    if any(c != missing[0] and low < st < low + r.camel_reach for c, st in r.runs_seen):
+        return False
+    return all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    )
+
+
+def _runs_and_the_game(
+    out: dict[int, SpaceReading],
+    s: int,
+    missing: list[str],
+    fits: Callable[[int, list[str]], float | None],
+    max_stack: int,
+) -> list[str] | None:
+    """The stack of the lone unsure space ``s`` from the camels its runs read (``runs_seen``,
+    bottom to top), when the game leaves it exactly those, or those and one more where the
+    column says one band is unread (``unread_at``); None when not so, or when another
+    space's read is not strong (``_strong``).
+
+    Why: a stack whose bands were read but for a doubt (a sliver between two camels, a
+    bottom camel in shade) and that then failed a check of its bands' heights keeps no
+    ``bands_read``; and the band model, which seldom confirms a shaded white or a sliver,
+    fitted no one ordering of the colours the game leaves it. But those colours must all be
+    on this space, and its runs saw each of them, each a band at its own height: the order
+    is the one the frame shows. With one colour more than the runs saw, it goes in the one
+    band the column leaves for it: a doubt that placed one unread band in a stack standing
+    just one camel taller than its runs read (vision.track). A stack whose doubt placed an
+    unread band while the game leaves no camel for it contradicts the one or the other, and
+    is left. The runs' lowest camels read on other spaces are the stack in front's, seen
+    over this base (each camel exists once); a colour taken for a camel in front that no
+    other space holds is this stack's bottom camel (``front_colour``). Asked only when the
+    band model does not find exactly one ordering, and kept only when it finds none or
+    this one among several. Tuning scenes: a white in shade above orange, a yellow between
+    blue and green, a bottom white under blue, a green under yellow taken for one in front."""
+    r = out[s]
+    runs = _own_runs(r, missing, front=True)
+    if runs is None:
+        return None
+    # one camel more where the column says one is unread (``unread_at``), else none: a stack
+    # whose doubt placed an unread band with no camel left for it contradicts the game
+    extra = [c for c in missing if c not in runs]
+    if len(extra) != int(r.unread_at is not None) or len(runs) + len(extra) > max_stack:
+        return None
+    if not all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
+    ):
+        return None
+    k = len(runs) if r.unread_at is None else r.unread_at
+    return [*runs[:k], *extra, *runs[k:]]
+
+
+def _own_runs(r: SpaceReading, missing: list[str], front: bool) -> list[str] | None:
+    """The camels an abstaining stack's runs read (``runs_seen``, bottom to top), as its own:
+    the lowest ones read on other spaces left out (the stack in front's, seen over this
+    base; each camel exists once), and with ``front`` a colour taken for a camel in front
+    that no other space holds put under them (``front_colour``: this stack's bottom camel).
+    None when the stack is not about its own bands, its runs read nothing, a colour twice,
+    or a colour read on another space above its lowest own camel, or one of its bands stood
+    two camels high (``tall_band``: tuning scene 1,680,195 re-mounted, a white camel unread
+    between blue and orange whose band was read three high, and a marker card's white
+    border behind the stack read on top, in white's place)."""
+    if not r.resolvable or not r.runs_seen or r.tall_band:
+        return None
+    runs = [c for c, _ in sorted(r.runs_seen, key=lambda cs: cs[1])]
+    if front and r.front_colour in missing and r.front_colour not in runs:
+        # the camel taken for one in front stands on no other space: it is this stack's
+        # bottom camel, whose band the camel above it, leaning forward, leaves short
+        runs = [r.front_colour, *runs]
+    while runs and runs[0] not in missing:
+        # a camel read on another space at the base: the stack in front's, seen over it
+        runs = runs[1:]
+    if not runs or len(set(runs)) != len(runs) or not set(runs) <= set(missing):
+        return None
+    return runs
+
+
+def _runs_pair(
+    out: dict[int, SpaceReading],
+    colours: list[str],
+    fits: Callable[[int, list[str]], float | None],
+) -> bool:
+    """All five camels are on the track: with exactly two spaces unsure, both about their own
+    bands and neither with a band its doubt placed (``unread_at``), each read as its own
+    runs read it (``_own_runs``) when those split the colours seen nowhere else between the
+    two exactly (each colour on one space, none left), every other read strong. True when
+    it did.
+
+    Why: two stacks abstained at once (a camel in front at one's base, a sliver in the
+    other), and the band model, which seldom confirms a shaded white, fitted no one split;
+    the lone-space rules wait for one unsure space. But the game leaves exactly those
+    colours for the two, and each was seen in exactly one of the two columns, each a band
+    at its own height: both reads agree with the game. A colour taken for a camel in front
+    is not put under either stack here: that camel may be the other unsure space's."""
+    unsure = [s for s, r in out.items() if r.uncertain]
+    if len(unsure) != 2 or any(out[s].unread_at is not None for s in unsure):
+        return False
+    seen = {c for r in out.values() if not r.uncertain for c in r.camels}
+    missing = [c for c in colours if c not in seen]
+    own = [_own_runs(out[s], missing, front=False) for s in unsure]
+    a, b = own
+    if a is None or b is None or set(a) & set(b) or set(a) | set(b) != set(missing):
+        return False
+    if not all(
+        _strong(q, partial(fits, o, q.camels))
+        for o, q in out.items()
+        if o not in unsure and q.camels
+    ):
+        return False
+    why = "the camels seen nowhere else, split as the two unsure spaces' runs read them"
+    for s, stack in zip(unsure, (a, b), strict=True):
+        out[s] = SpaceReading(stack, 0.5, why=why, inferred=True)
+    return True
 
 
 def _no_camel_left(
@@ -633,7 +806,16 @@ def _empty_when_all_elsewhere(
     stack still being laid out is read with ``all_camels=False``. And only on strong reads
     (``_strong``; ``fits`` None: every read counts as strong): a wrong read elsewhere (a
     phantom white under blue) would make the space where that camel stands read empty, one
-    wrong read made two."""
+    wrong read made two.
+
+    But a space whose own runs read it empty (``read_empty``: it abstains only because the
+    sand round its base looks unlike the empty board, a shadow or a hand the sand's colour,
+    or because its front line is hidden) is empty with every camel read elsewhere, weak reads
+    included. Two reads agree there, its pixels and the game: for a camel to stand on it, a
+    hand the sand's colour would have to hide it whole and another space read a phantom of
+    its very colour. Tuning scenes: empty spaces in the shadow of a tall stack abstained
+    while a stack elsewhere was read from the band model (confidence 0.5), all camels read."""
+    read = {c for r in out.values() if not r.uncertain for c in r.camels}
     seen = {
         c
         for s, r in out.items()
@@ -641,6 +823,11 @@ def _empty_when_all_elsewhere(
         for c in r.camels
     }
     if not set(colours) <= seen:
+        if set(colours) <= read:
+            for s, r in list(out.items()):
+                if r.uncertain and r.read_empty:
+                    why = "its runs read no camel, and every camel is read on another space"
+                    out[s] = SpaceReading([], 0.6, why=why, inferred=True)
         return
     for s, r in list(out.items()):
         # a tile's colour there may be a tile not read: empty of camels, but the reading says
@@ -715,7 +902,7 @@ def _resolve(
     _no_camel_left(out, colours, fits)
     if _complete_lone(out, colours, fits, max_stack):
         return out
-    if _complete_pair(out, colours, fits, max_stack):
+    if _complete_pair(out, colours, fits, max_stack) or _runs_pair(out, colours, fits):
         return out
     unsure = [s for s, r in out.items() if r.uncertain]
     seen = {c for r in out.values() if not r.uncertain for c in r.camels}

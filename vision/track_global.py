@@ -503,9 +503,7 @@ def _no_camel_more(
     r = out[s]
     if not r.bands_read or sorted(r.bands_read) != sorted(missing):
         return False
-    return all(
-        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
-    )
+    return _others_strong(out, fits, {s})
 
 
 def _camel_in_unread_band(
@@ -534,9 +532,7 @@ def _camel_in_unread_band(
     extra = [c for c in missing if c not in r.bands_read]
     if len(extra) != 1 or not set(r.bands_read) <= set(missing):
         return None
-    if not all(
-        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
-    ):
+    if not _others_strong(out, fits, {s}):
         return None
     k = r.unread_at
     return [*r.bands_read[:k], *extra, *r.bands_read[k:]]
@@ -572,9 +568,7 @@ def _the_one_camel_left(
     low = min(starts)
     if any(c != missing[0] and low < st < low + r.camel_reach for c, st in r.runs_seen):
         return False
-    return all(
-        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
-    )
+    return _others_strong(out, fits, {s})
 
 
 def _runs_and_the_game(
@@ -613,9 +607,7 @@ def _runs_and_the_game(
     extra = [c for c in missing if c not in runs]
     if len(extra) != int(r.unread_at is not None) or len(runs) + len(extra) > max_stack:
         return None
-    if not all(
-        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o != s and q.camels
-    ):
+    if not _others_strong(out, fits, {s}):
         return None
     k = len(runs) if r.unread_at is None else r.unread_at
     return [*runs[:k], *extra, *runs[k:]]
@@ -672,11 +664,7 @@ def _runs_pair(
     a, b = own
     if a is None or b is None or set(a) & set(b) or set(a) | set(b) != set(missing):
         return False
-    if not all(
-        _strong(q, partial(fits, o, q.camels))
-        for o, q in out.items()
-        if o not in unsure and q.camels
-    ):
+    if not _others_strong(out, fits, set(unsure)):
         return False
     why = "the camels seen nowhere else, split as the two unsure spaces' runs read them"
     for s, stack in zip(unsure, (a, b), strict=True):
@@ -773,6 +761,18 @@ def _complete_pair(
     out[s1] = SpaceReading(found[0][0], 0.5, why=why, inferred=True)
     out[s2] = SpaceReading(found[0][1], 0.5, why=why, inferred=True)
     return True
+
+
+def _others_strong(
+    out: dict[int, SpaceReading],
+    fits: Callable[[int, list[str]], float | None],
+    skip: set[int],
+) -> bool:
+    """Whether every space outside ``skip`` that holds camels is read strongly (``_strong``):
+    what the rules of the game lean on before they complete the spaces in ``skip``."""
+    return all(
+        _strong(q, partial(fits, o, q.camels)) for o, q in out.items() if o not in skip and q.camels
+    )
 
 
 def _strong(r: SpaceReading, fit: Callable[[], float | None]) -> bool:

@@ -161,13 +161,21 @@ def found_and_false(
 def answered(items: Sequence[tuple[str, float, bool]], gates: dict[str, float]) -> list[bool]:
     """Whether each found die is answered at ``gates`` (by case), and right: a die's "steady"
     item follows its "alone" one (``found_and_false``) and answers it too when it passes."""
-    out: list[bool | None] = []  # per die: right, wrong, or None (not answered)
+    return [r for _, r in answers(items, gates)]
+
+
+def answers(
+    items: Sequence[tuple[str, float, bool]], gates: dict[str, float]
+) -> list[tuple[str, bool]]:
+    """Each answered die's case, the one whose gate answered it ("steady" where only its
+    steadiness passed), and whether it is right (``answered``)."""
+    out: list[tuple[str, bool] | None] = []  # per die: (case, right), or None (not answered)
     for k, p, r in items:
         if k != "steady":
-            out.append(r if p >= gates[k] else None)
+            out.append((k, r) if p >= gates[k] else None)
         elif p >= gates[k] and out and out[-1] is None:
-            out[-1] = r
-    return [r for r in out if r is not None]
+            out[-1] = (k, r)
+    return [a for a in out if a is not None]
 
 
 def _case(p: Proposal, face: int) -> str:
@@ -338,7 +346,7 @@ def cross_fit(photos: Sequence[Photo], rounds: int, seed: int = 0) -> CrossFit:
     on their own photos (one wrong) while its held-out wrong share rose from 0.1 % to 0.4 %
     (session 17). Halves are smaller than the whole, so the figure is pessimistic for both; it
     is meant for comparing models or rules, with the same ``rounds`` and ``seed``."""
-    found = n_answered = n_wrong = 0
+    found = 0
     tally = {c: [0, 0] for c in CASES}
     for r in range(rounds):
         order = list(range(len(photos)))
@@ -349,20 +357,13 @@ def cross_fit(photos: Sequence[Photo], rounds: int, seed: int = 0) -> CrossFit:
             g = {c: getattr(gates, c) for c in CASES}
             f, _, items = found_and_false([photos[i] for i in test], gates)
             found += f
-            by = None  # the case that answered the current die, if any
-            for k, p, right in items:
-                if k != "steady":
-                    by = k if p >= g[k] else None
-                elif by is None and p >= g[k]:
-                    by = k
-                else:
-                    continue
-                if by is not None:
-                    tally[by][0] += 1
-                    tally[by][1] += not right
-                    n_answered += 1
-                    n_wrong += not right
-    return CrossFit(rounds, found, n_answered, n_wrong, {c: (a, w) for c, (a, w) in tally.items()})
+            for case, right in answers(items, g):
+                tally[case][0] += 1
+                tally[case][1] += not right
+    per_case = {c: (a, w) for c, (a, w) in tally.items()}
+    n_answered = sum(a for a, _ in per_case.values())
+    n_wrong = sum(w for _, w in per_case.values())
+    return CrossFit(rounds, found, n_answered, n_wrong, per_case)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ should do under a probe is read less (abstain) rather than read wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 
 import cv2
@@ -63,27 +64,22 @@ def _sharpen(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.addWeighted(image, 1.8, soft, -0.8, 0))
 
 
+#: each probe's change of a frame; only the noise draws from the rng
+_CHANGE: dict[Probe, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
+    Probe.NONE: lambda im, _: im.copy(),
+    Probe.JPEG60: lambda im, _: jpeg(im, 60),
+    Probe.BLUR1: lambda im, _: gaussian_blur(im, 1.0),
+    Probe.BLUR2: lambda im, _: gaussian_blur(im, 2.0),
+    Probe.NOISE8: lambda im, rng: add_noise(im, rng, 8.0),
+    Probe.BRIGHT: lambda im, _: tone_curve(im, 0.7),
+    Probe.DARK: lambda im, _: tone_curve(im, 1.4),
+    Probe.VIGNETTE: lambda im, _: _vignette(im, 0.25),
+    Probe.PALE: lambda im, _: _saturation(im, 0.75),
+    Probe.SHARPENED: lambda im, _: _sharpen(im),
+}
+
+
 def apply_probe(image: np.ndarray, probe: Probe, rng: np.random.Generator) -> np.ndarray:
     """``image`` (uint8 BGR) as the camera of ``probe`` would give it; a new array (the input
     is not changed). ``rng`` is drawn from only by the noise probe."""
-    if probe is Probe.NONE:
-        return image.copy()
-    if probe is Probe.JPEG60:
-        return jpeg(image, 60)
-    if probe is Probe.BLUR1:
-        return gaussian_blur(image, 1.0)
-    if probe is Probe.BLUR2:
-        return gaussian_blur(image, 2.0)
-    if probe is Probe.NOISE8:
-        return add_noise(image, rng, 8.0)
-    if probe is Probe.BRIGHT:
-        return tone_curve(image, 0.7)
-    if probe is Probe.DARK:
-        return tone_curve(image, 1.4)
-    if probe is Probe.VIGNETTE:
-        return _vignette(image, 0.25)
-    if probe is Probe.PALE:
-        return _saturation(image, 0.75)
-    if probe is Probe.SHARPENED:
-        return _sharpen(image)
-    raise ValueError(f"unknown probe {probe!r}")  # pragma: no cover - the enum is closed
+    return _CHANGE[probe](image, rng)

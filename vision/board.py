@@ -353,15 +353,17 @@ def _focal_from_homography(G: np.ndarray) -> float | None:
 
 
 # --- markers ------------------------------------------------------------------------------
-@lru_cache(maxsize=4)
-def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+@lru_cache(maxsize=8)
+def _detector(dictionary: str, wide: bool = False) -> cv2.aruco.ArucoDetector:
+    """``wide``: OpenCV's three adaptive-threshold windows (3, 13, 23 px) instead of one."""
     geo_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     params = cv2.aruco.DetectorParameters()
-    # one adaptive-threshold window instead of three: the markers' size in the frame is known
-    # well enough (a board filling the frame), and it is most of the detection time
-    params.adaptiveThreshWinSizeMin = 7
-    params.adaptiveThreshWinSizeMax = 7
-    params.adaptiveThreshWinSizeStep = 10
+    if not wide:
+        # one adaptive-threshold window instead of three: the markers' size in the frame is
+        # known well enough (a board filling the frame), and it is most of the detection time
+        params.adaptiveThreshWinSizeMin = 7
+        params.adaptiveThreshWinSizeMax = 7
+        params.adaptiveThreshWinSizeStep = 10
     return cv2.aruco.ArucoDetector(geo_dict, params)
 
 
@@ -391,17 +393,25 @@ def detect_markers(
         full = _detect(gray, geo, 1.0)  # a small or blurred marker: try at full resolution
         if len(full) > len(found):
             found = full
+    if len(found) < len(geo.marker_centres):
+        # a blurred frame (a lens out of focus, a soft camera) can lose a small card at the
+        # one window: OpenCV's wider windows at the cheaper scale, only when one is missing
+        wide = _detect(gray, geo, 0.5 if min(gray.shape) >= 480 else 1.0, wide=True)
+        if len(wide) > len(found):
+            found = wide
     return found
 
 
-def _detect(gray: np.ndarray, geo: BoardGeometry, scale: float) -> dict[int, np.ndarray]:
+def _detect(
+    gray: np.ndarray, geo: BoardGeometry, scale: float, wide: bool = False
+) -> dict[int, np.ndarray]:
     """Detect at ``scale`` (half resolution is 4x cheaper), then refine corners at full size."""
     small = (
         gray
         if scale == 1.0
         else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     )
-    corners, ids, _ = _detector(geo.dictionary).detectMarkers(small)
+    corners, ids, _ = _detector(geo.dictionary, wide).detectMarkers(small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found

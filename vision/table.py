@@ -347,12 +347,40 @@ def _apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.asarray(p[:, :2] / p[:, 2:3])
 
 
+def _first_layout(
+    seen: dict[int, np.ndarray], want: list[int], size: float
+) -> tuple[np.ndarray, dict[int, tuple[float, float, float]]]:
+    """A first homography and card layout to refine, taken from the card that looks largest in
+    the frame: its corners fix the plane best (a far card a few dozen pixels wide, blurred,
+    can tilt the plane enough that the refinement starts far off). The layout is then put in
+    the frame of card ``want[0]``, which the profile's millimetres are measured from."""
+    ref = max(want, key=lambda m: abs(cv2.contourArea(seen[m].astype(np.float32))))
+    Hr, _ = cv2.findHomography(_square(size), seen[ref], 0)
+    Hinv = np.linalg.inv(Hr)
+    in_ref: dict[int, tuple[np.ndarray, float]] = {}
+    for m in want:
+        mm = _apply_h(Hinv, seen[m])
+        v = (mm[1] - mm[0]) + (mm[2] - mm[3])
+        in_ref[m] = (mm.mean(axis=0), float(np.arctan2(v[1], v[0])))
+    c0, a0 = in_ref[want[0]]
+    to_ref = np.array(
+        [[np.cos(a0), -np.sin(a0), c0[0]], [np.sin(a0), np.cos(a0), c0[1]], [0.0, 0.0, 1.0]]
+    )
+    back = np.array([[np.cos(a0), np.sin(a0)], [-np.sin(a0), np.cos(a0)]])
+    cards: dict[int, tuple[float, float, float]] = {want[0]: (0.0, 0.0, 0.0)}
+    for m in want[1:]:
+        c, a = in_ref[m]
+        x, y = back @ (c - c0)
+        cards[m] = (float(x), float(y), float(np.degrees(a - a0)))
+    return Hr @ to_ref, cards
+
+
 def solve_markers(image: np.ndarray, base: BoardGeometry | None = None) -> MarkerLayout:
     """The marker cards' layout on the table, in millimetres, from one frame showing all four.
 
     Each card's black square is ``marker_size`` mm, so one frame fixes the layout: a plane
     homography and each card's place and turn are fitted to all sixteen corners at once
-    (Gauss-Newton; marker 0 fixes the frame)."""
+    (Levenberg-Marquardt; marker 0 fixes the frame)."""
     _check_image(image)
     geo = base or load_geometry()
     seen = detect_markers(image, geo)
@@ -365,14 +393,7 @@ def solve_markers(image: np.ndarray, base: BoardGeometry | None = None) -> Marke
             "four cards in view, uncovered, and take the snapshot again",
         )
     size = geo.marker_size
-    H0, _ = cv2.findHomography(_square(size), seen[want[0]], 0)
-    cards: dict[int, tuple[float, float, float]] = {want[0]: (0.0, 0.0, 0.0)}
-    Hinv = np.linalg.inv(H0)
-    for m in want[1:]:
-        mm = _apply_h(Hinv, seen[m])
-        c = mm.mean(axis=0)
-        v = (mm[1] - mm[0]) + (mm[2] - mm[3])
-        cards[m] = (float(c[0]), float(c[1]), float(np.degrees(np.arctan2(v[1], v[0]))))
+    H, cards = _first_layout(seen, want, size)
     # refine: parameters = H (8, h33 = 1) + (x, y, angle) of every card but the first
     others = want[1:]
 
@@ -389,22 +410,33 @@ def solve_markers(image: np.ndarray, base: BoardGeometry | None = None) -> Marke
             [(_apply_h(H, _card_corners(cs[m], size)) - seen[m]).ravel() for m in want]
         )
 
-    Hn = H0 / H0[2, 2]
+    Hn = H / H[2, 2]
     p = np.concatenate([Hn.ravel()[:8]] + [np.array(cards[m]) for m in others])
     scale = np.abs(p) * 1e-6 + 1e-6
-    for _ in range(12):
-        r = resid(p)
+    # Levenberg-Marquardt: a step is kept only when it lowers the error, else the damping
+    # grows (a plain Gauss-Newton step from a poor start can run off to thousands of pixels)
+    r = resid(p)
+    cost, damp = float(r @ r), 1e-9
+    for _ in range(30):
         J = np.empty((len(r), len(p)))
         for j in range(len(p)):
             q = p.copy()
             q[j] += scale[j]
             J[:, j] = (resid(q) - r) / scale[j]
         JtJ = J.T @ J
-        step = np.linalg.solve(
-            JtJ + 1e-9 * np.diag(np.diag(JtJ)) + 1e-12 * np.eye(len(p)), -J.T @ r
-        )
-        p = p + step
-        if np.abs(step).max() < 1e-9:
+        while True:
+            step = np.linalg.solve(
+                JtJ + damp * np.diag(np.diag(JtJ)) + 1e-12 * np.eye(len(p)), -J.T @ r
+            )
+            r_new = resid(p + step)
+            cost_new = float(r_new @ r_new)
+            if np.isfinite(cost_new) and cost_new <= cost:
+                p, r, cost, damp = p + step, r_new, cost_new, max(damp / 10, 1e-12)
+                break
+            damp *= 10
+            if damp > 1e6:
+                break
+        if damp > 1e6 or np.abs(step).max() < 1e-9:
             break
     H, cards = unpack(p)
     rms = float(np.sqrt(np.mean(resid(p) ** 2)))

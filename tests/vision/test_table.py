@@ -121,6 +121,50 @@ def test_refused_colour_steps_say_why_and_change_nothing(table, placed, snapshot
     assert placed.to_json() == before
 
 
+def _empty_snapshot(table_seed, probe=None):
+    from vision.render.probes import apply_probe
+
+    table = make_table(table_seed)
+    pose, kelvin, _, rng = _setup_view(table)
+    empty, _ = render_table_scene(table, rng, {}, {}, kelvin=kelvin, pose=pose, size=(1280, 720))
+    if probe is not None:
+        empty = apply_probe(empty, probe, np.random.default_rng([table.seed, 3]))
+    return table, empty
+
+
+def _layout_matches(table, layout, share=0.01):
+    for a in range(4):
+        for b in range(a + 1, 4):
+            want = _dist(table.markers[a][:2], table.markers[b][:2])
+            got = _dist(layout.cards[a][:2], layout.cards[b][:2])
+            assert abs(got - want) < share * want + 2.0, (a, b, got, want)
+
+
+def test_markers_fit_from_a_far_small_card_does_not_run_off():
+    # tuning table 218,234: card 0 is far and small, and the plain Gauss-Newton fit started
+    # from its corners alone ran off (refused as "not flat, fit error" thousands of px)
+    table, empty = _empty_snapshot(218_234)
+    layout = solve_markers(empty, table.geometry)
+    assert layout.rms_px < 1.0
+    _layout_matches(table, layout)
+
+
+def test_markers_found_and_fitted_in_a_frame_out_of_focus():
+    # tuning tables under a Gaussian blur of 2 px: 218,215's card 0 shows only with OpenCV's
+    # wider threshold windows; 218,226's fit ran off from that card's blurred corners
+    from vision.board import detect_markers
+    from vision.render.probes import Probe
+
+    for seed in (218_215, 218_226):
+        table, empty = _empty_snapshot(seed, Probe.BLUR2)
+        assert sorted(detect_markers(empty, table.geometry)) == [0, 1, 2, 3], seed
+        layout = solve_markers(empty, table.geometry)
+        assert layout.rms_px < 1.5, seed
+        # a blurred card's corners are found a little off its print: the layout's scale is
+        # off by up to about 3 % (the reads after it stay right: see docs/table-setup.md)
+        _layout_matches(table, layout, share=0.04)
+
+
 def test_markers_step_refuses_a_hidden_card(table, snapshot):
     img, truth, _, _ = snapshot
     geo = table.geometry

@@ -102,6 +102,8 @@ PROPOSAL_GAP_MM = 12.0  # a card lies about this far off the board's corner, alo
 # board's cardboard (the first edition's is about 2 mm). The corners a person drags lie that
 # high, and so do the camels' feet; a person with a thicker board (or cards on a mat) sets it
 BOARD_HEIGHT_MM = 2.0
+# an 8-bit channel this high is at the sensor's ceiling: its colour is not to be learnt
+CLIPPED = 250
 
 
 class Refusal(StrEnum):
@@ -631,7 +633,10 @@ def _balanced(
     pts: np.ndarray,
     height: np.ndarray | float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """White-balanced linear colour (N x 3) at board points, and which points are in frame."""
+    """White-balanced linear colour (N x 3) at board points, and which points are in frame
+    and usable: a sample with a channel at the sensor's ceiling (a glossy board's glare, a
+    lamp's spot) has lost its colour's proportions (a pink tile's red clips first and it reads
+    violet), so it teaches nothing."""
 
     gains = white_gains(image, loc, geo)
     if not gains:
@@ -640,7 +645,8 @@ def _balanced(
             "the markers' white borders are not visible: cannot balance colour",
         )
     vals, inside = sample(image, loc.to_image(pts, height), box=True)
-    return linear(vals) * gains_at(pts.reshape(-1, 2), gains, geo), inside
+    clipped = (vals >= CLIPPED).any(axis=-1)
+    return linear(vals) * gains_at(pts.reshape(-1, 2), gains, geo), inside & ~clipped
 
 
 def _boardchromaticity(
@@ -857,8 +863,14 @@ def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str])
         k = geo.tile_size * 0.35
         gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
         pts = c + np.column_stack([gx.ravel(), gy.ravel()])
-        lin, inside = _balanced(image, loc, geo, pts, 0.0)
-        ch = chromaticity(lin[inside])
+        lin, usable = _balanced(image, loc, geo, pts, 0.0)
+        if usable.sum() < 0.25 * len(usable):
+            raise SetupRefused(
+                Refusal.TILE_NOT_FOUND,
+                f"the tile on space {space} is not seen well enough (out of the frame, or "
+                "the lamp's glare on it): move the lamp or the tile and take the snapshot again",
+            )
+        ch = chromaticity(lin[usable])
         far = ch[np.linalg.norm(ch - board, axis=1) > 0.02]
         if len(far) < 0.5 * max(len(ch), 1):
             raise SetupRefused(Refusal.TILE_NOT_FOUND, f"no desert tile seen on space {space}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -16,6 +17,7 @@ from vision.table import (
     SetupRefused,
     TableProfile,
     learn_camels,
+    learn_tiles,
     load_profile,
     place_board,
     refine,
@@ -163,6 +165,34 @@ def test_markers_found_and_fitted_in_a_frame_out_of_focus():
         # a blurred card's corners are found a little off its print: the layout's scale is
         # off by up to about 3 % (the reads after it stay right: see docs/table-setup.md)
         _layout_matches(table, layout, share=0.04)
+
+
+def _glare(img, loc, geo, space, share):
+    """A lamp's glare over the top ``share`` of ``space``'s middle: every channel at 255."""
+    c = np.asarray(geo.space_centres[space])
+    k = geo.tile_size * 0.4
+    y1 = -k + 2 * k * share
+    quad = loc.to_image(c + np.array([[-k, -k], [k, -k], [k, y1], [-k, y1]]))
+    out = img.copy()
+    cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), (255, 255, 255))
+    return out
+
+
+def test_a_tile_side_is_learnt_from_its_colour_not_the_glare_on_it(table, placed, snapshot):
+    from vision.board import locate_board
+
+    img, _, _, _ = snapshot
+    geo = table.geometry
+    loc = locate_board(img, geo)
+    clean = learn_tiles(placed, img, dict(SETUP_TILES))
+    glared = learn_tiles(placed, _glare(img, loc, geo, 12, 0.45), dict(SETUP_TILES))
+    side = SETUP_TILES[12]
+    assert _dist(glared.tiles[side].chroma, clean.tiles[side].chroma) < 0.01
+    # glare over nearly all of it: nothing to learn from, said so, and nothing changes
+    with pytest.raises(SetupRefused) as err:
+        learn_tiles(placed, _glare(img, loc, geo, 12, 0.95), dict(SETUP_TILES))
+    assert err.value.code == Refusal.TILE_NOT_FOUND
+    assert "glare" in err.value.sentence
 
 
 def test_markers_step_refuses_a_hidden_card(table, snapshot):

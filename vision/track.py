@@ -29,6 +29,7 @@ mirage sides are printed in clearly different colours); a hand over a tile makes
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -312,6 +313,7 @@ def read_track(
         no_camels=set(desert),
         max_stack=geo.max_stack,
         all_camels=all_camels,
+        peeks=partial(_peek_share, image, loc, geo, gains, pal),
     )
     spaces = _thin_guard(spaces, columns)
     track = {s: r.camels for s, r in spaces.items() if r.camels and not r.uncertain}
@@ -328,6 +330,35 @@ def read_track(
         location=loc,
         columns=columns,
     )
+
+
+def _peek_share(
+    image: np.ndarray,
+    loc: BoardLocation,
+    geo: BoardGeometry,
+    gains: dict[int, np.ndarray],
+    pal: _Palette,
+    space: int,
+    colour: str,
+) -> float:
+    """The share of points of ``space``'s lowest camel-high box (its footprint, from a fifth
+    to four fifths of a camel's height) whose pixel shows ``colour``: where a camel covered
+    by the one set askew over it still shows (``track_global._peeking``)."""
+    c = np.asarray(geo.space_centres[space], np.float64)
+    d = np.asarray(geo.direction(space), np.float64)
+    across = np.array([-d[1], d[0]])
+    fl, fw, z = np.meshgrid(
+        np.linspace(-1.0, 1.0, 9), np.linspace(-1.0, 1.0, 5), np.array([0.2, 0.4, 0.6, 0.8])
+    )
+    pts = (
+        c
+        + d * (fl.reshape(-1, 1) * geo.camel_length / 2)
+        + across * (fw.reshape(-1, 1) * geo.camel_width / 2)
+    )
+    vals, inside = sample(image, loc.to_image(pts, z.ravel() * geo.camel_height), box=True)
+    lin = linear(vals) * gains_at(pts, gains, geo)
+    cls, _ = _classify(pal, lin, dark=0.004)
+    return float(np.mean((cls == pal.names.index(colour)) & inside))
 
 
 # A steep view: a camel set this many mm (or fewer) nearer the camera than the one below it

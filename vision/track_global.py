@@ -16,7 +16,8 @@ also works the other way: a colour read on two spaces is wrong on at least one (
 uncertain), and a colour read nowhere while no space abstains means some stack lost a camel —
 it is put back only where it alone fits, else the spaces it might be hiding under become
 uncertain (every stack with room for it, when one camel fits nowhere: an upper camel set askew
-towards a steep camera can cover the one below it whole).
+towards a steep camera can cover the one below it whole), or only the one stack it peeks out
+of, under a lone camel read there (``_peeking``).
 
 Never completed with camels: a space whose abstention is about something in front of it (a hand,
 a sleeve, a stack hiding it, glare), unless it is the only unsure space, the game leaves it one
@@ -847,12 +848,15 @@ def resolve(
     no_camels: set[int] | frozenset[int] = frozenset(),
     max_stack: int = 5,
     all_camels: bool = True,
+    peeks: Callable[[int, str], float] | None = None,
 ) -> dict[int, SpaceReading]:
     """The readings after the camel rules (a new dict; the input is not changed).
 
     ``fits(space, stack)`` says whether the space's own pixels show ``stack`` (None: no);
     ``decode(space, free)`` lists every stack of the ``free`` colours its pixels show;
-    ``no_camels``: spaces that cannot hold a camel (a desert tile lies there).
+    ``no_camels``: spaces that cannot hold a camel (a desert tile lies there);
+    ``peeks(space, colour)``: the share of the space's lowest camel-high box that shows the
+    colour (``_peeking``).
 
     Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
     on the track, a space that fears only a camel more keeps its runs' camels when every
@@ -866,7 +870,7 @@ def resolve(
     where it alone fits. With every camel read elsewhere, an unsure space is empty
     (``_empty_when_all_elsewhere``).
     """
-    out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels)
+    out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels, peeks)
     if all_camels:
         _empty_when_all_elsewhere(out, colours, fits)
     return out
@@ -880,6 +884,7 @@ def _resolve(
     no_camels: set[int] | frozenset[int],
     max_stack: int,
     all_camels: bool,
+    peeks: Callable[[int, str], float] | None = None,
 ) -> dict[int, SpaceReading]:
     out = dict(spaces)
     _duplicates(out)
@@ -934,6 +939,47 @@ def _resolve(
             for s, r in out.items()
             if s not in no_camels and r.camels and len(r.camels) < max_stack
         }
+    if peeks is not None and len(missing) == 1 and len(where) > 1:
+        where = _peeking(out, where, missing[0], peeks)
     for s in where:
         out[s] = SpaceReading([], 0.0, True, f"{', '.join(missing)} not seen: may be here")
     return out
+
+
+# The share of a stack's lowest camel-high box (``peeks``) that must show a camel seen nowhere
+# else for that stack to hold it, and the most any other stack with room may show. Tuning
+# scenes 2,183,000..2,183,999: where the lower camel peeked out beside the one over it, 4-12 %
+# of its stack's box showed it, every other stack 0-1 %; a camel only a sliver of which shows
+# (1 %) is left to the doubt.
+PEEK_SHOWS = 0.03
+PEEK_NONE = 0.01
+
+
+def _peeking(
+    out: dict[int, SpaceReading],
+    where: set[int],
+    colour: str,
+    peeks: Callable[[int, str], float],
+) -> set[int]:
+    """Of the stacks a camel seen nowhere may hide under, the one it peeks out of.
+
+    Why: an upper camel set askew covers most of the one below, but its paint often still
+    shows beside it in the lowest camel-high box of the space, where no other stack shows that
+    colour. When exactly one stack shows it there and none of the others does, the others keep
+    their reads; a stack of one camel then holds this one under it (the top camel always
+    shows, so there is no other place for it), and a taller stack stays in doubt (which band it
+    is, the box does not say). Otherwise every stack stays in doubt."""
+    shown = {s: peeks(s, colour) for s in where}
+    holds = [s for s, v in shown.items() if v >= PEEK_SHOWS]
+    if len(holds) != 1 or any(v > PEEK_NONE for s, v in shown.items() if s != holds[0]):
+        return where
+    s = holds[0]
+    if len(out[s].camels) == 1:
+        out[s] = SpaceReading(
+            [colour, *out[s].camels],
+            0.5,
+            why=f"{colour}, seen nowhere else, shows under the camel here",
+            inferred=True,
+        )
+        return set()
+    return {s}

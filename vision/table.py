@@ -632,11 +632,11 @@ def _balanced(
     geo: BoardGeometry,
     pts: np.ndarray,
     height: np.ndarray | float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """White-balanced linear colour (N x 3) at board points, and which points are in frame
-    and usable: a sample with a channel at the sensor's ceiling (a glossy board's glare, a
-    lamp's spot) has lost its colour's proportions (a pink tile's red clips first and it reads
-    violet), so it teaches nothing."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """White-balanced linear colour (N x 3) at board points, which points are in frame, and
+    which have a channel at the sensor's ceiling (a glossy board's glare, a lamp's spot): such
+    a sample has lost its colour's proportions (a pink tile's red clips first and it reads
+    violet), so it teaches nothing (``_unclipped``)."""
 
     gains = white_gains(image, loc, geo)
     if not gains:
@@ -645,8 +645,16 @@ def _balanced(
             "the markers' white borders are not visible: cannot balance colour",
         )
     vals, inside = sample(image, loc.to_image(pts, height), box=True)
-    clipped = (vals >= CLIPPED).any(axis=-1)
-    return linear(vals) * gains_at(pts.reshape(-1, 2), gains, geo), inside & ~clipped
+    clipped = np.asarray((vals >= CLIPPED).any(axis=-1))
+    return linear(vals) * gains_at(pts.reshape(-1, 2), gains, geo), inside, clipped
+
+
+def _unclipped(ok: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+    """The samples to learn from: ``ok`` ones without a clipped channel, unless those are
+    fewer than half: a piece mostly at the sensor's ceiling is a white camel (clipping keeps
+    its neutral colour) or one lit so hard that its clipped colour is the best there is."""
+    keep = ok & ~clipped
+    return keep if keep.sum() >= 0.5 * ok.sum() else ok
 
 
 def _boardchromaticity(
@@ -657,8 +665,8 @@ def _boardchromaticity(
     for s in spaces:
         cx, cy = geo.space_centres[s]
         pts += [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
-    lin, inside = _balanced(image, loc, geo, np.array(pts), 0.0)
-    return np.asarray(np.median(chromaticity(lin[inside]), axis=0))
+    lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), 0.0)
+    return np.asarray(np.median(chromaticity(lin[_unclipped(inside, clipped)]), axis=0))
 
 
 def _camel_samples(
@@ -675,11 +683,11 @@ def _camel_samples(
             for z in np.linspace(0.45, 0.95, 6):
                 pts.append(c + u * geo.camel_width * (0.45 - depth) + across * t * geo.camel_length)
                 hs.append(z * geo.camel_height)
-    lin, inside = _balanced(image, loc, geo, np.array(pts), np.array(hs))
+    lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), np.array(hs))
     bright = lin.sum(axis=1)
     # too dark for a hue, but the second edition's black camel is that dark: keep it there
     ok = inside & (bright > (0.002 if "black" in geo.colours else 0.02))
-    return np.asarray(chromaticity(lin[ok]))
+    return np.asarray(chromaticity(lin[_unclipped(ok, clipped)]))
 
 
 def learn_camels(
@@ -863,7 +871,9 @@ def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str])
         k = geo.tile_size * 0.35
         gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
         pts = c + np.column_stack([gx.ravel(), gy.ravel()])
-        lin, usable = _balanced(image, loc, geo, pts, 0.0)
+        lin, inside, clipped = _balanced(image, loc, geo, pts, 0.0)
+        # a tile is never white: a glared one's clipped colour is the lamp's, not the tile's
+        usable = inside & ~clipped
         if usable.sum() < 0.25 * len(usable):
             raise SetupRefused(
                 Refusal.TILE_NOT_FOUND,

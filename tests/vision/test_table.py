@@ -189,10 +189,12 @@ def test_a_tile_side_is_learnt_from_its_colour_not_the_glare_on_it(table, placed
     side = SETUP_TILES[12]
     assert _dist(glared.tiles[side].chroma, clean.tiles[side].chroma) < 0.01
     # glare over nearly all of it: nothing to learn from, said so, and nothing changes
+    before = glared.to_json()
     with pytest.raises(SetupRefused) as err:
-        learn_tiles(placed, _glare(img, loc, geo, 12, 0.95), dict(SETUP_TILES))
+        learn_tiles(glared, _glare(img, loc, geo, 12, 0.95), dict(SETUP_TILES))
     assert err.value.code == Refusal.TILE_NOT_FOUND
     assert "glare" in err.value.sentence
+    assert glared.to_json() == before
 
 
 def test_markers_step_refuses_a_hidden_card(table, snapshot):

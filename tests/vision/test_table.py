@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.eval.table import SETUP_TILES, _setup_view, set_up_table
+from vision.eval.table import SETUP_TILES, _setup_view, set_up_table, setup_snapshots
+from vision.render.probes import Probe
 from vision.render.table import make_table, render_table_scene
 from vision.table import (
     BOARD_HEIGHT_MM,
@@ -123,15 +124,9 @@ def test_refused_colour_steps_say_why_and_change_nothing(table, placed, snapshot
     assert placed.to_json() == before
 
 
-def _empty_snapshot(table_seed, probe=None):
-    from vision.render.probes import apply_probe
-
+def _empty_snapshot(table_seed, probe=Probe.NONE):
     table = make_table(table_seed)
-    pose, kelvin, _, rng = _setup_view(table)
-    empty, _ = render_table_scene(table, rng, {}, {}, kelvin=kelvin, pose=pose, size=(1280, 720))
-    if probe is not None:
-        empty = apply_probe(empty, probe, np.random.default_rng([table.seed, 3]))
-    return table, empty
+    return table, setup_snapshots(table, probe=probe).empty
 
 
 def _layout_matches(table, layout, share=0.01):
@@ -155,7 +150,6 @@ def test_markers_found_and_fitted_in_a_frame_out_of_focus():
     # tuning tables under a Gaussian blur of 2 px: 218,215's card 0 shows only with OpenCV's
     # wider threshold windows; 218,226's fit ran off from that card's blurred corners
     from vision.board import detect_markers
-    from vision.render.probes import Probe
 
     for seed in (218_215, 218_226):
         table, empty = _empty_snapshot(seed, Probe.BLUR2)

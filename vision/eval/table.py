@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -90,6 +90,7 @@ __all__ = [
     "evaluate",
     "score_scene",
     "set_up_table",
+    "setup_snapshots",
 ]
 
 CONDITIONS = ("same", "other", "lamp", "nominal")
@@ -117,17 +118,25 @@ def _setup_view(table: Table) -> tuple[Any, float, list[str], np.random.Generato
     return pose, kelvin, order, srng
 
 
-def set_up_table(
+class SetupSnapshots(NamedTuple):
+    """The person's two set-up snapshots of a table (``setup_snapshots``)."""
+
+    empty: np.ndarray  # the empty board: markers, track, its look
+    pieces: np.ndarray  # the camels on spaces 1.. in ``order``, the tiles on SETUP_TILES
+    truth: TableTruth  # of the empty board (its corners in the frame)
+    order: list[str]
+    rng: np.random.Generator  # the set-up's draws, gone on past both snapshots
+
+
+def setup_snapshots(
     table: Table, pose: Any = None, kelvin: float | None = None, probe: Probe = Probe.NONE
-) -> tuple[TableProfile, dict[str, float]]:
-    """Set ``table`` up from its set-up snapshot as a person would; returns the profile and
-    each step's time (ms). ``pose``/``kelvin`` override the snapshot's camera and lamp;
-    ``probe``, the camera's look (``vision.render.probes``), is that of both snapshots."""
+) -> SetupSnapshots:
+    """The set-up snapshots ``set_up_table`` works from, under ``probe`` (both frames through
+    one camera's look). ``pose``/``kelvin`` override the table's set-up camera and lamp."""
     p0, k0, order, srng = _setup_view(table)
     pose = p0 if pose is None else pose
     kelvin = k0 if kelvin is None else kelvin
     track = {i + 1: [c] for i, c in enumerate(order)}
-    # the person's two snapshots: the empty board (markers, track, its look), then the pieces
     empty, truth = render_table_scene(table, srng, {}, {}, kelvin=kelvin, pose=pose, size=FRAME)
     img, _ = render_table_scene(
         table, srng, track, dict(SETUP_TILES), kelvin=kelvin, pose=pose, size=FRAME
@@ -135,6 +144,17 @@ def set_up_table(
     if probe is not Probe.NONE:
         prng = np.random.default_rng([table.seed, 3])
         empty, img = apply_probe(empty, probe, prng), apply_probe(img, probe, prng)
+    return SetupSnapshots(empty, img, truth, order, srng)
+
+
+def set_up_table(
+    table: Table, pose: Any = None, kelvin: float | None = None, probe: Probe = Probe.NONE
+) -> tuple[TableProfile, dict[str, float]]:
+    """Set ``table`` up from its set-up snapshot as a person would; returns the profile and
+    each step's time (ms). ``pose``/``kelvin`` override the snapshot's camera and lamp;
+    ``probe``, the camera's look (``vision.render.probes``), is that of both snapshots."""
+    # the person's two snapshots: the empty board (markers, track, its look), then the pieces
+    empty, img, truth, order, srng = setup_snapshots(table, pose, kelvin, probe)
     ms: dict[str, float] = {}
     t0 = time.perf_counter()
     layout = solve_markers(empty, table.geometry)

@@ -411,7 +411,7 @@ def _overhung(
     too.
     Without that colour in the stack in front the rule does not fire: a lone camel behind a
     stack under a hand is far more often there than an overhanging top (tuning scenes
-    2,187,000..2,187,499: 4 right reads given up for each wrong one).
+    2,187,000..2,188,999 with any unsure space in front: 12 right reads given up for 5 wrong).
     """
     unsure = [t for t, r in spaces.items() if r.uncertain]
     if not unsure:

@@ -1546,6 +1546,11 @@ BETWEEN_RATIO = 0.7
 UNEXPLAINED_BANDS = 0.5
 # nor this many within a two-camel stack's height: a bottom camel in the board's colour (a
 # yellow camel under glare) under one that is read as nothing (a blue in its own shade)
+# a camel run starting this many bands over the base, above a base of no colour, stands on
+# a camel unread there (the lowest band seen starts higher than a band when the stack stands
+# at the back of its space; tuning scenes 2,189,199 and 2,189,369: 2.0 and 1.8)
+BASE_UNREAD_FROM = 0.6
+BASE_UNREAD_TO = 2.2
 STRAY_UPTO = 3.0
 STRAY_BANDS = 1.0
 STRAY_WHY = "something not the empty board stands above the space's base"
@@ -1895,18 +1900,25 @@ def _decode(
             where = "the base of the space" if not started else "the top of the stack"
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
+            above = [
+                (names[c2], float(s2))
+                for c2, s2, e2 in runs[k + 1 :]
+                if c2 < n_camel
+                and s2 < reach
+                and e2 - s2 >= 0.5 * band
+                and not (explained is not None and float(explained[s2:e2].mean()) > 0.6)
+            ]
             if seen is not None:
                 # the camel colours above it are seen all the same: with every other camel
                 # read elsewhere, the one its runs saw here may be this space's (an orange
                 # camel whose shaded legs read as no colour; ``_the_one_camel_left``)
-                seen.extend(
-                    (names[c2], float(s2))
-                    for c2, s2, e2 in runs[k + 1 :]
-                    if c2 < n_camel
-                    and s2 < reach
-                    and e2 - s2 >= 0.5 * band
-                    and not (explained is not None and float(explained[s2:e2].mean()) > 0.6)
-                )
+                seen.extend(above)
+            rise = above[0][1] - base_idx if above else -1.0
+            if not started and BASE_UNREAD_FROM * band <= rise <= BASE_UNREAD_TO * band:
+                # camels standing a band or two up over it: it is where a camel under them
+                # went unread (a blue one in its own shade), the place the game may put the
+                # one camel it leaves (``_runs_and_the_game``)
+                return _unread(f"something neither camel nor board covers {where}", None, 0)
             return _unread(f"something neither camel nor board covers {where}")
         if (
             not started

@@ -1,4 +1,4 @@
-"""Three doubts about a space read with confidence, and one camel the game places.
+"""Three doubts about a space read with confidence, and camels the game places.
 
 - The top camel of a tall stack that abstains shows at the base of the space behind it, and was
   read there as a camel standing on that space (``track._overhung``).
@@ -6,9 +6,10 @@
   two up (a yellow camel under glare read as sand, the blue one on it in its shade read as no
   colour at all): it abstains (``track.STRAY_WHY``).
 - A space that abstains on something of no colour at its base still says which camel colours
-  its runs saw above it, so that the game can place the one camel read nowhere else there.
+  its runs saw above it, so that the game can place the one camel read nowhere else there;
+  and with camels seen a band or two over it, the base is where the camel left goes.
 
-The scenes are tuning scenes of ``vision.eval.table`` (seeds 2,186,000..2,188,999) where each
+The scenes are tuning scenes of ``vision.eval.table`` (seeds 2,186,000..2,189,999) where each
 rule fires; before it, each was a confident wrong read or an abstention."""
 
 from __future__ import annotations
@@ -91,3 +92,13 @@ def test_the_one_camel_left_is_placed_where_its_runs_saw_it_above_a_base_of_no_c
     assert_space_read(2_187_098, 7, ["orange"])
     reading = et.render_scene(2_187_098).read()
     assert reading.spaces[7].inferred
+
+
+def test_a_base_of_no_colour_under_camels_is_where_the_camel_left_goes():
+    # a blue camel in its own shade reads as no colour under the white (and green) on it; with
+    # every other space read, the game's one camel left goes in that band
+    # before: "something neither camel nor board covers the base of the space"
+    assert_space_read(2_189_199, 1, ["blue", "white"])
+    assert_space_read(2_189_369, 16, ["blue", "white", "green"])
+    reading = et.render_scene(2_189_369).read()
+    assert reading.spaces[16].inferred

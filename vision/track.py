@@ -400,7 +400,7 @@ def _overhung(
 ) -> dict[int, SpaceReading]:
     """Doubt a stack read behind an unsure space whose stack could reach over its base.
 
-    Why: the commonest confident wrong read on tuning scenes (5 of 8 in 2,000): the top camel
+    Why: the commonest confident wrong read on tuning scenes (5 of 9 in 2,000): the top camel
     of a tall stack, leaning back, or under a hand, shows in the column of the space behind
     it, right at that space's base, and is read there as a camel standing on it, while the
     stack itself abstains, its runs seeing that camel on top of its own. The game bounds that
@@ -1546,14 +1546,14 @@ BETWEEN_RATIO = 0.7
 UNEXPLAINED_BANDS = 0.5
 # nor this many within a two-camel stack's height: a bottom camel in the board's colour (a
 # yellow camel under glare) under one that is read as nothing (a blue in its own shade)
+STRAY_UPTO = 3.0
+STRAY_BANDS = 1.0
+STRAY_WHY = "something not the empty board stands above the space's base"
 # a camel run starting this many bands over the base, above a base of no colour, stands on
 # a camel unread there (the lowest band seen starts higher than a band when the stack stands
 # at the back of its space; tuning scenes 2,189,199 and 2,189,369: 2.0 and 1.8)
 BASE_UNREAD_FROM = 0.6
 BASE_UNREAD_TO = 2.2
-STRAY_UPTO = 3.0
-STRAY_BANDS = 1.0
-STRAY_WHY = "something not the empty board stands above the space's base"
 
 
 def _lower_edge(

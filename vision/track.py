@@ -412,6 +412,8 @@ def _overhung(
     Without that colour in the stack in front the rule does not fire: a lone camel behind a
     stack under a hand is far more often there than an overhanging top (tuning scenes
     2,187,000..2,188,999 with any unsure space in front: 12 right reads given up for 5 wrong).
+    ``_mark_hidden`` is the same doubt for a stack in front that was read, before the game's
+    rules; this one asks after them, when the stack in front is still unsure.
     """
     unsure = [t for t, r in spaces.items() if r.uncertain]
     if not unsure:
@@ -419,17 +421,14 @@ def _overhung(
     held = {c for r in spaces.values() if not r.uncertain for c in r.camels}
     levels = min(geo.max_stack, len(geo.colours) - len(held) + 1)
     cam = loc.pose.centre[:2]
-
-    def near(q: int) -> float:
-        return float(np.linalg.norm(cam - np.asarray(geo.space_centres[q])))
-
+    near = {q: float(np.linalg.norm(cam - np.asarray(c))) for q, c in geo.space_centres.items()}
     out = dict(spaces)
     for s, r in spaces.items():
         if r.uncertain or not r.camels or r.inferred:
             continue
         mid = loc.to_image(np.array([geo.space_centres[s]]), 0.5 * geo.camel_height)[0]
         for t in unsure:
-            if near(t) >= near(s) or r.camels[0] not in _stacked(spaces[t]):
+            if near[t] >= near[s] or r.camels[0] not in _stacked(spaces[t]):
                 continue
             poly = stack_region(loc.pose, geo, t, levels).astype(np.float32)
             if cv2.pointPolygonTest(poly, (float(mid[0]), float(mid[1])), False) >= 0:
@@ -1664,11 +1663,10 @@ def _stands_unexplained(
     base_idx: int,
     band: float,
     upto: float = 1.6,
-    need: float | None = None,
+    need: float = UNEXPLAINED_BANDS,
 ) -> bool:
     """Does something stand where a bottom camel would (``upto`` bands above the base), that
-    is neither board nor camel colour? (at least ``need`` bands of it, ``UNEXPLAINED_BANDS``
-    unless given)
+    is neither board nor camel colour? (at least ``need`` bands of it)
 
     Why: a camel far from its taught colour (in its own shade, or a lamp that turns it) is
     "unknown" sample by sample; its short runs of its colour are dropped as seams, and the
@@ -1683,7 +1681,7 @@ def _stands_unexplained(
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
     odd = ~board[label[lo:hi]] & ~explained[lo:hi]
-    return bool(odd.sum() >= (UNEXPLAINED_BANDS if need is None else need) * band)
+    return bool(odd.sum() >= need * band)
 
 
 def _outline_dip(

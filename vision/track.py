@@ -1553,6 +1553,10 @@ STRAY_WHY = "something not the empty board stands above the space's base"
 # at the back of its space; tuning scenes 2,189,199 and 2,189,369: 2.0 and 1.8)
 BASE_UNREAD_FROM = 0.6
 BASE_UNREAD_TO = 2.2
+# no colour at the base where this share (or more) of its samples look as the empty board did
+# there at set-up is the board (the pyramid's edge over a far space's front line, tuning scene
+# 2,193,746), not something standing on the space
+BASE_SEEN_SHARE = 0.9
 
 
 def _lower_edge(
@@ -1782,6 +1786,43 @@ GREY_BAND = 0.25
 GREY_WHY = "a grey stretch in the black camel's band: the white camel in shade?"
 
 
+def _camel_over(
+    runs: list[list[int]],
+    k: int,
+    names: list[str],
+    camels: list[str],
+    band: float,
+    n_camel: int,
+    explained: np.ndarray,
+) -> bool:
+    """Does another camel, one the set-up did not see there, stand right on run ``k``?
+
+    Why: an upper camel colour that looks as the empty board did at set-up may be the board
+    or table behind the stack (``EXPLAINED_UPPER``), but only above the stack's top: between
+    two camels nothing of the board shows. The set-up's look is chromaticity alone, so a
+    white camel in front of the white pebble lines or number flags looks "explained"; with a
+    camel of another colour, itself unexplained, starting within half a band of its end, it
+    is a camel of the stack."""
+    end = runs[k][2]
+    for cl, st, en in runs[k + 1 :]:
+        if st > end + CAMEL_OVER_GAP * band:
+            return False
+        if (
+            cl < n_camel
+            and names[cl] not in camels
+            and cl != runs[k][0]
+            and en - st >= 0.5 * band
+            and float(explained[st:en].mean()) <= EXPLAINED_UPPER
+        ):
+            return True
+    return False
+
+
+# a camel run starting within this many bands of an explained camel-coloured run's end
+# shows that run is a camel of the stack, not the board behind it
+CAMEL_OVER_GAP = 0.5
+
+
 def _decode(
     label: np.ndarray,
     pal: _Palette,
@@ -1866,6 +1907,7 @@ def _decode(
                 started
                 and explained is not None
                 and float(explained[st:en].mean()) > EXPLAINED_UPPER
+                and not _camel_over(runs, k, names, camels, band, n_camel, explained)
             ):
                 # an upper camel's colour that the set-up saw right there on the empty board
                 # or table (a green cloth behind an edge space's stack): no evidence of a camel,
@@ -1898,6 +1940,16 @@ def _decode(
             where = "the base of the space" if not started else "the top of the stack"
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
+            if (
+                not started
+                and explained is not None
+                and float(explained[st:en].mean()) >= BASE_SEEN_SHARE
+            ):
+                # as the set-up saw the empty board there: the board's own look. Above the
+                # base such samples were taken for the board already; at it they were not, a
+                # stack's own shadow has the sand's hue, but a stack standing there would
+                # show its colours above (read on from here as any camel run is)
+                continue
             above = [
                 (names[c2], float(s2))
                 for c2, s2, e2 in runs[k + 1 :]

@@ -684,10 +684,26 @@ def _camel_samples(
                 pts.append(c + u * geo.camel_width * (0.45 - depth) + across * t * geo.camel_length)
                 hs.append(z * geo.camel_height)
     lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), np.array(hs))
-    bright = lin.sum(axis=1)
-    # too dark for a hue, but the second edition's black camel is that dark: keep it there
-    ok = inside & (bright > (0.002 if "black" in geo.colours else 0.02))
+    ok = inside & _has_hue(lin, geo)
     return np.asarray(chromaticity(lin[_unclipped(ok, clipped)]))
+
+
+def _has_hue(lin: np.ndarray, geo: BoardGeometry) -> np.ndarray:
+    """Which samples (linear, ... x 3) are light enough for their hue to be learnt.
+
+    Judged by the strongest channel, not the sum: a saturated camel's shaded side, nearly
+    all of its light in one channel, keeps a clear hue where a grey that dark does not (under
+    a steeper tone curve a green camel's side stood at sums of 0.01-0.02, under the old floor
+    of 0.02: only its sheen on top was kept, and the green learnt was nearer the sand's than
+    its paint). The second edition's black camel is darker still: there the floor is low."""
+    if "black" in geo.colours:
+        return np.asarray(lin.sum(axis=-1) > 0.002)
+    return np.asarray(lin.max(axis=-1) > HUE_FLOOR)
+
+
+# the least light in a sample's strongest channel (linear) for its hue to be learnt: about
+# 20 of 255 once encoded, well above a sensor's noise
+HUE_FLOOR = 0.006
 
 
 def learn_camels(
@@ -772,7 +788,7 @@ def learn_camels_from_stacks(
             lo = int(col.base + (level + 0.3) * col.band)
             hi = int(np.ceil(col.base + (level + 0.95) * col.band))
             seg = col.lin[max(lo, 0) : max(hi, 0)]
-            seg = seg[seg.sum(axis=1) > 0.02]
+            seg = seg[_has_hue(seg, geo)]
             ch = chromaticity(seg)
             far = ch[np.linalg.norm(ch - board, axis=1) > 0.08] if len(ch) else ch
             if len(far) < max(3, 0.4 * len(ch)):

@@ -170,9 +170,17 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     d = np.linalg.norm(ch[..., None, :] - pal.chroma, axis=-1)  # ... x classes
     best = d.argmin(axis=-1)
     dist = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
-    # dark samples have noisy chromaticity: allow them more room before calling them unknown
+    # dark samples have noisy chromaticity: allow them more room before calling them unknown.
+    # Too dark for any hue is judged by the strongest channel: a saturated camel's shaded side
+    # holds nearly all its light in one channel and keeps its hue where a grey of the same
+    # mean does not (a blue camel's side under a steeper tone curve, y 0.002-0.004)
+    # With the second edition's black camel on the track, the darkest samples are judged by
+    # their mean as before: there a dark sample with a cast is most often black paint, and
+    # naming it by that cast cost reads (tuning scenes 2,191,000..2,191,299: six more
+    # abstentions, none fewer)
     radius = pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002))
-    unknown = (dist > radius) | (y < dark)
+    too_dark = (lin.max(axis=-1) if pal.neutral is None else y) < dark
+    unknown = (dist > radius) | too_dark
     if pal.neutral is not None:
         black, white = pal.neutral
         grey = (best == black) | (best == white)
@@ -180,7 +188,7 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
         d_split = np.linalg.norm(ch - pal.chroma[best], axis=-1)
         dist = np.where(grey, d_split, dist)
         radius = np.where(grey, pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002)), radius)
-        unknown = (dist > radius) | (y < dark)
+        unknown = (dist > radius) | too_dark
         # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
         # that dark on the track and not strongly coloured is the black camel (the sand stays
         # far brighter in shade; a green camel in the shade of the one above stays green)

@@ -170,3 +170,20 @@ def test_two_unsure_stacks_take_the_colours_their_runs_saw():
     )
     out = resolve(spaces, COLOURS, _no_fit)
     assert out[7].uncertain and out[12].uncertain
+
+
+def test_no_split_when_both_stacks_end_in_something_of_no_colour():
+    top = "something neither camel nor board covers the top of the stack"
+    spaces = {
+        3: SpaceReading(["orange", "green"], 0.95),
+        7: SpaceReading([], 0.0, True, top, resolvable=True, runs_seen=_runs("white")),
+        12: SpaceReading([], 0.0, True, top, resolvable=True, runs_seen=_runs("blue", "yellow")),
+    }
+    # a camel may stand unread on either top, and 7's "white" need not be a camel at all
+    # (tuning scene 2,180,126 under a darker tone curve: a mirage tile's white waves)
+    out = resolve(spaces, COLOURS, _no_fit)
+    assert out[7].uncertain and out[12].uncertain
+    # with one of the two doubts a band two camels high: split as the runs read them
+    spaces[7] = SpaceReading([], 0.0, True, HIGH, resolvable=True, runs_seen=_runs("white"))
+    out = resolve(spaces, COLOURS, _no_fit)
+    assert out[7].camels == ["white"] and out[12].camels == ["blue", "yellow"]

@@ -698,7 +698,7 @@ def _sand_unlike_setup(
     in_front = np.zeros(len(label), bool)
     for cl, st, ln in _runs(label):
         if ln >= 0.34 * band and _camel_in_front(cl, st + ln, n_camel, base_idx, band):
-            in_front[st : st + ln] = True
+            in_front[st : _fragment_end(label, cl, st + ln, band)] = True
     k_win = known[lo:hi]
     sand = k_win & ~in_front[lo:hi]
     if k_win.mean() < 0.5 or not sand.any():
@@ -1530,6 +1530,27 @@ LEG_EXPLAINED_ALL = 0.7
 IN_FRONT_END = 0.4
 
 
+def _fragment_end(label: np.ndarray, cl: int, end: int, band: float) -> int:
+    """Where class ``cl``'s samples really end above a run of it that ends at ``end``: its
+    pieces past the run (each too short to be a run of its own, ``_clean_runs``) joined on
+    across gaps of at most two samples, within half a band.
+
+    Why: the back of a camel in front, its top edge blurred, ended as a run a few samples
+    short of its last piece of colour, and the stretch meant to show plain board above it
+    began on that piece (tuning scene 2,194,961: an empty space behind a yellow camel
+    abstained, "a camel in front hides the base")."""
+    out = end
+    i = end
+    stop = min(len(label), int(end + 0.5 * band))
+    while i < stop:
+        if label[i] == cl:
+            out = i + 1
+        elif i - out >= 2:
+            break
+        i += 1
+    return out
+
+
 def _camel_in_front(cl: int, end: float, n_camel: int, base_idx: int, band: float) -> bool:
     """Whether a run of class ``cl`` ending at ``end`` is the back of a camel on the space in
     front: a camel colour that ends below ``IN_FRONT_END`` band over this space's base. One
@@ -1676,9 +1697,11 @@ def _stands_unexplained(
     band: float,
     upto: float = 1.6,
     need: float = UNEXPLAINED_BANDS,
+    start: int = 0,
 ) -> bool:
     """Does something stand where a bottom camel would (``upto`` bands above the base), that
-    is neither board nor camel colour? (at least ``need`` bands of it)
+    is neither board nor camel colour? (at least ``need`` bands of it; only above ``start``,
+    where the back of a camel in front, set aside by the decoder, ends)
 
     Why: a camel far from its taught colour (in its own shade, or a lamp that turns it) is
     "unknown" sample by sample; its short runs of its colour are dropped as seams, and the
@@ -1688,7 +1711,7 @@ def _stands_unexplained(
     if explained is None:
         return False
     lo, hi = int(base_idx + 0.1 * band), int(base_idx + upto * band)
-    lo, hi = max(lo, 0), min(hi, len(label))
+    lo, hi = max(lo, start, 0), min(hi, len(label))
     if hi - lo < 2:
         return False
     board = np.array([n.startswith(BOARD) for n in names] + [False])
@@ -1866,6 +1889,7 @@ def _decode(
     # camel colours read above an unread base: a camel (or two) under them went unread
     above_base: str | None = None
     front_end = 0.0  # where the camel in front ends: its samples are not this stack's
+    front_clear = 0  # where a camel in front set aside (the board clear above it) ends
     reach = base_idx + (geo.max_stack - 0.5) * band  # above: the board behind, not this stack
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
     runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
@@ -1897,9 +1921,12 @@ def _decode(
             # a camel too many)
             # (an abstention the five-camel rule may complete: an empty space whose camels
             # are all read elsewhere stays read)
-            if _clear_above(label, names, explained, en + 0.25 * band, base_idx + 1.2 * band):
+            tail = _fragment_end(label, cl, en, band)
+            if _clear_above(label, names, explained, tail + 0.25 * band, base_idx + 1.2 * band):
                 # but it ends low: a bottom camel here would show most of its band above it,
-                # and the column there is the empty board as the set-up saw it
+                # and the column there is the empty board as the set-up saw it (the camel in
+                # front is no "something standing" here either: ``_stands_unexplained``)
+                front_clear = max(front_clear, tail)
                 continue
             # the camels above are read on, in doubt: the five-camel rule keeps them when the
             # camel in front, and every other one, is read on another space (if not, it may be
@@ -1999,9 +2026,11 @@ def _decode(
     if not camels and in_front is not None:
         return _unread(in_front)
     if not camels:
-        if _stands_unexplained(label, names, explained, base_idx, band):
+        if _stands_unexplained(label, names, explained, base_idx, band, start=front_clear):
             return _unread("something not the empty board stands on the space, in no camel colour")
-        if _stands_unexplained(label, names, explained, base_idx, band, STRAY_UPTO, STRAY_BANDS):
+        if _stands_unexplained(
+            label, names, explained, base_idx, band, STRAY_UPTO, STRAY_BANDS, front_clear
+        ):
             return _unread(STRAY_WHY)
         return SpaceReading([], 0.9)
     conf = 0.95

@@ -6,6 +6,9 @@
 - A camel colour the set-up saw there is the board or table behind a stack only above the
   stack's top: with another camel, unexplained, standing right on it, it is a camel (a white
   camel in front of the white pebble lines; ``track._camel_over``).
+- The back of a camel in front ends where its colour's last pieces end, not where its run
+  does: the board as the set-up saw it above there clears the space behind it
+  (``track._fragment_end``).
 
 The scenes are tuning scenes of ``vision.eval.table`` (seeds 2,193,000..2,194,999) where each
 rule fires; before it, each space abstained."""
@@ -16,6 +19,7 @@ import numpy as np
 
 from tests.vision._trackkit import assert_space_read
 from vision import track
+from vision.eval import table as et
 
 
 def test_the_empty_boards_own_look_at_a_spaces_front_is_not_something_standing_there():
@@ -65,3 +69,24 @@ def test_an_explained_run_with_nothing_right_on_it_stays_in_doubt():
     assert not track._camel_over(_runs(98), 4, NAMES, ["green", "yellow"], BAND, 5, both)
     # a colour already in the stack over it is not another camel
     assert not track._camel_over(_runs(98), 4, NAMES, ["green", "orange"], BAND, 5, seen)
+
+
+def test_an_empty_space_behind_a_camel_whose_back_ends_in_pieces_is_read_empty():
+    # the yellow camel in front ends in a piece of its colour too short for a run; the board
+    # above that piece is as the set-up saw it: read empty from the space's own column
+    scene = et.render_scene(2_194_961)
+    reading = scene.read()
+    assert 13 not in scene.truth.track
+    assert 13 not in reading.uncertain, reading.spaces[13].why
+    assert reading.spaces[13].camels == [] and not reading.spaces[13].inferred
+
+
+def test_a_colours_pieces_past_its_run_extend_it_across_short_gaps():
+    y, b, u = YELLOW, 5, UNKNOWN
+    label = np.array([y] * 32 + [u] + [y] * 7 + [b] * 20)
+    assert track._fragment_end(label, y, 32, BAND) == 40
+    # a gap of three samples or more ends it, and so does half a band
+    gapped = np.array([y] * 32 + [b, b, b] + [y] * 5 + [b] * 20)
+    assert track._fragment_end(gapped, y, 32, BAND) == 32
+    far = np.array([y] * 32 + [y, u] * 10 + [b] * 10)
+    assert track._fragment_end(far, y, 32, BAND) <= 32 + 0.5 * BAND

@@ -61,7 +61,15 @@ from vision.board_light import (
     white_gains,
 )
 from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
-from vision.track_global import WEAK, Column, FitRef, SpaceReading, StackFit, resolve
+from vision.track_global import (
+    TOP_WORD,
+    WEAK,
+    Column,
+    FitRef,
+    SpaceReading,
+    StackFit,
+    resolve,
+)
 
 if TYPE_CHECKING:
     from vision.table import TableProfile
@@ -173,11 +181,10 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     # dark samples have noisy chromaticity: allow them more room before calling them unknown.
     # Too dark for any hue is judged by the strongest channel: a saturated camel's shaded side
     # holds nearly all its light in one channel and keeps its hue where a grey of the same
-    # mean does not (a blue camel's side under a steeper tone curve, y 0.002-0.004)
-    # With the second edition's black camel on the track, the darkest samples are judged by
-    # their mean as before: there a dark sample with a cast is most often black paint, and
-    # naming it by that cast cost reads (tuning scenes 2,191,000..2,191,299: six more
-    # abstentions, none fewer)
+    # mean does not (a blue camel's side under a steeper tone curve, y 0.002-0.004).
+    # With the second edition's black camel on the track, by the mean as before: there a dark
+    # sample with a cast is most often black paint, and naming it by its cast cost reads
+    # (tuning scenes 2,191,000..2,191,299: six more abstentions, none fewer)
     radius = pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002))
     too_dark = (lin.max(axis=-1) if pal.neutral is None else y) < dark
     unknown = (dist > radius) | too_dark
@@ -1972,7 +1979,8 @@ def _decode(
             # was lost.
             return _unread("a desert tile's colour at the base of a space without a tile")
         if cl == unknown:
-            where = "the base of the space" if not started else "the top of the stack"
+            # (the top's doubt is named by the phrase the game's rules look for: TOP_WORD)
+            where = "covers the base of the space" if not started else TOP_WORD
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
             if (
@@ -2003,8 +2011,8 @@ def _decode(
                 # camels standing a band or two up over it: it is where a camel under them
                 # went unread (a blue one in its own shade), the place the game may put the
                 # one camel it leaves (``_runs_and_the_game``)
-                return _unread(f"something neither camel nor board covers {where}", None, 0)
-            return _unread(f"something neither camel nor board covers {where}")
+                return _unread(f"something neither camel nor board {where}", None, 0)
+            return _unread(f"something neither camel nor board {where}")
         if (
             not started
             and names[cl] != BOARD

@@ -14,6 +14,7 @@ import numpy as np
 from vision.eval import table as et
 from vision.render.probes import Probe
 from vision.table import HUE_FLOOR, _has_hue
+from vision.track_global import TOP_WORD
 
 
 def test_the_set_up_learns_a_green_camels_paint_under_a_darker_curve():
@@ -54,3 +55,14 @@ def test_the_reader_names_a_dark_saturated_sample_and_not_a_grey_as_dark():
     grey = np.array([0.0031, 0.0032, 0.0033])  # the same mean, no hue
     cls, _ = track._classify(pal, np.stack([blue, grey]), dark=0.004)
     assert list(cls) == [0, 3]  # blue; unknown (len(names))
+
+
+def test_two_stacks_ending_in_no_colour_are_not_split_by_their_runs():
+    # a mirage tile unread on space 5 (its white waves run like a white camel), the white
+    # camel on top of space 7's yellow unread: split as the runs read them, both were wrong
+    scene = et.render_scene(2_180_126, "same", probe=Probe.DARK)
+    reading = scene.read()
+    assert scene.truth.track[7] == ["yellow", "white"] and 5 not in scene.truth.track
+    for space in (5, 7):
+        assert space in reading.uncertain
+        assert TOP_WORD in (reading.spaces[space].why or "")

@@ -1593,6 +1593,7 @@ BASE_UNREAD_TO = 2.2
 # there at set-up is the board (the pyramid's edge over a far space's front line, tuning scene
 # 2,193,746), not something standing on the space
 BASE_SEEN_SHARE = 0.9
+BASE_SEEN_WHY = "a camel colour at the base, all as the empty board showed it there: its sand?"
 
 
 def _lower_edge(
@@ -1945,6 +1946,16 @@ def _decode(
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
                 spans[-1][1] = en  # the top face of the same camel
+            elif (
+                not started
+                and explained is not None
+                and float(explained[st:en].mean()) >= BASE_SEEN_SHARE
+                and not _camel_over(runs, k, names, camels, band, n_camel, explained)
+            ):
+                # the bottom camel's colour, but all of it as the set-up saw the empty board
+                # there (the sand's darker grain named yellow under a steeper tone curve): a
+                # camel of the sand's very colour would look so too, so neither is read
+                return _unread(BASE_SEEN_WHY)
             elif (
                 started
                 and explained is not None

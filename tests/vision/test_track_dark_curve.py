@@ -66,3 +66,14 @@ def test_two_stacks_ending_in_no_colour_are_not_split_by_their_runs():
     for space in (5, 7):
         assert space in reading.uncertain
         assert TOP_WORD in (reading.spaces[space].why or "")
+
+
+def test_sand_named_a_camel_colour_as_the_set_up_saw_it_is_no_camel():
+    # under the darker curve the sand's grain on space 1 is named yellow sample by sample,
+    # all of it as the empty board showed it there: read as a yellow camel before, which took
+    # the yellow from the stack on space 2
+    scene = et.render_scene(2_181_081, "same", probe=Probe.DARK)
+    reading = scene.read()
+    assert 1 not in scene.truth.track
+    assert reading.track.get(1) is None
+    assert reading.track[2] == scene.truth.track[2] == ["yellow", "green", "orange"]

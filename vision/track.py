@@ -1832,7 +1832,7 @@ def _camel_over(
     camels: list[str],
     band: float,
     n_camel: int,
-    explained: np.ndarray,
+    explained: np.ndarray | None,
 ) -> bool:
     """Does another camel, one the set-up did not see there, stand right on run ``k``?
 
@@ -1841,7 +1841,9 @@ def _camel_over(
     two camels nothing of the board shows. The set-up's look is chromaticity alone, so a
     white camel in front of the white pebble lines or number flags looks "explained"; with a
     camel of another colour, itself unexplained, starting within half a band of its end, it
-    is a camel of the stack."""
+    is a camel of the stack. Without the set-up's look (``explained`` None): no."""
+    if explained is None:
+        return False
     end = runs[k][2]
     for cl, st, en in runs[k + 1 :]:
         if st > end + CAMEL_OVER_GAP * band:
@@ -1902,6 +1904,10 @@ def _decode(
     tiles = frozenset(i for i in range(n_camel, unknown) if not names[i].startswith(BOARD))
     runs = _clean_runs(label, band, unknown, n_camel, px, base_idx, explained, tiles)
     for k, (cl, st, en) in enumerate(runs):
+        # how much of the run looks as the set-up saw the empty board there (0: no set-up)
+        seen_share = 0.0 if explained is None else float(explained[st:en].mean())
+        # a run at the base nine tenths as the empty board looked: the board's own look
+        base_seen = not started and seen_share >= BASE_SEEN_SHARE
         if en < base_idx - 0.25 * band and not started:
             # ends before this space's front: the board in front of the stack, or the top of
             # a neighbour's stack reaching into this column (a band of ours ends above there)
@@ -1911,7 +1917,7 @@ def _decode(
                 cl < n_camel
                 and st < reach
                 and en - st >= 0.5 * band
-                and not (explained is not None and float(explained[st:en].mean()) > 0.6)
+                and seen_share <= 0.6
                 and not _base_as_at_setup(label, names, explained, base_idx, st, band, cell_end)
             ):
                 # a camel's colour where only the upper part of a stack could be: the lower
@@ -1946,20 +1952,14 @@ def _decode(
         if cl < n_camel:
             if camels and names[cl] == camels[-1]:
                 spans[-1][1] = en  # the top face of the same camel
-            elif (
-                not started
-                and explained is not None
-                and float(explained[st:en].mean()) >= BASE_SEEN_SHARE
-                and not _camel_over(runs, k, names, camels, band, n_camel, explained)
-            ):
+            elif base_seen and not _camel_over(runs, k, names, camels, band, n_camel, explained):
                 # the bottom camel's colour, but all of it as the set-up saw the empty board
                 # there (the sand's darker grain named yellow under a steeper tone curve): a
                 # camel of the sand's very colour would look so too, so neither is read
                 return _unread(BASE_SEEN_WHY)
             elif (
                 started
-                and explained is not None
-                and float(explained[st:en].mean()) > EXPLAINED_UPPER
+                and seen_share > EXPLAINED_UPPER
                 and not _camel_over(runs, k, names, camels, band, n_camel, explained)
             ):
                 # an upper camel's colour that the set-up saw right there on the empty board
@@ -1994,11 +1994,7 @@ def _decode(
             where = "covers the base of the space" if not started else TOP_WORD
             if st > base_idx + (geo.max_stack + 0.5) * band + top_face:
                 break  # above anything a stack could reach: not ours
-            if (
-                not started
-                and explained is not None
-                and float(explained[st:en].mean()) >= BASE_SEEN_SHARE
-            ):
+            if base_seen:
                 # as the set-up saw the empty board there: the board's own look. Above the
                 # base such samples were taken for the board already; at it they were not, a
                 # stack's own shadow has the sand's hue, but a stack standing there would

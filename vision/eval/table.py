@@ -29,13 +29,14 @@ so are 3,000,000..3,001,999 (session 6's held-out run, looked at since), 4,000,0
 11,000,000+), 12,000,000+ and 13,000,000+ (session 12's second round), 14,000,000+ (session
 13's), 15,000,000+ (session 14's), 16,000,000+ (session 15's), 17,000,000+ (session 16's),
 18,000,000+ (session 17's), 19,000,000+ (session 18's), 20,000,000+ (session 19's first
-run) and 21,000,000+ (session 19's final run), all spent. The held-out range now is
-22,000,000 and up (tables 2,200,000 and up; the re-mounted camera's run starts at 22,100,000,
-the second edition's at 22,200,000, the changed lamp's at 22,300,000), run once after session
-20's reader was final (docs/table-setup.md: 2,000 scenes with the same camera and lamp, 1,000
-re-mounted, 1,000 under the changed lamp, 300 of the second edition); by default 2,000 and
-1,000 (``DEFAULT_SCENES``). Fresh ranges left: 23,000,000 and up. The camera probes
-(``--probe``) were run on tuning scenes.
+run), 21,000,000+ (session 19's final run) and 22,000,000+ (session 20's), all spent. The
+held-out range now is 23,000,000 and up (tables 2,300,000 and up; the re-mounted camera's run
+starts at 23,100,000, the second edition's at 23,200,000, the changed lamp's at 23,300,000,
+the darker camera probe's at 23,400,000), run once after session 21's reader was final, beside
+session 20's on the same scenes (docs/table-setup.md: 2,000 scenes with the same camera and
+lamp, 1,000 re-mounted, 1,000 under the changed lamp, 300 of the second edition, 300 under the
+probe); by default 2,000 and 1,000 (``DEFAULT_SCENES``). Fresh ranges left: 24,000,000 and
+up. The other camera probes (``--probe``) were run on tuning scenes only.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read

@@ -14,6 +14,7 @@ picture (see board.yaml); heights are millimetres above the surface.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -388,18 +389,31 @@ def detect_markers(
     """
     geo = geometry or load_geometry()
     gray = _gray(image)
-    found = _detect(gray, geo, 0.5 if min(gray.shape) >= 480 else 1.0)
-    if len(found) < len(geo.marker_centres) and min(gray.shape) >= 480:
-        full = _detect(gray, geo, 1.0)  # a small or blurred marker: try at full resolution
-        if len(full) > len(found):
-            found = full
-    if len(found) < len(geo.marker_centres):
-        # a blurred frame (a lens out of focus, a soft camera) can lose a small card at the
-        # one window: OpenCV's wider windows at the cheaper scale, only when one is missing
-        wide = _detect(gray, geo, 0.5 if min(gray.shape) >= 480 else 1.0, wide=True)
-        if len(wide) > len(found):
-            found = wide
+    want = len(geo.marker_centres)
+    cheap = 0.5 if min(gray.shape) >= 480 else 1.0
+    # a small or blurred card (a lens out of focus, a soft camera) can be lost at one scale
+    # or window and seen at another, and which one differs card by card: each try adds the
+    # cards it sees to those already found (ids are unique, and every corner is refined at
+    # full resolution), from the cheapest try to the dearest, and stops once all are seen
+    tries = [(cheap, False), (1.0, False), (cheap, True), (1.0, True)]
+    found: dict[int, np.ndarray] = {}
+    for scale, wide in dict.fromkeys(tries):
+        for mid, corners in _detect(gray, geo, scale, wide).items():
+            if mid not in found and not _overlaps(corners, found.values()):
+                found[mid] = corners
+        if len(found) >= want:
+            break
     return found
+
+
+def _overlaps(corners: np.ndarray, others: Iterable[np.ndarray]) -> bool:
+    """Whether ``corners``' centre lies within another found marker: one card decoded as two
+    ids at two scales must not count twice."""
+    cx, cy = (float(v) for v in corners.mean(axis=0))
+    return any(
+        cv2.pointPolygonTest(o.astype(np.float32).reshape(-1, 1, 2), (cx, cy), False) >= 0
+        for o in others
+    )
 
 
 def _detect(

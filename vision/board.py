@@ -355,10 +355,16 @@ def _focal_from_homography(G: np.ndarray) -> float | None:
 
 # --- markers ------------------------------------------------------------------------------
 @lru_cache(maxsize=8)
-def _detector(dictionary: str, wide: bool = False) -> cv2.aruco.ArucoDetector:
-    """``wide``: OpenCV's three adaptive-threshold windows (3, 13, 23 px) instead of one."""
+def _detector(
+    dictionary: str, wide: bool = False, centres: bool = False
+) -> cv2.aruco.ArucoDetector:
+    """``wide``: OpenCV's three adaptive-threshold windows (3, 13, 23 px) instead of one.
+    ``centres``: each cell's bit read from its middle half only (OpenCV's default ignores
+    only its outer 13 %): out of focus, a small card's cells bleed into each other."""
     geo_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     params = cv2.aruco.DetectorParameters()
+    if centres:
+        params.perspectiveRemoveIgnoredMarginPerCell = 0.25
     if not wide:
         # one adaptive-threshold window instead of three: the markers' size in the frame is
         # known well enough (a board filling the frame), and it is most of the detection time
@@ -395,10 +401,16 @@ def detect_markers(
     # or window and seen at another, and which one differs card by card: each try adds the
     # cards it sees to those already found (ids are unique, and every corner is refined at
     # full resolution), from the cheapest try to the dearest, and stops once all are seen
-    tries = [(cheap, False), (1.0, False), (cheap, True), (1.0, True)]
+    tries = [
+        (cheap, False, False),
+        (1.0, False, False),
+        (cheap, True, False),
+        (1.0, True, False),
+        (1.0, True, True),
+    ]
     found: dict[int, np.ndarray] = {}
-    for scale, wide in dict.fromkeys(tries):
-        for mid, corners in _detect(gray, geo, scale, wide).items():
+    for scale, wide, centres in dict.fromkeys(tries):
+        for mid, corners in _detect(gray, geo, scale, wide, centres).items():
             if mid not in found and not _overlaps(corners, found.values()):
                 found[mid] = corners
         if len(found) >= want:
@@ -417,7 +429,7 @@ def _overlaps(corners: np.ndarray, others: Iterable[np.ndarray]) -> bool:
 
 
 def _detect(
-    gray: np.ndarray, geo: BoardGeometry, scale: float, wide: bool = False
+    gray: np.ndarray, geo: BoardGeometry, scale: float, wide: bool = False, centres: bool = False
 ) -> dict[int, np.ndarray]:
     """Detect at ``scale`` (half resolution is 4x cheaper), then refine corners at full size."""
     small = (
@@ -425,7 +437,7 @@ def _detect(
         if scale == 1.0
         else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     )
-    corners, ids, _ = _detector(geo.dictionary, wide).detectMarkers(small)
+    corners, ids, _ = _detector(geo.dictionary, wide, centres).detectMarkers(small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found

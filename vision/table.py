@@ -660,19 +660,29 @@ def _unclipped(ok: np.ndarray, clipped: np.ndarray) -> np.ndarray:
 def _boardchromaticity(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
 ) -> np.ndarray:
+    return _board_look(image, loc, geo, spaces)[0]
+
+
+def _board_look(
+    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
+) -> tuple[np.ndarray, float]:
+    """The board's chromaticity and its light (median white-balanced linear sum) at the
+    corners of ``spaces``."""
     k = geo.cell / 2 - 6.0
     pts = []
     for s in spaces:
         cx, cy = geo.space_centres[s]
         pts += [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
     lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), 0.0)
-    return np.asarray(np.median(chromaticity(lin[_unclipped(inside, clipped)]), axis=0))
+    use = lin[_unclipped(inside, clipped)]
+    return np.asarray(np.median(chromaticity(use), axis=0)), float(np.median(use.sum(axis=-1)))
 
 
 def _camel_samples(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, space: int
 ) -> np.ndarray:
-    """Chromaticities on the side of a lone camel on ``space`` facing the camera."""
+    """White-balanced linear samples (n x 3) on the side of a lone camel on ``space`` facing
+    the camera."""
     c = np.asarray(geo.space_centres[space])
     cam = loc.pose.centre[:2]
     u = (cam - c) / max(float(np.linalg.norm(cam - c)), 1e-6)
@@ -685,7 +695,37 @@ def _camel_samples(
                 hs.append(z * geo.camel_height)
     lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), np.array(hs))
     ok = inside & _has_hue(lin, geo)
-    return np.asarray(chromaticity(lin[_unclipped(ok, clipped)]))
+    return np.asarray(lin[_unclipped(ok, clipped)])
+
+
+def _camel_stands_out(apart: np.ndarray, light: np.ndarray) -> bool:
+    """Whether a lone camel's side samples show a camel rather than the board: half of them
+    apart from the board's colour, or, when a camel's paint is near the sand's (a white camel
+    on a pale board, a yellow one on a yellow board), a quarter apart in colour and four
+    fifths apart in colour or light (``light``: each sample's over the board's).
+
+    Why light too: a camel's side faces the camera, not the lamp, and shows several times
+    darker than the board's top (or brighter, in glare); a camel there covers nearly all the
+    samples. An empty space's samples fall on the board, as light as it; where some do not
+    (the table's dark edge beyond the board, a shadow) their colour is the board's or the
+    table's, and the quarter in colour and the four fifths keep them refused (tuning tables
+    219,700..219,899 with a camel left out, under the darker probe: a space in shade reached
+    a third apart in colour and 0.63 in colour or light; the three camels it rescued, 0.9-1)."""
+    n = max(len(apart), 1)
+    if apart.sum() >= CAMEL_APART_SHARE * n:
+        return True
+    unlike = apart | (light < 1 / CAMEL_LIGHT_RATIO) | (light > CAMEL_LIGHT_RATIO)
+    return bool(apart.sum() >= CAMEL_HUE_FLOOR_SHARE * n and unlike.sum() >= CAMEL_UNLIKE_SHARE * n)
+
+
+# of a lone camel's side samples at set-up: the share apart from the board in colour that
+# shows a camel there; when light counts too, the share that must be apart in
+# colour and the share apart in colour or light; how many times darker or lighter than the
+# board counts as apart in light
+CAMEL_APART_SHARE = 0.5
+CAMEL_HUE_FLOOR_SHARE = 0.25
+CAMEL_UNLIKE_SHARE = 0.8
+CAMEL_LIGHT_RATIO = 2.0
 
 
 def _has_hue(lin: np.ndarray, geo: BoardGeometry) -> np.ndarray:
@@ -722,12 +762,14 @@ def learn_camels(
     loc = _locate(image, geo)
     spaces = [first_space + i for i in range(len(order))]
     others = [s for s in geo.spaces if s not in spaces]
-    board = _boardchromaticity(image, loc, geo, others)
+    board, board_light = _board_look(image, loc, geo, others)
     learnt: dict[str, ColourStat] = {}
     for name, space in zip(order, spaces, strict=True):
-        ch = _camel_samples(image, loc, geo, space)
-        far = ch[np.linalg.norm(ch - board, axis=1) > 0.08] if len(ch) else ch
-        if len(far) < 0.5 * max(len(ch), 1):
+        lin = _camel_samples(image, loc, geo, space)
+        ch = chromaticity(lin)
+        apart = np.linalg.norm(ch - board, axis=1) > 0.08 if len(ch) else np.zeros(0, bool)
+        far = ch[apart]
+        if not _camel_stands_out(apart, lin.sum(axis=-1) / max(board_light, 1e-6)):
             raise SetupRefused(
                 Refusal.CAMEL_NOT_FOUND,
                 f"no camel seen on space {space}, where the {name} one should stand",

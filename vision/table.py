@@ -680,9 +680,10 @@ def _board_look(
 
 def _camel_samples(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, space: int
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """White-balanced linear samples (n x 3) on the side of a lone camel on ``space`` facing
-    the camera."""
+    the camera, and where each one's ray meets the board (n x 2 mm): what an empty space
+    would show there."""
     c = np.asarray(geo.space_centres[space])
     cam = loc.pose.centre[:2]
     u = (cam - c) / max(float(np.linalg.norm(cam - c)), 1e-6)
@@ -694,8 +695,10 @@ def _camel_samples(
                 pts.append(c + u * geo.camel_width * (0.45 - depth) + across * t * geo.camel_length)
                 hs.append(z * geo.camel_height)
     lin, inside, clipped = _balanced(image, loc, geo, np.array(pts), np.array(hs))
-    ok = inside & _has_hue(lin, geo)
-    return np.asarray(lin[_unclipped(ok, clipped)])
+    keep = _unclipped(inside & _has_hue(lin, geo), clipped)
+    px = loc.to_image(np.array(pts), np.array(hs)).reshape(-1, 1, 2).astype(np.float64)
+    ground = cv2.perspectiveTransform(px, np.linalg.inv(loc.homography)).reshape(-1, 2)
+    return np.asarray(lin[keep]), ground[keep]
 
 
 def _camel_stands_out(apart: np.ndarray, light: np.ndarray) -> bool:
@@ -723,6 +726,11 @@ def _camel_stands_out(apart: np.ndarray, light: np.ndarray) -> bool:
 # colour and the share apart in colour or light; how many times darker or lighter than the
 # board counts as apart in light
 CAMEL_APART_SHARE = 0.5
+# how far (chromaticity) a lone camel's sample must be from what the empty board showed where
+# its ray meets the board, to count as apart: the same camera and lamp a minute earlier, so
+# the same board differs by little more than noise (0.03 to 0.045 refused the same set-ups on
+# tuning tables 219,700..219,899 under every probe tried)
+SEEN_EMPTY_APART = 0.04
 CAMEL_HUE_FLOOR_SHARE = 0.25
 CAMEL_UNLIKE_SHARE = 0.8
 CAMEL_LIGHT_RATIO = 2.0
@@ -765,9 +773,14 @@ def learn_camels(
     board, board_light = _board_look(image, loc, geo, others)
     learnt: dict[str, ColourStat] = {}
     for name, space in zip(order, spaces, strict=True):
-        lin = _camel_samples(image, loc, geo, space)
+        lin, ground = _camel_samples(image, loc, geo, space)
         ch = chromaticity(lin)
         apart = np.linalg.norm(ch - board, axis=1) > 0.08 if len(ch) else np.zeros(0, bool)
+        if profile.background is not None and len(ch):
+            # apart from the board as a whole, but just as the empty board looked right there
+            # (the sand in the lamp's fall-off or in shade, a palm's foot): not a camel
+            seen, known = profile.background.distance(ground, ch)
+            apart &= ~known | (seen > SEEN_EMPTY_APART)
         far = ch[apart]
         if not _camel_stands_out(apart, lin.sum(axis=-1) / max(board_light, 1e-6)):
             raise SetupRefused(

@@ -379,3 +379,30 @@ def test_a_white_camel_near_a_pale_boards_colour_is_seen_by_its_light():
     with pytest.raises(SetupRefused) as err:
         learn_camels(prof, frame, order)
     assert err.value.code == Refusal.CAMEL_NOT_FOUND and "space 1" in err.value.sentence
+
+
+def test_a_missing_camel_is_refused_where_the_board_only_looks_darker():
+    """Under the darker camera probe, tuning table 219,732's space 3 left empty showed the
+    sand a little redder than the board's median at most of the camel's samples: the set-up
+    took the sand for the white camel. Every such sample looks as the empty board did there
+    (the background the track step kept), so the space is refused; with the camel in place
+    the set-up goes through."""
+    table = make_table(219_732)
+    prof, _ = set_up_table(table, probe=Probe.DARK)
+    pose, kelvin, order, _ = _setup_view(table)
+    assert order[2] == "white" and prof.background is not None
+    track = {i + 1: [c] for i, c in enumerate(order) if i != 2}
+    frame, _ = render_table_scene(
+        table,
+        np.random.default_rng([219_732, 77]),
+        track,
+        dict(SETUP_TILES),
+        kelvin=kelvin,
+        pose=pose,
+    )
+    frame = apply_probe(frame, Probe.DARK, np.random.default_rng(0))
+    before = prof.to_json()
+    with pytest.raises(SetupRefused) as err:
+        learn_camels(prof, frame, order)
+    assert err.value.code == Refusal.CAMEL_NOT_FOUND and "space 3" in err.value.sentence
+    assert prof.to_json() == before

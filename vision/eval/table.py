@@ -166,15 +166,15 @@ def set_up_table(
     prof = place_board(TableProfile(), layout, corners, FRAME, table.geometry)
     ms["track"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
+    bg = capture_background(empty, prof.geometry, [])
+    prof = replace(prof, background=bg)
+    ms["background"] = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
     prof = learn_camels(prof, img, order)
     ms["camels"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
     prof = learn_tiles(prof, img, dict(SETUP_TILES))
     ms["tiles"] = (time.perf_counter() - t0) * 1000
-    t0 = time.perf_counter()
-    bg = capture_background(empty, prof.geometry, [])
-    prof = replace(prof, background=bg)
-    ms["background"] = (time.perf_counter() - t0) * 1000
     return prof, ms
 
 

@@ -35,8 +35,10 @@ starts at 23,100,000, the second edition's at 23,200,000, the changed lamp's at 
 the darker camera probe's at 23,400,000), run once after session 21's reader was final, beside
 session 20's on the same scenes (docs/table-setup.md: 2,000 scenes with the same camera and
 lamp, 1,000 re-mounted, 1,000 under the changed lamp, 300 of the second edition, 300 under the
-probe); by default 2,000 and 1,000 (``DEFAULT_SCENES``). Fresh ranges left: 24,000,000 and
-up. The other camera probes (``--probe``) were run on tuning scenes only.
+probe); by default 2,000 and 1,000 (``DEFAULT_SCENES``). Tables 2,400,000..2,400,999 (scenes
+24,000,000..24,009,999) were spent in session 22 on the set-up alone (set-ups refused, a
+missing camel accepted), once per change. Fresh ranges left: 24,010,000 and up. The other
+camera probes (``--probe``) were run on tuning scenes only.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read

@@ -722,18 +722,18 @@ def _camel_stands_out(apart: np.ndarray, light: np.ndarray) -> bool:
 
 
 # of a lone camel's side samples at set-up: the share apart from the board in colour that
-# shows a camel there; when light counts too, the share that must be apart in
-# colour and the share apart in colour or light; how many times darker or lighter than the
-# board counts as apart in light
+# shows a camel there; when light counts too, the share that must be apart in colour and the
+# share apart in colour or light; how many times darker or lighter than the board counts as
+# apart in light
 CAMEL_APART_SHARE = 0.5
+CAMEL_HUE_FLOOR_SHARE = 0.25
+CAMEL_UNLIKE_SHARE = 0.8
+CAMEL_LIGHT_RATIO = 2.0
 # how far (chromaticity) a lone camel's sample must be from what the empty board showed where
 # its ray meets the board, to count as apart: the same camera and lamp a minute earlier, so
 # the same board differs by little more than noise (0.03 to 0.045 refused the same set-ups on
 # tuning tables 219,700..219,899 under every probe tried)
 SEEN_EMPTY_APART = 0.04
-CAMEL_HUE_FLOOR_SHARE = 0.25
-CAMEL_UNLIKE_SHARE = 0.8
-CAMEL_LIGHT_RATIO = 2.0
 
 
 def _has_hue(lin: np.ndarray, geo: BoardGeometry) -> np.ndarray:
@@ -759,7 +759,8 @@ def learn_camels(
 ) -> TableProfile:
     """Each camel's colour from a frame with the camels put on spaces ``first_space``.. in
     ``order``, alone. Refused when a camel is not where told, two look alike, or the order
-    given fits the colours seen much worse than another order would."""
+    given fits the colours seen much worse than another order would. Where the profile holds
+    the empty board's look (the track step's), what looks as it did there is not a camel."""
     _check_image(image)
     geo = profile.geometry
     if len(set(order)) != len(order) or set(order) - set(geo.colours):

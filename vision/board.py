@@ -398,9 +398,11 @@ def detect_markers(
     want = len(geo.marker_centres)
     cheap = 0.5 if min(gray.shape) >= 480 else 1.0
     # a small or blurred card (a lens out of focus, a soft camera) can be lost at one scale
-    # or window and seen at another, and which one differs card by card: each try adds the
-    # cards it sees to those already found (ids are unique, and every corner is refined at
-    # full resolution), from the cheapest try to the dearest, and stops once all are seen
+    # or window and seen at another, and which one differs card by card. Tries run from the
+    # cheapest to the dearest until every card has been seen by one of them; the try that saw
+    # the most gives the corners (the first of them on a tie: corners move by a tenth of a
+    # pixel between tries, and the reader is sensitive to that), and the cards it missed are
+    # taken from the others, in order
     tries = [
         (cheap, False, False),
         (1.0, False, False),
@@ -408,13 +410,17 @@ def detect_markers(
         (1.0, True, False),
         (1.0, True, True),
     ]
-    found: dict[int, np.ndarray] = {}
+    seen: list[dict[int, np.ndarray]] = []
     for scale, wide, centres in dict.fromkeys(tries):
-        for mid, corners in _detect(gray, geo, scale, wide, centres).items():
+        seen.append(_detect(gray, geo, scale, wide, centres))
+        if len(set().union(*seen)) >= want:
+            break
+    most = max(range(len(seen)), key=lambda i: len(seen[i]))  # the first of the largest
+    found = dict(seen[most])
+    for other in seen:
+        for mid, corners in other.items():
             if mid not in found and not _overlaps(corners, found.values()):
                 found[mid] = corners
-        if len(found) >= want:
-            break
     return found
 
 

@@ -113,9 +113,9 @@ def test_not_an_image_is_a_clear_error(geo):
 @pytest.mark.parametrize("table_seed", [219_614, 219_729])
 def test_blurred_cards_are_all_seen(table_seed):
     """Out of focus (sigma 2 px), tuning table 219,614's card 1 is seen only at full
-    resolution and card 0 only at half: each try's cards add to the others' (three of four
-    before, and the set-up was refused). Table 219,729's small far card 0 is read only from
-    its cells' centres."""
+    resolution and card 0 only at half: the cards one try missed are taken from the others
+    (three of four before, and the set-up was refused). Table 219,729's small far card 0 is
+    read only from its cells' centres."""
     from vision.eval.table import setup_snapshots
     from vision.render.probes import Probe
     from vision.render.table import make_table

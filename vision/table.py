@@ -657,12 +657,6 @@ def _unclipped(ok: np.ndarray, clipped: np.ndarray) -> np.ndarray:
     return keep if keep.sum() >= 0.5 * ok.sum() else ok
 
 
-def _boardchromaticity(
-    image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
-) -> np.ndarray:
-    return _board_look(image, loc, geo, spaces)[0]
-
-
 def _board_look(
     image: np.ndarray, loc: BoardLocation, geo: BoardGeometry, spaces: list[int]
 ) -> tuple[np.ndarray, float]:
@@ -836,7 +830,7 @@ def learn_camels_from_stacks(
     reading = read_track(image, geo, loc, all_camels=False)
     if not reading.ok:
         raise SetupRefused(Refusal.MARKER_NOT_SEEN, reading.reason or "the frame was not read")
-    board = _boardchromaticity(image, loc, geo, [s for s in geo.spaces if s not in track])
+    board = _board_look(image, loc, geo, [s for s in geo.spaces if s not in track])[0]
     learnt: dict[str, ColourStat] = {}
     for space, stack in track.items():
         col = reading.columns[space]
@@ -934,7 +928,7 @@ def learn_tiles(profile: TableProfile, image: np.ndarray, sides: dict[int, str])
     geo = profile.geometry
     loc = _locate(image, geo)
     others = [s for s in geo.spaces if s not in sides]
-    board = _boardchromaticity(image, loc, geo, others)
+    board = _board_look(image, loc, geo, others)[0]
     learnt: dict[str, ColourStat] = {}
     for space, side in sides.items():
         if side not in geo.tile_colours or space not in geo.space_centres:

@@ -38,17 +38,25 @@ BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up ov
 @dataclass(frozen=True, eq=False)
 class Background:
     """What the board and the table round it look like with nothing on them, in board mm:
-    white-balanced chromaticity per cell of ``mm_per_px`` from ``origin``, and where known.
+    white-balanced chromaticity per cell of ``mm_per_px`` from ``origin``, and where known;
+    ``luma``, the frame's own grey level there (0..1, as the camera encoded it), or None in a
+    profile saved before it was kept.
 
     Why: the board's art (palms, flags, a pyramid's face) and the table (a wooden top the
     colour of an orange camel) show camel-like colours above an empty space's column. Seen at
     set-up, they are explained: the track reader then calls the space empty instead of
-    abstaining. Kept in board mm, so a camera moved since set-up still finds it."""
+    abstaining. Kept in board mm, so a camera moved since set-up still finds it.
+
+    Why the grey level: the printed lines' contrast at set-up is what this camera makes of
+    them (a soft lens halves it), so it is the measure a line seen now is judged by
+    (vision.track's front-line test). Ratios of grey levels, not the levels, are used: a lamp
+    changed since set-up scales them alike."""
 
     origin: tuple[float, float]
     mm_per_px: float
     chroma: np.ndarray  # h x w x 3 float32
     valid: np.ndarray  # h x w bool
+    luma: np.ndarray | None = None  # h x w float32; None in a profile saved before it was kept
 
     def lookup(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Chromaticity and validity at board points (... x 2 mm), nearest cell."""
@@ -77,6 +85,29 @@ class Background:
                 any_known |= known
         return best, any_known
 
+    def luma_at(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The set-up's grey level at board points (... x 2 mm), interpolated between cells
+        (the printed lines are only a cell or two wide), and where it is known. All unknown
+        when the background has no grey level."""
+        shape = ground.shape[:-1]
+        if self.luma is None:
+            return np.zeros(shape, np.float32), np.zeros(shape, bool)
+        h, w = self.valid.shape
+        fx = ((ground[..., 0] - self.origin[0]) / self.mm_per_px).astype(np.float32)
+        fy = ((ground[..., 1] - self.origin[1]) / self.mm_per_px).astype(np.float32)
+        flat_x, flat_y = fx.reshape(1, -1), fy.reshape(1, -1)
+        val = cv2.remap(
+            self.luma, flat_x, flat_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        # known where all four cells it blends are known
+        ok = (fx >= 0) & (fx <= w - 1) & (fy >= 0) & (fy <= h - 1)
+        j0 = np.clip(np.floor(fx).astype(np.int64), 0, w - 1)
+        i0 = np.clip(np.floor(fy).astype(np.int64), 0, h - 1)
+        j1, i1 = np.minimum(j0 + 1, w - 1), np.minimum(i0 + 1, h - 1)
+        v = self.valid
+        ok &= v[i0, j0] & v[i0, j1] & v[i1, j0] & v[i1, j1]
+        return val.reshape(shape), ok
+
     def to_json(self) -> dict[str, Any]:
         rgba = np.dstack(
             [
@@ -85,11 +116,17 @@ class Background:
             ]
         )
         ok, buf = cv2.imencode(".png", rgba)
-        return {
+        out: dict[str, Any] = {
             "origin": list(self.origin),
             "mm_per_px": self.mm_per_px,
             "png": base64.b64encode(buf.tobytes()).decode("ascii"),
         }
+        if self.luma is not None:
+            # 16 bits: a soft line's contrast is a few hundredths of the sand's level
+            grey = np.clip(np.round(self.luma * 65535), 0, 65535).astype(np.uint16)
+            ok, buf = cv2.imencode(".png", grey)
+            out["luma_png"] = base64.b64encode(buf.tobytes()).decode("ascii")
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Background:
@@ -97,11 +134,19 @@ class Background:
         rgba = cv2.imdecode(raw, cv2.IMREAD_UNCHANGED)
         if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4:
             raise ValueError("background: not a 4-channel PNG")
+        luma = None
+        if d.get("luma_png") is not None:
+            raw = np.frombuffer(base64.b64decode(d["luma_png"]), np.uint8)
+            grey = cv2.imdecode(raw, cv2.IMREAD_UNCHANGED)
+            if grey is None or grey.dtype != np.uint16 or grey.shape != rgba.shape[:2]:
+                raise ValueError("background: the grey level is not a 16-bit PNG of its size")
+            luma = grey.astype(np.float32) / 65535.0
         return cls(
             (float(d["origin"][0]), float(d["origin"][1])),
             float(d["mm_per_px"]),
             rgba[..., :3].astype(np.float32) / 255.0,
             rgba[..., 3] > 127,
+            luma,
         )
 
 

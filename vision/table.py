@@ -1098,7 +1098,11 @@ def capture_background(
     on_board = (gx >= 0) & (gx <= geo.width) & (gy >= 0) & (gy <= geo.height)
     valid &= ~_glare(lin.sum(axis=1).reshape(h, w), on_board, step).ravel()
     return Background(
-        (x0, y0), step, chromaticity(lin).reshape(h, w, 3).astype(np.float32), valid.reshape(h, w)
+        (x0, y0),
+        step,
+        chromaticity(lin).reshape(h, w, 3).astype(np.float32),
+        valid.reshape(h, w),
+        (vals.astype(np.float32).mean(axis=-1) / 255.0).reshape(h, w),
     )
 
 

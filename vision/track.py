@@ -844,18 +844,22 @@ def _local_board(
 
 # the front-line test against the set-up's look (_front_line_seen). A space whose line passed
 # the fixed contrasts on at least LINE_CLEAR of its samples on the empty board is judged by
-# them as before. Elsewhere a sample of the line shows when its contrast now is at least
+# them as before. Elsewhere a sample of the line also shows when its contrast now is at least
 # LINE_SHARE of what the empty board showed there, where that was at least LINE_FLOOR (below
-# it a speck of noise could pass for a line); a space with fewer than LINE_MIN_SAMPLES such
-# samples keeps the fixed contrasts. Chosen on tuning scenes 2,196,000..2,196,299: with the
-# set-up's look, empty spaces judged hidden under the 2 px blur 481 of 2,082 -> 1, unprobed
-# 4 of 3,145 -> 4; hands judged hiding their space's line 118 -> 122 of 423. The share of
-# spaces the fixed contrasts keep: JPEG blocks at quality 60 made the 2 mm look's texture
-# pass for a faint line, and two empty spaces in 200 scenes abstained without it.
+# it a speck of noise could pass for a line), and its three points are within LINE_LEVEL of
+# the set-up's grey levels once the frame's overall change is divided out; a space with fewer
+# than LINE_MIN_SAMPLES such samples keeps the fixed contrasts.
+# Why each part, on tuning scenes 2,196,000..2,196,199 (2 px blur) and 2,197,000..2,198,499:
+# - the relative test: empty spaces judged hidden under the blur 481 of 2,082 -> 4;
+# - the fixed contrasts kept where they saw the line at set-up: JPEG blocks at quality 60 made
+#   the 2 mm look's texture pass for a faint line, and two empty spaces in 200 abstained;
+# - the grey level: without it, a hand's texture passed for a faint line's contrast, and four
+#   more stacks under a hand were read empty (17 -> 21 in 1,500 unprobed scenes; 17 with it).
 LINE_SHARE = 0.4
 LINE_FLOOR = 0.02
 LINE_MIN_SAMPLES = 3
 LINE_CLEAR = 0.5
+LINE_LEVEL = 0.15
 
 
 def _front_line_seen(
@@ -868,11 +872,12 @@ def _front_line_seen(
     as a printed line: darker or lighter than the board on both sides, or an edge between
     board and table.
 
-    With the set-up's grey levels (``background.luma``), each sample is judged against the
-    contrast the empty board showed there through this camera, rather than against fixed
-    contrasts. Why: a soft lens or a blurred frame leaves a sparse pebble line a few
-    hundredths of contrast, under any fixed threshold that still tells a hand from the
-    board, and one space in four read empty was then doubted as hidden."""
+    Judged by fixed contrasts; with the set-up's grey levels (``background.luma``), where
+    those contrasts did not find the line on the empty board, a sample also shows it when
+    its contrast is a good share of what the empty board showed there through this camera
+    and its light is the sand's (see LINE_SHARE). Why: a soft lens or a blurred frame leaves
+    a sparse pebble line a few hundredths of contrast, under any fixed threshold that still
+    tells a hand from the board, and one empty space in four was doubted as hidden."""
     cam = loc.pose.centre[:2]
     n_along = 9
     t = np.linspace(-0.4, 0.4, n_along) * geo.cell
@@ -903,7 +908,8 @@ def _front_line_seen(
     if background is None or background.luma is None:
         return np.asarray(seen_fixed)
     lum, known = background.luma_at(xy)
-    then = _line_contrasts(lum.reshape(k, 3, n_along) * 255.0)
+    g0 = lum.reshape(k, 3, n_along) * 255.0
+    then = _line_contrasts(g0)
     if geo.margin >= 4.0:
         then[1:] = 0.0
     both = ok & known.reshape(k, 3, n_along).all(axis=1)
@@ -917,9 +923,16 @@ def _front_line_seen(
     want = np.take_along_axis(then, kind[None], axis=0)[0]
     got = np.take_along_axis(now, kind[None], axis=0)[0]
     judged = both & (want >= LINE_FLOOR)
-    seen_rel = ((got >= LINE_SHARE * want) & judged).sum(axis=1) / np.maximum(judged.sum(axis=1), 1)
+    # the board there as bright as at set-up, but for the lamp: a hand's texture and edges
+    # pass for a faint line's contrast, its light level seldom for the sand's
+    ratio = g / np.maximum(g0, 1.0)
+    known_ratio = ratio.transpose(0, 2, 1)[both]
+    lamp = float(np.median(known_ratio)) if known_ratio.size else 1.0
+    level = (np.abs(ratio / max(lamp, 1e-3) - 1.0) < LINE_LEVEL).all(axis=1)
+    shows = (got >= LINE_SHARE * want) & judged & level
+    seen_rel = shows.sum(axis=1) / np.maximum(judged.sum(axis=1), 1)
     use_rel = ~clear_then & (judged.sum(axis=1) >= LINE_MIN_SAMPLES)
-    return np.asarray(np.where(use_rel, seen_rel, seen_fixed))
+    return np.asarray(np.where(use_rel, np.maximum(seen_rel, seen_fixed), seen_fixed))
 
 
 def _line_contrasts(g: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ __all__ = [
 # --- the board's own look (captured at set-up: vision.table.capture_background) ----------------
 BG_MM_PER_PX = 2.0
 BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up over it
+GLARE_ALPHA = 96  # the file's alpha for a cell under the set-up's specular spot
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +58,9 @@ class Background:
     chroma: np.ndarray  # h x w x 3 float32
     valid: np.ndarray  # h x w bool
     luma: np.ndarray | None = None  # h x w float32; None in a profile saved before it was kept
+    # cells a specular spot washed out at set-up: not ``valid``, but their look is kept, as
+    # evidence only that a frame showing the same spot shows the empty board (``distance``)
+    glare: np.ndarray | None = None  # h x w bool
 
     def lookup(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Chromaticity and validity at board points (... x 2 mm), nearest cell."""
@@ -68,18 +72,29 @@ class Background:
         return self.chroma[i, j], self.valid[i, j] & ok
 
     def distance(
-        self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1
+        self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1, glare: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """Chromaticity distance from ``chroma`` (... x 3) to the nearest look the empty board
         showed within ``reach`` cells of each point, and whether any was known there. Why the
         reach: a camera moved since set-up, and the board standing a few mm above the cards,
-        put an edge a millimetre or two from where the set-up saw it."""
+        put an edge a millimetre or two from where the set-up saw it. ``glare``: the looks
+        under the set-up's specular spot count too (for a match only: a frame without the
+        spot shows the sand unlike them, and that says nothing)."""
+        extra = self.glare if glare and self.glare is not None else None
+        h, w = self.valid.shape
         best = np.full(ground.shape[:-1], np.inf, np.float32)
         any_known = np.zeros(ground.shape[:-1], bool)
         for dy in range(-reach, reach + 1):
             for dx in range(-reach, reach + 1):
                 off = np.array([dx, dy], np.float64) * self.mm_per_px
                 want, known = self.lookup(ground + off)
+                if extra is not None:
+                    j = np.round((ground[..., 0] + off[0] - self.origin[0]) / self.mm_per_px)
+                    i = np.round((ground[..., 1] + off[1] - self.origin[1]) / self.mm_per_px)
+                    inside = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+                    ii = np.clip(i, 0, h - 1).astype(np.int64)
+                    jj = np.clip(j, 0, w - 1).astype(np.int64)
+                    known = known | (extra[ii, jj] & inside)
                 d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
                 best = np.where(known, np.minimum(best, d), best)
                 any_known |= known
@@ -109,12 +124,12 @@ class Background:
         return val.reshape(shape), ok
 
     def to_json(self) -> dict[str, Any]:
-        rgba = np.dstack(
-            [
-                np.clip(np.round(self.chroma * 255), 0, 255).astype(np.uint8),
-                self.valid.astype(np.uint8) * 255,
-            ]
-        )
+        # alpha: 255 known, GLARE_ALPHA under the set-up's spot (a reader from before it was
+        # kept takes that as unknown, as it did), 0 unknown
+        alpha = self.valid.astype(np.uint8) * 255
+        if self.glare is not None:
+            alpha[self.glare & ~self.valid] = GLARE_ALPHA
+        rgba = np.dstack([np.clip(np.round(self.chroma * 255), 0, 255).astype(np.uint8), alpha])
         ok, buf = cv2.imencode(".png", rgba)
         out: dict[str, Any] = {
             "origin": list(self.origin),
@@ -147,6 +162,7 @@ class Background:
             rgba[..., :3].astype(np.float32) / 255.0,
             rgba[..., 3] > 127,
             luma,
+            (rgba[..., 3] > GLARE_ALPHA // 2) & (rgba[..., 3] <= 127),
         )
 
 

@@ -1096,13 +1096,15 @@ def capture_background(
     yi = np.clip(np.round(px[:, 1]).astype(int), 0, H - 1)
     valid &= mask[yi, xi] == 0
     on_board = (gx >= 0) & (gx <= geo.width) & (gy >= 0) & (gy <= geo.height)
-    valid &= ~_glare(lin.sum(axis=1).reshape(h, w), on_board, step).ravel()
+    glare = _glare(lin.sum(axis=1).reshape(h, w), on_board, step).ravel() & valid
+    valid &= ~glare
     return Background(
         (x0, y0),
         step,
         chromaticity(lin).reshape(h, w, 3).astype(np.float32),
         valid.reshape(h, w),
         (vals.astype(np.float32).mean(axis=-1) / 255.0).reshape(h, w),
+        glare.reshape(h, w),
     )
 
 

@@ -609,6 +609,11 @@ def _read_spaces(
         seen = seen - _background_offset(image, loc, geo, gains, background, c)[:, None, :]
         dist, known = background.distance(ground, seen, reach=1)
         explained = known & (dist < 0.045)
+        if background.glare is not None and background.glare.any():
+            # under the set-up's specular spot, a frame showing the same spot shows the board
+            # (same camera and lamp); one without it is judged as before
+            glare_dist, _ = background.distance(ground, seen, reach=1, glare=True)
+            explained |= glare_dist < 0.045
         # an unknown colour the empty board showed there is the board, not "something"
         lift = np.arange(n)[None, :] > int(np.argmin(np.abs(z))) + 0.3 * band_s
         labels = np.where(

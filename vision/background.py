@@ -62,14 +62,18 @@ class Background:
     # evidence only that a frame showing the same spot shows the empty board (``distance``)
     glare: np.ndarray | None = None  # h x w bool
 
-    def lookup(self, ground: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Chromaticity and validity at board points (... x 2 mm), nearest cell."""
+    def lookup(self, ground: np.ndarray, glare: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Chromaticity and validity at board points (... x 2 mm), nearest cell; with
+        ``glare``, the cells under the set-up's specular spot count as known too."""
         h, w = self.valid.shape
         j = np.round((ground[..., 0] - self.origin[0]) / self.mm_per_px).astype(np.int64)
         i = np.round((ground[..., 1] - self.origin[1]) / self.mm_per_px).astype(np.int64)
         ok = (i >= 0) & (i < h) & (j >= 0) & (j < w)
         i, j = np.clip(i, 0, h - 1), np.clip(j, 0, w - 1)
-        return self.chroma[i, j], self.valid[i, j] & ok
+        known = self.valid[i, j]
+        if glare and self.glare is not None:
+            known = known | self.glare[i, j]
+        return self.chroma[i, j], known & ok
 
     def distance(
         self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1, glare: bool = False
@@ -80,21 +84,12 @@ class Background:
         put an edge a millimetre or two from where the set-up saw it. ``glare``: the looks
         under the set-up's specular spot count too (for a match only: a frame without the
         spot shows the sand unlike them, and that says nothing)."""
-        extra = self.glare if glare and self.glare is not None else None
-        h, w = self.valid.shape
         best = np.full(ground.shape[:-1], np.inf, np.float32)
         any_known = np.zeros(ground.shape[:-1], bool)
         for dy in range(-reach, reach + 1):
             for dx in range(-reach, reach + 1):
                 off = np.array([dx, dy], np.float64) * self.mm_per_px
-                want, known = self.lookup(ground + off)
-                if extra is not None:
-                    j = np.round((ground[..., 0] + off[0] - self.origin[0]) / self.mm_per_px)
-                    i = np.round((ground[..., 1] + off[1] - self.origin[1]) / self.mm_per_px)
-                    inside = (i >= 0) & (i < h) & (j >= 0) & (j < w)
-                    ii = np.clip(i, 0, h - 1).astype(np.int64)
-                    jj = np.clip(j, 0, w - 1).astype(np.int64)
-                    known = known | (extra[ii, jj] & inside)
+                want, known = self.lookup(ground + off, glare)
                 d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
                 best = np.where(known, np.minimum(best, d), best)
                 any_known |= known

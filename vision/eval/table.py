@@ -41,9 +41,11 @@ missing camel accepted), once per change. Session 23 spent 24,010,000..24,049,99
 first version of its front-line test (run once; a flaw found on tuning scenes after it), and
 its final reader was run once on 24,050,000 and up (the same camera 24,050,000, the 2 px
 blur 24,060,000, re-mounted 24,070,000, the changed lamp 24,080,000, the darker probe
-24,090,000, the second edition 24,100,000), beside session 22's on the same scenes: that is
-the held-out range now, and ``--seed``'s default. Fresh ranges left: 24,200,000 and up. The
-other camera probes (``--probe``) were run on tuning scenes only.
+24,090,000, the second edition 24,100,000), beside session 22's on the same scenes. Its last
+change (the set-up's specular spot) was then run once on 24,200,000 and up (the same camera
+24,200,000, re-mounted 24,210,000, the changed lamp 24,220,000), beside the reader before it:
+that is the held-out range now, and ``--seed``'s default. Fresh ranges left: 24,300,000 and
+up. The other camera probes (``--probe``) were run on tuning scenes only.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read
@@ -106,7 +108,7 @@ CONDITIONS = ("same", "other", "lamp", "nominal")
 EDITIONS = (1, 2)
 SCENES_PER_TABLE = 10
 TUNING_FIRST_SEED = 1_000_000
-HELD_OUT_FIRST_SEED = 24_050_000  # drawn once the reader was final (session 23)
+HELD_OUT_FIRST_SEED = 24_200_000  # drawn once the reader was final (session 23)
 # scenes per condition when ``-n`` is not given: the issue's 2,000 for the main figure
 DEFAULT_SCENES = {"same": 2000, "other": 1000, "lamp": 1000, "nominal": 1000}
 SETUP_TILES = {8: "oasis", 12: "mirage"}

@@ -883,19 +883,10 @@ def _front_line_seen(
     and its light is the sand's (see LINE_SHARE). Why: a soft lens or a blurred frame leaves
     a sparse pebble line a few hundredths of contrast, under any fixed threshold that still
     tells a hand from the board, and one empty space in four was doubted as hidden."""
-    cam = loc.pose.centre[:2]
     n_along = 9
     t = np.linspace(-0.4, 0.4, n_along) * geo.cell
     pts = []
-    for s in geo.spaces:
-        c = np.asarray(geo.space_centres[s])
-        v = cam - c
-        if abs(v[0]) > abs(v[1]):
-            n = np.array([np.sign(v[0]), 0.0])
-        else:
-            n = np.array([0.0, np.sign(v[1])])
-        along = np.array([-n[1], n[0]])
-        edge = c + n * geo.cell / 2
+    for edge, n, along in _front_edges(loc, geo):
         for off in (0.0, -4.0, 4.0):  # on the line, inside the space, outside it
             pts.append(edge + n * off + t[:, None] * along)
     k = len(geo.spaces)
@@ -938,6 +929,24 @@ def _front_line_seen(
     seen_rel = shows.sum(axis=1) / np.maximum(judged.sum(axis=1), 1)
     use_rel = ~clear_then & (judged.sum(axis=1) >= LINE_MIN_SAMPLES)
     return np.asarray(np.where(use_rel, np.maximum(seen_rel, seen_fixed), seen_fixed))
+
+
+def _front_edges(
+    loc: BoardLocation, geo: BoardGeometry
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per space (``geo.spaces`` order), the middle of its front edge (the one facing the
+    camera, board mm), the unit normal out of the space through it, and the edge's direction."""
+    cam = loc.pose.centre[:2]
+    out = []
+    for s in geo.spaces:
+        c = np.asarray(geo.space_centres[s])
+        v = cam - c
+        if abs(v[0]) > abs(v[1]):
+            n = np.array([np.sign(v[0]), 0.0])
+        else:
+            n = np.array([0.0, np.sign(v[1])])
+        out.append((c + n * geo.cell / 2, n, np.array([-n[1], n[0]])))
+    return out
 
 
 def _line_contrasts(g: np.ndarray) -> np.ndarray:

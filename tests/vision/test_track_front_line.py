@@ -24,7 +24,7 @@ from vision.board import locate_board
 from vision.eval import table as et
 from vision.render.probes import Probe
 from vision.table import Refusal, SetupRefused, TableProfile, load_profile
-from vision.track import _front_line_seen, read_track
+from vision.track import _front_edges, _front_line_seen, read_track
 
 SEED = 2_196_022
 EMPTY = list(range(2, 13))  # empty in truth, spaces 2..12, and no hand in the frame
@@ -67,12 +67,7 @@ def _front_patch(scene: et.Scene, space: int) -> np.ndarray:
     """A mask of the frame over the front of ``space``, 12 mm either side of its line."""
     geo = scene.geometry
     loc = locate_board(scene.image, geo)
-    cam = loc.pose.centre[:2]
-    c = np.asarray(geo.space_centres[space])
-    v = cam - c
-    n = np.array([np.sign(v[0]), 0.0]) if abs(v[0]) > abs(v[1]) else np.array([0.0, np.sign(v[1])])
-    along = np.array([-n[1], n[0]])
-    edge = c + n * geo.cell / 2
+    edge, n, along = _front_edges(loc, geo)[geo.spaces.index(space)]
     h = geo.cell / 2
     quad = np.array(
         [

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -423,7 +423,11 @@ def _overhung(
     the unsure space nearer the camera saw the bottom camel read behind it standing on another
     of its camels (``_stacked``), and a stack that tall there would show over the middle of
     that camel's band, the camel is read on two spaces at once, and the space behind abstains
-    too.
+    too. That band is where the column sampled it, at the footprint's edge nearest the camera
+    (``_feet``), not over the space's centre, half a camel length farther back: judged there,
+    a white camel on top of an unsure three was read as a white camel under the green behind
+    it (tuning scenes 2,199,000..2,201,999: two confident wrong reads, now abstentions, and no
+    right read given up).
     Without that colour in the stack in front the rule does not fire: a lone camel behind a
     stack under a hand is far more often there than an overhanging top (tuning scenes
     2,187,000..2,188,999 with any unsure space in front: 12 right reads given up for 5 wrong).
@@ -437,11 +441,14 @@ def _overhung(
     levels = min(geo.max_stack, len(geo.colours) - len(held) + 1)
     cam = loc.pose.centre[:2]
     near = {q: float(np.linalg.norm(cam - np.asarray(c))) for q, c in geo.space_centres.items()}
+    # the bottom camel's band as the column sampled it: half a camel up over the column's foot
+    mids = loc.to_image(_feet(loc, geo).front, 0.5 * geo.camel_height)
+    mid_of = dict(zip(geo.spaces, mids, strict=True))
     out = dict(spaces)
     for s, r in spaces.items():
         if r.uncertain or not r.camels or r.inferred:
             continue
-        mid = loc.to_image(np.array([geo.space_centres[s]]), 0.5 * geo.camel_height)[0]
+        mid = mid_of[s]
         for t in unsure:
             if near[t] >= near[s] or r.camels[0] not in _stacked(spaces[t]):
                 continue
@@ -532,6 +539,35 @@ def _board_colours(
     return out
 
 
+class _Feet(NamedTuple):
+    """Where each space's column stands on the board (mm, one row per space of
+    ``geo.spaces``): the space's centre, the unit vector from it towards the camera, the
+    track's direction there and across it, and the footprint's edge nearest the camera
+    (``front``, where the column rises) and farthest from it (``back``)."""
+
+    centre: np.ndarray
+    toward: np.ndarray
+    direction: np.ndarray
+    across: np.ndarray
+    front: np.ndarray
+    back: np.ndarray
+
+
+def _feet(loc: BoardLocation, geo: BoardGeometry) -> _Feet:
+    """Each space's ``_Feet`` as the camera at ``loc`` sees the track."""
+    c = np.array([geo.space_centres[s] for s in geo.spaces])
+    u = loc.pose.centre[:2] - c
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-6)
+    d = np.array([geo.direction(s) for s in geo.spaces])
+    across = np.column_stack([-d[:, 1], d[:, 0]])
+    # distance from the centre to the footprint's edge, towards the camera
+    a = np.minimum(
+        geo.camel_length / 2 / np.maximum(np.abs((u * d).sum(1)), 1e-6),
+        geo.camel_width / 2 / np.maximum(np.abs((u * across).sum(1)), 1e-6),
+    )
+    return _Feet(c, u, d, across, c + u * (a * 0.9)[:, None], c - u * a[:, None])
+
+
 def _read_spaces(
     image: np.ndarray,
     loc: BoardLocation,
@@ -546,19 +582,8 @@ def _read_spaces(
     ``line_seen``: ``_front_line_seen`` of this frame, when the caller has it."""
     ids = geo.spaces
     k = len(ids)
-    c = np.array([geo.space_centres[s] for s in ids])
+    c, u, d, across, front, back = _feet(loc, geo)
     cam = loc.pose.centre
-    u = cam[:2] - c
-    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-6)
-    d = np.array([geo.direction(s) for s in ids])
-    across = np.column_stack([-d[:, 1], d[:, 0]])
-    # distance from the centre to the footprint's edge, towards the camera
-    a = np.minimum(
-        geo.camel_length / 2 / np.maximum(np.abs((u * d).sum(1)), 1e-6),
-        geo.camel_width / 2 / np.maximum(np.abs((u * across).sum(1)), 1e-6),
-    )
-    front = c + u * (a * 0.9)[:, None]
-    back = c - u * a[:, None]
     side = np.column_stack([-u[:, 1], u[:, 0]])
     hgt = geo.camel_height
     z_lo, z_hi = -1.2 * hgt, (geo.max_stack + 2.5) * hgt
@@ -1154,6 +1179,8 @@ def _band_colour(
     # near enough to one camel colour, and clearly nearer it than to any other free one
     if d1 > 1.3 * pal.radius[best] * (1.0 + 0.01 / max(float(y), 0.002)) or d2 < 1.8 * d1:
         return None
+    if pal.names[best] == "white" and not _white_sample_by_sample(pal, best, lin[lo:hi]):
+        return None
     if pal.neutral is not None and best == pal.neutral[0]:
         # black is told from white by lightness, not by this mean's hue: without black paint
         # in its middle the band is not the black camel (a white camel's shaded lower part
@@ -1176,6 +1203,27 @@ def _band_colour(
         if float(is_board[label[lo:hi]].mean()) > FILL_BOARD_SHARE:
             return None
     return pal.names[best]
+
+
+def _white_sample_by_sample(pal: _Palette, white: int, lin: np.ndarray) -> bool:
+    """Whether at least ``WHITE_SUPPORT`` of a band's middle samples are white one by one, as
+    its mean is.
+
+    Why: white is the one camel colour a blend passes through. Blue and the orange sand lie on
+    either side of grey, so a blue camel's shaded, blurred lower edge runs from the sand through
+    grey and mauve into blue, and its mean comes out white; no sample of it need be. A camel
+    read so was a white camel under the blue (tuning scenes 2,197,000..2,198,499 and
+    2,199,000..2,202,000: nine such stacks, each a wrong white, caught only when the white
+    camel was also read elsewhere; the white camels read right this way showed 6 of 9 samples
+    white). Other colours' blends do not reach a camel colour: a green camel's edge through
+    yellow is ``_sand_blend``'s."""
+    ch, y = chroma_brightness(lin)
+    d = np.linalg.norm(ch - pal.chroma[white], axis=-1)
+    near = d < pal.radius[white] * (1.0 + 0.01 / np.maximum(y, 0.002))
+    return bool(float(near.mean()) >= WHITE_SUPPORT)
+
+
+WHITE_SUPPORT = 0.5
 
 
 def _fill_gap(

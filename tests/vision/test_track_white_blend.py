@@ -2,7 +2,8 @@
 the column sampled the band behind it.
 
 - A blue camel's shaded, blurred lower edge over the orange sand averages grey: the gap under
-  its band was read as a white camel under it (``track._white_sample_by_sample``).
+  its band was read as a white camel under it. One paint is evenly lit over a band's middle,
+  a blend sweeps from the sand's brightness to the paint's (``track._white_evenly_lit``).
 - The top camel of an unsure stack in front showed at the base of the space behind it and was
   read there under that space's own camel; ``track._overhung`` now looks for the stack where
   the column stood (``track._feet``), not over the space's centre.
@@ -74,16 +75,20 @@ def test_a_blend_of_the_sand_and_a_blue_camel_is_no_white_camel():
     middle = lin[4:15]
     ch, y = chroma_brightness(middle.mean(axis=0))
     assert np.linalg.norm(ch - CHROMA[3]) < 1.3 * 0.059 * (1 + 0.01 / y)
-    assert not track._white_sample_by_sample(PAL, 3, middle)
+    assert not track._white_evenly_lit(middle)
     assert track._band_colour(PAL, lin, 0.0, 19.0, 5, ["blue"]) is None
 
 
-def test_a_white_band_is_white_sample_by_sample():
-    rng = np.random.default_rng(7)
-    ch = CHROMA[3] + rng.normal(0.0, 0.012, (12, 3)).astype(np.float32)
-    lin = _lin(ch / ch.sum(axis=1, keepdims=True), np.full(12, 0.1))
-    assert track._white_sample_by_sample(PAL, 3, lin[3:9])
+def test_a_white_band_is_evenly_lit_though_its_shaded_part_takes_the_sands_hue():
+    # a white camel's band, its lower samples tinted towards the sand, its brightness even
+    t = np.array([0.9, 0.7, 0.55, 0.5, 0.3, 0.0, 0.0, 0.1, 0.0, 0.0, 0.1, 0.0])[:, None]
+    ch = (1 - t) * CHROMA[3] + t * CHROMA[5]
+    y = np.linspace(0.127, 0.152, 12)
+    lin = _lin(ch, y)
+    assert track._white_evenly_lit(lin[3:9])
     assert track._band_colour(PAL, lin, 0.0, 12.0, 5, ["blue"]) == "white"
+    # the same hues over a sweep of brightness are a blend
+    assert not track._white_evenly_lit(_lin(ch, np.geomspace(0.3, 0.03, 12))[3:9])
 
 
 def test_a_blue_camels_shaded_edge_is_not_read_as_a_white_camel_under_it():
@@ -91,10 +96,13 @@ def test_a_blue_camels_shaded_edge_is_not_read_as_a_white_camel_under_it():
     # abstained ("white seen on spaces [1, 6]")
     assert_space_read(2_198_459, 6, ["blue"])
     assert_space_read(2_198_459, 1, ["white"])
+    # (there four of seven samples were white one by one: the brightness, not the hue, tells)
+    assert_space_read(2_199_928, 3, ["blue"])
+    assert_space_read(2_199_928, 13, ["white"])
 
 
 def test_a_white_camel_under_another_is_still_read_from_its_band():
-    # the gap under the yellow is filled from its mean, and its samples are white one by one
+    # the gap under the yellow is filled from its mean, and its samples are evenly lit
     assert_space_read(2_200_075, 15, ["white", "yellow"])
 
 

@@ -613,7 +613,7 @@ def _read_spaces(
         line_seen = _front_line_seen(image, loc, geo, background)
     labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels, line_seen)
     # above a tall stack on a far space the column runs off the board onto the table: what is
-    # seen there lies beyond the board (not on it), so it is background, not "something"
+    # seen there lies beyond the board (not on it), so it is background (``_off_board``)
     ground = cv2.perspectiveTransform(
         pts[:, 1].reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(loc.homography)
     ).reshape(k, n, 2)
@@ -623,7 +623,6 @@ def _read_spaces(
         | (ground[..., 1] < 1.0)
         | (ground[..., 1] > geo.height - 1.0)
     )
-    labels = np.where(off & (labels == len(pal.names)), pal.names.index(BOARD), labels)
     cell_end = _cell_end(ground, c, u, d, across, geo.cell)
     labels = np.where(inside.all(axis=1), labels, len(pal.names))
     explained = None
@@ -644,6 +643,7 @@ def _read_spaces(
         labels = np.where(
             explained & lift & (labels == len(pal.names)), pal.names.index(BOARD), labels
         )
+    labels = _off_board(labels, off & inside.all(axis=1), pal, len(geo.colours), band_s, explained)
     # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
     band_px = np.linalg.norm(band_px_at - ends[2], axis=1)
@@ -714,6 +714,54 @@ def _read_spaces(
             r = SpaceReading([], 0.0, True, "the stack is over-exposed (glare?): colours lost")
         spaces[s] = r
     return spaces, desert, columns
+
+
+def _off_board(
+    labels: np.ndarray,
+    off: np.ndarray,
+    pal: _Palette,
+    n_camel: int,
+    band: float,
+    explained: np.ndarray | None,
+) -> np.ndarray:
+    """``labels`` (k columns x n samples) with the unknown samples whose ray meets the ground
+    beyond the board (``off``) labelled board: above a tall stack on a far space the column
+    runs off the board onto the table, and what it sees there is background, not "something".
+    A stretch of unknown samples no longer than ``SEAM_OFF`` band between two camel runs
+    stays unknown, a seam the decoder reads as one.
+
+    Why the seams: the dark edges between the camels of a tall stack on a far space lie over
+    the table too. Labelled board, each ended the stack, and the camels above it were taken
+    for things behind: five camels on space 10 were read as the bottom two, confidently
+    (tuning scene 2,199,398). A camel run the set-up saw there (a white card's border on the
+    table: ``explained`` for half its samples or more) is the table, not a camel: a stretch
+    beside it is background as before."""
+    unknown = len(pal.names)
+    board = pal.names.index(BOARD)
+    out = labels.copy()
+    for i in range(labels.shape[0]):
+        if not off[i].any():
+            continue
+        runs = _runs(labels[i])
+
+        def camel(j: int, i: int = i, runs: list[tuple[int, int, int]] = runs) -> bool:
+            if j < 0 or j >= len(runs) or runs[j][0] >= n_camel:
+                return False
+            _, st, ln = runs[j]
+            return explained is None or float(explained[i, st : st + ln].mean()) < 0.5
+
+        for k, (cl, st, ln) in enumerate(runs):
+            if cl != unknown or not off[i, st : st + ln].any():
+                continue
+            if ln <= SEAM_OFF * band and camel(k - 1) and camel(k + 1):
+                continue
+            out[i, st : st + ln] = np.where(off[i, st : st + ln], board, labels[i, st : st + ln])
+    return out
+
+
+# an unknown stretch off the board this many bands long or shorter, between two camel runs, is a
+# seam in a stack, not the table behind it
+SEAM_OFF = 0.5
 
 
 def _sand_unlike_setup(

@@ -743,17 +743,16 @@ def _off_board(
         if not off[i].any():
             continue
         runs = _runs(labels[i])
-
-        def camel(j: int, i: int = i, runs: list[tuple[int, int, int]] = runs) -> bool:
-            if j < 0 or j >= len(runs) or runs[j][0] >= n_camel:
-                return False
-            _, st, ln = runs[j]
-            return explained is None or float(explained[i, st : st + ln].mean()) < 0.5
-
+        # camel[k + 1]: is run k a camel's (and no camel beyond either end of the column)
+        own = [
+            cl < n_camel and (explained is None or float(explained[i, st : st + ln].mean()) < 0.5)
+            for cl, st, ln in runs
+        ]
+        camel = [False, *own, False]
         for k, (cl, st, ln) in enumerate(runs):
             if cl != unknown or not off[i, st : st + ln].any():
                 continue
-            if ln <= SEAM_OFF * band and camel(k - 1) and camel(k + 1):
+            if ln <= SEAM_OFF * band and camel[k] and camel[k + 2]:
                 continue
             out[i, st : st + ln] = np.where(off[i, st : st + ln], board, labels[i, st : st + ln])
     return out
@@ -1264,8 +1263,8 @@ def _white_evenly_lit(lin: np.ndarray) -> bool:
     read elsewhere. One paint in one light varies little over a band's middle; a blend sweeps
     from one side's brightness to the other's. From darkest to brightest sample, the white
     camels filled so on tuning scenes (2,192,000..2,192,999 and 2,197,000..2,202,999) varied
-    1.2-1.3 times, and 11 of the 12 blends found there 2.2-25 times (the twelfth, 1.7, stays
-    read). Hue does not tell them apart: a white camel's shaded lower part takes on the sand's
+    1.2-1.3 times, and 11 of the 12 blends found there 2.2-25 times (the twelfth, 1.7, still
+    passes). Hue does not tell them apart: a white camel's shaded lower part takes on the sand's
     hue as a blend does (3 of 8 samples white one by one; the blends 0 to 6 of 7-12)."""
     y = chroma_brightness(lin)[1]
     return bool(float(y.max()) <= WHITE_EVEN * max(float(y.min()), 1e-4))

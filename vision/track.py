@@ -574,12 +574,12 @@ def _read_spaces(
     geo: BoardGeometry,
     gains: dict[int, np.ndarray],
     pal: _Palette,
-    background: Background | None = None,
-    line_seen: np.ndarray | None = None,
+    background: Background | None,
+    line_seen: np.ndarray,
 ) -> tuple[dict[int, SpaceReading], dict[int, str], dict[int, Column]]:
     """Sample every space's column at once (one projection, one lookup), then decode each.
     Also returns each space's column, for the five-camel rule's check of a completion.
-    ``line_seen``: ``_front_line_seen`` of this frame, when the caller has it."""
+    ``line_seen``: ``_front_line_seen`` of this frame (the caller's hand test uses it too)."""
     ids = geo.spaces
     k = len(ids)
     c, u, d, across, front, back = _feet(loc, geo)
@@ -609,8 +609,6 @@ def _read_spaces(
     lines = _align_lines(linear(vals) * g[:, None, None, :], int(round(0.35 * band_s)))
     lin = np.median(lines, axis=1)  # k x n x 3
     labels, _ = _classify(pal, lin, dark=0.004)
-    if line_seen is None:
-        line_seen = _front_line_seen(image, loc, geo, background)
     labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels, line_seen)
     # above a tall stack on a far space the column runs off the board onto the table: what is
     # seen there lies beyond the board (not on it), so it is background (``_off_board``)
@@ -624,7 +622,8 @@ def _read_spaces(
         | (ground[..., 1] > geo.height - 1.0)
     )
     cell_end = _cell_end(ground, c, u, d, across, geo.cell)
-    labels = np.where(inside.all(axis=1), labels, len(pal.names))
+    in_frame = inside.all(axis=1)  # k x n: all three lines' samples inside the frame
+    labels = np.where(in_frame, labels, len(pal.names))
     explained = None
     known = None
     if background is not None:
@@ -643,7 +642,7 @@ def _read_spaces(
         labels = np.where(
             explained & lift & (labels == len(pal.names)), pal.names.index(BOARD), labels
         )
-    labels = _off_board(labels, off & inside.all(axis=1), pal, len(geo.colours), band_s, explained)
+    labels = _off_board(labels, off & in_frame, pal, len(geo.colours), band_s, explained)
     # a channel at the sensor's ceiling has lost its colour (orange turns yellow): flag it
     clipped = (vals >= 250).any(axis=-1).mean(axis=1)  # k x n share of the three lines
     band_px = np.linalg.norm(band_px_at - ends[2], axis=1)

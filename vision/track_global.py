@@ -427,16 +427,42 @@ def _orderings(fixed: list[str], extra: list[str]) -> Iterator[list[str]]:
             yield out
 
 
-def _duplicates(out: dict[int, SpaceReading]) -> None:
-    """Each camel exists once: a colour read on two spaces is wrong on at least one of them."""
+def _duplicates(
+    out: dict[int, SpaceReading], fits: Callable[[int, list[str]], float | None]
+) -> None:
+    """Each camel exists once: a colour read on two spaces is wrong on at least one of them.
+    Both become unsure, unless the band model finds exactly one of their reads clearly in
+    its own column (``_fits_strongly``): that one is kept.
+
+    Why: a colour read twice was nearly always one true camel and one phantom, and the
+    phantom made the true camel abstain too. The phantoms were a hand under a warm lamp
+    read as a lone yellow camel (confidence 0.95 from clean runs, so the runs' confidence
+    cannot tell it from the real one), and a sliver of yellow where a green camel's edge
+    blends into the orange one above it, filled as a camel between them. In the band model
+    neither phantom fits its column (a hand's band is no camel's height; the stack with the
+    sliver as a whole band does not fit), or fits only weakly, while the true camel's read
+    fits it clearly. Tuning scenes 2,203,000..2,206,499 (three conditions): in 13 of 14
+    colours read twice exactly one read fitted clearly, and it was the true one each time;
+    in the fourteenth both did, and both stay unsure."""
     where: dict[str, list[int]] = {}
     for s, r in out.items():
         for c in r.camels if not r.uncertain else []:
             where.setdefault(c, []).append(s)
     for c, on in where.items():
         if len(on) > 1:
+            strong = [s for s in on if _fits_strongly(partial(fits, s, out[s].camels))]
+            keep = strong[0] if len(strong) == 1 else None
             for s in on:
-                out[s] = SpaceReading([], 0.0, True, f"{c} seen on spaces {on}")
+                if s != keep:
+                    out[s] = SpaceReading([], 0.0, True, f"{c} seen on spaces {on}")
+
+
+def _fits_strongly(fit: Callable[[], float | None]) -> bool:
+    """Whether the band model finds a read's stack in its column (``fit``: the margin, None
+    for no fit) by STRONG_FIT times the margin a fit needs: two reads of the same pixels
+    agree, by far."""
+    margin = fit()
+    return margin is not None and margin >= STRONG_FIT * MARGIN
 
 
 def _complete_lone(
@@ -795,10 +821,7 @@ def _strong(r: SpaceReading, fit: Callable[[], float | None]) -> bool:
     from its mean colour, whose stack the band model does not find clearly is weak: the sand
     between a blue camel's legs, blurred with its shadow, averages white, and a run of it a
     third of a camel high was read as a white camel under the blue one (confidence 0.63)."""
-    if r.confidence >= WEAK:
-        return True
-    margin = fit()
-    return margin is not None and margin >= STRONG_FIT * MARGIN
+    return r.confidence >= WEAK or _fits_strongly(fit)
 
 
 def _empty_when_all_elsewhere(
@@ -825,7 +848,15 @@ def _empty_when_all_elsewhere(
     included. Two reads agree there, its pixels and the game: for a camel to stand on it, a
     hand the sand's colour would have to hide it whole and another space read a phantom of
     its very colour. Tuning scenes: empty spaces in the shadow of a tall stack abstained
-    while a stack elsewhere was read from the band model (confidence 0.5), all camels read."""
+    while a stack elsewhere was read from the band model (confidence 0.5), all camels read.
+
+    So is a space whose runs saw only camels read on the spaces beside it
+    (``_neighbours_camels``), weak reads included: the pixels and the game agree again. What
+    it saw is the stack beside it leaning over its base, or the top of a tall stack in front
+    seen over it, and with that stack read there and every other camel read too, none is
+    left for it. Tuning scenes 2,203,000..2,206,499: 8 such spaces, all empty, had abstained
+    beside stacks read with uneven bands (confidence 0.6-0.65, below WEAK), as camels that
+    lean are; none was made wrong."""
     read = {c for r in out.values() if not r.uncertain for c in r.camels}
     seen = {
         c
@@ -835,9 +866,13 @@ def _empty_when_all_elsewhere(
     }
     if not set(colours) <= seen:
         if set(colours) <= read:
+            held = {c: s for s, r in out.items() if not r.uncertain for c in r.camels}
             for s, r in list(out.items()):
                 if r.uncertain and r.read_empty:
                     why = "its runs read no camel, and every camel is read on another space"
+                    out[s] = SpaceReading([], 0.6, why=why, inferred=True)
+                elif r.uncertain and _neighbours_camels(r, s, held, len(out)):
+                    why = "its runs saw only camels read beside it, and every camel is read"
                     out[s] = SpaceReading([], 0.6, why=why, inferred=True)
         return
     for s, r in list(out.items()):
@@ -847,6 +882,26 @@ def _empty_when_all_elsewhere(
             out[s] = SpaceReading(
                 [], 0.6, why="every camel is read on another space", inferred=True
             )
+
+
+# The spaces along the track either side of a space whose stacks can reach over its base
+# in the frame: the next ones, and the ones after them at the board's corners.
+BESIDE = 2
+
+
+def _neighbours_camels(r: SpaceReading, s: int, held: dict[str, int], n_spaces: int) -> bool:
+    """Whether the unsure space ``s``'s runs saw camels (``runs_seen``) and every one of
+    them is read (``held``: colour -> space) on a space at most BESIDE along the track from
+    it (the track is a ring of ``n_spaces``), and its doubt is not about a desert tile."""
+    if not r.runs_seen or TILE_WORD in (r.why or ""):
+        return False
+    for c, _ in r.runs_seen:
+        if c not in held:
+            return False
+        step = abs(held[c] - s) % n_spaces
+        if min(step, n_spaces - step) > BESIDE:
+            return False
+    return True
 
 
 def resolve(
@@ -897,7 +952,7 @@ def _resolve(
     peeks: Callable[[int, str], float] | None = None,
 ) -> dict[int, SpaceReading]:
     out = dict(spaces)
-    _duplicates(out)
+    _duplicates(out, fits)
     if all_camels:
         _no_camel_left(out, colours, fits)
     if all_camels and _complete_lone(out, colours, fits, max_stack):
@@ -910,7 +965,7 @@ def _resolve(
             found = decode(s, [c for c in colours if c not in held])
             if len(found) == 1:
                 out[s] = SpaceReading(found[0], 0.5, why="read from the band model")
-        _duplicates(out)
+        _duplicates(out, fits)
     if not all_camels:
         return out
     # a stack the band model found clearly accounts for its camels as well

@@ -330,6 +330,7 @@ def read_track(
         max_stack=geo.max_stack,
         all_camels=all_camels,
         peeks=partial(_peek_share, image, loc, geo, gains, pal),
+        track_length=len(geo.spaces),
     )
     spaces = _thin_guard(spaces, columns)
     spaces = _overhung(spaces, loc, geo)

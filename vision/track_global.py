@@ -828,6 +828,7 @@ def _empty_when_all_elsewhere(
     out: dict[int, SpaceReading],
     colours: list[str],
     fits: Callable[[int, list[str]], float | None] | None = None,
+    track_length: int = 16,
 ) -> None:
     """Every camel is read, strongly, on some other space: an unsure space holds none.
 
@@ -871,7 +872,7 @@ def _empty_when_all_elsewhere(
                 if r.uncertain and r.read_empty:
                     why = "its runs read no camel, and every camel is read on another space"
                     out[s] = SpaceReading([], 0.6, why=why, inferred=True)
-                elif r.uncertain and _neighbours_camels(r, s, held, len(out)):
+                elif r.uncertain and _neighbours_camels(r, s, held, track_length):
                     why = "its runs saw only camels read beside it, and every camel is read"
                     out[s] = SpaceReading([], 0.6, why=why, inferred=True)
         return
@@ -914,6 +915,7 @@ def resolve(
     max_stack: int = 5,
     all_camels: bool = True,
     peeks: Callable[[int, str], float] | None = None,
+    track_length: int = 16,
 ) -> dict[int, SpaceReading]:
     """The readings after the camel rules (a new dict; the input is not changed).
 
@@ -921,7 +923,8 @@ def resolve(
     ``decode(space, free)`` lists every stack of the ``free`` colours its pixels show;
     ``no_camels``: spaces that cannot hold a camel (a desert tile lies there);
     ``peeks(space, colour)``: the share of the space's lowest camel-high box that shows the
-    colour (``_peeking``).
+    colour (``_peeking``); ``track_length``: the spaces in the track's ring (which spaces are
+    beside which, ``_neighbours_camels``).
 
     Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
     on the track, a space that fears only a camel more keeps its runs' camels when every
@@ -937,7 +940,7 @@ def resolve(
     """
     out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels, peeks)
     if all_camels:
-        _empty_when_all_elsewhere(out, colours, fits)
+        _empty_when_all_elsewhere(out, colours, fits, track_length)
     return out
 
 

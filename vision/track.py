@@ -28,6 +28,7 @@ mirage sides are printed in clearly different colours); a hand over a tile makes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -339,7 +340,10 @@ def read_track(
     conf = float(min([r.confidence for r in spaces.values() if not r.uncertain] or [0.0]))
     return TrackReading(
         track=track,
-        desert={s: d for s, d in desert.items() if s not in uncertain},
+        desert={
+            **{s: d for s, d in desert.items() if s not in uncertain},
+            **{s: r.faint_tile for s, r in spaces.items() if r.faint_tile and not r.uncertain},
+        },
         confidence=conf,
         uncertain=uncertain,
         homography=loc.homography,
@@ -650,7 +654,7 @@ def _read_spaces(
     top_px = np.linalg.norm(ends[3] - band_px_at, axis=1)
     hide_mm = hgt * np.linalg.norm(cam[:2] - front, axis=1) / max(abs(float(cam[2])), 1e-6)
     base_idx = int(np.argmin(np.abs(z)))
-    tiles = _read_tiles(image, loc, geo, gains, pal)
+    tiles, faint = _read_tiles(image, loc, geo, gains, pal)
     spaces: dict[int, SpaceReading] = {}
     desert: dict[int, str] = {}
     columns: dict[int, Column] = {}
@@ -672,9 +676,8 @@ def _read_spaces(
             )
             continue
         if tile == TILE_FAINT:
-            spaces[s] = SpaceReading(
-                [], 0.0, True, "a tile's colour over a middle with no board: a tile in other light?"
-            )
+            why = "a tile's colour over a middle with no board: a tile in other light?"
+            spaces[s] = SpaceReading([], 0.0, True, why, faint_tile=faint[i])
             continue
         if tile is not None:  # a camel never stands on a desert tile
             spaces[s] = SpaceReading([], 0.9)
@@ -2455,10 +2458,11 @@ def _read_tiles(
     geo: BoardGeometry,
     gains: dict[int, np.ndarray],
     pal: _Palette,
-) -> list[str | None]:
+) -> tuple[list[str | None], list[str | None]]:
     """Per space, 'oasis' / 'mirage' when most of its middle shows that side's colour;
     ``TILE_NOT_FLAT`` when it does but the board shows too, ``TILE_FAINT`` when some of it
-    shows and no board does."""
+    shows and no board does. And per space, for ``TILE_FAINT``, the side its middle shows
+    alone (``_faint_side``), else None."""
     c = np.array([geo.space_centres[s] for s in geo.spaces])
     k = geo.tile_size * 0.35
     gx, gy = np.meshgrid(np.linspace(-k, k, 7), np.linspace(-k, k, 7))
@@ -2469,6 +2473,7 @@ def _read_tiles(
     cls, _ = _classify(pal, lin, dark=0.004)
     cls = np.where(inside.reshape(len(c), -1), cls, len(pal.names))
     out: list[str | None] = []
+    faint: list[str | None] = []
     boards = [i for i, n in enumerate(pal.names) if n.startswith(BOARD)]
     for row in cls:
         side = None
@@ -2485,7 +2490,26 @@ def _read_tiles(
             if tile_share >= TILE_FAINT_SHARE:
                 side = TILE_FAINT
         out.append(side)
-    return out
+        faint.append(_faint_side(row, pal, geo.tile_colours) if side == TILE_FAINT else None)
+    return out, faint
+
+
+def _faint_side(row: np.ndarray, pal: _Palette, sides: Iterable[str]) -> str | None:
+    """The desert tile's side a faint tile's samples (``row``: palette labels) show, when it
+    shows FAINT_ALONE times as many of that side's colour as of the other's; else None.
+
+    Why: a tall stack beside a tile covers half its middle, so neither side fills the share
+    a tile needs, and the board does not show (``TILE_FAINT``): the space abstained. The
+    half left shows the tile's own side (tuning scenes 2,204,500..2,206,499: four tiles
+    beside stacks of five), and the camels' edges over it add a few samples of the other.
+    The side alone is not a reading: the space stays unsure until the rules of the game
+    account for every camel elsewhere (vision.track_global's ``_empty_when_all_elsewhere``)."""
+    counts = sorted(((int(np.sum(row == pal.names.index(n))), n) for n in sides), reverse=True)
+    if not counts or counts[0][0] == 0:
+        return None
+    if len(counts) > 1 and counts[0][0] < FAINT_ALONE * counts[1][0]:
+        return None
+    return counts[0][1]
 
 
 # A tile covers the whole middle of its space: where this share of the middle shows the board
@@ -2507,6 +2531,7 @@ TILE_NOT_FLAT = "?"
 TILE_FAINT = "~"
 TILE_FAINT_BOARD = 0.05
 TILE_FAINT_SHARE = 0.05
+FAINT_ALONE = 3  # a faint tile shows its side this many times as often as the other side
 
 
 def _mark_hidden(spaces: dict[int, SpaceReading], loc: BoardLocation, geo: BoardGeometry) -> None:

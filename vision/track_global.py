@@ -71,7 +71,9 @@ class SpaceReading:
     samples a top camel spans up its column, its band and half its top face, in the units
     of ``runs_seen``'s starts (a run starting within that above a camel's stands on it);
     ``tall_band``: a band below the top one stood two camels high or more, where another
-    camel may hide, so the runs' order is not the stack's (``_own_runs`` leaves them)."""
+    camel may hide, so the runs' order is not the stack's (``_own_runs`` leaves them);
+    ``faint_tile``: the desert tile's side a space abstaining on a faint tile's colour showed
+    alone (vision.track's ``TILE_FAINT``), its desert once every camel is read elsewhere."""
 
     camels: list[str]
     confidence: float
@@ -87,6 +89,7 @@ class SpaceReading:
     read_empty: bool = False
     camel_reach: float = 0.0
     tall_band: bool = False
+    faint_tile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -878,11 +881,15 @@ def _empty_when_all_elsewhere(
         return
     for s, r in list(out.items()):
         # a tile's colour there may be a tile not read: empty of camels, but the reading says
-        # nothing of the desert for an unsure space, so it stays unsure
+        # nothing of the desert for an unsure space, so it stays unsure, unless the tile
+        # showed one side alone (``faint_tile``): the camels' colours over it are theirs
         if r.uncertain and TILE_WORD not in (r.why or ""):
             out[s] = SpaceReading(
                 [], 0.6, why="every camel is read on another space", inferred=True
             )
+        elif r.uncertain and r.faint_tile is not None:
+            why = f"every camel is read on another space: the {r.faint_tile} tile, half hidden"
+            out[s] = SpaceReading([], 0.6, why=why, inferred=True, faint_tile=r.faint_tile)
 
 
 # The spaces along the track either side of a space whose stacks can reach over its base

@@ -2,14 +2,21 @@
 
 Tuning table 218,012 under the darker tone curve (the "dark" camera probe): its mirage tiles
 show 35 % "white" and 6-24 % mirage in their middles and no board, under the 35 % a tile needs;
-they were read as white camels (``vision.track.TILE_FAINT``)."""
+they were read as white camels (``vision.track.TILE_FAINT``). A faint tile that shows one
+side alone is read as that side once every camel is read elsewhere (tuning scenes
+2,204,500..2,206,499: tiles half hidden by a stack of five beside them)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from vision.eval import table as et
 from vision.render.probes import Probe
+from vision.track import _faint_side
+from vision.track_global import SpaceReading, resolve
 
 FAINT_WHY = "a tile's colour over a middle with no board"
 
@@ -35,3 +42,38 @@ def test_the_same_table_in_its_own_look_reads_its_tiles() -> None:
     r = scene.read()
     assert r.desert.get(4) == "mirage" and r.desert.get(14) == "oasis"
     assert all(FAINT_WHY not in (sr.why or "") for sr in r.spaces.values())
+
+
+def test_a_tile_half_hidden_by_the_stack_beside_it_is_read_once_every_camel_is():
+    # tuning scene 2,205,102 (other): five camels on space 5 cover the top half of the mirage
+    # on space 4, whose middle shows 29 % mirage, 8 % oasis (the green camel's edge), no board
+    scene = et.render_scene(2_205_102, "other")
+    assert scene.truth.desert.get(4) == "mirage" and 4 not in scene.truth.track
+    r = scene.read()
+    assert 4 not in r.uncertain and r.track.get(4) is None
+    assert r.desert.get(4) == "mirage"
+
+
+def test_a_faint_tile_s_side_waits_for_every_camel_to_be_read():
+    colours = ["blue", "green", "orange", "yellow", "white"]
+    faint = SpaceReading([], 0.0, True, FAINT_WHY + ": a tile in other light?", faint_tile="oasis")
+    spaces = {5: SpaceReading(colours, 0.9), 4: faint}
+    out = resolve(spaces, colours, lambda s, stack: None)
+    assert not out[4].uncertain and out[4].camels == [] and out[4].faint_tile == "oasis"
+    # a camel seen nowhere may be the one standing there: the side alone is no reading
+    spaces[5] = SpaceReading(colours[:4], 0.9)
+    assert resolve(spaces, colours, lambda s, stack: None)[4].uncertain
+    # and a faint tile that showed both sides is left unsure as before
+    both = SpaceReading([], 0.0, True, FAINT_WHY, faint_tile=None)
+    assert resolve({5: SpaceReading(colours, 0.9), 4: both}, colours, lambda s, st: None)[
+        4
+    ].uncertain
+
+
+def test_a_faint_tile_s_side_is_the_one_it_shows_alone():
+    pal = SimpleNamespace(names=["green", "board", "mirage", "oasis"])
+    row = np.array([2] * 14 + [3] * 4 + [0] * 20 + [4] * 11)  # 4: unknown
+    assert _faint_side(row, pal, ["mirage", "oasis"]) == "mirage"
+    row = np.array([2] * 14 + [3] * 5 + [0] * 30)  # under three times as many: not alone
+    assert _faint_side(row, pal, ["mirage", "oasis"]) is None
+    assert _faint_side(np.array([0] * 49), pal, ["mirage", "oasis"]) is None

@@ -120,3 +120,60 @@ def test_cross_fitting_counts_the_wrong_answers_a_gate_hides_on_its_own_photos()
     assert cf.answered == sum(a for a, _ in cf.per_case.values())
     _, _, items = found_and_false(photos, gates)
     assert len(items) == 2 * 42  # each die gives its verdict and its steadiness
+
+
+def test_the_upper_bound_of_a_wrong_share_is_the_clopper_pearson_one() -> None:
+    """0 wrong of n: 1 - (1 - conf) ** (1 / n); more wrong answers or fewer answers raise it."""
+    from vision.eval.dice_gates import upper_bound
+
+    assert abs(upper_bound(0, 600, 0.9) - (1 - 0.1 ** (1 / 600))) < 1e-9
+    assert upper_bound(0, 600) < upper_bound(1, 600) < upper_bound(1, 300)
+    assert upper_bound(0, 0) == 1.0 and upper_bound(5, 5) == 1.0
+
+
+def test_the_bound_rule_needs_enough_answers_to_show_its_share() -> None:
+    """Six hundred right answers show a 0.5 % share at 90 %: the gate takes them all; a hundred
+    cannot (none passes: None, and ``face_gates`` falls back to the share rule)."""
+    from vision.eval.dice_gates import bound_gate
+
+    many = _answers(600, 6, lo=0.6)
+    assert bound_gate(many, 0.5, 0.005) == min(p for p, _ in many)
+    assert bound_gate(_answers(100, 7), 0.5, 0.005) is None
+    items = [("agree", p, r) for p, r in _answers(100, 8)]
+    _, source = face_gates(items, "bound")
+    assert "share" in source["agree"] or "too few" in source["agree"]
+
+
+def test_pooled_photos_help_choose_but_are_never_counted_in_the_cross_fit() -> None:
+    """``--pool`` with ``--cross-fit``: the pool joins every fitting half, and only the halves
+    of the photos themselves are counted."""
+    from vision.dice.classifier import CropClass
+    from vision.dice.detect import Detection
+    from vision.dice.learned import Proposal
+    from vision.eval.dice_gates import Photo, cross_fit, judge, load_gates
+
+    def photo(p: float, right: bool, source: str) -> Photo:
+        probs = tuple(0.0 if i == 0 else p if i == 3 else (1.0 - p) / 5 for i in range(7))
+        v = CropClass(probs)
+        det = Detection(100.0, 80.0, 40.0, probs, tried=(v,))
+        face = 3 if right else 4
+        return Photo([{"box": [80, 60, 40, 40], "face": face}], [Proposal(v, det=det)], source)
+
+    own = [photo(float(p), True, "a") for p in np.linspace(0.9, 0.9999, 20)]
+    pool = [photo(float(p), True, "pool") for p in np.linspace(0.9, 0.9999, 30)]
+    cf = cross_fit(own, rounds=2, pool=pool)
+    assert cf.found == 2 * 20 and cf.per_set is not None and set(cf.per_set) == {"a"}
+    assert cf.per_set["a"][0] == cf.found and cf.per_set["a"][2] == cf.answered
+    counted = judge(own, load_gates())
+    assert counted["all"]["found"] == counted["a"]["found"] == 20
+
+
+def test_the_held_out_photos_are_never_read_for_gates() -> None:
+    import pytest
+
+    from vision.eval.dice_gates import collect, main
+
+    with pytest.raises(SystemExit):
+        main(["--photos", "heldout"])
+    with pytest.raises(ValueError, match="held-out"):
+        collect("heldout")

@@ -210,3 +210,34 @@ def test_astride_crops_are_seeded_and_not_a_die() -> None:
     assert set(labels) == {0} and all(t.endswith(":astride") for t in tags)
     again = data.astride_crops("train", np.random.default_rng(5), per_pair=1, limit=3)
     np.testing.assert_array_equal(np.stack(crops), np.stack(again[0]))
+
+
+def test_the_train_folds_split_each_sets_train_photos_evenly_and_only_them() -> None:
+    """``--fold K/N``: every train photo in exactly one fold, each set's share to within one
+    photo, and the same folds on every call; no calibration or held-out photo in any."""
+    from vision.train.split import parse_fold, part_files
+
+    train = part_files("train")
+    folds = [part_files(f"train-fold-{k}/2") for k in (1, 2)]
+    assert folds[0] == part_files("train-fold-1/2")
+    for name, files in train.items():
+        a, b = (f[name] for f in folds)
+        assert sorted(a + b) == sorted(files) and not set(a) & set(b)
+        assert abs(len(a) - len(b)) <= 1
+    assert parse_fold("2/3") == (2, 3)
+    for bad in ("0/2", "3/2", "1/1", "2", "a/b"):
+        with pytest.raises(ValueError, match="K/N"):
+            parse_fold(bad)
+
+
+def test_a_fold_is_a_data_option_only_when_given() -> None:
+    """Without ``--fold`` the options (and so the caches and metadata of the default run) are
+    what they were; with it a cache of the whole train part is not reused for a fold."""
+    from vision.train.train import data_options
+
+    plain = data_options(quick=False, pages=0, finder_per_die=0)
+    assert "fold" not in plain
+    assert data_options(quick=False, pages=0, finder_per_die=0, fold="1/2") == {
+        **plain,
+        "fold": "1/2",
+    }

@@ -3,6 +3,10 @@
     python -m vision.eval.dice_gates            # show what it would choose
     python -m vision.eval.dice_gates --write    # and store it in vision/dice/gates.json
     python -m vision.eval.dice_gates --cross-fit 10   # how the rule does on photos it did not see
+    python -m vision.eval.dice_gates --photos train-fold-2/2 --model oof/net1/die_classifier.onnx \
+        --cache oof/fold2.pkl                    # out-of-fold proposals: fold 1's net, fold 2
+    python -m vision.eval.dice_gates --cache oof/fold2.pkl --pool oof/fold1.pkl \
+        --judge calib.pkl                        # gates chosen on them, counted on calib.pkl
 
 Why a tool and not hand-set numbers: the gates are what makes a confidence mean the same thing
 on every path, and they belong to one model; when a new model is trained, this is run again
@@ -44,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import pickle
 import random
 from collections.abc import Sequence
@@ -63,7 +68,9 @@ from vision.dice.learned import (
     detection_base,
     face_verdict,
     kept,
+    load_gates,
     model_hashes,
+    model_sha256,
     propose,
     steady,
 )
@@ -81,6 +88,9 @@ KEEP_GRID = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 DETECT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01)
 COLOUR_SEED0 = 300_000
 CASES = ("agree", "answer", "overrule", "alone", "steady")
+#: the "bound" rule (``bound_gate``): a case's answers above its gate wrong at most this share
+#: by their 90 % upper bound (a case no gate passes falls back to the share rule)
+BOUND_SHARE = 0.005
 
 
 @dataclass
@@ -88,6 +98,7 @@ class Photo:
     labels: list[dict[str, Any]]
     props: list[Proposal]
     source: str = ""  # the photo's set
+    origin: str = ""  # the part and the model that read it, when not the calibration's shipped
 
 
 @dataclass(frozen=True)
@@ -98,15 +109,26 @@ class Box:
     i: int
 
 
-def collect(part: str = "calibration", limit: int | None = None) -> list[Photo]:
+def collect(
+    part: str = "calibration", limit: int | None = None, model: Path | None = None
+) -> list[Photo]:
+    """The photos of ``part`` (``split.part_files``: the calibration part, or a fold of the
+    train part read by a net not trained on it) with their proposals, read by the shipped
+    classifier or by ``model`` (its metadata beside it, ``.json``)."""
+    from vision.dice.classifier import DieClassifier
     from vision.train import split
 
-    clf = load_classifier()
+    if part == "heldout":
+        raise ValueError("the held-out photos are for the final figures, not for gates")
+    clf = load_classifier() if model is None else DieClassifier(model, model.with_suffix(".json"))
+    origin = ""
+    if model is not None:
+        origin = f"{part} read by {model_sha256(model)[:12]}"
     pal = default_palette()
     root = split.real_root()
     out = []
-    for name, parts in split.load().items():
-        files = set(parts.get(part, []))
+    for name, listed in split.part_files(part).items():
+        files = set(listed)
         if not files or not (root / name / "labels.json").is_file():
             continue
         images = [
@@ -119,7 +141,8 @@ def collect(part: str = "calibration", limit: int | None = None) -> list[Photo]:
             if img is None:
                 raise ValueError(f"cannot read {root / name / im['file']}")
             hand = hand_proposals(img, pal, None)
-            out.append(Photo(im["dice"], propose(img, hand, clf, detect_min=DETECT_FLOOR), name))
+            props = propose(img, hand, clf, detect_min=DETECT_FLOOR)
+            out.append(Photo(im["dice"], props, name, origin))
     return out
 
 
@@ -207,7 +230,60 @@ def share_gate(
     return max(best, floor)
 
 
-def face_gates(items: Sequence[tuple[str, float, bool]]) -> tuple[dict[str, float], dict[str, str]]:
+def upper_bound(wrong: int, n: int, confidence: float = 0.9) -> float:
+    """The one-sided Clopper-Pearson upper bound of a wrong share seen as ``wrong`` of ``n``:
+    the share at which seeing at most ``wrong`` has probability 1 - ``confidence``."""
+    if n == 0:
+        return 1.0
+    if wrong >= n:
+        return 1.0
+
+    def cdf(p: float) -> float:
+        logs = [
+            math.lgamma(n + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(n - k + 1)
+            + k * math.log(p)
+            + (n - k) * math.log1p(-p)
+            for k in range(wrong + 1)
+        ]
+        return float(sum(math.exp(v) for v in logs))
+
+    lo, hi = wrong / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if mid <= 0.0 or cdf(mid) > 1.0 - confidence:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def bound_gate(
+    items: Sequence[tuple[float, bool]],
+    floor: float,
+    share: float,
+    confidence: float = 0.9,
+) -> float | None:
+    """The lowest probability whose answers at or above it are wrong at most ``share`` of the
+    time by their upper bound (``upper_bound``: the share is shown, not merely not contradicted,
+    so a small case cannot pass on a lucky count); never below ``floor``; None if no
+    probability passes."""
+    xs = sorted(items, key=lambda t: -t[0])
+    best: float | None = None
+    wrong = 0
+    for n, (p, right) in enumerate(xs, 1):
+        wrong += not right
+        if wrong / n > share:  # the bound is never below the count's own share
+            continue
+        if upper_bound(wrong, n, confidence) <= share:
+            best = p
+    return None if best is None else max(best, floor)
+
+
+def face_gates(
+    items: Sequence[tuple[str, float, bool]], rule: str = "share"
+) -> tuple[dict[str, float], dict[str, str]]:
     """Each case's gate (``share_gate``) from its own answers, and what set it. A case with
     fewer than ``MIN_COUNT`` answers cannot show the share: its gate sits above its highest
     wrong answer (no wrong answer above it), the strict reading of too little evidence. Why not
@@ -219,6 +295,12 @@ def face_gates(items: Sequence[tuple[str, float, bool]]) -> tuple[dict[str, floa
     source: dict[str, str] = {}
     for c in CASES:
         own = [(p, r) for k, p, r in items if k == c]
+        if rule == "bound":
+            b = bound_gate(own, GATE_FLOOR, BOUND_SHARE)
+            if b is not None:
+                gates[c] = b
+                source[c] = f"{len(own)} answers, bound rule"
+                continue
         if len(own) >= MIN_COUNT:
             g = share_gate(own, GATE_FLOOR)
             source[c] = f"{len(own)} answers, share rule"
@@ -267,7 +349,9 @@ def colour_gate(items: Sequence[tuple[float, bool]]) -> float:
     return 1.0 if g is None else g
 
 
-def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any]]:
+def choose(
+    photos: Sequence[Photo], colour: float, rule: str = "share"
+) -> tuple[Gates, dict[str, Any]]:
     n = len(photos)
     # on equal scores the pair with fewer false dice wins (a phantom costs more than a miss)
     best: tuple[float, int, float, float] | None = None
@@ -282,7 +366,7 @@ def choose(photos: Sequence[Photo], colour: float) -> tuple[Gates, dict[str, Any
     _, _, keep, det = best
     g = Gates(keep, det, 1, 1, 1, 1, colour)
     found, false, items = found_and_false(photos, g)
-    gates, source = face_gates(items)
+    gates, source = face_gates(items, rule)
     if gates["overrule"] < gates["alone"]:
         # the net overrules a face the pips read only as surely as it answers a die with no
         # pip path at all: a contradicting witness is no evidence for the net's face, and the
@@ -334,9 +418,17 @@ class CrossFit:
     answered: int
     wrong: int
     per_case: dict[str, tuple[int, int]]
+    false: int = 0
+    per_set: dict[str, tuple[int, int, int, int]] | None = None  # found, false, answered, wrong
 
 
-def cross_fit(photos: Sequence[Photo], rounds: int, seed: int = 0) -> CrossFit:
+def cross_fit(
+    photos: Sequence[Photo],
+    rounds: int,
+    seed: int = 0,
+    rule: str = "share",
+    pool: Sequence[Photo] = (),
+) -> CrossFit:
     """The gate rule (``choose``) judged on photos it did not see: the calibration photos
     shuffled ``rounds`` times and halved, gates chosen on each half and counted on the other.
 
@@ -345,25 +437,78 @@ def cross_fit(photos: Sequence[Photo], rounds: int, seed: int = 0) -> CrossFit:
     says nothing of how it generalises. A new model's gates looked as good as the shipped ones
     on their own photos (one wrong) while its held-out wrong share rose from 0.1 % to 0.4 %
     (session 17). Halves are smaller than the whole, so the figure is pessimistic for both; it
-    is meant for comparing models or rules, with the same ``rounds`` and ``seed``."""
-    found = 0
+    is meant for comparing models or rules, with the same ``rounds`` and ``seed``.
+
+    ``pool``: photos that join every fitting half and are never counted (out-of-fold proposals
+    of the train photos: whether they let the gates answer more of the halves' dice)."""
+    found = false = 0
     tally = {c: [0, 0] for c in CASES}
+    sets: dict[str, list[int]] = {}
     for r in range(rounds):
         order = list(range(len(photos)))
         random.Random(seed + r).shuffle(order)
         halves = (order[::2], order[1::2])
         for fit, test in (halves, halves[::-1]):
-            gates, _ = choose([photos[i] for i in fit], COLOUR_FLOOR)
+            gates, _ = choose([photos[i] for i in fit] + list(pool), COLOUR_FLOOR, rule)
             g = {c: getattr(gates, c) for c in CASES}
-            f, _, items = found_and_false([photos[i] for i in test], gates)
+            f, fa, items = found_and_false([photos[i] for i in test], gates)
             found += f
+            false += fa
             for case, right in answers(items, g):
                 tally[case][0] += 1
                 tally[case][1] += not right
+            for i in test:
+                f, fa, items = found_and_false([photos[i]], gates)
+                ans = answers(items, g)
+                t = sets.setdefault(photos[i].source, [0, 0, 0, 0])
+                for k, v in enumerate((f, fa, len(ans), sum(not r for _, r in ans))):
+                    t[k] += v
     per_case = {c: (a, w) for c, (a, w) in tally.items()}
     n_answered = sum(a for a, _ in per_case.values())
     n_wrong = sum(w for _, w in per_case.values())
-    return CrossFit(rounds, found, n_answered, n_wrong, per_case)
+    per_set = {k: (v[0], v[1], v[2], v[3]) for k, v in sorted(sets.items())}
+    return CrossFit(rounds, found, n_answered, n_wrong, per_case, false, per_set)
+
+
+def judge(photos: Sequence[Photo], gates: Gates) -> dict[str, Any]:
+    """Found, false, answered and wrong dice of ``photos`` at ``gates``, all and per set (for
+    gates chosen on other photos: what they do where they were not chosen)."""
+    g = {c: getattr(gates, c) for c in CASES}
+    out: dict[str, Any] = {}
+    for name in ["all", *sorted({p.source for p in photos})]:
+        mine = [p for p in photos if name == "all" or p.source == name]
+        found, false, items = found_and_false(mine, gates)
+        ans = answers(items, g)
+        out[name] = {
+            "photos": len(mine),
+            "dice": sum(len(p.labels) for p in mine),
+            "found": found,
+            "false": false,
+            "answered": len(ans),
+            "wrong": sum(not r for _, r in ans),
+            "answered_of_found": round(len(ans) / max(found, 1), 4),
+            "wrong_of_found": round(sum(not r for _, r in ans) / max(found, 1), 4),
+            "false_per_photo": round(false / max(len(mine), 1), 3),
+        }
+    return out
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads a cache written by ``python -m`` (its classes named ``__main__``'s) anywhere."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "__main__" and name in ("Photo", "Box"):
+            module = __name__
+        return super().find_class(module, name)
+
+
+def load_photos(paths: Sequence[str]) -> list[Photo]:
+    """The photos of proposal caches (``--cache``), one after another."""
+    out: list[Photo] = []
+    for path in paths:
+        with open(path, "rb") as f:
+            out += _Unpickler(f).load()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,24 +525,84 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ROUNDS",
         help="judge the rule on halves of the photos it did not see (cross_fit), then stop",
     )
+    ap.add_argument(
+        "--photos",
+        default="calibration",
+        metavar="PART",
+        help="the photos to read when --cache is not there yet: calibration (default) or a "
+        "fold of the train part, train-fold-K/N (read it with a net not trained on it: --model)",
+    )
+    ap.add_argument(
+        "--model",
+        type=Path,
+        help="read the photos with this .onnx (its metadata beside it, .json) rather than the "
+        "shipped model; for out-of-fold proposals (the gates written are still the shipped "
+        "model's: --write records its hashes)",
+    )
+    ap.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="another proposal cache whose photos join --cache's in choosing (repeatable; "
+        "e.g. out-of-fold proposals of the train photos); with --cross-fit they join every "
+        "fitting half and are never counted",
+    )
+    ap.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="count the chosen gates and the shipped ones on this proposal cache's photos "
+        "(photos they were not chosen on), then stop",
+    )
+    ap.add_argument(
+        "--rule",
+        choices=("share", "bound"),
+        default="share",
+        help="how a face gate is set: share (at most WRONG_SHARE wrong above it, with at least "
+        "MIN_COUNT answers; fewer: above the highest wrong one) or bound (at most BOUND_SHARE "
+        "wrong by the 90 %% upper bound, else as share)",
+    )
     args = ap.parse_args(argv)
+    if args.photos == "heldout":
+        ap.error("the held-out photos are for the final figures, not for gates")
+    if args.model is not None and args.write:
+        ap.error("--model reads photos for a pool; --write writes the shipped model's gates")
     if args.cache and Path(args.cache).is_file():
-        photos = pickle.loads(Path(args.cache).read_bytes())
+        photos = load_photos([args.cache])
     else:
-        photos = collect("calibration", args.limit)
+        photos = collect(args.photos, args.limit, args.model)
         if args.cache:
             Path(args.cache).write_bytes(pickle.dumps(photos))
+    own, pooled = photos, load_photos(args.pool)
+    photos = own + pooled
     if args.cross_fit:
-        cf = cross_fit(photos, args.cross_fit)
+        cf = cross_fit(own, args.cross_fit, rule=args.rule, pool=pooled)
         print(json.dumps(asdict(cf), indent=1))
         print(
             f"cross-fitted over {cf.rounds} rounds: answered {cf.answered / max(cf.found, 1):.1%}"
-            f" of found, wrong {cf.wrong / max(cf.found, 1):.2%} of found"
+            f" of found, wrong {cf.wrong / max(cf.found, 1):.2%} of found, false dice "
+            f"{cf.false / max(cf.rounds * len(own), 1):.3f} per photo"
+        )
+        return 0
+    if args.judge:
+        gates, _ = choose(photos, COLOUR_FLOOR, args.rule)
+        others = load_photos(args.judge)
+        print(
+            json.dumps(
+                {
+                    "chosen_on": {"photos": len(photos), "gates": asdict(gates)},
+                    "chosen": judge(others, gates),
+                    "shipped": judge(others, load_gates.__wrapped__(GATES_FILE)),
+                },
+                indent=1,
+            )
         )
         return 0
     named = colour_items(args.colour_scenes) if args.colour_scenes > 0 else []
     colour = colour_gate(named) if named else COLOUR_FLOOR
-    gates, stats = choose(photos, colour)
+    gates, stats = choose(photos, colour, args.rule)
     stats["colour_named"] = len(named)
     stats["colour_wrong"] = sum(not r for _, r in named)
     stats["colour_wrong_above_gate"] = sum(not r for p, r in named if p >= colour)
@@ -408,7 +613,14 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "about": "chosen on the calibration photos of vision/train/split.json by "
                     "python -m vision.eval.dice_gates --write; for the model (weights and "
-                    "metadata) of these hashes",
+                    "metadata) of these hashes"
+                    + (
+                        f", with the photos of {len(args.pool)} more proposal cache(s) "
+                        f"({sorted({p.origin for p in photos if p.origin})}) and the "
+                        f"{args.rule} rule"
+                        if args.pool
+                        else ""
+                    ),
                     **model_hashes(),
                     "gates": asdict(gates),
                     "calibration": stats,

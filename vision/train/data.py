@@ -69,11 +69,11 @@ def photo_dice(set_name: str, im: dict[str, Any]) -> list[LabelledDie]:
 
 
 def photos(part: str, root: Path | None = None) -> Iterator[tuple[str, dict[str, Any], np.ndarray]]:
-    """(set, image record, BGR image) of every photo in ``part`` of the committed split."""
+    """(set, image record, BGR image) of every photo in ``part`` of the committed split (a
+    fold of the train part too: ``split.part_files``)."""
     root = root or split_mod.real_root()
-    wanted = split_mod.load()
-    for name, parts in wanted.items():
-        files = set(parts.get(part, []))
+    for name, listed in split_mod.part_files(part).items():
+        files = set(listed)
         if not files:
             continue
         labels = json.loads((root / name / "labels.json").read_text())

@@ -10,6 +10,11 @@ and the photo's file name (SHA-1), so it is reproducible and does not move when 
   the confidence (temperature, thresholds), the rest train.
 
 ``python -m vision.train.split`` rewrites ``split.json`` from the labels (it lists every photo).
+
+Folds of the train part (``fold_files``, parts named ``train-fold-K/N``): for out-of-fold
+verdicts (a net trained on one fold reads the others' photos as it would unseen ones), each
+set's train photos ordered by another hash of their name and dealt to the N folds in turn, so
+that every fold holds a set's share of photos to within one.
 """
 
 from __future__ import annotations
@@ -51,6 +56,36 @@ def part_of(set_name: str, file_name: str) -> Part:
     if u < HELDOUT_SHARE + CALIBRATION_SHARE:
         return "calibration"
     return "train"
+
+
+FOLD_PREFIX = "train-fold-"
+
+
+def parse_fold(text: str) -> tuple[int, int]:
+    """``K/N`` -> (K, N), 1 <= K <= N, N >= 2 (a ``ValueError`` otherwise)."""
+    k, sep, n = text.partition("/")
+    if not sep or not k.isdigit() or not n.isdigit() or not 1 <= int(k) <= int(n) or int(n) < 2:
+        raise ValueError(f"a fold is K/N with 1 <= K <= N and N >= 2, not {text!r}")
+    return int(k), int(n)
+
+
+def fold_files(files: list[str], set_name: str, k: int, n: int) -> list[str]:
+    """The files of fold ``k`` of ``n`` (1-based) among one set's train ``files``."""
+    order = sorted(files, key=lambda f: hashlib.sha1(f"fold/{set_name}/{f}".encode()).hexdigest())
+    mine = set(order[k - 1 :: n])
+    return [f for f in files if f in mine]
+
+
+def part_files(part: str) -> dict[str, list[str]]:
+    """{set: files} of a part of the committed split: ``train``, ``calibration``, ``heldout``,
+    or ``train-fold-K/N`` (fold K of the train part's N, ``fold_files``)."""
+    sets = load()
+    if not part.startswith(FOLD_PREFIX):
+        return {name: list(parts.get(part, [])) for name, parts in sets.items()}
+    k, n = parse_fold(part[len(FOLD_PREFIX) :])
+    return {
+        name: fold_files(list(parts.get("train", [])), name, k, n) for name, parts in sets.items()
+    }
 
 
 def build(root: Path) -> dict[str, dict[str, list[str]]]:

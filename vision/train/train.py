@@ -46,7 +46,7 @@ from vision.dice.classifier import (
     view_mean,
 )
 from vision.train import data
-from vision.train.split import SPLIT_FILE
+from vision.train.split import FOLD_PREFIX, SPLIT_FILE, parse_fold
 
 if TYPE_CHECKING:
     import torch
@@ -74,13 +74,16 @@ def build_data(
     pages: int = PAGES,
     finder_per_die: int = FINDER_PER_DIE,
     astride_per_pair: int = ASTRIDE_PER_PAIR,
+    fold: str | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The training and calibration arrays (crops N x 48 x 48 x 3, labels N)."""
+    """The training and calibration arrays (crops N x 48 x 48 x 3, labels N); the real train
+    crops from fold ``fold`` (``K/N``, ``split.part_files``) of the train photos if given."""
     limit = 6 if quick else None
+    part = "train" if fold is None else FOLD_PREFIX + fold
     train = data.stack(
         [
             data.real_crops(
-                "train",
+                part,
                 rng,
                 per_die=1 if quick else 4,
                 per_photo_bg=6,
@@ -93,7 +96,7 @@ def build_data(
             data.page_crops(2 if quick else pages, np.random.default_rng([SEED, 1])),
             # likewise its own stream: the crops above are those the November 2026 net had
             data.finder_crops(
-                "train",
+                part,
                 np.random.default_rng([SEED, 2]),
                 per_die=min(finder_per_die, 1) if quick else finder_per_die,
                 limit=2 if quick else None,
@@ -101,7 +104,7 @@ def build_data(
             if finder_per_die > 0
             else ([], [], []),
             data.astride_crops(
-                "train",
+                part,
                 np.random.default_rng([SEED, 3]),
                 per_pair=astride_per_pair,
                 limit=2 if quick else None,
@@ -227,6 +230,7 @@ def train(
     views: int = VIEWS,
     pages: int = PAGES,
     threads: int = THREADS,
+    fold: str | None = None,
 ) -> dict[str, object]:
     import torch
 
@@ -239,11 +243,11 @@ def train(
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(SEED)
     t0 = time.time()
-    options = data_options(quick, pages, finder_per_die, astride_per_pair)
+    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold)
     if cache is not None and cache.is_file():
         sets = load_cache(cache, options)
     else:
-        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair)
+        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold)
         if cache is not None:
             save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
@@ -321,6 +325,9 @@ def train(
         + (" and printed pages" if pages else "")
         + " (see vision/train/data.py)",
     }
+    if fold is not None:  # only then: the default run's metadata stays as it was, byte for byte
+        meta["fold"] = fold
+        meta["trained_on"] = f"fold {fold} of the " + str(meta["trained_on"])
     (out_dir / META_FILE.name).write_text(json.dumps(meta, indent=1) + "\n")
     check_export(net, model_path, x_ca[:64])
     if reference is not None:
@@ -337,12 +344,16 @@ class CacheMismatch(ValueError):
 
 
 def data_options(
-    quick: bool, pages: int, finder_per_die: int, astride_per_pair: int = 0
+    quick: bool,
+    pages: int,
+    finder_per_die: int,
+    astride_per_pair: int = 0,
+    fold: str | None = None,
 ) -> dict[str, object]:
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
     for a run that would have built other crops (and whose metadata would then misstate them)."""
-    return {
+    options: dict[str, object] = {
         "seed": SEED,
         "split_sha256": hashlib.sha256(SPLIT_FILE.read_bytes()).hexdigest(),
         "quick": quick,
@@ -350,6 +361,9 @@ def data_options(
         "finder_per_die": finder_per_die,
         "astride_per_pair": astride_per_pair,
     }
+    if fold is not None:  # only then: caches of the whole train part stay valid
+        options["fold"] = fold
+    return options
 
 
 def save_cache(
@@ -531,7 +545,21 @@ def main(argv: list[str] | None = None) -> int:
         default=THREADS,
         help="torch's threads (the weights differ in their last bits between thread counts)",
     )
+    p.add_argument(
+        "--fold",
+        metavar="K/N",
+        help="train on fold K of N of the split's train photos only (split.part_files; each "
+        "set's photos dealt to the folds by a hash), e.g. to read the other folds out of fold; "
+        "the temperature is fitted on the calibration photos as without it",
+    )
     args = p.parse_args(argv)
+    if args.fold is not None:
+        try:
+            parse_fold(args.fold)
+        except ValueError as e:
+            p.error(str(e))
+        if args.out == MODEL_FILE.parent:
+            p.error("--fold makes a model for experiments: give it an --out of its own")
     if args.threads < 1:
         p.error("--threads takes a number >= 1")
     epochs = 1 if args.quick else args.epochs
@@ -556,6 +584,7 @@ def main(argv: list[str] | None = None) -> int:
             views=args.views,
             pages=args.pages,
             threads=args.threads,
+            fold=args.fold,
         )
     except CacheMismatch as e:
         p.error(str(e))

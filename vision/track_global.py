@@ -933,7 +933,8 @@ def resolve(
     colour (``_peeking``); ``track_length``: the spaces in the track's ring (which spaces are
     beside which, ``_neighbours_camels``).
 
-    Steps: a colour on two spaces makes both uncertain; then, while all five camels must be
+    Steps: a colour on two spaces makes both uncertain, unless the band model finds exactly
+    one of the two reads clearly (``_duplicates``); then, while all five camels must be
     on the track, a space that fears only a camel more keeps its runs' camels when every
     other colour is read strongly elsewhere (``_no_camel_left``, again after the band
     model); a lone unsure space is completed (``_complete_lone``; as its runs read it
@@ -943,7 +944,8 @@ def resolve(
     again, and with two unsure spaces the split of the missing colours that alone fits both
     (``_complete_pair``); last, a camel seen nowhere while no space is unsure is put back
     where it alone fits. With every camel read elsewhere, an unsure space is empty
-    (``_empty_when_all_elsewhere``).
+    (``_empty_when_all_elsewhere``): on strong reads, or on any when its runs saw no camel or
+    only camels read beside it.
     """
     out = _resolve(spaces, colours, fits, decode, no_camels, max_stack, all_camels, peeks)
     if all_camels:

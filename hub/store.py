@@ -450,17 +450,27 @@ class Store:
 
     def verify(self) -> None:
         """Check every table's chain: seqs 1, 2, 3 ... up to the kept head, each hash matching
-        and each event's JSON readable; raise :class:`StoreIntegrityError` at the first fault."""
+        and each event's JSON readable; raise :class:`StoreIntegrityError` at the first fault.
+
+        The events and the heads are read in one read transaction, one snapshot of the file.
+        Why: another process may be writing the log (the hub, while a tool or a restart check
+        opens it). Read one after the other, a commit between the two reads showed a head one
+        past the last event read, and a sound log was refused as cut short ("the log ends at
+        seq 76 but seq 77 was written"; the kill -9 bench opens the log while the hub plays)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
-                " FROM events ORDER BY table_id, seq"
-            ).fetchall()
-            heads = dict(
-                self._db.execute(
-                    "SELECT substr(key, 10), value FROM meta WHERE key LIKE 'log_head/%'"
+            self._db.execute("BEGIN")
+            try:
+                rows = self._db.execute(
+                    "SELECT table_id, seq, game_id, origin, type, data, ts, batch, cause, hash"
+                    " FROM events ORDER BY table_id, seq"
                 ).fetchall()
-            )
+                heads = dict(
+                    self._db.execute(
+                        "SELECT substr(key, 10), value FROM meta WHERE key LIKE 'log_head/%'"
+                    ).fetchall()
+                )
+            finally:
+                self._db.execute("COMMIT")
         where = f"the event log {self.path}"
         last: dict[str, tuple[int, str, str | None]] = {}
         for t, seq, g, origin, type_, data, ts, batch, cause, h in rows:

@@ -79,3 +79,42 @@ def test_rows_are_never_updated(tmp_path: Path) -> None:
     touching = [s for s in statements if "events" in s and not s.lstrip().startswith("SELECT")]
     assert touching and all(s.lstrip().startswith("INSERT") for s in touching)
     assert isinstance(store._db, sqlite3.Connection)
+
+
+class _WriteAfterEventsRead:
+    """A connection that lets another process's commit land just after the events are read:
+    the moment when a check reading the events and the heads apart saw them disagree."""
+
+    def __init__(self, db: sqlite3.Connection, write: object) -> None:
+        self._db, self._write = db, write
+
+    def execute(self, sql: str, *args: object) -> object:
+        cur = self._db.execute(sql, *args)
+        if "FROM events ORDER BY" in sql:
+            rows = cur.fetchall()
+            self._write()  # type: ignore[operator]
+            return _Rows(rows)
+        return cur
+
+
+class _Rows:
+    def __init__(self, rows: list[tuple[object, ...]]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[tuple[object, ...]]:
+        return self._rows
+
+
+def test_a_log_being_written_by_another_process_passes_its_check(tmp_path: Path) -> None:
+    # the hub writes while another opener (a tool, the kill -9 bench) checks the log
+    writer = Store(tmp_path / "a.db")
+    writer.append("sim", "g1", [("hub", {"type": "x"})])
+    reader = Store(tmp_path / "a.db")
+    real = reader._db
+    reader._db = _WriteAfterEventsRead(  # type: ignore[assignment]
+        real, lambda: writer.append("sim", "g1", [("hub", {"type": "y"})])
+    )
+    reader.verify()  # one snapshot: the events and the head it read agree
+    reader._db = real
+    reader.verify()  # and a later check sees both events
+    assert reader.last_seq("sim") == 2

@@ -2500,8 +2500,9 @@ def _faint_side(row: np.ndarray, pal: _Palette, sides: Iterable[str]) -> str | N
 
     Why: a tall stack beside a tile covers half its middle, so neither side fills the share
     a tile needs, and the board does not show (``TILE_FAINT``): the space abstained. The
-    half left shows the tile's own side (tuning scenes 2,204,500..2,206,499: four tiles
-    beside stacks of five), and the camels' edges over it add a few samples of the other.
+    half left shows the tile's own side (tuning scenes 2,203,000..2,206,499: seven tiles,
+    the four looked at beside stacks of five), and the camels' edges over it add a few
+    samples of the other.
     The side alone is not a reading: the space stays unsure until the rules of the game
     account for every camel elsewhere (vision.track_global's ``_empty_when_all_elsewhere``)."""
     counts = sorted(((int(np.sum(row == pal.names.index(n))), n) for n in sides), reverse=True)

@@ -4,7 +4,7 @@ Tuning table 218,012 under the darker tone curve (the "dark" camera probe): its 
 show 35 % "white" and 6-24 % mirage in their middles and no board, under the 35 % a tile needs;
 they were read as white camels (``vision.track.TILE_FAINT``). A faint tile that shows one
 side alone is read as that side once every camel is read elsewhere (tuning scenes
-2,204,500..2,206,499: tiles half hidden by a stack of five beside them)."""
+2,203,000..2,206,499: tiles half hidden by a stack of five beside them)."""
 
 from __future__ import annotations
 

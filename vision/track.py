@@ -28,7 +28,6 @@ mirage sides are printed in clearly different colours); a hand over a tile makes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -2476,27 +2475,27 @@ def _read_tiles(
     faint: list[str | None] = []
     boards = [i for i, n in enumerate(pal.names) if n.startswith(BOARD)]
     for row in cls:
+        # samples of each side's colour in the middle
+        counts = {n: int(np.sum(row == pal.names.index(n))) for n in geo.tile_colours}
         side = None
-        for name in geo.tile_colours:
-            if float(np.mean(row == pal.names.index(name))) > 0.35:
+        for name, count in counts.items():
+            if count / row.size > 0.35:
                 side = name
         board = float(np.mean(np.isin(row, boards)))
         if side is not None and board >= TILE_BOARD_SHARE:
             side = TILE_NOT_FLAT
         elif side is None and board < TILE_FAINT_BOARD:
-            tile_share = max(
-                (float(np.mean(row == pal.names.index(n))) for n in geo.tile_colours), default=0.0
-            )
-            if tile_share >= TILE_FAINT_SHARE:
+            if max(counts.values(), default=0) / row.size >= TILE_FAINT_SHARE:
                 side = TILE_FAINT
         out.append(side)
-        faint.append(_faint_side(row, pal, geo.tile_colours) if side == TILE_FAINT else None)
+        faint.append(_faint_side(counts) if side == TILE_FAINT else None)
     return out, faint
 
 
-def _faint_side(row: np.ndarray, pal: _Palette, sides: Iterable[str]) -> str | None:
-    """The desert tile's side a faint tile's samples (``row``: palette labels) show, when it
-    shows FAINT_ALONE times as many of that side's colour as of the other's; else None.
+def _faint_side(counts: dict[str, int]) -> str | None:
+    """The desert tile's side a faint tile shows (``counts``: its middle's samples of each
+    side's colour), when it shows FAINT_ALONE times as many of that side's colour as of the
+    other's; else None.
 
     Why: a tall stack beside a tile covers half its middle, so neither side fills the share
     a tile needs, and the board does not show (``TILE_FAINT``): the space abstained. The
@@ -2505,12 +2504,12 @@ def _faint_side(row: np.ndarray, pal: _Palette, sides: Iterable[str]) -> str | N
     samples of the other.
     The side alone is not a reading: the space stays unsure until the rules of the game
     account for every camel elsewhere (vision.track_global's ``_empty_when_all_elsewhere``)."""
-    counts = sorted(((int(np.sum(row == pal.names.index(n))), n) for n in sides), reverse=True)
-    if not counts or counts[0][0] == 0:
+    ranked = sorted(((c, n) for n, c in counts.items()), reverse=True)
+    if not ranked or ranked[0][0] == 0:
         return None
-    if len(counts) > 1 and counts[0][0] < FAINT_ALONE * counts[1][0]:
+    if len(ranked) > 1 and ranked[0][0] < FAINT_ALONE * ranked[1][0]:
         return None
-    return counts[0][1]
+    return ranked[0][1]
 
 
 # A tile covers the whole middle of its space: where this share of the middle shows the board

@@ -861,7 +861,8 @@ def _empty_when_all_elsewhere(
     left for it. Tuning scenes 2,203,000..2,206,499: 8 such spaces, all empty, had abstained
     beside stacks read with uneven bands (confidence 0.6-0.65, below WEAK), as camels that
     lean are; none was made wrong."""
-    read = {c for r in out.values() if not r.uncertain for c in r.camels}
+    # where each camel is read: its colours are the camels read on some space
+    held = {c: s for s, r in out.items() if not r.uncertain for c in r.camels}
     seen = {
         c
         for s, r in out.items()
@@ -869,8 +870,7 @@ def _empty_when_all_elsewhere(
         for c in r.camels
     }
     if not set(colours) <= seen:
-        if set(colours) <= read:
-            held = {c: s for s, r in out.items() if not r.uncertain for c in r.camels}
+        if set(colours) <= held.keys():
             for s, r in list(out.items()):
                 if r.uncertain and r.read_empty:
                     why = "its runs read no camel, and every camel is read on another space"

@@ -88,6 +88,7 @@ KEEP_GRID = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 DETECT_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.01)
 COLOUR_SEED0 = 300_000
 CASES = ("agree", "answer", "overrule", "alone", "steady")
+HELDOUT_REFUSED = "the held-out photos are for the final figures, not for gates"
 #: the "bound" rule (``bound_gate``): a case's answers above its gate wrong at most this share
 #: by their 90 % upper bound (a case no gate passes falls back to the share rule)
 BOUND_SHARE = 0.005
@@ -119,7 +120,7 @@ def collect(
     from vision.train import split
 
     if part == "heldout":
-        raise ValueError("the held-out photos are for the final figures, not for gates")
+        raise ValueError(HELDOUT_REFUSED)
     clf = load_classifier() if model is None else DieClassifier(model, model.with_suffix(".json"))
     origin = ""
     if model is not None:
@@ -450,16 +451,13 @@ def cross_fit(
         halves = (order[::2], order[1::2])
         for fit, test in (halves, halves[::-1]):
             gates, _ = choose([photos[i] for i in fit] + list(pool), COLOUR_FLOOR, rule)
-            g = {c: getattr(gates, c) for c in CASES}
-            f, fa, items = found_and_false([photos[i] for i in test], gates)
-            found += f
-            false += fa
-            for case, right in answers(items, g):
-                tally[case][0] += 1
-                tally[case][1] += not right
-            for i in test:
-                f, fa, items = found_and_false([photos[i]], gates)
-                ans = answers(items, g)
+            for i in test:  # photo by photo: the counts add up, and each goes to its set too
+                f, fa, ans = _tally([photos[i]], gates)
+                found += f
+                false += fa
+                for case, right in ans:
+                    tally[case][0] += 1
+                    tally[case][1] += not right
                 t = sets.setdefault(photos[i].source, [0, 0, 0, 0])
                 for k, v in enumerate((f, fa, len(ans), sum(not r for _, r in ans))):
                     t[k] += v
@@ -470,15 +468,19 @@ def cross_fit(
     return CrossFit(rounds, found, n_answered, n_wrong, per_case, false, per_set)
 
 
+def _tally(photos: Sequence[Photo], gates: Gates) -> tuple[int, int, list[tuple[str, bool]]]:
+    """Found dice, false dice and the answers (case, right) of ``photos`` at ``gates``."""
+    found, false, items = found_and_false(photos, gates)
+    return found, false, answers(items, {c: getattr(gates, c) for c in CASES})
+
+
 def judge(photos: Sequence[Photo], gates: Gates) -> dict[str, Any]:
     """Found, false, answered and wrong dice of ``photos`` at ``gates``, all and per set (for
     gates chosen on other photos: what they do where they were not chosen)."""
-    g = {c: getattr(gates, c) for c in CASES}
     out: dict[str, Any] = {}
     for name in ["all", *sorted({p.source for p in photos})]:
         mine = [p for p in photos if name == "all" or p.source == name]
-        found, false, items = found_and_false(mine, gates)
-        ans = answers(items, g)
+        found, false, ans = _tally(mine, gates)
         out[name] = {
             "photos": len(mine),
             "dice": sum(len(p.labels) for p in mine),
@@ -566,7 +568,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.photos == "heldout":
-        ap.error("the held-out photos are for the final figures, not for gates")
+        ap.error(HELDOUT_REFUSED)
     if args.model is not None and args.write:
         ap.error("--model reads photos for a pool; --write writes the shipped model's gates")
     if args.cache and Path(args.cache).is_file():

@@ -20,12 +20,15 @@ from vision.dice.learned import (
     HUB_AT,
     Gates,
     Proposal,
+    astride_bodies,
     face_case,
     hub_scale,
+    kept,
     load_gates,
     model_hashes,
     steady,
 )
+from vision.dice.reading import DieReading
 from vision.render.dice import draw_die, make_background
 
 
@@ -346,3 +349,40 @@ def test_a_steady_die_only_the_net_found_is_answered_at_the_steady_gate() -> Non
     assert (face, gate) == (3, 0.9999) and prob == pytest.approx(0.995)
     never = Gates(0.5, 0.5, 0.5, 0.9, 0.9, alone=0.9999, colour=0.3)  # steady 1.0: unused
     assert face_case(steady_one, never, None)[2] == 0.9999
+
+
+def _body(x: float, y: float, side: float, face: int | None, p_die: float = 0.999) -> Proposal:
+    """A hand body at (x, y) whose pips read ``face``, with the net's verdict ``p_die`` a die."""
+    r = DieReading(
+        (int(x - side / 2), int(y - side / 2), int(side), int(side)), face, None, 0.9, 0.9, 0.0
+    )
+    return Proposal(_verdict(face or 1, p_die), hand=r)
+
+
+def _net_die(x: float, y: float, side: float, face: int) -> Proposal:
+    return Proposal(_verdict(face, 0.999), det=Detection(x, y, side, _verdict(face, 0.999).probs))
+
+
+def test_a_body_boxing_several_dice_gives_way_to_the_dice_the_net_found_in_it() -> None:
+    """byler-train's white tray: the body finder joins touching dice into one blob, twice a
+    die's side, whose pips read nothing; the net finds each die inside it. The dice are kept,
+    not the blob (``learned.astride_bodies``); one die the net finds inside it is no reason to
+    drop the blob, nor is a large body whose pips read a face (the pip path's witness)."""
+    gates = Gates(
+        keep=0.8, detect=0.9, agree=0.5, answer=0.98, overrule=0.99, alone=0.999, colour=0.3
+    )
+    singles = [_body(50, 50, 30, 2), _body(150, 50, 30, 3), _body(250, 50, 31, 5)]
+    blob = _body(200, 200, 64, None)
+    inside = [_net_die(185, 200, 30, 4), _net_die(216, 200, 30, 6)]
+    got = kept([*singles, blob, *inside], gates)
+    assert not any(p is blob for p in got)
+    assert all(any(p is q for p in got) for q in [*singles, *inside])
+    assert astride_bodies([*singles, blob], [*singles, blob, *inside], gates) == [blob]
+    # one die inside: the blob may be that die seen large; it stays, and the detection with it
+    got = kept([*singles, blob, inside[0]], gates)
+    assert any(p is blob for p in got) and not any(p is inside[0] for p in got)
+    # a body as large whose pips read a face is one die
+    read = _body(200, 200, 64, 5)
+    assert any(p is read for p in kept([*singles, read, *inside], gates))
+    # the frame's dice unknown (fewer than three bodies): no body is too large
+    assert astride_bodies([singles[0], blob], [singles[0], blob, *inside], gates) == []

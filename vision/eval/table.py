@@ -18,9 +18,9 @@ Conditions (``--condition``):
 - ``nominal``: no set-up at all, the table's board file with board.yaml's nominal colours
   (what the reader did before the set-up existed): the "before" figure.
 
-Seeds, decided before tuning: the reader and the set-up are tuned on scenes 1,000,000..2,209,999
-(tables 100,000..220,999; 2,000,000 and up since session 17, 2,100,000 and up since session 18,
-2,200,000 and up since session 24) only. Scenes 0..1999 were the held-out range until a choice
+Seeds, decided before tuning: the reader and the set-up are tuned on scenes 1,000,000..2,299,999
+(tables 100,000..229,999; 2,000,000 and up since session 17, 2,100,000 and up since session 18,
+2,200,000 and up since session 24, 2,210,000 and up since session 26) only. Scenes 0..1999 were the held-out range until a choice
 was made after looking at them, and so are 3,000,000..3,001,999 (session 6's held-out run,
 looked at since), 4,000,000+ (session 8's) and 5,000,000..5,001,999 (session 9's first run; a
 choice was made after it), and 6,000,000+ (session 9's held-out run, superseded: the renderer's

@@ -289,8 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         f"fresh ranges measured, {RENDERED_SEED0:,} five dice, {ZONE_SEED0:,} zone; 100,000 "
         "(five dice) and 300,000 "
         "(zone) were tuned on; 5,000,000-8,001,999, 9,000,000-9,000,999 and "
-        "9,200,000-9,203,999 (five dice) and 9,100,000-9,102,999 (zone) are spent: "
-        "9,204,000+ and 9,103,000+ are fresh)",
+        "9,200,000-9,203,999 (five dice) and 9,100,000-9,103,999 (zone) are spent: "
+        "9,204,000+ and 9,104,000+ are fresh)",
     )
     args, _ = parser.parse_known_args(argv)
     seed0 = RENDERED_SEED0 if args.seed0 is None else args.seed0

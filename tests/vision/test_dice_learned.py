@@ -378,7 +378,7 @@ def test_a_body_boxing_several_dice_gives_way_to_the_dice_the_net_found_in_it() 
     assert not any(p is blob for p in got)
     assert all(any(p is q for p in got) for q in [*singles, *inside])
     assert astride_bodies([*singles, blob], [*singles, blob, *inside], gates) == [blob]
-    # one die inside: the blob may be that die seen large; it stays, and the detection with it
+    # one die inside: the blob may be that die seen large; it stays, and the detection is it
     got = kept([*singles, blob, inside[0]], gates)
     assert any(p is blob for p in got) and not any(p is inside[0] for p in got)
     # a body as large whose pips read a face is one die

@@ -247,3 +247,29 @@ def test_two_pips_grouped_apart_are_not_two_faces_1() -> None:
     from vision.eval.dice import eval_rendered
 
     assert eval_rendered(1, seed0=301279)["face_wrong"] == 0
+
+
+def test_a_body_with_no_mark_is_proposed_to_the_net_only_when_asked() -> None:
+    """A dark square on a light table with no mark the pip path can see (a black die whose
+    red pips it does not find): the hand-written path alone drops it as no die, and the
+    learned reader's proposals
+    (``unmarked=True``) hold it as a die whose face is unread, saying why; a body already
+    inside a reading is not proposed twice."""
+    import cv2
+
+    from vision.dice.bodies import find_bodies
+    from vision.dice.fullframe import read_full_frame, unmarked_bodies
+    from vision.palette import default_palette
+
+    img = np.full((240, 320, 3), 225, np.uint8)
+    cv2.rectangle(img, (140, 100), (179, 139), (25, 25, 30), -1)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    pal = default_palette()
+    assert read_full_frame(img, gray, pal, None) == []
+    got = read_full_frame(img, gray, pal, None, unmarked=True)
+    assert len(got) == 1 and got[0].face is None
+    assert Why.NO_PIPS in got[0].codes and got[0].reason
+    x, y, w, h = got[0].box
+    assert abs(x + w / 2 - 160) < 4 and abs(y + h / 2 - 120) < 4
+    bodies = find_bodies(img)
+    assert unmarked_bodies(img, bodies, got, pal, None) == []

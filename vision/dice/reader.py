@@ -66,9 +66,10 @@ def hand_proposals(
     if f >= 1.0:
         if gray is None:
             gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        return read_full_frame(img, gray, pal, white_gains)
+        return read_full_frame(img, gray, pal, white_gains, unmarked=True)
     small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    found = read_full_frame(small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), pal, white_gains)
+    sgray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    found = read_full_frame(small, sgray, pal, white_gains, unmarked=True)
     return [_rescaled(r, 1.0 / f) for r in found]
 
 

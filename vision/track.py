@@ -2474,9 +2474,10 @@ def _read_tiles(
     out: list[str | None] = []
     faint: list[str | None] = []
     boards = [i for i, n in enumerate(pal.names) if n.startswith(BOARD)]
+    sides = {n: pal.names.index(n) for n in geo.tile_colours}
     for row in cls:
         # samples of each side's colour in the middle
-        counts = {n: int(np.sum(row == pal.names.index(n))) for n in geo.tile_colours}
+        counts = {n: int(np.sum(row == k)) for n, k in sides.items()}
         side = None
         for name, count in counts.items():
             if count / row.size > 0.35:

@@ -394,19 +394,11 @@ def choose(
 
 
 def per_set(photos: Sequence[Photo], gates: Gates) -> dict[str, dict[str, int]]:
-    """Photos, dice, found, false and answered dice of each set at ``gates``."""
-    out: dict[str, dict[str, int]] = {}
-    for name in sorted({p.source for p in photos}):
-        mine = [p for p in photos if p.source == name]
-        found, false, items = found_and_false(mine, gates)
-        out[name] = {
-            "photos": len(mine),
-            "dice": sum(len(p.labels) for p in mine),
-            "found": found,
-            "false": false,
-            "answered": len(answered(items, {k: getattr(gates, k) for k in CASES})),
-        }
-    return out
+    """Photos, dice, found, false and answered dice of each set at ``gates`` (``judge``'s
+    counts, as gates.json records them)."""
+    keys = ("photos", "dice", "found", "false", "answered")
+    counts = judge(photos, gates)
+    return {name: {k: c[k] for k in keys} for name, c in counts.items() if name != "all"}
 
 
 @dataclass

@@ -10,11 +10,12 @@ Three readers propose dice, one per situation:
 - the reveal zone, where the pyramid's one die lands (``zone``, the product path).
 
 Every proposal is then judged by the learned net, which also adds the dice only it finds, and
-every reading gets one confidence on the hub's scale (``learned``). A missing or unreadable
-model is a ``ModelError`` naming its file on the first read (``check_model`` at start-up), never
-a silent fallback to the hand-written readers. Every part abstains (None) below its calibrated
-gate, with a ``Reason`` (a code and a sentence): the hub asks a person rather than trust a
-doubtful reading.
+every reading gets one confidence on the hub's scale (``learned``). A reading that stands in a
+line of marks like it is a letter of printed text, and is dropped (``letters``). A missing or
+unreadable model is a ``ModelError`` naming its file on the first read (``check_model`` at
+start-up), never a silent fallback to the hand-written readers. Every part abstains (None)
+below its calibrated gate, with a ``Reason`` (a code and a sentence): the hub asks a person
+rather than trust a doubtful reading.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 from vision.dice.classifier import DieClassifier, load_classifier
 from vision.dice.fullframe import read_full_frame
 from vision.dice.learned import WINDOW_FLOOR, Gates, decide, load_gates, propose, settle_zone
+from vision.dice.letters import LINE_MATES, without_letters
 from vision.dice.pippath import read_pips
 from vision.dice.reading import DiceReport, DieReading, as_bgr, zone_rect
 from vision.dice.reasons import Reason, Why
@@ -73,6 +75,12 @@ def hand_proposals(
     return [_rescaled(r, 1.0 / f) for r in found]
 
 
+def _shifted(r: DieReading, dx: int, dy: int) -> DieReading:
+    """``r`` with its box moved by (dx, dy) pixels."""
+    x, y, w, h = r.box
+    return r if dx == dy == 0 else replace(r, box=(x + dx, y + dy, w, h))
+
+
 def _rescaled(r: DieReading, k: float) -> DieReading:
     """``r`` with its box in the pixels of a frame ``k`` times larger."""
     x, y, w, h = r.box
@@ -116,7 +124,9 @@ def read_dice_report(
         hand, why = report.dice, report.why
     del gray  # not needed past the proposals: a whole frame's read peaks in the net's pass
     props = propose(img, hand, clf, detect_min=WINDOW_FLOOR, box_offset=(ox, oy))
-    dice = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
+    judged = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
+    dice = without_letters(img, [_shifted(r, -ox, -oy) for r in judged])
+    dice = [_shifted(r, ox, oy) for r in dice]
     if poly is not None:
         dice = [
             r
@@ -129,6 +139,15 @@ def read_dice_report(
     dice.sort(key=lambda r: (r.box[1], r.box[0]))
     if dice:
         return DiceReport(dice, None)
+    if judged:
+        return DiceReport(
+            [],
+            Reason(
+                Why.PRINTED_TEXT,
+                f"no die found: the {len(judged)} marks taken for dice each stand in a line of "
+                f"{LINE_MATES} or more marks like them (printed text?)",
+            ),
+        )
     if hand:
         return DiceReport(
             [],

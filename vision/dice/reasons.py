@@ -22,6 +22,7 @@ class Why(StrEnum):
     FRAME_BLACK = "frame_black"
     FRAME_UNIFORM = "frame_uniform"
     NO_DIE = "no_die"
+    PRINTED_TEXT = "printed_text"
     NO_PIPS = "no_pips"
     NO_PIPS_BLURRED = "no_pips_blurred"
     NO_PIP_PATTERN = "no_pip_pattern"

@@ -247,6 +247,18 @@ def eval_rendered(
     }
 
 
+def eval_pages(n: int, seed: int) -> dict[str, Any]:
+    """Dice ``read_dice`` finds on ``n`` rendered pages of print (``distractors.text_page``,
+    seeds [seed, 0..n-1]): every one is a false die."""
+    import numpy as np
+
+    from vision.dice import read_dice
+    from vision.train.distractors import text_page
+
+    found = [len(read_dice(text_page(np.random.default_rng([seed, i])))) for i in range(n)]
+    return {"images": n, "seed": seed, "dice": sum(found), "pages_with_dice": sum(map(bool, found))}
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:5.1f} %" if b else "   -  "
 
@@ -269,6 +281,13 @@ def main(argv: list[str] | None = None) -> int:
         help="which part of the split to read (default: the held-out photos)",
     )
     parser.add_argument("--no-real", action="store_true", help="skip the real photos")
+    parser.add_argument(
+        "--pages",
+        type=int,
+        default=40,
+        help="rendered pages of print, no die on them (default 40; seeds [78, i]: the letters "
+        "rule was tuned on [77, i])",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument(
         "--zone-scenes",
@@ -342,6 +361,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{_pct(f13['right'], f13['answered']):>8s} "
                 f"{_pct(f13['wrong'], f13['found']):>11s}"
             )
+    if args.pages > 0:
+        print(f"== dice reader on {args.pages} rendered pages of print (no die on them)")
+        r = eval_pages(args.pages, 78)
+        out["pages"] = r
+        print(
+            f"   false dice: {r['dice']} ({r['dice'] / r['images']:.2f} per page; "
+            f"{r['pages_with_dice']} pages with any)"
+        )
     if args.scenes > 0:
         palettes = [CAMEL_UP, None] if args.general_palette else [CAMEL_UP]
         for colours in palettes:

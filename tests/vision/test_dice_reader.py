@@ -143,6 +143,25 @@ def test_zone_as_polygon_and_outside_zone_is_ignored() -> None:
     assert [(d.face, d.colour) for d in dice] == [(1, "white")]
 
 
+def test_a_die_beside_a_zones_outline_is_no_die_there_not_printed_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A die judged in the box round the zone's triangle but outside the triangle: the report
+    says no die was found inside the zone, not that the dice found were letters. (The judging
+    is stood in for: the pip path already keeps to the outline, so only a die the net alone
+    found lands there, and which one it finds is the net's business, not this report's.)"""
+    import vision.dice.reader as reader_module
+    from vision.dice.reading import DieReading
+
+    rng = np.random.default_rng(5)
+    frame = make_background(rng, (640, 480))
+    draw_die(frame, (460, 360), 40, "white", 1, rng)
+    outside = DieReading((440, 340, 40, 40), 1, "white", 0.99, 0.99, 0.99)
+    monkeypatch.setattr(reader_module, "decide", lambda *a, **k: [outside])
+    rep = read_dice_report(frame, zone=[(330, 230), (470, 230), (330, 370)])
+    assert rep.dice == [] and rep.code is Why.NO_DIE and "inside the zone" in (rep.reason or "")
+
+
 def test_expected_colours_narrow_the_answer() -> None:
     rng = np.random.default_rng(6)
     frame = make_background(rng, (320, 240))

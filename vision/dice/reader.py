@@ -125,8 +125,8 @@ def read_dice_report(
     del gray  # not needed past the proposals: a whole frame's read peaks in the net's pass
     props = propose(img, hand, clf, detect_min=WINDOW_FLOOR, box_offset=(ox, oy))
     judged = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
-    dice = without_letters(img, [_shifted(r, -ox, -oy) for r in judged])
-    dice = [_shifted(r, ox, oy) for r in dice]
+    kept = without_letters(img, [_shifted(r, -ox, -oy) for r in judged])
+    dice = [_shifted(r, ox, oy) for r in kept]
     if poly is not None:
         dice = [
             r
@@ -139,13 +139,17 @@ def read_dice_report(
     dice.sort(key=lambda r: (r.box[1], r.box[0]))
     if dice:
         return DiceReport(dice, None)
+    if kept:  # every die found lay outside the zone's outline
+        return DiceReport(
+            [], Reason(Why.NO_DIE, f"no die found inside the zone ({len(kept)} outside it)")
+        )
     if judged:
         return DiceReport(
             [],
             Reason(
                 Why.PRINTED_TEXT,
-                f"no die found: the {len(judged)} marks taken for dice each stand in a line of "
-                f"{LINE_MATES} or more marks like them (printed text?)",
+                f"no die found: what looked like dice ({len(judged)}) stands in lines of "
+                f"{LINE_MATES} or more marks of its size (printed text?)",
             ),
         )
     if hand:

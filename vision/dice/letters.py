@@ -93,12 +93,16 @@ def line_mates(bgr: np.ndarray, box: Box, others: list[Box]) -> int:
     return best
 
 
-def without_letters(bgr: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
+def without_letters(
+    bgr: np.ndarray, dice: list[DieReading], box_offset: tuple[int, int] = (0, 0)
+) -> list[DieReading]:
     """``dice`` less the readings that stand in a line of ``LINE_MATES`` or more marks like
-    them (``line_mates``): letters of printed text, read or not."""
-    boxes = [d.box for d in dice]
+    them (``line_mates``): letters of printed text, read or not. The dice's boxes are in
+    ``bgr``'s pixels plus ``box_offset`` (a zone's corner), as ``learned.decide`` gives them."""
+    ox, oy = box_offset
+    boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (d.box for d in dice)]
     return [
         d
         for i, d in enumerate(dice)
-        if line_mates(bgr, d.box, boxes[:i] + boxes[i + 1 :]) < LINE_MATES
+        if line_mates(bgr, boxes[i], boxes[:i] + boxes[i + 1 :]) < LINE_MATES
     ]

@@ -75,12 +75,6 @@ def hand_proposals(
     return [_rescaled(r, 1.0 / f) for r in found]
 
 
-def _shifted(r: DieReading, dx: int, dy: int) -> DieReading:
-    """``r`` with its box moved by (dx, dy) pixels."""
-    x, y, w, h = r.box
-    return r if dx == dy == 0 else replace(r, box=(x + dx, y + dy, w, h))
-
-
 def _rescaled(r: DieReading, k: float) -> DieReading:
     """``r`` with its box in the pixels of a frame ``k`` times larger."""
     x, y, w, h = r.box
@@ -125,12 +119,12 @@ def read_dice_report(
     del gray  # not needed past the proposals: a whole frame's read peaks in the net's pass
     props = propose(img, hand, clf, detect_min=WINDOW_FLOOR, box_offset=(ox, oy))
     judged = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
-    kept = without_letters(img, [_shifted(r, -ox, -oy) for r in judged])
-    dice = [_shifted(r, ox, oy) for r in kept]
+    kept = without_letters(img, judged, box_offset=(ox, oy))
+    dice = kept
     if poly is not None:
         dice = [
             r
-            for r in dice
+            for r in kept
             if cv2.pointPolygonTest(
                 poly.astype(np.float32), (r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2), False
             )

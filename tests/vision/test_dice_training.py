@@ -50,9 +50,14 @@ def test_metadata_asking_for_an_unknown_number_of_views_is_an_error_naming_the_f
 
 
 @pytest.mark.slow
-def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recut", [False, True])
+def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(
+    tmp_path: Path, recut: bool
+) -> None:
     """The training script on a few photos and one epoch: it exports, and its own check compares
-    the ONNX file read by cv2.dnn with PyTorch's outputs (an error if they differ by 1e-3)."""
+    the ONNX file read by cv2.dnn with PyTorch's outputs (an error if they differ by 1e-3); the
+    same with the train dice re-cut every epoch (``--online-geometry``), which the metadata
+    records."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from vision.train import split
@@ -60,8 +65,9 @@ def test_training_runs_one_short_epoch_and_exports_a_model_cv2_reproduces(tmp_pa
 
     if not (split.real_root() / "byler-train" / "labels.json").is_file():
         pytest.skip("real dice photos absent: they live in the shared data folder")
-    assert main(["--quick", "--out", str(tmp_path)]) == 0
+    assert main(["--quick", "--out", str(tmp_path)] + (["--online-geometry"] if recut else [])) == 0
     clf = DieClassifier(tmp_path / MODEL_FILE.name, tmp_path / META_FILE.name)
+    assert clf.info.get("online_geometry", False) is recut
     assert clf.net_logits(np.zeros((2, INPUT, INPUT, 3), np.uint8)).shape == (2, len(CLASSES))
     assert clf.views == VIEWS  # its temperature was fitted on these views' mean
     verdicts = clf.classify(np.zeros((3, INPUT, INPUT, 3), np.uint8))
@@ -181,6 +187,15 @@ def test_a_crop_cache_is_reused_only_for_the_options_that_built_it(tmp_path: Pat
     )
     with pytest.raises(CacheMismatch, match="does not record"):
         load_cache(old, built)
+    # the wide crops of dice re-cut every epoch come back too, and only for that option
+    recut = tmp_path / "recut.npz"
+    wide = (np.full((2, 96, 96, 3), 3, np.uint8), np.array([3, 5]))
+    online = data_options(quick=False, pages=0, finder_per_die=0, online=True)
+    save_cache(recut, {**sets, "wide": wide}, online)
+    back = load_cache(recut, online)
+    assert back["wide"][0].shape == (2, 96, 96, 3) and back["wide"][1].tolist() == [3, 5]
+    with pytest.raises(CacheMismatch, match="online_geometry True"):
+        load_cache(recut, data_options(quick=False, pages=0, finder_per_die=0))
 
 
 def test_astride_points_lie_between_neighbouring_dice_only() -> None:
@@ -241,3 +256,51 @@ def test_a_fold_is_a_data_option_only_when_given() -> None:
         **plain,
         "fold": "1/2",
     }
+
+
+def test_a_wide_crop_reframed_at_scale_one_with_no_turn_or_shift_is_the_readers_crop() -> None:
+    """The training's re-cut crops (``reframe``) are the reader's crops (``die_crop``) at the
+    identity draw, and move as drawn: a shift of half a side is the reader's crop half a side
+    away, a quarter turn its quarter turn; ``recut``'s draws are seeded."""
+    torch = pytest.importorskip("torch")
+    import cv2
+
+    from vision.dice.classifier import die_crop, to_blob
+    from vision.train import data
+    from vision.train.train import recut, reframe
+
+    rng = np.random.default_rng(3)
+    img = cv2.GaussianBlur((rng.random((240, 260, 3)) * 255).astype(np.uint8), (0, 0), 2.0)
+    cx, cy, side = 130.0, 118.0, 36.0
+    wide = die_crop(img, cx, cy, side, context=data.WIDE_CONTEXT, out=data.WIDE)
+    assert wide.shape == (data.WIDE, data.WIDE, 3)
+    one = torch.from_numpy(np.ascontiguousarray(wide.transpose(2, 0, 1)))[None]
+    batch = one.repeat(3, 1, 1, 1)
+    got = reframe(
+        batch,
+        torch.tensor([1.0, 1.0, 1.0]),
+        torch.tensor([0.0, 0.0, np.pi / 2]),
+        torch.tensor([[0.0, 0.0], [0.5, 0.0], [0.0, 0.0]]),
+    )
+    assert got.shape == (3, 3, INPUT, INPUT)
+    want = [
+        die_crop(img, cx, cy, side),
+        die_crop(img, cx + side / 2, cy, side),
+        np.rot90(die_crop(img, cx, cy, side), 1),  # a turn of the frame's content
+    ]
+
+    def err(i: int, crop: np.ndarray) -> float:
+        ref = torch.from_numpy(to_blob(np.ascontiguousarray(crop)[None]))[0]
+        return float((got[i] - ref).abs().mean())
+
+    assert err(0, want[0]) < 0.02 and err(1, want[1]) < 0.02
+    assert err(0, want[1]) > 0.1  # the images differ enough for the check to mean something
+    assert min(err(2, want[2]), err(2, np.rot90(want[0], -1))) < 0.02 < err(2, want[0])
+    assert torch.equal(
+        recut(batch, torch.Generator().manual_seed(5)),
+        recut(batch, torch.Generator().manual_seed(5)),
+    )
+    assert not torch.equal(
+        recut(batch, torch.Generator().manual_seed(5)),
+        recut(batch, torch.Generator().manual_seed(6)),
+    )

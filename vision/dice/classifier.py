@@ -118,21 +118,31 @@ class CropClass:
         return p / max(float(p.sum()), 1e-12)
 
 
-def die_crop(image: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+def die_crop(
+    image: np.ndarray,
+    cx: float,
+    cy: float,
+    side: float,
+    *,
+    context: float = CONTEXT,
+    out: int = INPUT,
+) -> np.ndarray:
     """The classifier's input crop (``INPUT`` x ``INPUT`` BGR uint8) of a die at (cx, cy) whose
-    side is ``side`` pixels. Parts outside the frame are filled by replicating its edge."""
-    half = 0.5 * CONTEXT * max(float(side), 2.0)
+    side is ``side`` pixels. Parts outside the frame are filled by replicating its edge.
+    ``context`` and ``out``: a wider square at the same pixels per die (the training's crops
+    that are re-cut every epoch, ``vision.train.data.WIDE_CONTEXT``)."""
+    half = 0.5 * context * max(float(side), 2.0)
     x0, y0 = int(np.floor(cx - half)), int(np.floor(cy - half))
     x1, y1 = int(np.ceil(cx + half)), int(np.ceil(cy + half))
     h, w = image.shape[:2]
     pad = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
     patch = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
     if patch.size == 0:
-        return np.zeros((INPUT, INPUT, 3), np.uint8)
+        return np.zeros((out, out, 3), np.uint8)
     if any(pad):
         patch = cv2.copyMakeBorder(patch, *pad, cv2.BORDER_REPLICATE)
-    interp = cv2.INTER_AREA if patch.shape[0] > INPUT else cv2.INTER_LINEAR
-    return cv2.resize(patch, (INPUT, INPUT), interpolation=interp)
+    interp = cv2.INTER_AREA if patch.shape[0] > out else cv2.INTER_LINEAR
+    return cv2.resize(patch, (out, out), interpolation=interp)
 
 
 def to_blob(crops: np.ndarray) -> np.ndarray:

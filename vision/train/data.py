@@ -30,6 +30,11 @@ from vision.train.distractors import distractor
 
 PIP_BOX_SETS = ("matteop65-train", "matteop65-valid")  # labels box the pips, not the die
 PIP_BOX_TO_DIE = 1.25  # a face 2..6's pip box over the die's side (measured on crops)
+#: a die crop the training re-cuts every epoch (``vision.train.train.reframe``) is stored this
+#: many of the die's sides wide, at the net's pixels per die (``WIDE`` pixels): room round the
+#: reader's crop (``CONTEXT``) for any turn, a 1.25 scale and a shift of 0.12 side
+WIDE_CONTEXT = 2 * CONTEXT
+WIDE = 2 * INPUT
 
 
 @dataclass(frozen=True)
@@ -208,6 +213,25 @@ def real_crops(
     return crops, labels, tags
 
 
+def wide_real_crops(
+    part: str, rng: np.random.Generator, *, per_die: int, limit: int | None = None
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """``per_die`` wide crops (``WIDE_CONTEXT``) of each labelled die of ``part``'s photos, each
+    with its own photometric jitter (``photometric``) but no turn, scale or shift: those are
+    drawn anew every epoch (``vision.train.train.reframe``)."""
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    tags: list[str] = []
+    for name, _, img, dice in labelled_photos(part, limit):
+        for d in dice:
+            wide = die_crop(img, d.cx, d.cy, d.side, context=WIDE_CONTEXT, out=WIDE)
+            for _ in range(per_die):
+                crops.append(photometric(wide, rng))
+                labels.append(d.face)
+                tags.append(name)
+    return crops, labels, tags
+
+
 def false_dice_crops(img: np.ndarray, dice: list[LabelledDie]) -> list[np.ndarray]:
     """Crops of what the hand-written full-frame path (alone: the learned check is what is being
     trained) reads as a die where no labelled die is."""
@@ -225,10 +249,11 @@ def false_dice_crops(img: np.ndarray, dice: list[LabelledDie]) -> list[np.ndarra
 
 
 def rendered_crops(
-    n_scenes: int, rng: np.random.Generator, seed0: int = 700_000
+    n_scenes: int, rng: np.random.Generator, seed0: int = 700_000, *, wide: bool = False
 ) -> tuple[list[np.ndarray], list[int], list[str]]:
     """Crops of rendered dice (faces 1..6, many colours) on rendered tables, seeds from
-    ``seed0`` (evaluation uses 100,000.., the hand-written reader was tuned on 300,000..)."""
+    ``seed0`` (evaluation uses 100,000.., the hand-written reader was tuned on 300,000..);
+    ``wide``: each die's wide crop (``WIDE_CONTEXT``), its scale and shift left to the epoch."""
     from vision.render.dice import CAMEL_UP_COLOURS, EXTRA_COLOURS, render_dice_scene
 
     names = list(CAMEL_UP_COLOURS) + list(EXTRA_COLOURS) + [(128, 128, 128)]
@@ -250,6 +275,13 @@ def rendered_crops(
         )
         for d in truth.dice:
             x, y, w, h = d.box
+            if wide:
+                crops.append(
+                    die_crop(img, x + w / 2, y + h / 2, max(w, h), context=WIDE_CONTEXT, out=WIDE)
+                )
+                labels.append(d.face)
+                tags.append("rendered")
+                continue
             crops.append(
                 jitter_crop(
                     img,
@@ -280,12 +312,13 @@ def distractor_crops(
 
 
 def stack(
-    parts: list[tuple[list[np.ndarray], list[int], list[str]]],
+    parts: list[tuple[list[np.ndarray], list[int], list[str]]], side: int = INPUT
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The parts' crops (``side`` pixels square) as one array, their labels and tags."""
     crops = [c for p in parts for c in p[0]]
     labels = [v for p in parts for v in p[1]]
     tags = [t for p in parts for t in p[2]]
-    x = np.stack(crops) if crops else np.zeros((0, INPUT, INPUT, 3), np.uint8)
+    x = np.stack(crops) if crops else np.zeros((0, side, side, 3), np.uint8)
     return x, np.asarray(labels, np.int64), tags
 
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from vision.dice.classifier import (
     CLASSES,
+    CONTEXT,
     INPUT,
     META_FILE,
     MODEL_FILE,
@@ -61,6 +62,11 @@ COLOUR_AUG = False  # ``recolour`` every batch
 TRAY_AUG = False  # ``tray_look`` every batch
 FINDER_PER_DIE = 0  # crops of each finder box on a labelled train die (``data.finder_crops``)
 ASTRIDE_PER_PAIR = 0  # not-a-die crops between two neighbouring train dice (``astride_crops``)
+#: the train dice's turn, scale and shift drawn anew every epoch (``recut``) from a wide crop
+#: of each (``data.WIDE_CONTEXT``), instead of four crops cut once
+ONLINE_GEOMETRY = False
+SCALE = (0.8, 1.25)  # ``recut``'s crop side over the reader's, as ``data.jitter_crop`` draws it
+SHIFT = 0.12  # ``recut``'s shift of the die's centre, in die sides, as ``data.jitter_crop``
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "die_classifier_ref.npz"
 
 
@@ -75,22 +81,26 @@ def build_data(
     finder_per_die: int = FINDER_PER_DIE,
     astride_per_pair: int = ASTRIDE_PER_PAIR,
     fold: str | None = None,
+    online: bool = ONLINE_GEOMETRY,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N); the real train
-    crops from fold ``fold`` (``K/N``, ``split.part_files``) of the train photos if given."""
+    crops from fold ``fold`` (``K/N``, ``split.part_files``) of the train photos if given.
+    ``online``: the train dice (real and rendered) go to a third array, ``"wide"`` (crops
+    N x 96 x 96 x 3, ``data.wide_real_crops``), cut into the net's crops every epoch (``recut``)."""
     limit = 6 if quick else None
     part = "train" if fold is None else FOLD_PREFIX + fold
+    per_die = 1 if quick else 4
     train = data.stack(
         [
             data.real_crops(
                 part,
                 rng,
-                per_die=1 if quick else 4,
+                per_die=0 if online else per_die,
                 per_photo_bg=6,
                 hard_negatives=not quick,
                 limit=limit,
             ),
-            data.rendered_crops(10 if quick else 900, rng),
+            ([], [], []) if online else data.rendered_crops(10 if quick else 900, rng),
             data.distractor_crops(60 if quick else 5000, rng),
             # its own stream, so that adding it left the other crops as they were
             data.page_crops(2 if quick else pages, np.random.default_rng([SEED, 1])),
@@ -128,7 +138,17 @@ def build_data(
             data.distractor_crops(20 if quick else 600, rng),
         ]
     )
-    return {"train": train[:2], "calibration": calib[:2]}
+    sets = {"train": train[:2], "calibration": calib[:2]}
+    if online:
+        wide = data.stack(
+            [
+                data.wide_real_crops(part, rng, per_die=per_die, limit=limit),
+                data.rendered_crops(10 if quick else 900, rng, wide=True),
+            ],
+            side=data.WIDE,
+        )
+        sets["wide"] = wide[:2]
+    return sets
 
 
 def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
@@ -214,6 +234,49 @@ def tray_look(xb: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return out
 
 
+def reframe(
+    wide: torch.Tensor, scale: torch.Tensor, angle: torch.Tensor, shift: torch.Tensor
+) -> torch.Tensor:
+    """The net's input (N x 3 x ``INPUT`` x ``INPUT``, its scale) cut from wide crops of dice
+    (N x 3 x ``data.WIDE`` x ``data.WIDE`` uint8, ``data.WIDE_CONTEXT`` sides wide): crop i's
+    side ``scale[i]`` times the reader's (``CONTEXT`` die sides), turned by ``angle[i]``
+    (radians) and its centre shifted by ``shift[i]`` (x, y) die sides. At scale 1, no turn and
+    no shift it is the reader's crop (``die_crop``) up to the resampling."""
+    import torch
+    import torch.nn.functional as F
+
+    n = wide.shape[0]
+    k = scale * (CONTEXT / data.WIDE_CONTEXT)  # the crop's half side in the wide crop's units
+    unit = 2.0 / data.WIDE_CONTEXT  # a die's side in those units (the wide crop spans 2)
+    theta = torch.empty(n, 2, 3)
+    theta[:, 0, 0] = k * torch.cos(angle)
+    theta[:, 0, 1] = -k * torch.sin(angle)
+    theta[:, 1, 0] = k * torch.sin(angle)
+    theta[:, 1, 1] = k * torch.cos(angle)
+    theta[:, :, 2] = shift * unit
+    grid = F.affine_grid(theta, [n, 3, INPUT, INPUT], align_corners=False)
+    x = (wide.float() - 128.0) / 64.0
+    out: torch.Tensor = F.grid_sample(
+        x, grid, mode="bilinear", padding_mode="border", align_corners=False
+    )
+    return out
+
+
+def recut(wide: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """``reframe`` with a new draw for every crop: any turn, a scale in ``SCALE``, a shift up to
+    ``SHIFT`` die sides each way. Why: cut once, each train die gave the net the same four
+    views for all thirty epochs; re-cut, it gives a new one each epoch, as the reader's boxes
+    vary (their sides are 0.73 to 1.22 of the label's for the tenth to ninetieth percentile of
+    the dice only the net found on the calibration photos)."""
+    import torch
+
+    n = wide.shape[0]
+    scale = SCALE[0] + (SCALE[1] - SCALE[0]) * torch.rand(n, generator=gen)
+    angle = 2 * np.pi * torch.rand(n, generator=gen)
+    shift = (2 * torch.rand(n, 2, generator=gen) - 1) * SHIFT
+    return reframe(wide, scale, angle, shift)
+
+
 def train(
     epochs: int,
     quick: bool,
@@ -231,6 +294,7 @@ def train(
     pages: int = PAGES,
     threads: int = THREADS,
     fold: str | None = None,
+    online: bool = ONLINE_GEOMETRY,
 ) -> dict[str, object]:
     import torch
 
@@ -243,21 +307,25 @@ def train(
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(SEED)
     t0 = time.time()
-    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold)
+    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold, online)
     if cache is not None and cache.is_file():
         sets = load_cache(cache, options)
     else:
-        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold)
+        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold, online)
         if cache is not None:
             save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
     x_ca, y_ca = sets["calibration"]
+    x_wide, y_wide = sets.get("wide", (np.zeros((0, data.WIDE, data.WIDE, 3), np.uint8), y_tr[:0]))
     _log(
-        f"data: {len(y_tr)} train crops ({int((y_tr == 0).sum())} not a die), "
-        f"{len(y_ca)} calibration crops, {time.time() - t0:.0f} s"
+        f"data: {len(y_tr) + len(y_wide)} train crops ({int((y_tr == 0).sum())} not a die, "
+        f"{len(y_wide)} re-cut every epoch), {len(y_ca)} calibration crops, "
+        f"{time.time() - t0:.0f} s"
     )
     xt = torch.from_numpy(to_blob(x_tr))
-    yt = torch.from_numpy(y_tr)
+    wt = torch.from_numpy(np.ascontiguousarray(x_wide.transpose(0, 3, 1, 2)))
+    n_cut = len(y_tr)  # rows from here on are cut from ``wt`` (``reframe``)
+    yt = torch.from_numpy(np.concatenate([y_tr, y_wide]))
     net = DieNet(widths)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-3)
     batch = 128
@@ -271,7 +339,14 @@ def train(
         tot = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            xb, yb = xt[idx], yt[idx]
+            yb = yt[idx]
+            cut = idx >= n_cut
+            if bool(cut.any()):
+                xb = torch.empty(len(idx), 3, INPUT, INPUT)
+                xb[~cut] = xt[idx[~cut]]
+                xb[cut] = recut(wt[idx[cut] - n_cut], gen)
+            else:
+                xb = xt[idx]
             turns = int(torch.randint(0, 4, (1,), generator=gen))
             xb = torch.rot90(xb, turns, dims=(2, 3))
             if bool(torch.randint(0, 2, (1,), generator=gen)):
@@ -315,6 +390,7 @@ def train(
         "finder_per_die": finder_per_die,
         "astride_per_pair": astride_per_pair,
         "quick": quick,
+        **({"online_geometry": True} if online else {}),
         "train_crops": int(len(y_tr)),
         "calibration_crops": int(len(y_ca)),
         "calibration_accuracy": round(acc, 4),
@@ -349,6 +425,7 @@ def data_options(
     finder_per_die: int,
     astride_per_pair: int = 0,
     fold: str | None = None,
+    online: bool = False,
 ) -> dict[str, object]:
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
@@ -363,6 +440,8 @@ def data_options(
     }
     if fold is not None:  # only then: caches of the whole train part stay valid
         options["fold"] = fold
+    if online:  # likewise
+        options["online_geometry"] = True
     return options
 
 
@@ -396,7 +475,8 @@ def load_cache(path: Path, options: dict[str, object]) -> dict[str, tuple[np.nda
                 f"{path}: its crops were built with other data options: {why}; "
                 "delete it or pass another --cache"
             )
-        return {k: (z[k + "_x"], z[k + "_y"]) for k in ("train", "calibration")}
+        keys = ("train", "calibration") + (("wide",) if "wide_x" in z.files else ())
+        return {k: (z[k + "_x"], z[k + "_y"]) for k in keys}
 
 
 def calibration_logits(
@@ -540,6 +620,13 @@ def main(argv: list[str] | None = None) -> int:
         help="recolour every batch (channel swaps, gains, contrast)",
     )
     p.add_argument(
+        "--online-geometry",
+        action=argparse.BooleanOptionalAction,
+        default=ONLINE_GEOMETRY,
+        help="turn, scale and shift the train dice anew every epoch (recut) rather than "
+        "cut four crops of each once (a --cache made the other way is refused)",
+    )
+    p.add_argument(
         "--threads",
         type=int,
         default=THREADS,
@@ -585,6 +672,7 @@ def main(argv: list[str] | None = None) -> int:
             pages=args.pages,
             threads=args.threads,
             fold=args.fold,
+            online=args.online_geometry,
         )
     except CacheMismatch as e:
         p.error(str(e))

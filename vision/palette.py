@@ -39,7 +39,15 @@ L_WEIGHT = 0.35  # lightness counts this much against the chroma axes
 MAX_DISTANCE = 40.0  # further than this from every entry: no colour name
 MIN_MARGIN = 0.2  # (d2 - d1) / (d2 + d1) below this: too close to call
 SCALE_PENALTY = 12.0  # cost of assuming the face is lit 2.7x brighter or darker than measured
-_SCALES = np.geomspace(0.55, 1.8, 15).astype(np.float32)
+#: the brightest scale tried on any face; the scales above it (to 2.5, for a dim face) are tried
+#: only where they push the face's brightest channel at most ``CLIP_SLACK`` times past 255
+BRIGHT_SCALE = 1.8
+CLIP_SLACK = 1.15
+#: the exposures a face is tried at (``Palette.distances``): 0.55 to ``BRIGHT_SCALE`` in 14 steps
+#: of 1.088, and four more steps to 2.5 for a dim face. Why the four: a yellow die in the reveal
+#: zone under a dim warm lamp, balanced, is half the palette's brightness (BGR 18, 92, 107), and
+#: was named at 0.6-0.78 or not at all
+_SCALES = (0.55 * (BRIGHT_SCALE / 0.55) ** (np.arange(19) / 14)).astype(np.float32)
 
 # Reference colours (BGR under neutral light) of the shipped default palette. The Camel Up entries
 # are the renderer's dice; the others are common dice colours (Marco Polo II: blue, yellow, green,
@@ -105,7 +113,12 @@ class Palette:
         """Distance of a face colour to every entry, forgiving a change of exposure.
 
         The face is tried at several brightness scales (a dimmer lamp, a shaded side of the
-        frame); each scale costs a penalty so white still differs from grey and black.
+        frame); each scale costs a penalty so white still differs from grey and black. The
+        scales above ``BRIGHT_SCALE`` are for a dim face only: where one would push a channel
+        well past 255 (``CLIP_SLACK``) it is not tried, as clipped, any bright face is white
+        (a glare-washed orange was named white at 0.89 with them tried on every face). Up to
+        ``BRIGHT_SCALE`` a face may clip as it always could: a white die a little tinted by the
+        white balance is white there.
         """
         obs = np.clip(np.asarray(bgr, np.float32)[None, :] * _SCALES[:, None], 0, 255)
         labs = cv2.cvtColor((obs / 255.0)[None, :, :].astype(np.float32), cv2.COLOR_BGR2Lab)[0]
@@ -113,6 +126,8 @@ class Palette:
         w = np.array([L_WEIGHT, 1.0, 1.0])
         d = np.sqrt((((labs[:, None, :] - refs[None, :, :]) * w) ** 2).sum(axis=2))
         d += SCALE_PENALTY * np.abs(np.log(_SCALES))[:, None]
+        top = float(np.max(bgr))
+        d[(_SCALES > BRIGHT_SCALE * 1.001) & (_SCALES * top > 255.0 * CLIP_SLACK)] = np.inf
         out: np.ndarray = d.min(axis=0)
         return out
 

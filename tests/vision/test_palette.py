@@ -31,6 +31,31 @@ def test_dimmer_light_keeps_the_name_but_midway_abstains() -> None:
     assert "orange" not in names[first_yellow:]
 
 
+def test_a_face_at_half_the_palettes_brightness_is_named_surely() -> None:
+    """A yellow or orange die in the reveal zone under a dim warm lamp, balanced by the markers'
+    white, is about half the palette's brightness (rendered zones, session 28: yellow read
+    BGR (18, 92, 107)); it was named at 0.6 or not at all while the faces were tried only up to
+    1.8 times brighter."""
+    p = pal.default_palette().restricted(pal.CAMEL_UP)
+    for name in ("yellow", "orange", "green", "blue"):
+        half = tuple(0.45 * c for c in pal.DEFAULT_BGR[name])
+        got, conf = p.classify(half)
+        assert got == name and conf > 0.8, (name, got, conf)
+
+
+def test_a_bright_face_is_not_white_by_the_scales_for_a_dim_face() -> None:
+    """The scales above 1.8 are for a dim face: tried on a bright one they clip it to white in
+    every channel (the glare-washed orange of a rendered reveal zone, BGR (114, 171, 238), was
+    named white at 0.89), so they are not; the names and distances of bright faces are those of
+    the scales to 1.8 (a white die a little tinted is white by a scale that clips it a little)."""
+    p = pal.default_palette().restricted(pal.CAMEL_UP)
+    assert p.classify((114.0, 171.0, 238.0))[0] != "white"
+    names = list(p.colours)
+    assert p.distances((114.0, 171.0, 238.0))[names.index("white")] > 30.0
+    assert p.classify((153.0, 177.0, 189.0))[0] == "white"
+    assert p.distances((153.0, 177.0, 189.0))[names.index("white")] < 10.0
+
+
 def test_round_trip_and_default_location(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("PYRAMID_HOME", str(tmp_path))
     assert pal.default_path() == tmp_path / "palette.json"

@@ -11,7 +11,9 @@ the same model. Steps:
    ``data.finder_crops``), rendered dice and distractors;
 2. a small CNN (``model.DieNet``) trained with AdamW and a cosine schedule, each batch turned by
    a random quarter turn and mirrored (a die's face reads the same), and with ``--tray-aug``
-   half of it given a tray's look (``tray_look``: hue, contrast, a small die);
+   half of it given a tray's look (``tray_look``: hue, contrast, a small die); with
+   ``--online-geometry`` (off: tried, not adopted) each train die is cut anew every epoch
+   from a wide crop of it (``recut``);
 3. a temperature fitted on the calibration photos (never the held-out ones), on the logits
    averaged over each crop's turned and mirrored views as the reader computes them
    (``classifier.dihedral``, ``VIEWS``), so that the softmax's confidence is as often right
@@ -324,7 +326,7 @@ def train(
     )
     xt = torch.from_numpy(to_blob(x_tr))
     wt = torch.from_numpy(np.ascontiguousarray(x_wide.transpose(0, 3, 1, 2)))
-    n_cut = len(y_tr)  # rows from here on are cut from ``wt`` (``reframe``)
+    n_cut = len(y_tr)  # rows from here on are cut from ``wt`` every epoch (``recut``)
     yt = torch.from_numpy(np.concatenate([y_tr, y_wide]))
     net = DieNet(widths)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-3)
@@ -391,7 +393,7 @@ def train(
         "astride_per_pair": astride_per_pair,
         "quick": quick,
         **({"online_geometry": True} if online else {}),
-        "train_crops": int(len(y_tr)),
+        "train_crops": int(len(y_tr) + len(y_wide)),
         "calibration_crops": int(len(y_ca)),
         "calibration_accuracy": round(acc, 4),
         "calibration_accuracy_one_view": round(acc1, 4),

@@ -30,7 +30,7 @@ from vision.train.distractors import distractor
 
 PIP_BOX_SETS = ("matteop65-train", "matteop65-valid")  # labels box the pips, not the die
 PIP_BOX_TO_DIE = 1.25  # a face 2..6's pip box over the die's side (measured on crops)
-#: a die crop the training re-cuts every epoch (``vision.train.train.reframe``) is stored this
+#: a die crop the training re-cuts every epoch (``vision.train.train.recut``) is stored this
 #: many of the die's sides wide, at the net's pixels per die (``WIDE`` pixels): room round the
 #: reader's crop (``CONTEXT``) for any turn, a 1.25 scale and a shift of 0.12 side
 WIDE_CONTEXT = 2 * CONTEXT
@@ -218,7 +218,7 @@ def wide_real_crops(
 ) -> tuple[list[np.ndarray], list[int], list[str]]:
     """``per_die`` wide crops (``WIDE_CONTEXT``) of each labelled die of ``part``'s photos, each
     with its own photometric jitter (``photometric``) but no turn, scale or shift: those are
-    drawn anew every epoch (``vision.train.train.reframe``)."""
+    drawn anew every epoch (``vision.train.train.recut``)."""
     crops: list[np.ndarray] = []
     labels: list[int] = []
     tags: list[str] = []

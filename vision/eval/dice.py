@@ -50,7 +50,7 @@ def REAL_SPLIT_ROOT() -> Path:  # noqa: N802 - reads as the constant it stands f
 #: session 27, the zone in session 14), so that ``make eval-vision`` repeats the figures
 #: reported, not the tuning seeds' better ones
 RENDERED_SEED0 = 9_204_000
-ZONE_SEED0 = 9_100_000
+ZONE_SEED0 = 9_104_000
 SETS = ("byler-train:even", "byler-train:odd", "matteop65-train", "matteop65-valid")
 TUNED_ON = ("byler-train:even", "matteop65-train")
 
@@ -308,8 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         f"fresh ranges measured, {RENDERED_SEED0:,} five dice, {ZONE_SEED0:,} zone; 100,000 "
         "(five dice) and 300,000 "
         "(zone) were tuned on; 5,000,000-8,001,999, 9,000,000-9,000,999 and "
-        "9,200,000-9,204,999 (five dice) and 9,100,000-9,103,999 (zone) are spent: "
-        "9,205,000+ and 9,104,000+ are fresh)",
+        "9,200,000-9,204,999 (five dice) and 9,100,000-9,105,999 (zone) are spent: "
+        "9,205,000+ and 9,106,000+ are fresh)",
     )
     args, _ = parser.parse_known_args(argv)
     seed0 = RENDERED_SEED0 if args.seed0 is None else args.seed0

@@ -47,7 +47,11 @@ CLIP_SLACK = 1.15
 #: of 1.088, and four more steps to 2.5 for a dim face. Why the four: a yellow die in the reveal
 #: zone under a dim warm lamp, balanced, is half the palette's brightness (BGR 18, 92, 107), and
 #: was named at 0.6-0.78 or not at all
-_SCALES = (0.55 * (BRIGHT_SCALE / 0.55) ** (np.arange(19) / 14)).astype(np.float32)
+_BRIGHT_STEPS = 14
+_SCALES = (0.55 * (BRIGHT_SCALE / 0.55) ** (np.arange(_BRIGHT_STEPS + 5) / _BRIGHT_STEPS)).astype(
+    np.float32
+)
+_DIM_ONLY = np.arange(len(_SCALES)) > _BRIGHT_STEPS  # the scales above ``BRIGHT_SCALE``
 
 # Reference colours (BGR under neutral light) of the shipped default palette. The Camel Up entries
 # are the renderer's dice; the others are common dice colours (Marco Polo II: blue, yellow, green,
@@ -127,7 +131,7 @@ class Palette:
         d = np.sqrt((((labs[:, None, :] - refs[None, :, :]) * w) ** 2).sum(axis=2))
         d += SCALE_PENALTY * np.abs(np.log(_SCALES))[:, None]
         top = float(np.max(bgr))
-        d[(_SCALES > BRIGHT_SCALE * 1.001) & (_SCALES * top > 255.0 * CLIP_SLACK)] = np.inf
+        d[_DIM_ONLY & (_SCALES * top > 255.0 * CLIP_SLACK)] = np.inf
         out: np.ndarray = d.min(axis=0)
         return out
 

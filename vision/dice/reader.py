@@ -120,9 +120,10 @@ def read_dice_report(
     props = propose(img, hand, clf, detect_min=WINDOW_FLOOR, box_offset=(ox, oy))
     judged = decide(img, props, pal, white_gains, gates, box_offset=(ox, oy))
     kept = without_letters(img, judged, box_offset=(ox, oy))
-    dice = kept
-    if poly is not None:
-        dice = [
+    inside = (
+        kept
+        if poly is None
+        else [
             r
             for r in kept
             if cv2.pointPolygonTest(
@@ -130,7 +131,8 @@ def read_dice_report(
             )
             >= 0
         ]
-    dice.sort(key=lambda r: (r.box[1], r.box[0]))
+    )
+    dice = sorted(inside, key=lambda r: (r.box[1], r.box[0]))
     if dice:
         return DiceReport(dice, None)
     if kept:  # every die found lay outside the zone's outline

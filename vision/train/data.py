@@ -275,15 +275,10 @@ def rendered_crops(
         )
         for d in truth.dice:
             x, y, w, h = d.box
-            if wide:
-                crops.append(
-                    die_crop(img, x + w / 2, y + h / 2, max(w, h), context=WIDE_CONTEXT, out=WIDE)
-                )
-                labels.append(d.face)
-                tags.append("rendered")
-                continue
             crops.append(
-                jitter_crop(
+                die_crop(img, x + w / 2, y + h / 2, max(w, h), context=WIDE_CONTEXT, out=WIDE)
+                if wide
+                else jitter_crop(
                     img,
                     x + w / 2,
                     y + h / 2,

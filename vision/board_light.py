@@ -106,6 +106,17 @@ def chromaticity(lin: np.ndarray) -> np.ndarray:
     return chroma_brightness(lin)[0]
 
 
+def segment_distance(ch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance from each chromaticity ``ch`` (... x 3) to each segment ``a[k]``-``b[k]``
+    (k x 3): ... x k. A class of colour that is a stretch of chromaticities rather than one
+    point (a painted piece seen from dull to glaring: ``vision.track``'s palette)."""
+    ab = b - a
+    length2 = np.maximum((ab * ab).sum(axis=-1), 1e-12)
+    rel = ch[..., None, :] - a
+    t = np.clip((rel * ab).sum(axis=-1) / length2, 0.0, 1.0)
+    return np.asarray(np.linalg.norm(rel - t[..., None] * ab, axis=-1))
+
+
 def chroma_brightness(lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``chromaticity`` and the brightness (the mean of the three linear channels) at once:
     the track reader tells camels by the first and black paint or shade by the second."""

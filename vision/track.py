@@ -58,9 +58,10 @@ from vision.board_light import (
     gains_at,
     linear,
     sample,
+    segment_distance,
     white_gains,
 )
-from vision.palette import BLACK_Y, NEUTRAL_SPLIT_Y
+from vision.palette import BLACK_Y, CRAZY_CAMELS, NEUTRAL_SPLIT_Y
 from vision.track_global import (
     TOP_WORD,
     WEAK,
@@ -120,6 +121,56 @@ class _Palette:
     # the second edition's crazy camels, black and white: (black, white) class indices, told
     # apart by lightness (vision.palette.NEUTRAL_SPLIT_Y) since their hue is the same
     neutral: tuple[int, int] | None = None
+    # each class reaches from ``chroma`` to ``tip`` (the same point but for a learnt camel
+    # colour: ``saturated_tip``)
+    tip: np.ndarray | None = None
+
+    def distance(self, ch: np.ndarray, idx: list[int] | slice | None = None) -> np.ndarray:
+        """Distance from chromaticities ``ch`` (... x 3) to each class (``idx``: those)."""
+        sel = slice(None) if idx is None else idx
+        tip = self.chroma if self.tip is None else self.tip
+        return segment_distance(np.asarray(ch, np.float32), self.chroma[sel], tip[sel])
+
+
+TIP_SATURATION = 0.15  # a learnt colour this far from grey has a hue to follow out
+TIP_REACH = 2.0  # ... out to this many times as far from grey, or to the sensor's purest
+TIP_MIN_REACH = 1.25  # a colour that could grow purer by less than this stays a point
+TIP_CLEAR = 0.25  # ... coming no nearer another colour than the learnt one was, or than this
+TIP_STEPS = 16
+
+
+def saturated_tip(ch: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """The purest chromaticity a learnt paint colour ``ch`` may show: on the line from grey
+    through it, out to where a channel's share runs out (at most ``TIP_REACH`` times as far
+    from grey), and stopped before it comes nearer any of ``others`` (m x 3, the palette's
+    other colours) than the learnt colour was, or than ``TIP_CLEAR`` where that was farther.
+
+    Why a camel's colour is a stretch and not a point: a painted piece's light is its paint's
+    colour plus a share of the lamp's, whitened by the markers (the dichromatic model), and a
+    camera's tone curve washes bright colours out further. The set-up snapshot may put a camel
+    under the lamp's spot, where its blue or yellow reads half as saturated as the same camel in
+    the lamp's fall-off in play (tuning tables 221,903 and 222,115: every blue or yellow camel
+    of the game unread, each time "something neither camel nor board"). The washed-out end stays
+    the learnt colour, so nothing nearer grey (the sand, a hand, the white camel) is taken in.
+    A colour learnt nearly as pure as the sensor shows (``TIP_MIN_REACH``) was not washed out
+    and stays a point: an orange stretched 11 % further took in a red tablecloth behind the
+    stack it topped (tuning scene 2,232,307).
+
+    Blends of two other colours are not kept clear of: yellow lies on the line between green
+    and orange, and its stretch crosses it (tuning scenes 2,216,000..2,219,999, re-mounted
+    camera: 25 spaces no longer abstained with the stretch, 5 had it stopped at blends)."""
+    c = np.asarray(ch, np.float32)
+    grey = np.full(3, 1.0 / 3.0, np.float32)
+    v = c - grey
+    if float(np.linalg.norm(v)) < TIP_SATURATION or not (v < 0).any():
+        return c
+    reach = min(TIP_REACH, float((grey[v < 0] / -v[v < 0]).min()))
+    if reach < TIP_MIN_REACH or len(others) == 0:
+        return c
+    ks = np.linspace(1.0, reach, TIP_STEPS + 1)
+    d = np.linalg.norm((grey + ks[:, None] * v)[:, None, :] - others, axis=-1)  # steps x others
+    ok = np.cumprod((d >= np.minimum(d[0], TIP_CLEAR) - 1e-6).all(axis=1)).astype(bool)
+    return np.asarray(grey + float(ks[ok][-1]) * v, np.float32)
 
 
 def _palette(
@@ -148,7 +199,11 @@ def _palette(
             tch[i] = np.asarray(learnt[t], np.float32)
     boards = [BOARD] + [f"{BOARD}{i}" for i in range(1, len(board_ch))]
     all_names = names + boards + tiles
-    chroma = np.concatenate([ch, board_ch, tch])
+    chroma = np.concatenate([ch, board_ch, tch]).astype(np.float32)
+    tip = chroma.copy()
+    for i, n in enumerate(names):
+        if n in learnt and n not in CRAZY_CAMELS:
+            tip[i] = saturated_tip(chroma[i], np.delete(chroma, i, axis=0))
     radius = np.full(len(all_names), 0.11, np.float32)
     if "white" in names:
         radius[names.index("white")] = 0.075
@@ -165,17 +220,18 @@ def _palette(
             # another class (its board included), and never wider than the nominal radius;
             # black and white are told apart by lightness, so not by their distance
             skip = [i] + ([j for j in neutral if j != i] if neutral and i in neutral else [])
-            others = np.delete(chroma, skip, axis=0)
-            gap = float(np.linalg.norm(others - chroma[i], axis=1).min())
+            keep = [j for j in range(len(all_names)) if j not in skip]
+            along = chroma[i] + np.linspace(0.0, 1.0, 9)[:, None] * (tip[i] - chroma[i])
+            gap = float(segment_distance(along, chroma[keep], tip[keep]).min())
             top = 0.06 if neutral is not None and i == neutral[0] else 0.11
             radius[i] = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, min(top, 0.55 * gap)))
-    return _Palette(all_names, chroma, radius, neutral)
+    return _Palette(all_names, chroma, radius, neutral, tip)
 
 
 def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
     """Class index per sample (len(names) = unknown) and the distance to the nearest class."""
     ch, y = chroma_brightness(lin)
-    d = np.linalg.norm(ch[..., None, :] - pal.chroma, axis=-1)  # ... x classes
+    d = pal.distance(ch)  # ... x classes
     best = d.argmin(axis=-1)
     dist = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
     # dark samples have noisy chromaticity: allow them more room before calling them unknown.
@@ -478,6 +534,7 @@ def _fit_ref(pal: _Palette, n_camel: int) -> FitRef:
         pal.radius[:n_camel],
         pal.chroma[boards],
         None if pal.neutral is None else pal.neutral[0],
+        None if pal.tip is None else pal.tip[:n_camel],
     )
 
 
@@ -1220,7 +1277,7 @@ def _band_colour(
     free = [i for i in range(n_camel) if pal.names[i] not in used]
     if not free:
         return None
-    d = np.linalg.norm(pal.chroma[free] - ch, axis=1)
+    d = pal.distance(ch, free)
     order = np.argsort(d)
     best = free[int(order[0])]
     d1 = float(d[order[0]])
@@ -1330,7 +1387,7 @@ def _another_camel_between(
     free = [k for k in range(n_camel) if pal.names[k] not in camels]
     if not free:
         return False
-    d_free = float(np.min(np.linalg.norm(pal.chroma[free] - ch, axis=1)))
+    d_free = float(np.min(pal.distance(ch, free)))
     p = pal.chroma[pal.names.index(camels[i])]
     q = pal.chroma[pal.names.index(camels[i + 1])]
     t = float(np.clip((ch - p) @ (q - p) / max(float((q - p) @ (q - p)), 1e-9), 0.0, 1.0))

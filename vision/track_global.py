@@ -43,7 +43,7 @@ from itertools import combinations, permutations
 
 import numpy as np
 
-from vision.board_light import chroma_brightness
+from vision.board_light import chroma_brightness, segment_distance
 
 __all__ = ["Column", "FitRef", "SpaceReading", "fit_stack", "resolve"]
 
@@ -125,6 +125,11 @@ class FitRef:
     radius: np.ndarray  # len(names)
     board: np.ndarray  # m x 3
     black: int | None = None  # the index of the second edition's black camel in ``names``
+    tip: np.ndarray | None = None  # each colour reaches from ``camel`` to this (vision.track)
+
+    def distance(self, ch: np.ndarray) -> np.ndarray:
+        """Distance from chromaticities ``ch`` (... x 3) to each camel colour (... x colours)."""
+        return segment_distance(ch, self.camel, self.camel if self.tip is None else self.tip)
 
 
 MARGIN = 1.5  # a band must be this much nearer its colour than to any other camel or the board
@@ -220,7 +225,7 @@ class StackFit:
         # a band must be one colour throughout, not a mix whose mean happens to look like one
         # (blue over orange averages to grey, which is white's chromaticity)
         spread = np.sqrt(np.maximum(mean[..., 6] - (mean[..., 3:6] ** 2).sum(-1), 0.0))
-        d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1)  # poses x levels x colours
+        d = ref.distance(ch)  # poses x levels x colours
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
         k = d.shape[-1]
         others = np.where(np.eye(k, dtype=bool), np.inf, d[..., None, :]).min(axis=-1)
@@ -256,7 +261,7 @@ class StackFit:
         of another camel's paint, were that colour the lowest camel: STRIP bands or more of
         samples each MARGIN times nearer another camel colour than to the rest and the board
         (black paint: too dark for a hue, the black camel's)."""
-        d = np.linalg.norm(ch[:, None, :] - ref.camel, axis=-1)  # samples x colours
+        d = ref.distance(ch)  # samples x colours
         d_board = np.linalg.norm(ch[:, None, :] - ref.board, axis=-1).min(axis=-1)
         k = d.shape[1]
         others = np.where(np.eye(k, dtype=bool), np.inf, d[:, None, :]).min(axis=-1)
@@ -285,7 +290,7 @@ class StackFit:
         hi = np.clip(np.round(ends - trim).astype(np.int64), 0, total)
         mean = (cs[hi] - cs[lo]) / np.maximum(hi - lo, 1)[..., None]
         ch, y = chroma_brightness(mean[..., :3])
-        d = np.linalg.norm(ch[..., None, :] - ref.camel, axis=-1).min(axis=-1)
+        d = ref.distance(ch).min(axis=-1)
         d_board = np.linalg.norm(ch[..., None, :] - ref.board, axis=-1).min(axis=-1)
         # black paint is no board, whatever its (unreadable) hue: a black camel under the
         # lowest one read

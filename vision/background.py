@@ -24,16 +24,35 @@ __all__ = [
     "BOARD_MOVED",
     "MOVED_GAIN",
     "MOVED_MM",
+    "PALE_SATURATION",
     "Background",
     "board_shift",
+    "paled_distance",
     "structure_points",
 ]
 
 
 # --- the board's own look (captured at set-up: vision.table.capture_background) ----------------
 BG_MM_PER_PX = 2.0
+PALE_SATURATION = 0.15  # a look this far from grey or further may be seen paled by a sheen
 BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up over it
 GLARE_ALPHA = 96  # the file's alpha for a cell under the set-up's specular spot
+
+
+def paled_distance(chroma: np.ndarray, want: np.ndarray, pale: np.ndarray) -> np.ndarray:
+    """Distance from each ``chroma`` (... x 3) to the stretch from its ``want`` towards grey,
+    ``pale`` (...) of the way there: what white light added on top of ``want`` makes of it,
+    when that white is at most a share ``pale`` of the light seen.
+
+    Why: a lamp's sheen on a glossy board adds the lamp's own light, white once balanced, so
+    the board under it is paler than its look, never of another hue. A look nearer grey than
+    ``PALE_SATURATION`` keeps its point: paled, it would reach any grey piece."""
+    to_grey = np.float32(1.0 / 3.0) - want
+    sat = np.linalg.norm(to_grey, axis=-1)
+    t_max = np.where(sat >= PALE_SATURATION, np.clip(pale, 0.0, 1.0), 0.0)
+    rel = chroma - want
+    t = np.clip((rel * to_grey).sum(axis=-1) / np.maximum(sat * sat, 1e-12), 0.0, t_max)
+    return np.asarray(np.linalg.norm(rel - t[..., None] * to_grey, axis=-1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,21 +95,30 @@ class Background:
         return self.chroma[i, j], known & ok
 
     def distance(
-        self, ground: np.ndarray, chroma: np.ndarray, reach: int = 1, glare: bool = False
+        self,
+        ground: np.ndarray,
+        chroma: np.ndarray,
+        reach: int = 1,
+        glare: bool = False,
+        pale: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Chromaticity distance from ``chroma`` (... x 3) to the nearest look the empty board
         showed within ``reach`` cells of each point, and whether any was known there. Why the
         reach: a camera moved since set-up, and the board standing a few mm above the cards,
         put an edge a millimetre or two from where the set-up saw it. ``glare``: the looks
         under the set-up's specular spot count too (for a match only: a frame without the
-        spot shows the sand unlike them, and that says nothing)."""
+        spot shows the sand unlike them, and that says nothing). ``pale`` (per point, 0..1):
+        each look may be seen that far paled towards grey (``paled_distance``)."""
         best = np.full(ground.shape[:-1], np.inf, np.float32)
         any_known = np.zeros(ground.shape[:-1], bool)
         for dy in range(-reach, reach + 1):
             for dx in range(-reach, reach + 1):
                 off = np.array([dx, dy], np.float64) * self.mm_per_px
                 want, known = self.lookup(ground + off, glare)
-                d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
+                if pale is None:
+                    d = np.linalg.norm(chroma - want, axis=-1).astype(np.float32)
+                else:
+                    d = paled_distance(chroma, want, pale).astype(np.float32)
                 best = np.where(known, np.minimum(best, d), best)
                 any_known |= known
         return best, any_known

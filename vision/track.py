@@ -693,6 +693,10 @@ def _read_spaces(
         seen = seen - _background_offset(image, loc, geo, gains, background, c)[:, None, :]
         dist, known = background.distance(ground, seen, reach=1)
         explained = known & (dist < 0.045)
+        pale = _sheen_paleness(vals, inside, ground, background, explained, line_seen)
+        if pale.any():
+            pale_dist, _ = background.distance(ground, seen, reach=1, pale=pale)
+            explained |= known & (pale > 0.0) & (pale_dist < 0.045)
         if background.glare is not None and background.glare.any():
             # under the set-up's specular spot, a frame showing the same spot shows the board
             # (same camera and lamp); one without it is judged as before
@@ -863,6 +867,59 @@ def _pitch(ch: np.ndarray, y: np.ndarray) -> np.ndarray:
     is that dark (the sand stays far brighter in shade, a white camel in shade too). The samples
     the band model takes for black paint."""
     return np.asarray((y < BLACK_Y) & (np.linalg.norm(ch - 1.0 / 3.0, axis=-1) < BLACK_HUE))
+
+
+# a lamp's sheen the set-up did not see (_sheen_paleness): where the board is at least
+# SHEEN_GAIN times as bright as at set-up (linear light, the lamp's own change divided out) and
+# the space's front line shows (SHEEN_LINE of it, ``_front_line_seen``), its look may be paler
+# by the share of white that much light adds, at most SHEEN_PALE
+SHEEN_GAIN = 1.5
+SHEEN_LINE = 0.9
+SHEEN_PALE = 0.5
+SHEEN_REF_MIN = 50  # samples as at set-up needed to know the lamp's change
+
+
+def _sheen_paleness(
+    vals: np.ndarray,
+    inside: np.ndarray,
+    ground: np.ndarray,
+    background: Background,
+    explained: np.ndarray,
+    line_seen: np.ndarray,
+) -> np.ndarray:
+    """Per column sample (k x n), how far towards grey a lamp's sheen may have taken the
+    board's look there (``Background.distance``'s ``pale``; 0 where none).
+
+    Why: a glossy board shows the lamp's mirror image, a bright spot that moves with the
+    camera. Re-mounted since set-up, the camera sees it where the set-up did not: the sand
+    there, 1.7-2.8 times as bright as its look, read 0.05-0.07 towards grey, beyond the 0.045
+    that tells "as at set-up", and empty spaces abstained ("something not on the empty board
+    covers it": 7 in 4,000 re-mounted tuning scenes). White light added to a look makes it
+    paler by at most the share of the light it adds (``1 - 1 / gain``).
+
+    Why the front line and the gain's floor: a pale hand over a camel on darker sand is both
+    brighter and paler than the sand was (1.4-1.7 times), so paleness alone let four stacks
+    under a hand be read empty. A sheen leaves the pebble line in front of the space in view
+    (a hand mostly hides it: ``_front_line_seen``), and the hands not caught so were under 1.5
+    times as bright. Grey levels as encoded are compared with the set-up's
+    (``Background.luma``), their ratio taken relative to its median over the samples that look
+    as at set-up (a lamp changed since scales them all)."""
+    out = np.zeros(explained.shape, np.float32)
+    if background.luma is None:
+        return out
+    level, known = background.luma_at(ground)
+    then = level * 255.0
+    now = np.median(vals.astype(np.float32).mean(axis=-1), axis=1)  # k x n, as encoded
+    ok = known & inside.all(axis=1) & (then > 8.0) & (line_seen >= SHEEN_LINE)[:, None]
+    ref = known & inside.all(axis=1) & (then > 8.0) & explained
+    if int(ref.sum()) < SHEEN_REF_MIN:
+        return out
+    ratio = now / np.maximum(then, 1.0)
+    lamp = max(float(np.median(ratio[ref])), 1e-3)
+    gain = (ratio / lamp) ** 2.2  # in linear light
+    sheen = ok & (gain >= SHEEN_GAIN)
+    out[sheen] = np.minimum(1.0 - 1.0 / gain[sheen], SHEEN_PALE)
+    return out
 
 
 # the sand round a space, compared with the set-up's look of it: points further than this

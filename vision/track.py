@@ -124,6 +124,10 @@ class _Palette:
     # each class reaches from ``chroma`` to ``tip`` (the same point but for a learnt camel
     # colour: ``saturated_tip``)
     tip: np.ndarray | None = None
+    # a learnt class's radius by its own spread alone, where a close neighbour cut ``radius``
+    # short (``_classify``: beyond ``radius``, a sample within this and clearly nearer the
+    # class than any other is the class); None: ``radius`` alone
+    reach: np.ndarray | None = None
 
     def distance(self, ch: np.ndarray, idx: list[int] | slice | None = None) -> np.ndarray:
         """Distance from chromaticities ``ch`` (... x 3) to each class (``idx``: those)."""
@@ -214,6 +218,7 @@ def _palette(
         # black paint's colour is noisy (the classifier widens a dark sample's radius):
         # narrow, so the table's dark wood or the board's dark edge is not taken for it
         radius[neutral[0]] = 0.06
+    reach = radius.copy()
     for i, n in enumerate(all_names):
         if n in spreads:
             # a learnt colour: as wide as its own spread allows, never reaching half-way to
@@ -224,8 +229,24 @@ def _palette(
             along = chroma[i] + np.linspace(0.0, 1.0, 9)[:, None] * (tip[i] - chroma[i])
             gap = float(segment_distance(along, chroma[keep], tip[keep]).min())
             top = 0.06 if neutral is not None and i == neutral[0] else 0.11
-            radius[i] = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, min(top, 0.55 * gap)))
-    return _Palette(all_names, chroma, radius, neutral, tip)
+            own = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, top))
+            radius[i] = min(own, 0.55 * gap)
+            reach[i] = own
+    return _Palette(all_names, chroma, radius, neutral, tip, reach)
+
+
+# Beyond a radius a close neighbour cut short, a sample is its class when it is within the
+# class's own reach (its spread alone: ``_Palette.reach``) and its distance to the class is at
+# most this share of its distance to any other class.
+# Why: a learnt colour's radius never reaches half-way to another class. On a table whose green
+# camel and oasis tile came out 0.05 apart under its lamp, both were cut to 0.028: the oasis
+# tiles' middles (0.03-0.04 from their colour, twice as far from the camel's) and the green
+# camel read as no colour, and 28 spaces of the table's 100 abstained (tuning table 223,915).
+# Tuning scenes 2,234,000..2,237,999 (re-mounted), looked at: 10 spaces fewer abstained, 2
+# more; checked after on 2,238,000..2,241,999 (re-mounted) 11 and 6, 2,242,000..2,243,999
+# (same camera) 3 and 1, 2,244,000..2,245,999 (lamp changed) 3 and 0, second edition
+# 2,246,000..2,246,299 2 and 0; no read wrong that was right, under a hand or not.
+CLEAR_NEARER = 0.5
 
 
 def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
@@ -241,9 +262,16 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     # With the second edition's black camel on the track, by the mean as before: there a dark
     # sample with a cast is most often black paint, and naming it by its cast cost reads
     # (tuning scenes 2,191,000..2,191,299: six more abstentions, none fewer)
-    radius = pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002))
+    widen = 1.0 + 0.01 / np.maximum(y, 0.002)
+    radius = pal.radius[best] * widen
     too_dark = (lin.max(axis=-1) if pal.neutral is None else y) < dark
-    unknown = (dist > radius) | too_dark
+    # a class a close neighbour cut short keeps its own reach where the sample is clearly
+    # nearer it than any other class (``CLEAR_NEARER``)
+    clear = np.zeros(dist.shape, bool)
+    if pal.reach is not None and d.shape[-1] > 1:
+        second = np.partition(d, 1, axis=-1)[..., 1]
+        clear = (dist <= pal.reach[best] * widen) & (dist <= CLEAR_NEARER * second)
+    unknown = ((dist > radius) & ~clear) | too_dark
     if pal.neutral is not None:
         black, white = pal.neutral
         grey = (best == black) | (best == white)
@@ -251,7 +279,8 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
         d_split = np.linalg.norm(ch - pal.chroma[best], axis=-1)
         dist = np.where(grey, d_split, dist)
         radius = np.where(grey, pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002)), radius)
-        unknown = (dist > radius) | too_dark
+        # black and white are told apart by lightness: their own radius alone
+        unknown = ((dist > radius) & ~(clear & ~grey)) | too_dark
         # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
         # that dark on the track and not strongly coloured is the black camel (the sand stays
         # far brighter in shade; a green camel in the shade of the one above stays green)

@@ -723,9 +723,12 @@ def _read_spaces(
         dist, known = background.distance(ground, seen, reach=1)
         explained = known & (dist < 0.045)
         pale = _sheen_paleness(vals, inside, ground, background, explained, line_seen)
-        if pale.any():
-            pale_dist, _ = background.distance(ground, seen, reach=1, pale=pale)
-            explained |= known & (pale > 0.0) & (pale_dist < 0.045)
+        doubt = known & ~explained & (pale > 0.0)
+        if doubt.any():
+            pale_dist, _ = background.distance(
+                ground[doubt], seen[doubt], reach=1, pale=pale[doubt]
+            )
+            explained[doubt] = pale_dist < 0.045
         if background.glare is not None and background.glare.any():
             # under the set-up's specular spot, a frame showing the same spot shows the board
             # (same camera and lamp); one without it is judged as before

@@ -53,9 +53,13 @@ last change. Session 25's reader (tuned on 2,203,000..2,207,299) was run once on
 24,530,000, the 2 px blur 24,540,000), beside session 24's. Session 29's reader (its learnt colours
 stretched out to their purest, tuned on 2,213,000..2,233,999) was run once on 24,600,000 and up
 (the same camera 24,600,000, re-mounted 24,610,000, the changed lamp 24,620,000, the second edition
-24,630,000, the 2 px blur 24,640,000), beside session 28's: that is the held-out range now, and
-``--seed``'s default. Fresh ranges left: 24,700,000 and up; tuning, 2,234,000..2,299,999. The
-other camera probes (``--probe``) were run on tuning scenes only.
+24,630,000, the 2 px blur 24,640,000), beside session 28's. Session 30's reader (a lamp's sheen
+the set-up did not see, and close colours keeping their own reach; tuned on 2,234,000..2,246,299)
+was run once on 24,700,000 and up (the same camera 24,700,000, re-mounted 24,710,000, the changed
+lamp 24,720,000, the second edition 24,730,000, the 2 px blur 24,740,000), beside session 29's:
+that is the held-out range now, and ``--seed``'s default. Fresh ranges left: 24,800,000 and up;
+tuning, 2,247,000..2,299,999. The other camera probes (``--probe``) were run on tuning scenes
+only.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read
@@ -118,7 +122,7 @@ CONDITIONS = ("same", "other", "lamp", "nominal")
 EDITIONS = (1, 2)
 SCENES_PER_TABLE = 10
 TUNING_FIRST_SEED = 1_000_000
-HELD_OUT_FIRST_SEED = 24_600_000  # drawn once the reader was final (session 29)
+HELD_OUT_FIRST_SEED = 24_700_000  # drawn once the reader was final (session 30)
 # scenes per condition when ``-n`` is not given: the issue's 2,000 for the main figure
 DEFAULT_SCENES = {"same": 2000, "other": 1000, "lamp": 1000, "nominal": 1000}
 SETUP_TILES = {8: "oasis", 12: "mirage"}

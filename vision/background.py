@@ -34,9 +34,9 @@ __all__ = [
 
 # --- the board's own look (captured at set-up: vision.table.capture_background) ----------------
 BG_MM_PER_PX = 2.0
-PALE_SATURATION = 0.15  # a look this far from grey or further may be seen paled by a sheen
 BG_PAD_MM = 220.0  # the table round the board: a tall stack's column ends up over it
 GLARE_ALPHA = 96  # the file's alpha for a cell under the set-up's specular spot
+PALE_SATURATION = 0.15  # a look this far from grey or further may be seen paled by a sheen
 
 
 def paled_distance(chroma: np.ndarray, want: np.ndarray, pale: np.ndarray) -> np.ndarray:

@@ -926,13 +926,13 @@ def _sheen_paleness(
     camera. Re-mounted since set-up, the camera sees it where the set-up did not: the sand
     there, 1.7-2.8 times as bright as its look, read 0.05-0.07 towards grey, beyond the 0.045
     that tells "as at set-up", and empty spaces abstained ("something not on the empty board
-    covers it": 7 in 4,000 re-mounted tuning scenes). White light added to a look makes it
+    covers it": 6 in 4,000 re-mounted tuning scenes). White light added to a look makes it
     paler by at most the share of the light it adds (``1 - 1 / gain``).
 
     Why the front line and the gain's floor: a pale hand over a camel on darker sand is both
     brighter and paler than the sand was (1.4-1.7 times), so paleness alone let four stacks
-    under a hand be read empty. A sheen leaves the pebble line in front of the space in view
-    (a hand mostly hides it: ``_front_line_seen``), and the hands not caught so were under 1.5
+    under a hand be read empty. A sheen leaves the pebble line in front of the space in view;
+    three of those hands hid it (``_front_line_seen`` under 0.7), and the fourth was 1.43
     times as bright. Grey levels as encoded are compared with the set-up's
     (``Background.luma``), their ratio taken relative to its median over the samples that look
     as at set-up (a lamp changed since scales them all)."""

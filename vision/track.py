@@ -126,8 +126,12 @@ class _Palette:
     tip: np.ndarray | None = None
     # a learnt class's radius by its own spread alone, where a close neighbour cut ``radius``
     # short (``_classify``: beyond ``radius``, a sample within this and clearly nearer the
-    # class than any other is the class); None: ``radius`` alone
+    # class than any other is the class); None: ``radius`` alone. ``reach`` for the camels
+    # only (in a column a tile's colour is a blend of camels, never a tile: ``_decode``),
+    # ``flat_reach`` for the tiles' sides as well (a space's middle, where a tile lies flat:
+    # ``_read_tiles``)
     reach: np.ndarray | None = None
+    flat_reach: np.ndarray | None = None
 
     def distance(self, ch: np.ndarray, idx: list[int] | slice | None = None) -> np.ndarray:
         """Distance from chromaticities ``ch`` (... x 3) to each class (``idx``: those)."""
@@ -218,7 +222,7 @@ def _palette(
         # black paint's colour is noisy (the classifier widens a dark sample's radius):
         # narrow, so the table's dark wood or the board's dark edge is not taken for it
         radius[neutral[0]] = 0.06
-    reach = radius.copy()
+    flat_reach = radius.copy()
     for i, n in enumerate(all_names):
         if n in spreads:
             # a learnt colour: as wide as its own spread allows, never reaching half-way to
@@ -231,8 +235,9 @@ def _palette(
             top = 0.06 if neutral is not None and i == neutral[0] else 0.11
             own = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, top))
             radius[i] = min(own, 0.55 * gap)
-            reach[i] = own
-    return _Palette(all_names, chroma, radius, neutral, tip, reach)
+            flat_reach[i] = own
+    reach = np.where(np.arange(len(all_names)) < len(names), flat_reach, radius)
+    return _Palette(all_names, chroma, radius, neutral, tip, reach, flat_reach)
 
 
 # Beyond a radius a close neighbour cut short, a sample is its class when it is within the
@@ -249,8 +254,11 @@ def _palette(
 CLEAR_NEARER = 0.5
 
 
-def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, np.ndarray]:
-    """Class index per sample (len(names) = unknown) and the distance to the nearest class."""
+def _classify(
+    pal: _Palette, lin: np.ndarray, dark: float, flat: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class index per sample (len(names) = unknown) and the distance to the nearest class.
+    ``flat``: the samples are of a space's middle, where a tile lies flat (``flat_reach``)."""
     ch, y = chroma_brightness(lin)
     d = pal.distance(ch)  # ... x classes
     best = d.argmin(axis=-1)
@@ -268,9 +276,10 @@ def _classify(pal: _Palette, lin: np.ndarray, dark: float) -> tuple[np.ndarray, 
     # a class a close neighbour cut short keeps its own reach where the sample is clearly
     # nearer it than any other class (``CLEAR_NEARER``)
     clear = np.zeros(dist.shape, bool)
-    if pal.reach is not None and d.shape[-1] > 1:
+    reach = pal.flat_reach if flat else pal.reach
+    if reach is not None and d.shape[-1] > 1:
         second = np.partition(d, 1, axis=-1)[..., 1]
-        clear = (dist <= pal.reach[best] * widen) & (dist <= CLEAR_NEARER * second)
+        clear = (dist <= reach[best] * widen) & (dist <= CLEAR_NEARER * second)
     unknown = ((dist > radius) & ~clear) | too_dark
     if pal.neutral is not None:
         black, white = pal.neutral
@@ -2615,7 +2624,7 @@ def _read_tiles(
     pts = (c[:, None, :] + grid[None]).reshape(-1, 2)
     vals, inside = sample(image, loc.to_image(pts), box=True)
     lin = linear(vals).reshape(len(c), -1, 3) * gains_at(c, gains, geo)[:, None, :]
-    cls, _ = _classify(pal, lin, dark=0.004)
+    cls, _ = _classify(pal, lin, dark=0.004, flat=True)
     cls = np.where(inside.reshape(len(c), -1), cls, len(pal.names))
     out: list[str | None] = []
     faint: list[str | None] = []

@@ -77,3 +77,12 @@ def test_oasis_tiles_close_to_the_green_camel_are_read():
     for space in (3, 11):
         assert space not in reading.uncertain, reading.spaces[space].why
         assert reading.desert.get(space) == "oasis"
+
+
+def test_a_tile_side_keeps_its_reach_only_where_a_tile_lies_flat():
+    # in a column a tile's colour is a blend of camels: only the camels keep their reach there
+    pal = _Palette(NAMES, CHROMA, CUT, reach=np.array([0.08, 0.028], np.float32), flat_reach=OWN)
+    pts = _lin(np.stack([_away(1, 0.035)]))
+    column, _ = _classify(pal, pts, dark=0.004)
+    middle, _ = _classify(pal, pts, dark=0.004, flat=True)
+    assert column.tolist() == [len(NAMES)] and middle.tolist() == [1]

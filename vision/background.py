@@ -16,7 +16,14 @@ import cv2
 import numpy as np
 
 from vision.board import BoardGeometry, BoardLocation
-from vision.board_light import chromaticity, gains_at, linear, sample, white_gains
+from vision.board_light import (
+    chromaticity,
+    gains_at,
+    linear,
+    point_segment_distance,
+    sample,
+    white_gains,
+)
 
 __all__ = [
     "BG_MM_PER_PX",
@@ -50,9 +57,7 @@ def paled_distance(chroma: np.ndarray, want: np.ndarray, pale: np.ndarray) -> np
     to_grey = np.float32(1.0 / 3.0) - want
     sat = np.linalg.norm(to_grey, axis=-1)
     t_max = np.where(sat >= PALE_SATURATION, np.clip(pale, 0.0, 1.0), 0.0)
-    rel = chroma - want
-    t = np.clip((rel * to_grey).sum(axis=-1) / np.maximum(sat * sat, 1e-12), 0.0, t_max)
-    return np.asarray(np.linalg.norm(rel - t[..., None] * to_grey, axis=-1))
+    return point_segment_distance(chroma, want, want + t_max[..., None] * to_grey)
 
 
 @dataclass(frozen=True, eq=False)

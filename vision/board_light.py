@@ -13,7 +13,16 @@ import numpy as np
 
 from vision.board import BoardGeometry, BoardLocation
 
-__all__ = ["chroma_brightness", "chromaticity", "gains_at", "linear", "sample", "white_gains"]
+__all__ = [
+    "chroma_brightness",
+    "chromaticity",
+    "gains_at",
+    "linear",
+    "point_segment_distance",
+    "sample",
+    "segment_distance",
+    "white_gains",
+]
 
 #: up to this many points, ``sample(box=True)`` sums nine lookups per point instead of box
 #: filtering the points' bounding box. Why: the track reader's smaller point sets (a space's
@@ -110,9 +119,16 @@ def segment_distance(ch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
     """Distance from each chromaticity ``ch`` (... x 3) to each segment ``a[k]``-``b[k]``
     (k x 3): ... x k. A class of colour that is a stretch of chromaticities rather than one
     point (a painted piece seen from dull to glaring: ``vision.track``'s palette)."""
+    return point_segment_distance(ch[..., None, :], a, b)
+
+
+def point_segment_distance(ch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance from each chromaticity ``ch`` to its own segment ``a``-``b`` (all ... x 3,
+    broadcast against each other): ``segment_distance`` pairs every point with every segment,
+    ``vision.background.paled_distance`` each point with the stretch of its own look."""
     ab = b - a
     length2 = np.maximum((ab * ab).sum(axis=-1), 1e-12)
-    rel = ch[..., None, :] - a
+    rel = ch - a
     t = np.clip((rel * ab).sum(axis=-1) / length2, 0.0, 1.0)
     return np.asarray(np.linalg.norm(rel - t[..., None] * ab, axis=-1))
 

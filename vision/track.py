@@ -287,7 +287,7 @@ def _classify(
         best = np.where(grey, np.where(y < NEUTRAL_SPLIT_Y, black, white), best)
         d_split = np.linalg.norm(ch - pal.chroma[best], axis=-1)
         dist = np.where(grey, d_split, dist)
-        radius = np.where(grey, pal.radius[best] * (1.0 + 0.01 / np.maximum(y, 0.002)), radius)
+        radius = np.where(grey, pal.radius[best] * widen, radius)
         # black and white are told apart by lightness: their own radius alone
         unknown = ((dist > radius) & ~(clear & ~grey)) | too_dark
         # black paint in a stack's shade is too dark for its (neutral) hue to be read: what is
@@ -951,8 +951,9 @@ def _sheen_paleness(
     level, known = background.luma_at(ground)
     then = level * 255.0
     now = np.median(vals.astype(np.float32).mean(axis=-1), axis=1)  # k x n, as encoded
-    ok = known & inside.all(axis=1) & (then > 8.0) & (line_seen >= SHEEN_LINE)[:, None]
-    ref = known & inside.all(axis=1) & (then > 8.0) & explained
+    judged = known & inside.all(axis=1) & (then > 8.0)
+    ok = judged & (line_seen >= SHEEN_LINE)[:, None]
+    ref = judged & explained
     if int(ref.sum()) < SHEEN_REF_MIN:
         return out
     ratio = now / np.maximum(then, 1.0)

@@ -196,6 +196,9 @@ def test_a_crop_cache_is_reused_only_for_the_options_that_built_it(tmp_path: Pat
     assert back["wide"][0].shape == (2, 96, 96, 3) and back["wide"][1].tolist() == [3, 5]
     with pytest.raises(CacheMismatch, match="online_geometry True"):
         load_cache(recut, data_options(quick=False, pages=0, finder_per_die=0))
+    # crops jittered by another seed (``--seed``) are other crops
+    with pytest.raises(CacheMismatch, match=r"seed 11 \(asked: 12\)"):
+        load_cache(cache, data_options(quick=False, pages=0, finder_per_die=2, seed=12))
 
 
 def test_astride_points_lie_between_neighbouring_dice_only() -> None:

@@ -84,6 +84,7 @@ def build_data(
     astride_per_pair: int = ASTRIDE_PER_PAIR,
     fold: str | None = None,
     online: bool = ONLINE_GEOMETRY,
+    seed: int = SEED,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N); the real train
     crops from fold ``fold`` (``K/N``, ``split.part_files``) of the train photos if given.
@@ -105,11 +106,11 @@ def build_data(
             ([], [], []) if online else data.rendered_crops(10 if quick else 900, rng),
             data.distractor_crops(60 if quick else 5000, rng),
             # its own stream, so that adding it left the other crops as they were
-            data.page_crops(2 if quick else pages, np.random.default_rng([SEED, 1])),
+            data.page_crops(2 if quick else pages, np.random.default_rng([seed, 1])),
             # likewise its own stream: the crops above are those the November 2026 net had
             data.finder_crops(
                 part,
-                np.random.default_rng([SEED, 2]),
+                np.random.default_rng([seed, 2]),
                 per_die=min(finder_per_die, 1) if quick else finder_per_die,
                 limit=2 if quick else None,
             )
@@ -117,7 +118,7 @@ def build_data(
             else ([], [], []),
             data.astride_crops(
                 part,
-                np.random.default_rng([SEED, 3]),
+                np.random.default_rng([seed, 3]),
                 per_pair=astride_per_pair,
                 limit=2 if quick else None,
             )
@@ -297,23 +298,24 @@ def train(
     threads: int = THREADS,
     fold: str | None = None,
     online: bool = ONLINE_GEOMETRY,
+    seed: int = SEED,
 ) -> dict[str, object]:
     import torch
 
     from vision.train.model import DieNet
 
-    torch.manual_seed(SEED)
+    torch.manual_seed(seed)
     torch.set_num_threads(threads)
     # Subnormal floats (below 1e-38: Adam's second moments of weights that barely move) are
     # computed many times slower on x86 CPUs; flushed to zero they change no result that matters.
     torch.set_flush_denormal(True)
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(seed)
     t0 = time.time()
-    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold, online)
+    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold, online, seed)
     if cache is not None and cache.is_file():
         sets = load_cache(cache, options)
     else:
-        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold, online)
+        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold, online, seed)
         if cache is not None:
             save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
@@ -334,7 +336,7 @@ def train(
     steps = epochs * max(1, (len(yt) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
-    gen = torch.Generator().manual_seed(SEED)
+    gen = torch.Generator().manual_seed(seed)
     for ep in range(epochs):
         net.train()
         order = torch.randperm(len(yt), generator=gen)
@@ -383,7 +385,7 @@ def train(
         "temperature": round(temp, 4),
         "views": views,
         "dense_temperature": round(dense_temp, 4),
-        "seed": SEED,
+        "seed": seed,
         "epochs": epochs,
         "threads": threads,
         "widths": list(widths),
@@ -428,12 +430,13 @@ def data_options(
     astride_per_pair: int = 0,
     fold: str | None = None,
     online: bool = False,
+    seed: int = SEED,
 ) -> dict[str, object]:
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
     for a run that would have built other crops (and whose metadata would then misstate them)."""
     options: dict[str, object] = {
-        "seed": SEED,
+        "seed": seed,
         "split_sha256": hashlib.sha256(SPLIT_FILE.read_bytes()).hexdigest(),
         "quick": quick,
         "pages": pages,
@@ -599,6 +602,13 @@ def main(argv: list[str] | None = None) -> int:
         help="not-a-die crops on the midpoint of each two neighbouring train dice "
         "(data.astride_crops; 0: none; a --cache made with another number is refused)",
     )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help=f"seeds the crops' jitter, the weights and the batches (default {SEED}); another "
+        "seed of the same recipe tells how much of a difference between two models is luck",
+    )
     p.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels per stage")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument(
@@ -675,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
             fold=args.fold,
             online=args.online_geometry,
+            seed=args.seed,
         )
     except CacheMismatch as e:
         p.error(str(e))

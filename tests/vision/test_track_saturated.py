@@ -15,7 +15,7 @@ import pytest
 
 from vision.board_light import segment_distance
 from vision.eval import table as et
-from vision.track import TIP_CLEAR, _classify, _Palette, saturated_tip
+from vision.track import TIP_CLEAR, TIP_DIP, _classify, _Palette, saturated_tip
 
 GREY = np.full(3, 1.0 / 3.0, np.float32)
 
@@ -63,11 +63,32 @@ def test_the_stretch_stops_before_it_comes_near_another_colour():
     far = saturated_tip(washed, np.array([[0.05, 0.05, 0.90]], np.float32))
     assert float(np.linalg.norm(far - GREY)) > float(np.linalg.norm(tip - GREY))
     line = washed + np.linspace(0.0, 1.0, 11)[:, None] * (tip - washed)
-    assert np.linalg.norm(line - other, axis=1).min() >= TIP_CLEAR - 1e-5
+    assert np.linalg.norm(line - other, axis=1).min() >= (1.0 - TIP_DIP) * TIP_CLEAR - 1e-5
+    assert np.linalg.norm(line - other, axis=1).min() < TIP_CLEAR  # ... and no farther out
     assert float(np.linalg.norm(tip - GREY)) > 1.3 * float(np.linalg.norm(v))  # it went out
     # nearer than TIP_CLEAR already: it goes out no nearer to it
     close = (GREY + 1.5 * v)[None]
     assert np.array_equal(saturated_tip(washed, close), washed)
+
+
+def test_the_stretch_passes_a_colour_it_runs_by_at_a_near_constant_distance():
+    """The learnt orange of tuning table 224,729 and its yellow: the line out from grey runs
+    by the yellow 0.133, then 0.130, then 0.131 away, and on. Held to come no nearer at all,
+    the orange stayed a point, and every orange camel in play, purer than at set-up, was
+    "something neither camel nor board"."""
+    orange = np.array([0.097, 0.247, 0.657], np.float32)
+    yellow = np.array([0.007, 0.344, 0.650], np.float32)
+    others = np.stack([yellow, np.array([0.136, 0.381, 0.483], np.float32)])  # and the sand
+    tip = saturated_tip(orange, others)
+    assert float(np.linalg.norm(tip - GREY)) > 1.3 * float(np.linalg.norm(orange - GREY))
+    line = orange + np.linspace(0.0, 1.0, 21)[:, None] * (tip - orange)
+    near = float(np.linalg.norm(line - yellow, axis=1).min())
+    start = float(np.linalg.norm(orange - yellow))
+    assert (1.0 - TIP_DIP) * start <= near < start
+    # the camel as it showed in play is on the stretch's reach, far from the learnt point
+    played = np.array([0.012, 0.160, 0.828], np.float32)
+    assert segment_distance(played[None], orange[None], tip[None])[0, 0] < 0.073
+    assert float(np.linalg.norm(played - orange)) > 0.2
 
 
 def test_the_reader_names_the_purer_blue_and_not_what_is_nearer_grey():
@@ -92,6 +113,8 @@ def test_the_reader_names_the_purer_blue_and_not_what_is_nearer_grey():
         (2_221_154, "same", 8, "blue"),
         # a warm lamp (2,800 K), the camera re-mounted: the set-up's yellow nearly the sand's
         (2_219_032, "other", 16, "yellow"),
+        # the set-up's orange, washed out, stretched past yellow: an orange camel in play
+        (2_247_294, "other", 13, "orange"),
     ],
 )
 def test_a_camel_purer_in_play_than_at_set_up_is_read(

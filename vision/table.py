@@ -780,7 +780,10 @@ def learn_camels(
         if not _camel_stands_out(apart, lin.sum(axis=-1) / max(board_light, 1e-6)):
             raise SetupRefused(
                 Refusal.CAMEL_NOT_FOUND,
-                f"no camel seen on space {space}, where the {name} one should stand",
+                f"no camel seen on space {space}, where the {name} one should stand (if it "
+                "is there, it looks too much like the board round it in this light, the "
+                "lamp's glare on it?): move the lamp or turn the camel, or teach the colours "
+                "from the setup roll's stacks instead",
             )
         use = far
         med = np.median(use, axis=0)

@@ -379,6 +379,8 @@ def test_a_white_camel_near_a_pale_boards_colour_is_seen_by_its_light():
     with pytest.raises(SetupRefused) as err:
         learn_camels(prof, frame, order)
     assert err.value.code == Refusal.CAMEL_NOT_FOUND and "space 1" in err.value.sentence
+    # the person is told what to try when the camel stands there all the same
+    assert "glare" in err.value.sentence and "setup roll's stacks" in err.value.sentence
 
 
 def test_a_missing_camel_is_refused_where_the_board_only_looks_darker():

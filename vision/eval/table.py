@@ -56,10 +56,14 @@ stretched out to their purest, tuned on 2,213,000..2,233,999) was run once on 24
 24,630,000, the 2 px blur 24,640,000), beside session 28's. Session 30's reader (a lamp's sheen
 the set-up did not see, and close colours keeping their own reach; tuned on 2,234,000..2,246,299)
 was run once on 24,700,000 and up (the same camera 24,700,000, re-mounted 24,710,000, the changed
-lamp 24,720,000, the second edition 24,730,000, the 2 px blur 24,740,000), beside session 29's:
-that is the held-out range now, and ``--seed``'s default. Fresh ranges left: 24,800,000 and up;
-tuning, 2,247,000..2,299,999. The other camera probes (``--probe``) were run on tuning scenes
-only.
+lamp 24,720,000, the second edition 24,730,000, the 2 px blur 24,740,000), beside session 29's.
+Session 31's reader (a learnt colour's stretch past a neighbour; tuned on 2,247,000..2,251,299)
+was run once on 24,800,000 and up (the same camera 24,800,000, re-mounted 24,810,000, the changed
+lamp 24,820,000, the second edition 24,830,000, the 2 px blur 24,840,000), beside session 30's,
+and alone on 3,000 more re-mounted scenes, 24,850,000..24,852,999: that is the held-out range
+now, and ``--seed``'s default. Fresh ranges left: 24,900,000 and up; tuning,
+2,256,000..2,299,999 (of 2,252,000..2,255,999 only the set-ups were looked at). The other
+camera probes (``--probe``) were run on tuning scenes only.
 ``make test`` reads a small slice of session 8's range (tests/vision/test_table_eval.py).
 
 Figures per condition: stacks fully right (share of spaces no hand covers or grazes, read

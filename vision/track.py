@@ -132,12 +132,16 @@ class _Palette:
     # ``_read_tiles``)
     reach: np.ndarray | None = None
     flat_reach: np.ndarray | None = None
+    # each class's stretch starts here rather than at ``chroma`` (a learnt camel colour's
+    # washed-out end: ``washed_end``); None: at ``chroma``
+    pale: np.ndarray | None = None
 
     def distance(self, ch: np.ndarray, idx: list[int] | slice | None = None) -> np.ndarray:
         """Distance from chromaticities ``ch`` (... x 3) to each class (``idx``: those)."""
         sel = slice(None) if idx is None else idx
         tip = self.chroma if self.tip is None else self.tip
-        return segment_distance(np.asarray(ch, np.float32), self.chroma[sel], tip[sel])
+        start = self.chroma if self.pale is None else self.pale
+        return segment_distance(np.asarray(ch, np.float32), start[sel], tip[sel])
 
 
 TIP_SATURATION = 0.15  # a learnt colour this far from grey has a hue to follow out
@@ -185,6 +189,50 @@ def saturated_tip(ch: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.asarray(grey + float(ks[ok][-1]) * v, np.float32)
 
 
+PALE_REACH = 0.55  # a learnt colour may wash out to this share of its distance from grey
+PALE_FLOOR = 0.3  # ... never nearer grey than this
+PALE_CLEAR = 0.2  # ... nor nearer any other class's stretch than this
+
+
+#: skin's chromaticity (blue, green, red shares of linear light), from pale to deep: it lies on
+#: a narrow locus whatever the tone, and that locus is a washed-out orange (a hand over the
+#: track is the commonest thing there in no camel's colour)
+SKIN = np.array([[0.243, 0.307, 0.450], [0.105, 0.238, 0.657]], np.float32)
+
+
+def washed_end(ch: np.ndarray, others_a: np.ndarray, others_b: np.ndarray) -> np.ndarray:
+    """The most washed-out chromaticity a learnt paint colour ``ch`` may show: on the line
+    from it towards grey, down to ``PALE_REACH`` of its distance from grey (and no nearer grey
+    than ``PALE_FLOOR``), stopped before it comes within ``PALE_CLEAR`` of any other class's
+    stretch (``others_a``-``others_b``, m x 3).
+
+    Why: the other side of ``saturated_tip``. A camel taught in the lamp's fall-off reads as
+    pure as paint gets, and the same camel in play under the lamp's spot, or lit on its top
+    face, reads washed out towards grey (a blue taught at 0.91, 0.06, 0.02 read 0.72, 0.16,
+    0.12; an orange taught at 0.01, 0.05, 0.94 read 0.13, 0.20, 0.68): the space abstained,
+    "something neither camel nor board covers the base". Near grey lie the sand, the white
+    camel, the mirage tile and a hand: the clearance keeps the washed end away from those,
+    so a yellow (whose grey side is the sand) or a green (the oasis) hardly washes at all."""
+    c = np.asarray(ch, np.float32)
+    grey = np.full(3, 1.0 / 3.0, np.float32)
+    v = c - grey
+    norm = float(np.linalg.norm(v))
+    if norm < TIP_SATURATION:
+        return c
+    low = max(PALE_REACH, PALE_FLOOR / norm)
+    if low >= 1.0:
+        return c
+    ks = np.linspace(1.0, low, TIP_STEPS + 1)
+    pts = grey + ks[:, None] * v
+    a = np.concatenate([np.asarray(others_a, np.float32).reshape(-1, 3), SKIN[:1]])
+    b = np.concatenate([np.asarray(others_b, np.float32).reshape(-1, 3), SKIN[1:]])
+    d = segment_distance(pts, a, b)  # steps x others
+    ok = np.cumprod((d >= PALE_CLEAR).all(axis=1)).astype(bool)
+    if not ok.any():
+        return c
+    return np.asarray(grey + float(ks[ok][-1]) * v, np.float32)
+
+
 def _palette(
     geo: BoardGeometry, board_lin: list[np.ndarray], table: TableProfile | None = None
 ) -> _Palette:
@@ -216,6 +264,10 @@ def _palette(
     for i, n in enumerate(names):
         if n in learnt and n not in CRAZY_CAMELS:
             tip[i] = saturated_tip(chroma[i], np.delete(chroma, i, axis=0))
+    pale = chroma.copy()
+    for i, n in enumerate(names):
+        if n in learnt and n not in CRAZY_CAMELS:
+            pale[i] = washed_end(chroma[i], np.delete(chroma, i, axis=0), np.delete(tip, i, axis=0))
     radius = np.full(len(all_names), 0.11, np.float32)
     if "white" in names:
         radius[names.index("white")] = 0.075
@@ -234,14 +286,14 @@ def _palette(
             # black and white are told apart by lightness, so not by their distance
             skip = [i] + ([j for j in neutral if j != i] if neutral and i in neutral else [])
             keep = [j for j in range(len(all_names)) if j not in skip]
-            along = chroma[i] + np.linspace(0.0, 1.0, 9)[:, None] * (tip[i] - chroma[i])
-            gap = float(segment_distance(along, chroma[keep], tip[keep]).min())
+            along = pale[i] + np.linspace(0.0, 1.0, 9)[:, None] * (tip[i] - pale[i])
+            gap = float(segment_distance(along, pale[keep], tip[keep]).min())
             top = 0.06 if neutral is not None and i == neutral[0] else 0.11
             own = float(np.clip(3.0 * spreads[n] + 0.05, 0.06, top))
             radius[i] = min(own, 0.55 * gap)
             flat_reach[i] = own
     reach = np.where(np.arange(len(all_names)) < len(names), flat_reach, radius)
-    return _Palette(all_names, chroma, radius, neutral, tip, reach, flat_reach)
+    return _Palette(all_names, chroma, radius, neutral, tip, reach, flat_reach, pale)
 
 
 # Beyond a radius a close neighbour cut short, a sample is its class when it is within the
@@ -261,12 +313,23 @@ CLEAR_NEARER = 0.5
 
 
 def _classify(
-    pal: _Palette, lin: np.ndarray, dark: float, flat: bool = False
+    pal: _Palette,
+    lin: np.ndarray,
+    dark: float,
+    flat: bool = False,
+    plain: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Class index per sample (len(names) = unknown) and the distance to the nearest class.
-    ``flat``: the samples are of a space's middle, where a tile lies flat (``flat_reach``)."""
+    ``flat``: the samples are of a space's middle, where a tile lies flat (``flat_reach``).
+    ``plain`` (a mask like the samples'): these are judged without the camel colours'
+    washed-out ends (``washed_end``): seen over the table beyond the board, where a cloth of
+    any colour may lie, a greyish blue one under a warm lamp reads as a washed-out blue camel
+    (tuning scenes 2,256,834 and 2,256,830: a lone blue camel's band ran on up the cloth)."""
     ch, y = chroma_brightness(lin)
     d = pal.distance(ch)  # ... x classes
+    if plain is not None and pal.pale is not None and plain.any():
+        unwashed = replace(pal, pale=None).distance(ch[plain])
+        d[plain] = unwashed
     best = d.argmin(axis=-1)
     dist = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
     # dark samples have noisy chromaticity: allow them more room before calling them unknown.
@@ -399,7 +462,12 @@ def read_track(
     _mark_hidden(spaces, loc, geo)
     # a hand the colour of the sand passes for an empty space, but hides the space's front line
     for s, seen in zip(geo.spaces, line_seen, strict=True):
-        if seen < 0.25 and not spaces[s].uncertain and not spaces[s].camels and s not in desert:
+        if (
+            seen < LINE_HIDDEN
+            and not spaces[s].uncertain
+            and not spaces[s].camels
+            and s not in desert
+        ):
             why = "the line in front of the space is hidden"
             spaces[s] = SpaceReading([], 0.0, True, why, read_empty=True)
     # each camel exists once, and all five are on the track: see vision.track_global
@@ -713,8 +781,6 @@ def _read_spaces(
     # speck on one line does not count, and a band's edge is not smeared by the other lines'
     lines = _align_lines(linear(vals) * g[:, None, None, :], int(round(0.35 * band_s)))
     lin = np.median(lines, axis=1)  # k x n x 3
-    labels, _ = _classify(pal, lin, dark=0.004)
-    labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels, line_seen)
     # above a tall stack on a far space the column runs off the board onto the table: what is
     # seen there lies beyond the board (not on it), so it is background (``_off_board``)
     ground = cv2.perspectiveTransform(
@@ -726,6 +792,9 @@ def _read_spaces(
         | (ground[..., 1] < 1.0)
         | (ground[..., 1] > geo.height - 1.0)
     )
+    # over the table a camel colour's washed-out end is not taken (``_classify``'s ``plain``)
+    labels, _ = _classify(pal, lin, dark=0.004, plain=off)
+    labels = _local_board(image, loc, geo, gains, pal, c, u, lin, labels, line_seen)
     cell_end = _cell_end(ground, c, u, d, across, geo.cell)
     in_frame = inside.all(axis=1)  # k x n: all three lines' samples inside the frame
     labels = np.where(in_frame, labels, len(pal.names))
@@ -1101,6 +1170,8 @@ LINE_FLOOR = 0.02
 LINE_MIN_SAMPLES = 3
 LINE_CLEAR = 0.5
 LINE_LEVEL = 0.15
+# a space read empty whose front line shows on less than this share is doubted: a hand over it
+LINE_HIDDEN = 0.25
 
 
 def _front_line_seen(

@@ -964,19 +964,41 @@ def _sand_unlike_setup(
     space's front, is left out of that share: a run of a camel colour a third of a band long
     or more (a band, not a blend) that ends below ``IN_FRONT_END`` band over the base, as
     the decoder takes such a run (no hand the sand's colour); counted, it made an empty space
-    behind a camel abstain. A shorter strip of a camel colour still counts against the sand:
-    it may be a camel showing under a hand."""
+    behind a camel abstain. So is one that starts under the space's front (``FRONT_LOW``),
+    its pieces joined across gaps under half a band (the glint on a camel's top face splits
+    its run). A shorter strip of a camel colour still counts against the sand: it may be a
+    camel showing under a hand; and where the camel in front leaves less than ``SAND_LEFT``
+    band of the window, the sand is not judged at all."""
     lo, hi = max(int(base_idx - 0.6 * band), 0), int(base_idx + 0.6 * band)
     in_front = np.zeros(len(label), bool)
+    pieces: list[list[int]] = []  # a camel colour's runs joined across gaps under half a band
     for cl, st, ln in _runs(label):
         if ln >= 0.34 * band and _camel_in_front(cl, st + ln, n_camel, base_idx, band):
             in_front[st : _fragment_end(label, cl, st + ln, band)] = True
+        if cl < n_camel:
+            if pieces and pieces[-1][0] == cl and st - pieces[-1][2] <= 0.5 * band:
+                pieces[-1][2] = st + ln
+            else:
+                pieces.append([cl, st, st + ln])
+    for cl, st, en in pieces:
+        # a camel in front that starts under the space's front, its top face's glint apart
+        if (
+            en - st >= 0.34 * band
+            and st < base_idx - FRONT_LOW * band
+            and _camel_in_front(cl, en, n_camel, base_idx, band, st)
+        ):
+            in_front[st : _fragment_end(label, cl, en, band)] = True
     k_win = known[lo:hi]
     sand = k_win & ~in_front[lo:hi]
-    if k_win.mean() < 0.5 or not sand.any():
+    if k_win.mean() < 0.5 or sand.sum() < max(3.0, SAND_LEFT * band):
+        # (a camel in front over nearly all the window leaves a sample or two of its blurred
+        # edge: the decoder's look above it, ``_clear_above``, says more than they do)
         return False
     return bool(explained[lo:hi][sand].mean() < 0.5)
 
+
+# the sand round an empty space's base is judged from this share of a band of it, at least
+SAND_LEFT = 0.2
 
 # a dark sample further than this (chromaticity) from grey keeps a hue: not the black camel
 BLACK_HUE = 0.28
@@ -1557,23 +1579,70 @@ def _another_camel_between(
     mix of its neighbours. A camel leaning back between two others shows a thin band, often
     in their shadow (a dark green between white and blue): taken for the blend, the stack
     was read a camel short, confidently."""
+    d = _gap_distances(pal, lin, start, end, n_camel, camels, i)
+    return d is not None and d[0] < BETWEEN_RATIO * d[1]
+
+
+def _gap_distances(
+    pal: _Palette,
+    lin: np.ndarray | None,
+    start: float,
+    end: float,
+    n_camel: int,
+    camels: list[str],
+    i: int,
+) -> tuple[float, float] | None:
+    """The mean colour of the gap between camels ``i`` and ``i + 1``: its chromaticity
+    distance to the nearest free camel colour, and to the nearest mix of those two camels
+    (the segment between their colours); None when there is no gap, no light or no free
+    colour."""
     if lin is None:
-        return False
+        return None
     lo, hi = int(np.floor(start)), int(np.ceil(end))
     if hi - lo < 1 or lo < 0 or hi > len(lin):
-        return False
+        return None
     ch, y = chroma_brightness(lin[lo:hi].mean(axis=0))
     if y < 0.001:
-        return False
+        return None
     free = [k for k in range(n_camel) if pal.names[k] not in camels]
     if not free:
-        return False
+        return None
     d_free = float(np.min(pal.distance(ch, free)))
     p = pal.chroma[pal.names.index(camels[i])]
     q = pal.chroma[pal.names.index(camels[i + 1])]
     t = float(np.clip((ch - p) @ (q - p) / max(float((q - p) @ (q - p)), 1e-9), 0.0, 1.0))
     d_blend = float(np.linalg.norm(p + t * (q - p) - ch))
-    return d_free < BETWEEN_RATIO * d_blend
+    return d_free, d_blend
+
+
+def _blend_by_height(
+    pal: _Palette,
+    lin: np.ndarray | None,
+    spans: list[list[float]],
+    camels: list[str],
+    i: int,
+    band: float,
+    top_face: float,
+    base_idx: int,
+    n_camel: int,
+) -> bool:
+    """Whether the gap between camels ``i`` and ``i + 1`` is their blend, judged by the
+    stack's height rather than by where their runs start: no taller than the camels read
+    (``BLEND_EXCESS``), a gap under ``BLEND_GAP`` bands, its colour on their mix and far
+    from every free camel's.
+
+    Why: the runs' starts say where a camel's band begins only when its lower edge reads. A
+    lower camel whose legs are in shade starts its run late, and the shaded side of the one
+    above it (a yellow's side turns towards green over a green camel) reads as no colour: the
+    runs start 1.6 bands apart, room for a camel by ``GAP_ROOM``, and the space abstained.
+    The height is the check a hidden camel cannot pass: it stands a band taller."""
+    gap = spans[i + 1][0] - spans[i][1]
+    if gap > BLEND_GAP * band:
+        return False
+    if spans[-1][1] - base_idx > len(camels) * band + top_face + BLEND_EXCESS * band:
+        return False
+    d = _gap_distances(pal, lin, spans[i][1], spans[i + 1][0], n_camel, camels, i)
+    return d is not None and d[1] <= BLEND_NEAR and d[0] >= BLEND_FREE_RATIO * d[1]
 
 
 def _another_camel_run(
@@ -1957,9 +2026,17 @@ def _leg_gap(
 # a gap below the lowest band whose every sample is labelled the board's colour is the legs'
 # gap when this share of it (or more) also looks as the empty board did at set-up
 LEG_EXPLAINED_ALL = 0.7
+# a camel's legs lift its band's lower edge this many bands over its space's base; a lowest
+# band standing higher over a gap seen to be the board is a camel set back on its space, and
+# the stack's height (``TALLER_BANDS``) counts from its legs, not from the space's front
+LEG_LIFT = 0.4
 # a space's lowest camel colour that ends below this many bands above the base is a camel in
 # front (a bottom camel's band runs about a band up from the base)
 IN_FRONT_END = 0.4
+# ... or one that starts this many bands under the base (the lowest a stack of this space
+# may start, ``_decode``'s "below the space's front") and ends below FRONT_HIGH bands over it
+FRONT_LOW = 1.0
+FRONT_HIGH = 1.3
 
 
 def _fragment_end(label: np.ndarray, cl: int, end: int, band: float) -> int:
@@ -1983,11 +2060,23 @@ def _fragment_end(label: np.ndarray, cl: int, end: int, band: float) -> int:
     return out
 
 
-def _camel_in_front(cl: int, end: float, n_camel: int, base_idx: int, band: float) -> bool:
+def _camel_in_front(
+    cl: int, end: float, n_camel: int, base_idx: int, band: float, start: float | None = None
+) -> bool:
     """Whether a run of class ``cl`` ending at ``end`` is the back of a camel on the space in
-    front: a camel colour that ends below ``IN_FRONT_END`` band over this space's base. One
-    test for the decoder (a camel too many at the base) and the empty space's sand check."""
-    return cl < n_camel and end < base_idx + IN_FRONT_END * band
+    front: a camel colour that ends below ``IN_FRONT_END`` band over this space's base, or,
+    given its ``start``, one that starts over ``FRONT_LOW`` bands under the base (where no
+    camel of this space stands) and ends below ``FRONT_HIGH`` bands over it. One test for the
+    decoder (a camel too many at the base) and the empty space's sand check."""
+    if cl >= n_camel:
+        return False
+    if end < base_idx + IN_FRONT_END * band:
+        return True
+    return (
+        start is not None
+        and start < base_idx - FRONT_LOW * band
+        and end < base_idx + FRONT_HIGH * band
+    )
 
 
 # a stack whose top stands this many bands (or more) above its camels' height plus the top
@@ -2001,6 +2090,14 @@ FILL_BOARD_SHARE = 0.34
 # a gap between two camels nearer a free camel colour than this share of its distance to any
 # blend of the two is a camel hidden between them, not their blend
 BETWEEN_RATIO = 0.7
+# a gap between two camels is their blend, whatever room their runs' starts leave, when it is
+# under this many bands, the stack stands no more than BLEND_EXCESS bands taller than the
+# camels read, and its mean colour lies this near their mix and BLEND_FREE_RATIO times as far
+# from every free camel colour (``_blend_by_height``)
+BLEND_GAP = 1.25
+BLEND_EXCESS = 0.25
+BLEND_NEAR = 0.03
+BLEND_FREE_RATIO = 4.0
 # an empty read needs the board where a bottom camel would stand: no more than this many
 # bands of it neither the board's colour nor the set-up's look of the empty board
 UNEXPLAINED_BANDS = 0.5
@@ -2353,18 +2450,21 @@ def _decode(
                 above_base = "camel colours above an unread base"
             else:
                 break  # nothing camel-coloured at the base: an empty space
-        if not started and _camel_in_front(cl, en, n_camel, base_idx, band):
+        if not started and _camel_in_front(cl, en, n_camel, base_idx, band, st):
             # the lowest camel colour ends at the space's front base: a bottom camel's band
             # runs a whole band up from there, so this is a camel on a space in front, whose
             # back hides the base of this stack (read as this stack's bottom camel, it was
-            # a camel too many)
+            # a camel too many); or it starts under the space's front, where no camel of this
+            # space stands, and ends within a band or so over the base
             # (an abstention the five-camel rule may complete: an empty space whose camels
             # are all read elsewhere stays read)
             tail = _fragment_end(label, cl, en, band)
-            if _clear_above(label, names, explained, tail + 0.25 * band, base_idx + 1.2 * band):
+            clear_to = max(base_idx + 1.2 * band, tail + 0.75 * band)
+            if _clear_above(label, names, explained, tail + 0.25 * band, clear_to):
                 # but it ends low: a bottom camel here would show most of its band above it,
                 # and the column there is the empty board as the set-up saw it (the camel in
-                # front is no "something standing" here either: ``_stands_unexplained``)
+                # front is no "something standing" here either: ``_stands_unexplained``);
+                # one ending higher must leave half a band of that board above it
                 front_clear = max(front_clear, tail)
                 continue
             # the camels above are read on, in doubt: the five-camel rule keeps them when the
@@ -2534,16 +2634,21 @@ def _decode(
     if spans[0][0] < base_idx - 1.0 * band:
         # the lowest band starts below where the space's front can be: a neighbour's camel
         return stop(_unread("the lowest band is below the space's front"))
+    # where the lowest band's lower edge stands over a gap seen to be the board (its legs, or
+    # the sand in front of a camel set back on its space): the stack's height counts from there
+    legs_at: float | None = None
     if spans[0][0] > base_idx + 0.8 * band:
         extra = _fill_gap(pal, lin, float(base_idx), spans[0][0], band, n_camel, camels, label)
         edge = _lower_edge(label, is_board, lin, int(spans[0][0]), base_idx, band)
         if extra is None and _leg_gap(label, names, lin, explained, base_idx, edge, band):
             extra = []
+            legs_at = float(edge)
         if extra is None and lin is not None:
             # the band's blurred edge followed down by colour alone, through board samples
             low = _blend_edge(label, lin, n_camel, int(spans[0][0]), base_idx, band)
             if low < edge and _leg_gap(label, names, lin, explained, base_idx, low, band):
                 extra = []
+                legs_at = float(low)
         if extra is None:
             extra = _camel_below(pal, label, lin, base_idx, spans, band, n_camel, camels)
         if extra is None:
@@ -2557,6 +2662,10 @@ def _decode(
             camels = extra + camels
             conf = 0.6
             filled = True
+    elif spans[0][0] > base_idx + LEG_LIFT * band and _leg_gap(
+        label, names, lin, explained, base_idx, spans[0][0], band
+    ):
+        legs_at = spans[0][0]
     if doubt is None and _grey_strip_below(
         pal, label, lin, explained, base_idx, spans[0], band, camels
     ):
@@ -2578,13 +2687,16 @@ def _decode(
             continue
         if gap_en - gap_st > 0.55 * band:
             extra = _fill_gap(pal, lin, gap_st, gap_en, band, n_camel, camels, label)
-            if (
-                extra is None
-                and spans[i + 1][0] - spans[i][0] <= 1.35 * band
-                and not _another_camel_between(pal, lin, gap_st, gap_en, n_camel, camels, i)
+            if extra is None and (
+                (
+                    spans[i + 1][0] - spans[i][0] <= 1.35 * band
+                    and not _another_camel_between(pal, lin, gap_st, gap_en, n_camel, camels, i)
+                )
+                or _blend_by_height(pal, lin, spans, camels, i, band, top_face, base_idx, n_camel)
             ):
                 # no room for a camel between: the lower camel's band, blended with the next
-                # at its top (blue under orange turns brown), not a missing camel
+                # at its top (blue under orange turns brown), not a missing camel; by the
+                # runs' starts, or by a stack no taller than its camels (``_blend_by_height``)
                 i += 1
                 continue
             if extra is None:
@@ -2629,6 +2741,12 @@ def _decode(
     if top > TOP_TALL * (band + top_face):
         return stop(SpaceReading([], 0.0, True, "the top band is too tall for a camel (a sleeve?)"))
     height = spans[-1][0] + top - base_idx
+    if legs_at is not None and not filled:
+        # a camel set back on its space stands as much higher as its band starts: counted
+        # from the space's front, a lone camel set back a band stood "taller than its camels"
+        # (the five-camel rule still finds a camel the column missed beside it: one seen on
+        # no space makes every space it may hide on unsure)
+        height -= max(0.0, legs_at - base_idx - LEG_LIFT * band)
     if height > (len(camels) + TALLER_BANDS) * band + top_face:
         # the column holds more than the camels read: a middle camel hidden behind the one
         # above it (a camel leaning forward covers a thin band whole). Not resolvable: the

@@ -7,8 +7,8 @@ where the decoder did not expect a camel's band to start:
   towards green over a green camel) reads as no colour: the runs start 1.6 bands apart, room
   for a camel between by their starts alone ("an unreadable band between two camels");
 - **a camel in front that starts under the space's front** (``FRONT_LOW``/``FRONT_HIGH``):
-  the back of a camel on the space in front, reaching up to a band over this space's base,
-  was taken for this stack's bottom camel ("the lowest band is below the space's front"),
+  the back of a camel on the space in front, reaching up to 1.3 bands over this space's
+  base, was taken for this stack's bottom camel ("the lowest band is below the space's front"),
   though the board showed clear above it;
 - **a camel set back on its space** (``LEG_LIFT``): its band starts higher over the space's
   base, over a gap seen to be the board, and its top stands as much higher ("the stack stands
@@ -17,10 +17,11 @@ where the decoder did not expect a camel's band to start:
 Each is settled by the height a hidden camel cannot fake: it stands a band taller. The
 guards are the scenes where a camel is hidden, which still abstain. One more rule was tried
 and not kept: a stack above the back of a camel in front, no taller than its own camels,
-read as sure. Under the changed lamp it read five fewer spaces unsure but missed a bottom
+read as sure. Under the changed lamp it read six fewer spaces unsure but missed a bottom
 camel four times: the one above it, leaning forward, hid it without standing any taller (the
 five-camel rule caught each one). Tuning scenes of ``vision.eval.table``: re-mounted
-2,263,000..2,264,999, same camera 2,265,000..2,266,999, changed lamp 2,267,000..2,268,999.
+2,263,000..2,264,999 (and 2,271,000..2,272,999 to confirm), same camera
+2,265,000..2,266,999, changed lamp 2,267,000..2,268,999.
 """
 
 from __future__ import annotations

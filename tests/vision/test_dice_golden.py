@@ -66,9 +66,9 @@ def _die(r: DieReading | None) -> dict[str, Any] | None:
 def _crop(c: CropRead) -> dict[str, Any]:
     return {
         "face": c.face,
-        "face_confidence": c.face_confidence,
+        "face_confidence": _f(c.face_confidence),
         "colour": c.colour,
-        "colour_confidence": c.colour_confidence,
+        "colour_confidence": _f(c.colour_confidence),
         "face_bgr": list(c.face_bgr),
         "pips": c.pips,
         "dark": c.dark,

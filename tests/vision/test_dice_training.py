@@ -307,3 +307,37 @@ def test_a_wide_crop_reframed_at_scale_one_with_no_turn_or_shift_is_the_readers_
         recut(batch, torch.Generator().manual_seed(5)),
         recut(batch, torch.Generator().manual_seed(6)),
     )
+
+
+def test_part_windows_frame_a_part_of_the_face_never_the_die() -> None:
+    """``--part-per-die``'s windows: smaller than any crop of a die the net learns as a die
+    (``jitter_crop``'s scale starts at 0.8) and off its centre by more than the die crops'
+    shift (0.12), so that no window frames the whole face."""
+    from vision.train.data import PART_OFF, PART_SIDE, LabelledDie, part_window
+
+    d = LabelledDie(200.0, 150.0, 40.0, 6)
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        x, y, s = part_window(d, rng)
+        off = float(np.hypot(x - d.cx, y - d.cy)) / d.side
+        assert PART_OFF[0] - 1e-9 <= off <= PART_OFF[1] + 1e-9
+        assert PART_SIDE[0] * d.side <= s <= PART_SIDE[1] * d.side
+        assert s < 0.8 * d.side and off > 0.12
+    assert PART_SIDE[1] < 0.8 and PART_OFF[0] > 0.12
+
+
+def test_part_crops_are_seeded_and_not_a_die() -> None:
+    """``data.part_crops`` on a few train photos and rendered scenes: crops labelled not a die,
+    of the pip-box sets and rendered dice only (the trays' and byler's labels box a die too
+    loosely), the same for the same seed."""
+    from vision.train import data, split
+
+    if not (split.real_root() / "matteop65-train" / "labels.json").is_file():
+        pytest.skip("real dice photos absent: they live in the shared data folder")
+    crops, labels, tags = data.part_crops("train", np.random.default_rng(5), per_die=1, limit=6)
+    assert crops and all(c.shape == (INPUT, INPUT, 3) for c in crops)
+    assert set(labels) == {0}
+    assert {t.split(":")[0] for t in tags} <= {*data.PART_SETS, "rendered"}
+    assert any(t == "rendered:part" for t in tags) and any(t != "rendered:part" for t in tags)
+    again = data.part_crops("train", np.random.default_rng(5), per_die=1, limit=6)
+    np.testing.assert_array_equal(np.stack(crops), np.stack(again[0]))

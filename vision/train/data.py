@@ -434,6 +434,68 @@ def astride_crops(
     return crops, [0] * len(crops), tags
 
 
+#: sets whose labels tell a die's size well enough to cut a part of its face from (``part_crops``):
+#: the pip-box sets, whose die side is the photo's median pip box's (``photo_dice``). Not
+#: rune55-trays, whose labels box a die loosely (its sides in perspective, its corners when
+#: turned), nor byler-train: about one of its part windows in eight still showed a whole die
+PART_SETS = PIP_BOX_SETS
+PART_SCENES = 400  # rendered scenes (seeds from ``PART_SEED0``) whose dice give part windows too
+PART_SEED0 = 720_000
+PART_SIDE = (0.4, 0.5)  # a part window's side over the die's (a die's own crops: 0.8 and up)
+PART_OFF = (0.25, 0.35)  # its centre's distance from the die's, in die sides
+
+
+def part_crops(
+    part: str,
+    rng: np.random.Generator,
+    *,
+    per_die: int,
+    limit: int | None = None,
+) -> tuple[list[np.ndarray], list[int], list[str]]:
+    """Not-a-die crops: ``per_die`` windows on a part of each die's face (``PART_SIDE`` of its
+    side, centred ``PART_OFF`` sides off the die's centre), of the photos of ``part`` whose
+    labels tell a die's size (``PART_SETS``) and of rendered dice (``PART_SCENES``).
+
+    Why: the reader's wrong answers surest of their case were such windows read as the face
+    they show a part of (on the calibration photos a 6 boxed at 0.6 of its side read 4 at
+    0.99, a 4 boxed round one pip read 1 at 0.98, a 5 read 2): the net had only seen a die's
+    crops at 0.8 to 1.25 of its side, and a part of a face framed like a die looks like a
+    smaller face."""
+    from vision.render.dice import render_dice_scene
+
+    crops: list[np.ndarray] = []
+    tags: list[str] = []
+
+    def cut(img: np.ndarray, d: LabelledDie, tag: str) -> None:
+        for _ in range(per_die):
+            x, y, s = part_window(d, rng)
+            c = jitter_crop(img, x, y, s, rng, scale=(1.0, 1.0), shift=0.0)
+            crops.append(photometric(c, rng))
+            tags.append(tag)
+
+    for name, _, img, dice in labelled_photos(part, limit):
+        if name in PART_SETS:
+            for d in dice:
+                cut(img, d, name + ":part")
+    for seed in range(PART_SEED0, PART_SEED0 + (2 if limit else PART_SCENES)):
+        img, truth = render_dice_scene(
+            np.random.default_rng(seed), 5, faces=(1, 2, 3, 4, 5, 6), die_px=(22.0, 70.0)
+        )
+        for rd in truth.dice:
+            x, y, w, h = rd.box
+            cut(img, LabelledDie(x + w / 2, y + h / 2, float(max(w, h)), rd.face), "rendered:part")
+    return crops, [0] * len(crops), tags
+
+
+def part_window(d: LabelledDie, rng: np.random.Generator) -> tuple[float, float, float]:
+    """(x, y, side) of a window on a part of die ``d``'s face: ``PART_SIDE`` of its side,
+    centred ``PART_OFF`` of its side from its centre, in a random direction."""
+    a = float(rng.uniform(0, 2 * np.pi))
+    r = float(rng.uniform(*PART_OFF)) * d.side
+    s = float(rng.uniform(*PART_SIDE)) * d.side
+    return d.cx + r * float(np.cos(a)), d.cy + r * float(np.sin(a)), s
+
+
 def astride_points(dice: list[LabelledDie]) -> list[tuple[float, float, float]]:
     """(x, y, side) of the midpoint of each two neighbouring dice and their mean side, where no
     third die sits (within 0.4 of its side)."""

@@ -64,6 +64,7 @@ COLOUR_AUG = False  # ``recolour`` every batch
 TRAY_AUG = False  # ``tray_look`` every batch
 FINDER_PER_DIE = 0  # crops of each finder box on a labelled train die (``data.finder_crops``)
 ASTRIDE_PER_PAIR = 0  # not-a-die crops between two neighbouring train dice (``astride_crops``)
+PART_PER_DIE = 0  # not-a-die crops of a part of each train die's face (``data.part_crops``)
 #: the train dice's turn, scale and shift drawn anew every epoch (``recut``) from a wide crop
 #: of each (``data.WIDE_CONTEXT``), instead of four crops cut once
 ONLINE_GEOMETRY = False
@@ -85,6 +86,7 @@ def build_data(
     fold: str | None = None,
     online: bool = ONLINE_GEOMETRY,
     seed: int = SEED,
+    part_per_die: int = PART_PER_DIE,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and calibration arrays (crops N x 48 x 48 x 3, labels N); the real train
     crops from fold ``fold`` (``K/N``, ``split.part_files``) of the train photos if given.
@@ -123,6 +125,14 @@ def build_data(
                 limit=2 if quick else None,
             )
             if astride_per_pair > 0
+            else ([], [], []),
+            data.part_crops(
+                part,
+                np.random.default_rng([seed, 4]),
+                per_die=part_per_die,
+                limit=2 if quick else None,
+            )
+            if part_per_die > 0
             else ([], [], []),
         ]
     )
@@ -299,6 +309,7 @@ def train(
     fold: str | None = None,
     online: bool = ONLINE_GEOMETRY,
     seed: int = SEED,
+    part_per_die: int = PART_PER_DIE,
 ) -> dict[str, object]:
     import torch
 
@@ -311,11 +322,15 @@ def train(
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(seed)
     t0 = time.time()
-    options = data_options(quick, pages, finder_per_die, astride_per_pair, fold, online, seed)
+    options = data_options(
+        quick, pages, finder_per_die, astride_per_pair, fold, online, seed, part_per_die
+    )
     if cache is not None and cache.is_file():
         sets = load_cache(cache, options)
     else:
-        sets = build_data(quick, rng, pages, finder_per_die, astride_per_pair, fold, online, seed)
+        sets = build_data(
+            quick, rng, pages, finder_per_die, astride_per_pair, fold, online, seed, part_per_die
+        )
         if cache is not None:
             save_cache(cache, sets, options)
     x_tr, y_tr = sets["train"]
@@ -395,6 +410,7 @@ def train(
         "astride_per_pair": astride_per_pair,
         "quick": quick,
         **({"online_geometry": True} if online else {}),
+        **({"part_per_die": part_per_die} if part_per_die else {}),
         "train_crops": int(len(y_tr) + len(y_wide)),
         "calibration_crops": int(len(y_ca)),
         "calibration_accuracy": round(acc, 4),
@@ -431,6 +447,7 @@ def data_options(
     fold: str | None = None,
     online: bool = False,
     seed: int = SEED,
+    part_per_die: int = 0,
 ) -> dict[str, object]:
     """What decides the crops ``build_data`` makes, besides the code: the seed, the split
     (by its file's hash) and the options. A cache records them so that it is never reused
@@ -447,6 +464,8 @@ def data_options(
         options["fold"] = fold
     if online:  # likewise
         options["online_geometry"] = True
+    if part_per_die:  # likewise
+        options["part_per_die"] = part_per_die
     return options
 
 
@@ -603,6 +622,13 @@ def main(argv: list[str] | None = None) -> int:
         "(data.astride_crops; 0: none; a --cache made with another number is refused)",
     )
     p.add_argument(
+        "--part-per-die",
+        type=int,
+        default=PART_PER_DIE,
+        help="not-a-die crops of a part of each train die's face, of the sets labelled tightly "
+        "(data.part_crops; 0: none; a --cache made with another number is refused)",
+    )
+    p.add_argument(
         "--seed",
         type=int,
         default=SEED,
@@ -686,6 +712,7 @@ def main(argv: list[str] | None = None) -> int:
             fold=args.fold,
             online=args.online_geometry,
             seed=args.seed,
+            part_per_die=args.part_per_die,
         )
     except CacheMismatch as e:
         p.error(str(e))

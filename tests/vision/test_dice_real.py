@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice-real"
@@ -187,3 +188,23 @@ def test_held_out_slice_of_the_split_is_answered_and_not_invented() -> None:
     assert r["answered"] >= 0.7 * r["found"]
     assert r["wrong"] <= 1
     assert r["unmatched_readings"] <= 4
+
+
+def test_photos_read_at_another_size_keep_their_labels_in_step() -> None:
+    """``python -m vision.eval.dice --scale K``: the photo and its label boxes are scaled
+    together, so the same dice are found at twice the size (with the labels left as they were,
+    hardly any label centre would fall in a reading's box)."""
+    from vision.eval.dice import eval_split_part, rescaled
+
+    img = np.zeros((40, 60, 3), np.uint8)
+    im = {"file": "x.jpg", "dice": [{"box": [10, 4, 8, 6], "face": 3}]}
+    big, lab = rescaled(img, im, 2.0)
+    assert big.shape == (80, 120, 3) and lab["dice"] == [{"box": [20, 8, 16, 12], "face": 3}]
+    assert im["dice"][0]["box"] == [10, 4, 8, 6]  # the caller's labels are left as they were
+    assert rescaled(img, im, 1.0) == (img, im)
+    one = {r["set"]: r for r in eval_split_part("calibration", limit=2)}
+    two = {r["set"]: r for r in eval_split_part("calibration", limit=2, scale=2.0)}
+    assert one.keys() == two.keys() and len(one) >= 3
+    for name, r in one.items():
+        assert two[name]["dice"] == r["dice"]
+        assert two[name]["found"] >= r["found"] - 2, name

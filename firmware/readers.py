@@ -249,14 +249,20 @@ def vision_read_dice(
 ) -> list[tuple[dict[str, Any], bytes | None]]:
     """Every die in the frame (the starting roll, a Marco Polo II board), through
     vision.dice.read_dice; ``expected_colours`` narrows the palette (the table's taught one,
-    else the shipped one) to the game's dice."""
+    else the shipped one) to the game's dice. Read once, never as a close-up: the table's
+    camera is fixed over the board, so its dice are small, and a frame with no die answered
+    (a hand over the roll) would otherwise be read four times on the Pi."""
     try:
         from vision.dice import read_dice
     except ImportError as exc:
         raise ReadError(f"vision.dice is not available: {exc}") from exc
     out = []
     for reading in read_dice(
-        image, white_gains=white_gains, expected_colours=expected_colours, palette=palette
+        image,
+        white_gains=white_gains,
+        expected_colours=expected_colours,
+        palette=palette,
+        close_ups=False,
     ):
         box = die_crop_box(reading.box, image.shape)
         out.append((die_to_dict(reading), encode_jpeg(crop(image, box))))

@@ -392,7 +392,8 @@ def test_marco_polo_a_rendered_frame_of_dice_goes_to_the_players(
         size=(640, 480),
         faces=(1, 2, 3, 4, 5, 6),
     )
-    direct = [(r.colour, r.face, list(r.box)) for r in read_dice(image)]
+    # read as the table reads a frame: once, never as a close-up (firmware.readers)
+    direct = [(r.colour, r.face, list(r.box)) for r in read_dice(image, close_ups=False)]
     session, bus = _session(tmp_path)
     try:
         session.start_game(["Ann", "Bob"], game="marcopolo2", settings={"expected_dice": 1})

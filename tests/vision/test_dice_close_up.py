@@ -40,6 +40,7 @@ def test_a_die_a_third_of_the_frame_is_read_and_was_not_before() -> None:
     for seed in range(4):
         img, face = _big_die(seed)
         assert reader._read_whole(img, pal, None).dice == []
+        assert read_dice(img, close_ups=False) == []  # the table's fixed camera reads it once
         dice = read_dice(img)
         assert [r.face for r in dice] == [face], seed
         x, y, w, h = dice[0].box
@@ -119,7 +120,7 @@ def test_a_close_up_cut_keeps_the_dice_inside_and_names_those_it_cuts() -> None:
     not (REAL / "byler-train" / "labels.json").is_file(),
     reason=f"real dice photos absent ({REAL}): they live in the shared data folder beside the repo",
 )
-def test_real_photos_cut_to_close_ups_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_real_photos_cut_to_close_ups_are_read() -> None:
     """Three calibration photos of each set cut so that a die is four tenths of the frame
     (``vision.eval.dice --close-up 0.4``). When written: 10 of 12 dice found, all 10 answered,
     none wrong, 1 false die; the frame's own read alone (no canvas) found 4, answered none and
@@ -131,7 +132,6 @@ def test_real_photos_cut_to_close_ups_are_read(monkeypatch: pytest.MonkeyPatch) 
     assert r["found"] >= 0.8 * r["dice"]
     assert r["answered"] >= 0.7 * r["found"]
     assert r["wrong"] == 0 and r["unmatched_readings"] <= 1
-    monkeypatch.setattr(reader, "CANVAS_SIDES", ())
-    alone = pooled(eval_split_part("calibration", limit=3, close_up=0.4))
+    alone = pooled(eval_split_part("calibration", limit=3, close_up=0.4, close_ups=False))
     assert alone["dice"] == r["dice"] and alone["found"] <= r["found"] - 3
     assert alone["answered"] < r["answered"] and alone["unmatched_readings"] >= 5

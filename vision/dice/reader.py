@@ -106,6 +106,7 @@ def read_dice_report(
     expected_colours: Sequence[str] | None = None,
     zone: object = None,
     white_gains: Sequence[float] | None = None,
+    close_ups: bool = True,
 ) -> DiceReport:
     """Like ``read_dice`` but also says why nothing was read (black frame, blur, no pips)."""
     img = as_bgr(image_bgr)
@@ -113,7 +114,7 @@ def read_dice_report(
     if zone is not None:
         return _read_frame(img, pal, zone, white_gains)
     native = _read_whole(img, pal, white_gains)
-    if not close_up(native, img.shape):
+    if not close_ups or not close_up(native, img.shape):
         return native
     # the dice may fill too much of the frame for the readers: read it again as a part of a
     # larger frame (``on_canvas``) and keep the read that answers most dice, less the dice of
@@ -349,12 +350,16 @@ def read_dice(
     expected_colours: Sequence[str] | None = None,
     zone: object = None,
     white_gains: Sequence[float] | None = None,
+    close_ups: bool = True,
 ) -> list[DieReading]:
     """Every die in the frame (or in ``zone``: a box (x, y, w, h) or a polygon).
 
     ``expected_colours`` narrows the palette to the colours that can still appear (the hub knows
     which dice are left in the pyramid). ``white_gains`` come from
     ``vision.whitebalance.gains_from_patch`` on a neutral reference in the same frame.
+    ``close_ups``: a whole frame may be a close-up of large dice (``close_up``); False where the
+    camera is known to see dice small (the table's, fixed over the board), which reads each
+    frame once.
     """
     return read_dice_report(
         image_bgr,
@@ -362,4 +367,5 @@ def read_dice(
         expected_colours=expected_colours,
         zone=zone,
         white_gains=white_gains,
+        close_ups=close_ups,
     ).dice

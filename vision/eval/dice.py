@@ -108,6 +108,7 @@ def eval_split_part(
     root: Path | None = None,
     scale: float = 1.0,
     close_up: float = 0.0,
+    close_ups: bool = True,
 ) -> list[dict[str, Any]]:
     """The reader on one part of the committed split (``vision/train/split.json``), per set,
     the photos read ``scale`` times their size or cut to close-ups (``score_photos``); the
@@ -125,7 +126,9 @@ def eval_split_part(
             for im in json.loads((root / name / "labels.json").read_text())["images"]
             if im["file"] in files
         ]
-        r = score_photos(root / name, images[:limit] if limit else images, scale, close_up)
+        r = score_photos(
+            root / name, images[:limit] if limit else images, scale, close_up, close_ups
+        )
         out.append({"set": f"{name}:{part}", **r, "tuned_on": part != "heldout"})
     return out
 
@@ -238,11 +241,16 @@ def _on_any(r: DieReading, boxes: Sequence[Sequence[float]]) -> bool:
 
 
 def score_photos(
-    folder: Path, images: list[dict[str, Any]], scale: float = 1.0, close_up: float = 0.0
+    folder: Path,
+    images: list[dict[str, Any]],
+    scale: float = 1.0,
+    close_up: float = 0.0,
+    close_ups: bool = True,
 ) -> dict[str, Any]:
     """Found / answered / right / wrong / false dice of ``read_dice`` on labelled photos, read
     ``scale`` times their size (``rescaled``), or each cut to a close-up whose die is
-    ``close_up`` of the frame (``close_up_cut``; a photo too small for it is left out)."""
+    ``close_up`` of the frame (``close_up_cut``; a photo too small for it is left out);
+    ``close_ups``: as ``read_dice``'s (False: each frame read once)."""
     import cv2
 
     from vision.dice import read_dice
@@ -261,7 +269,7 @@ def score_photos(
         else:
             img, im = rescaled(img, im, scale)
         read += 1
-        readings = read_dice(img)
+        readings = read_dice(img, close_ups=close_ups)
         pairs = match(im["dice"], readings)
         matched = {id(r) for _, r in pairs if r is not None}
         extra += sum(1 for r in readings if id(r) not in matched and not _on_any(r, cut))
@@ -387,6 +395,12 @@ def main(argv: list[str] | None = None) -> int:
         help="cut each real photo to a close-up whose die is SHARE of the frame's side, the die "
         f"{CLOSE_UP_PX:g} px (default: the photos as they are)",
     )
+    parser.add_argument(
+        "--frame-only",
+        action="store_true",
+        help="read each real photo once, never again as a close-up (read_dice's close_ups=False: "
+        "the reader before session 37)",
+    )
     parser.add_argument("--no-real", action="store_true", help="skip the real photos")
     parser.add_argument(
         "--pages",
@@ -426,10 +440,17 @@ def main(argv: list[str] | None = None) -> int:
         f"== dice reader on real photos, the {args.part} part of vision/train/split.json"
         + (f", read {args.scale:g} times their size" if args.scale != 1.0 else "")
         + (f", cut to close-ups, a die {args.close_up:g} of the frame" if args.close_up else "")
+        + (", each read once (--frame-only)" if args.frame_only else "")
         + " (found: label centre inside a reading's box)"
     )
     results = (
-        eval_split_part(args.part, args.limit, scale=args.scale, close_up=args.close_up)
+        eval_split_part(
+            args.part,
+            args.limit,
+            scale=args.scale,
+            close_up=args.close_up,
+            close_ups=not args.frame_only,
+        )
         if REAL_SPLIT_ROOT().is_dir() and not args.no_real
         else []
     )

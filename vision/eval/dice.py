@@ -319,7 +319,8 @@ def eval_rendered(
         t0 = time.perf_counter()
         assert truth.white_patch is not None  # rendered with its white patch
         gains = gains_from_patch(img, truth.white_patch)
-        readings = read_dice(img, white_gains=gains, expected_colours=colours)
+        # as the table reads its starting roll (``firmware.readers``): once, never as a close-up
+        readings = read_dice(img, white_gains=gains, expected_colours=colours, close_ups=False)
         t_read += time.perf_counter() - t0
         labels = [{"box": d.box, "face": d.face, "colour": d.colour} for d in truth.dice]
         for lab, r in match(labels, readings):

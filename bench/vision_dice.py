@@ -121,7 +121,6 @@ def _learned() -> dict:
     one crop over all its views as an unsure die's is read), a 12 MP photo (4000x3000, five
     dice) read whole by ``read_dice``, a 12 MP close-up of two large dice, and the model's
     size."""
-    from vision.dice import read_dice
     from vision.dice.classifier import (
         META_FILE,
         MODEL_FILE,
@@ -129,7 +128,7 @@ def _learned() -> dict:
         die_crop,
         load_classifier,
     )
-    from vision.render.dice import draw_die, make_background, render_dice_scene
+    from vision.render.dice import render_dice_scene
 
     clf = load_classifier()
     img, truth = render_dice_scene(np.random.default_rng(7))
@@ -155,58 +154,46 @@ def _learned() -> dict:
         _, wall, cpu = _timed(unsure.classify, crops[:1])
         worst["wall"].append(wall)
         worst["cpu"].append(cpu)
-    photo: dict[str, list[float]] = {"wall": [], "cpu": []}
-    read = 0
-    for s in range(3):
-        rng = np.random.default_rng(60_000 + s)
-        frame = make_background(rng, (4000, 3000))
-        for k, colour in enumerate(COLOURS):
-            draw_die(
-                frame,
-                (600.0 + 700 * k, 800.0 + 300 * (k % 3)),
-                float(rng.uniform(180, 320)),
-                colour,
-                int(rng.integers(1, 7)),
-                rng,
-            )
-        dice, wall, cpu = _timed(read_dice, frame)
-        read += sum(d.face is not None for d in dice)
-        photo["wall"].append(wall)
-        photo["cpu"].append(cpu)
+    # five dice of 180-320 px, as a phone photo of a table shows them: one read
+    photo = _photos_12mp(
+        60_000, [((600.0 + 700 * k, 800.0 + 300 * (k % 3)), (180, 320)) for k in range(5)]
+    )
     # a close-up: two dice of about a third of the frame's short side, which the frame's own
     # read misses and the reader reads again on canvases (``reader.close_up``): the worst case,
     # four reads of the frame
-    close: dict[str, list[float]] = {"wall": [], "cpu": []}
-    close_read = 0
-    for s in range(3):
-        rng = np.random.default_rng(61_000 + s)
-        frame = make_background(rng, (4000, 3000))
-        for k, colour in enumerate(COLOURS[:2]):
-            draw_die(
-                frame,
-                (1200.0 + 1600 * k, 1500.0),
-                float(rng.uniform(900, 1100)),
-                colour,
-                int(rng.integers(1, 7)),
-                rng,
-            )
-        dice, wall, cpu = _timed(read_dice, frame)
-        close_read += sum(d.face is not None for d in dice)
-        close["wall"].append(wall)
-        close["cpu"].append(cpu)
+    close = _photos_12mp(61_000, [((1200.0 + 1600 * k, 1500.0), (900, 1100)) for k in range(2)])
     return {
         "classifier_ms_per_die_one_crop": {k: _stats(v) for k, v in one.items()},
         "classifier_ms_per_die_five_crops": {k: _stats(v) for k, v in five.items()},
         "classifier_ms_per_die_all_views": {k: _stats(v) for k, v in worst.items()},
-        "photo_12mp_read_whole_4000x3000": {
-            **{k: _stats(v) for k, v in photo.items()},
-            "dice": 15,
-            "faces_answered": read,
-        },
-        "photo_12mp_close_up_4000x3000": {
-            **{k: _stats(v) for k, v in close.items()},
-            "dice": 6,
-            "faces_answered": close_read,
-        },
+        "photo_12mp_read_whole_4000x3000": photo,
+        "photo_12mp_close_up_4000x3000": close,
         "classifier_model_kib": round(MODEL_FILE.stat().st_size / 1024, 1),
+    }
+
+
+def _photos_12mp(seed0: int, dice: list[tuple[tuple[float, float], tuple[float, float]]]) -> dict:
+    """Three rendered 12 MP photos (4000x3000, seeds ``seed0``..+2), each with one die of
+    Camel Up's colours, in order, per (centre, side range) of ``dice``, read whole by
+    ``read_dice``: wall and CPU times, the dice drawn and the faces answered."""
+    from vision.dice import read_dice
+    from vision.render.dice import draw_die, make_background
+
+    times: dict[str, list[float]] = {"wall": [], "cpu": []}
+    answered = 0
+    for s in range(3):
+        rng = np.random.default_rng(seed0 + s)
+        frame = make_background(rng, (4000, 3000))
+        for colour, (centre, (lo, hi)) in zip(COLOURS, dice, strict=False):
+            draw_die(
+                frame, centre, float(rng.uniform(lo, hi)), colour, int(rng.integers(1, 7)), rng
+            )
+        found, wall, cpu = _timed(read_dice, frame)
+        answered += sum(d.face is not None for d in found)
+        times["wall"].append(wall)
+        times["cpu"].append(cpu)
+    return {
+        **{k: _stats(v) for k, v in times.items()},
+        "dice": 3 * len(dice),
+        "faces_answered": answered,
     }

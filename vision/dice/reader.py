@@ -232,7 +232,7 @@ def close_up(native: DiceReport, shape: tuple[int, ...]) -> bool:
     """
     if native.code in (Why.FRAME_BLACK, Why.FRAME_UNIFORM):
         return False
-    if not any(r.face is not None for r in native.dice):
+    if _answered(native.dice) == 0:
         return True
     short = min(shape[:2])
     return any(max(r.box[2], r.box[3]) >= BIG_DIE * short for r in native.dice)
